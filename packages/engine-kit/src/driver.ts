@@ -1,0 +1,80 @@
+import type { JsonObject, JsonValue, NegotiatedCapabilities, ProviderId } from '@agentlane/contract';
+import type { Translator } from './translator';
+
+/** What the store keeps of a live engine session so a later process can reattach (load/resume) to it. */
+export interface SessionBinding {
+  provider: ProviderId;
+  nativeSessionId: string | null;
+  /** How to reach the runtime again (process command, server URL, ...); never secrets. */
+  runtimeBinding: JsonObject;
+  protocolVersion: string;
+  capabilities: NegotiatedCapabilities;
+}
+
+export interface ApprovalAnswer {
+  outcome: 'selected' | 'cancelled';
+  optionId?: string;
+  answeredBy?: string;
+}
+
+export interface QuestionAnswer {
+  outcome: 'answered' | 'declined' | 'cancelled';
+  choiceIds?: string[];
+  text?: string;
+  answeredBy?: string;
+}
+
+export interface TurnInput {
+  threadId: string;
+  runId: string;
+  turnId: string;
+  prompt: string;
+  parentRunId?: string;
+  /** A model id the user picked (only when modelSelection is true). */
+  model?: string;
+  mode?: string;
+}
+
+/** What a running turn can do with the harness. Everything it emits is stored before it is translated. */
+export interface TurnIO {
+  /** Appends one frame (native or harness) to the run's source lane, in call order. */
+  emit(frame: JsonValue): void;
+  /** Aborted by run.cancel. */
+  signal: AbortSignal;
+  /** Resolves when the answer, written to the store through the API, reaches this process. */
+  awaitApproval(approvalId: string): Promise<ApprovalAnswer>;
+  awaitQuestion(questionId: string): Promise<QuestionAnswer>;
+}
+
+export interface TurnOutcome {
+  outcome: 'completed' | 'failed' | 'cancelled';
+  error?: string;
+}
+
+export interface EngineSession {
+  readonly binding: SessionBinding;
+  runTurn(turn: TurnInput, io: TurnIO): Promise<TurnOutcome>;
+  close(): Promise<void>;
+}
+
+export interface OpenSessionOptions {
+  threadId: string;
+  workDir: string;
+  /** The binding a previous process persisted, to load or resume the same native session. */
+  previous?: SessionBinding;
+  /** The session's generation after this open (incremented by the caller when the binding changes). */
+  generation: number;
+  /** Extra frames to record while opening (initialize/session responses) go to the first run's source lane. */
+  emit(frame: JsonValue): void;
+}
+
+/** One configured engine: how to start or reattach its sessions, and the translator of its frames. */
+export interface EngineDriver {
+  /** The name this engine is configured under (e.g. "claude", "opencode", "builtin"). */
+  readonly name: string;
+  readonly provider: ProviderId;
+  readonly translator: Translator;
+  /** A short human label for pickers, e.g. "Replay of a recorded session". */
+  readonly label: string;
+  openSession(options: OpenSessionOptions): Promise<EngineSession>;
+}

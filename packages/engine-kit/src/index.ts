@@ -1,0 +1,4 @@
+export * from './driver';
+export * from './harness-frame';
+export * from './native-frame';
+export * from './translator';

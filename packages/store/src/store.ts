@@ -1,0 +1,273 @@
+import type {
+  ArtifactRef,
+  CanonicalEvent,
+  DeliveryRow,
+  JsonObject,
+  JsonValue,
+  NegotiatedCapabilities,
+  ProviderId,
+  RunStatus,
+} from '@agentlane/contract';
+
+// Plain records of what the store holds. Field names are camelCase in TypeScript, snake_case in SQL.
+
+export interface ThreadRecord {
+  threadId: string;
+  /** The engine this thread was created for (a configured engine name). */
+  engine: string;
+  title: string | null;
+  workDir: string | null;
+  createdAt: string;
+  updatedAt: string;
+  /** Thread-level metadata a client set (PUT /sessions/:id); free-form JSON. */
+  metadata: JsonObject;
+}
+
+export interface RunRecord {
+  runId: string;
+  threadId: string;
+  parentRunId: string | null;
+  status: RunStatus;
+  prompt: string;
+  /** Options of the run.create command: model, mode, ... */
+  options: JsonObject;
+  createdAt: string;
+  startedAt: string | null;
+  endedAt: string | null;
+  error: string | null;
+  /** The process that owns the running engine turn (for crash recovery). */
+  ownerId: string | null;
+  /** Set once the completion record exists. */
+  canonicalizedAt: string | null;
+}
+
+export type CommandKind = 'run.create' | 'run.cancel';
+
+export interface CommandRecord {
+  commandId: string;
+  kind: CommandKind;
+  threadId: string;
+  runId: string;
+  idempotencyKey: string | null;
+  payload: JsonObject;
+  createdAt: string;
+}
+
+/** The harness session bound to a thread: a row, not process memory. */
+export interface HarnessSessionRecord {
+  threadId: string;
+  provider: ProviderId;
+  engine: string;
+  nativeSessionId: string | null;
+  runtimeBinding: JsonObject;
+  protocolVersion: string;
+  capabilities: NegotiatedCapabilities;
+  /** Increases whenever the runtime binding changes; a command with an older generation is refused. */
+  generation: number;
+  updatedAt: string;
+}
+
+export interface SourceFrameRecord {
+  runId: string;
+  nativeSeq: number;
+  receivedAt: string;
+  frame: JsonValue;
+}
+
+/** The watermark of a run's source lane: proves nothing changed between translation and completion. */
+export interface SourceWatermark {
+  maxNativeSeq: number;
+  /** Content signature over every frame (sha256 over nativeSeq + frame bytes, in order). */
+  signature: string;
+  sealed: boolean;
+}
+
+/** An answer to an approval or question, written first, then delivered to the engine. */
+export interface InteractionAnswerRecord {
+  answerId: string;
+  threadId: string;
+  runId: string;
+  kind: 'approval' | 'question';
+  /** approvalId or questionId. */
+  targetId: string;
+  answer: JsonObject;
+  createdAt: string;
+  deliveredAt: string | null;
+}
+
+export interface CompletionRecord {
+  runId: string;
+  threadId: string;
+  lastDeliverySeq: number;
+  watermark: SourceWatermark;
+  completedAt: string;
+}
+
+export interface OutboxEntry {
+  runId: string;
+  threadId: string;
+  enqueuedAt: string;
+  attempts: number;
+  lastError: string | null;
+}
+
+/** One event to persist: the lane has already built the envelope. */
+export interface EventWrite {
+  event: CanonicalEvent;
+  namespace?: string[];
+}
+
+/** What an append did for one event: inserted as a new revision, or skipped because identical. */
+export interface AppendResult {
+  inserted: DeliveryRow[];
+  unchanged: number;
+}
+
+/** One keyed write of a sync client, stamped with the writer's version vector at write time. */
+export interface SyncChangeRecord {
+  sessionId: string;
+  clientId: string;
+  /** The writer's own vector entry after incrementing for this write. */
+  version: number;
+  key: string;
+  value: JsonValue;
+  /** The writer's whole vector at write time; two changes to one key whose vectors are concurrent conflict. */
+  vector: Record<string, number>;
+  /** Server order of arrival, for "changes the client has not seen". */
+  serverSeq: number;
+  receivedAt: string;
+}
+
+export interface ListThreadsQuery {
+  engine?: string;
+  /** Substring match on the title. */
+  search?: string;
+  limit: number;
+  /** Opaque cursor from a previous page. */
+  cursor?: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+export class StoreError extends Error {
+  constructor(
+    readonly code:
+      | 'not_found'
+      | 'conflict'
+      | 'source_sealed'
+      | 'stale_generation'
+      | 'idempotency_conflict'
+      | 'invalid'
+      | 'unavailable',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'StoreError';
+  }
+}
+
+/**
+ * The durable store. One interface, two implementations (SQLite, PostgreSQL) that pass one shared suite.
+ * Every method is a committed transaction when it resolves: nothing is published before that.
+ */
+export interface Store {
+  readonly backend: 'sqlite' | 'postgres';
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+
+  // threads
+  createThread(thread: Omit<ThreadRecord, 'createdAt' | 'updatedAt'>): Promise<ThreadRecord>;
+  getThread(threadId: string): Promise<ThreadRecord | null>;
+  updateThread(
+    threadId: string,
+    patch: Partial<Pick<ThreadRecord, 'title' | 'metadata'>>,
+  ): Promise<ThreadRecord>;
+  deleteThread(threadId: string): Promise<void>;
+  listThreads(query: ListThreadsQuery): Promise<Page<ThreadRecord>>;
+
+  // sessions
+  getSession(threadId: string): Promise<HarnessSessionRecord | null>;
+  /** Writes the binding; bumps generation when nativeSessionId or runtimeBinding changed. */
+  bindSession(record: Omit<HarnessSessionRecord, 'generation' | 'updatedAt'>): Promise<HarnessSessionRecord>;
+
+  // durable commands and runs
+  /**
+   * run.create: creates the run (queued) and its command in one transaction. A retry with the same
+   * idempotency key returns the first run; the same key with a different body is an idempotency_conflict.
+   */
+  createRun(input: {
+    threadId: string;
+    prompt: string;
+    parentRunId?: string | null;
+    options?: JsonObject;
+    idempotencyKey?: string | null;
+    expectedGeneration?: number;
+  }): Promise<{ run: RunRecord; created: boolean }>;
+  /** run.cancel: records the command; the process owning the run acts on it. */
+  requestCancel(runId: string, idempotencyKey?: string | null): Promise<CommandRecord>;
+  getRun(runId: string): Promise<RunRecord | null>;
+  listRuns(threadId: string): Promise<RunRecord[]>;
+  /** Claims the oldest queued run for an owner (SKIP LOCKED on PostgreSQL); null when none. */
+  claimQueuedRun(ownerId: string): Promise<RunRecord | null>;
+  listCommandsSince(afterCreatedAt: string | null): Promise<CommandRecord[]>;
+  /** Runs left `running` by owners that are gone (crash recovery). */
+  listRunningRuns(): Promise<RunRecord[]>;
+  /**
+   * Settles a run (completed or failed) and enqueues its canonicalization in the same transaction, so a
+   * settled run always gets a canonical history.
+   */
+  finalizeRun(runId: string, status: 'completed' | 'failed', error?: string | null): Promise<RunRecord>;
+
+  // source lane
+  /** Appends native frames in order; refused with source_sealed (and recorded) once the lane is sealed. */
+  appendFrames(
+    runId: string,
+    frames: { receivedAt: string; frame: JsonValue }[],
+  ): Promise<SourceFrameRecord[]>;
+  readFrames(runId: string, afterNativeSeq?: number): Promise<SourceFrameRecord[]>;
+  sealSource(runId: string): Promise<SourceWatermark>;
+  readWatermark(runId: string): Promise<SourceWatermark>;
+  /** Late frames refused after sealing, kept for inspection. */
+  listRefusedFrames(runId: string): Promise<{ receivedAt: string; frame: JsonValue; reason: string }[]>;
+
+  // canonical events
+  /**
+   * Persists events: each gets the next deliverySeq of its thread and the next revision of its eventId;
+   * an identical re-emission is a no-op. Resolves after commit with the inserted rows in deliverySeq order.
+   */
+  appendEvents(threadId: string, writes: EventWrite[], provisional: boolean): Promise<AppendResult>;
+  readEvents(threadId: string, afterDeliverySeq: number, limit: number): Promise<DeliveryRow[]>;
+  headDeliverySeq(threadId: string): Promise<number>;
+  /** The latest revision of every eventId of a run (or thread), in first-delivery order. */
+  latestEvents(query: { threadId: string; runId?: string }): Promise<DeliveryRow[]>;
+
+  // completion
+  /** Outbox entries waiting for canonicalization; leases them to a worker (SKIP LOCKED on PostgreSQL). */
+  leaseOutbox(workerId: string, limit: number, leaseMs: number): Promise<OutboxEntry[]>;
+  /** Writes the completion record and removes the outbox entry, only if the watermark is unchanged. */
+  completeCanonicalization(runId: string, expected: SourceWatermark): Promise<CompletionRecord | null>;
+  releaseOutbox(runId: string, error: string): Promise<void>;
+  getCompletion(runId: string): Promise<CompletionRecord | null>;
+
+  // interactions
+  recordAnswer(
+    answer: Omit<InteractionAnswerRecord, 'answerId' | 'createdAt' | 'deliveredAt'>,
+  ): Promise<InteractionAnswerRecord>;
+  pendingAnswers(runId: string): Promise<InteractionAnswerRecord[]>;
+  markAnswerDelivered(answerId: string): Promise<void>;
+
+  // sync (version vectors)
+  /** Stores changes not stored yet; a (clientId, version) already present is ignored, so a retry is harmless. */
+  appendSyncChanges(
+    sessionId: string,
+    changes: Omit<SyncChangeRecord, 'serverSeq' | 'receivedAt' | 'sessionId'>[],
+  ): Promise<SyncChangeRecord[]>;
+  listSyncChanges(sessionId: string): Promise<SyncChangeRecord[]>;
+
+  // artifacts
+  putArtifact(content: Uint8Array, contentType: string): Promise<ArtifactRef>;
+  getArtifact(id: string): Promise<{ ref: ArtifactRef; content: Uint8Array } | null>;
+}
