@@ -1,0 +1,2 @@
+export { formatTable, mergeResults } from './report';
+export type { BenchResult, BenchSuite } from './types';
