@@ -212,6 +212,8 @@ export interface Store {
   listRuns(threadId: string): Promise<RunRecord[]>;
   /** Claims the oldest queued run for an owner (SKIP LOCKED on PostgreSQL); null when none. */
   claimQueuedRun(ownerId: string): Promise<RunRecord | null>;
+  /** Claims one specific queued run (queued → running) for an owner; null when it is not queued any more. */
+  claimRun(runId: string, ownerId: string): Promise<RunRecord | null>;
   listCommandsSince(afterCreatedAt: string | null): Promise<CommandRecord[]>;
   /** Runs left `running` by owners that are gone (crash recovery). */
   listRunningRuns(): Promise<RunRecord[]>;
@@ -239,8 +241,19 @@ export interface Store {
    * an identical re-emission is a no-op. Resolves after commit with the inserted rows in deliverySeq order.
    */
   appendEvents(threadId: string, writes: EventWrite[], provisional: boolean): Promise<AppendResult>;
+  /**
+   * Rows with deliverySeq > afterDeliverySeq in deliverySeq order. `provisional` is derived at read time:
+   * the stored flag, cleared for rows covered by the run's completion record (rows are never updated).
+   */
   readEvents(threadId: string, afterDeliverySeq: number, limit: number): Promise<DeliveryRow[]>;
+  /** The highest committed deliverySeq of the thread (0 when none); cheap enough to poll. */
   headDeliverySeq(threadId: string): Promise<number>;
+  /**
+   * Called after a commit that appended canonical events to a thread, with the thread's new head. On
+   * PostgreSQL this also fires for commits of other processes (LISTEN/NOTIFY); on SQLite it is in-process
+   * only (poll headDeliverySeq across processes). Returns the unsubscribe function.
+   */
+  onCommitted(listener: (threadId: string, headDeliverySeq: number) => void): () => void;
   /** The latest revision of every eventId of a run (or thread), in first-delivery order. */
   latestEvents(query: { threadId: string; runId?: string }): Promise<DeliveryRow[]>;
 
