@@ -1,0 +1,92 @@
+import type { StreamEvent } from '@agentlane/contract';
+import type { ApprovalAnswer, EngineDriver, QuestionAnswer } from '@agentlane/engine-kit';
+import type {
+  CommandRecord,
+  InteractionAnswerRecord,
+  RunRecord,
+  Store,
+  ThreadRecord,
+} from '@agentlane/store';
+
+/** How `createLane` is configured by the server (or the CLI, or a test). */
+export interface LaneOptions {
+  store: Store;
+  /** The configured engines, keyed by `EngineDriver.name`; a thread's `engine` picks one. */
+  drivers: ReadonlyMap<string, EngineDriver> | readonly EngineDriver[];
+  /** Identifies this process as the owner of the runs it executes (crash recovery uses it). */
+  ownerId: string;
+  /** Payloads whose JSON is larger than this many bytes go to the artifact store. Default 64 KiB. */
+  artifactThresholdBytes?: number;
+  /** How often the executor and the interaction waiters poll the store when nothing woke them. Default 100 ms. */
+  pollIntervalMs?: number;
+  /** Runs this process executes at once. Default 4. */
+  maxConcurrentRuns?: number;
+  /** Where an engine session of a thread works; default: the thread's workDir, else process.cwd(). */
+  workDirFor?: (thread: ThreadRecord) => string;
+  /**
+   * Which runs left `running` are settled as failed at start(): 'all' (every running run: right when one
+   * process owns the store, the SQLite default) or 'own' (only runs whose ownerId is this process's ownerId:
+   * right when several live processes share PostgreSQL, the postgres default).
+   */
+  recovery?: 'all' | 'own';
+  /** Runs the executor (claims queued runs). Default true; false makes a read/write-only lane (e.g. a test). */
+  execute?: boolean;
+  /** Diagnostics; never receives secrets. Default: silent. */
+  log?: (level: 'info' | 'warn' | 'error', message: string, detail?: unknown) => void;
+}
+
+export interface CreateRunInput {
+  threadId: string;
+  prompt: string;
+  parentRunId?: string | null;
+  /** model, mode, ...: handed to the engine turn. */
+  options?: Record<string, string | number | boolean | null>;
+  idempotencyKey?: string | null;
+  /** A client's view of the session generation; a stale one is refused (StoreError stale_generation). */
+  expectedGeneration?: number;
+}
+
+/**
+ * One live subscription to a thread. Events are delivered in order: `stream.opened` first, then every
+ * committed row with deliverySeq > after (replay, then live, no gap, no duplicate), interleaved with the
+ * `run.status` / `run.canonicalized` signals published while it is open.
+ */
+export interface LaneSubscription {
+  readonly threadId: string;
+  /** The highest deliverySeq committed when the subscription opened (what `stream.opened` carried). */
+  readonly headDeliverySeq: number;
+  /** The deliverySeq of the last row handed to the listener. */
+  readonly cursor: number;
+  close(): void;
+}
+
+export type LaneListener = (event: StreamEvent) => void;
+
+/** The facade the HTTP server calls. Every write is committed to the store before it resolves. */
+export interface Lane {
+  /** Durable run.create; a retry with the same idempotency key returns the first run (created: false). */
+  createRun(input: CreateRunInput): Promise<{ run: RunRecord; created: boolean }>;
+  /** Durable run.cancel; the process running the run aborts its turn (this one at once, others on poll). */
+  cancelRun(runId: string, idempotencyKey?: string | null): Promise<CommandRecord>;
+  /** Records the answer (StoreError not_found for an unknown run); the waiting engine turn receives it. */
+  answerApproval(input: {
+    runId: string;
+    approvalId: string;
+    answer: ApprovalAnswer;
+  }): Promise<InteractionAnswerRecord>;
+  answerQuestion(input: {
+    runId: string;
+    questionId: string;
+    answer: QuestionAnswer;
+  }): Promise<InteractionAnswerRecord>;
+  /**
+   * Subscribes to a thread from `after` (0 = from the start; an SSE Last-Event-ID). The listener is called
+   * synchronously per event and must not throw; resolves once the subscription is registered (replay runs
+   * in the background and is followed by live rows).
+   */
+  subscribe(threadId: string, after: number, listener: LaneListener): Promise<LaneSubscription>;
+  /** Crash recovery, then the executor and the canonicalization worker. */
+  start(): Promise<void>;
+  /** Stops taking runs, aborts running turns (they settle as failed), stops the workers, closes subscriptions. */
+  stop(): Promise<void>;
+}
