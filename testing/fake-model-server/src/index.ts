@@ -1,0 +1,3 @@
+export * from './scenarios';
+export * from './server';
+export * from './types';

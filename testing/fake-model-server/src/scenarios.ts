@@ -1,0 +1,102 @@
+import type { FakeToolCall, ModelReply, RecordedRequest, Scenario } from './types';
+
+/** A tool call fixed in advance, or chosen from what the request offers (tools differ per engine). */
+export type ToolChoice = FakeToolCall | ((request: RecordedRequest) => FakeToolCall);
+
+export interface ToolThenAnswerOptions {
+  tool: ToolChoice;
+  reasoning?: string;
+  /** Text streamed before the tool call on turn 1. */
+  preamble?: string;
+  /** The final answer once a tool result is in the history. */
+  answer?: string;
+  chunkDelayMs?: number;
+}
+
+/** "Call one tool, then answer": turn 1 = thinking + text + tool call; after a tool result, the answer. */
+export function toolThenAnswer(options: ToolThenAnswerOptions): Scenario {
+  return (request) => {
+    if (request.toolResultsSinceUserPrompt > 0) {
+      return { text: options.answer ?? 'Done: the file is written.', chunkDelayMs: options.chunkDelayMs };
+    }
+    const tool = typeof options.tool === 'function' ? options.tool(request) : options.tool;
+    return {
+      reasoning: options.reasoning ?? 'The user wants a file. I will call the tool.',
+      text: options.preamble ?? 'I will write the file now.',
+      toolCalls: [tool],
+      chunkDelayMs: options.chunkDelayMs,
+    };
+  };
+}
+
+/** A plain answer, with optional reasoning. */
+export function answer(text: string, reasoning?: string): Scenario {
+  return () => ({ text, reasoning });
+}
+
+/** A long answer of `words` words, streamed in small chunks. */
+export function longAnswer(words = 2000): Scenario {
+  const text = Array.from({ length: words }, (_, i) => `word${i}`).join(' ');
+  return () => ({ reasoning: 'Writing a long answer.', text, chunkSize: 24 });
+}
+
+/** A slow stream: `chunks` text chunks, `delayMs` apart, so a test can cancel mid-stream. */
+export function slowStream(options: { chunks?: number; delayMs?: number } = {}): Scenario {
+  const chunks = options.chunks ?? 200;
+  const text = Array.from({ length: chunks }, (_, i) => `slow${i} `).join('');
+  return () => ({ reasoning: 'Thinking slowly.', text, chunkSize: 6, chunkDelayMs: options.delayMs ?? 100 });
+}
+
+/** The provider fails the request. 400 by default: no provider SDK retries it, so tests stay fast. */
+export function providerError(message = 'fake provider error', status = 400): Scenario {
+  return () => ({ error: { status, message } });
+}
+
+/** Replies in order, one per request; the last one repeats. */
+export function scripted(replies: ModelReply[]): Scenario {
+  let next = 0;
+  return () => {
+    const reply = replies[Math.min(next, replies.length - 1)] ?? { text: '' };
+    next += 1;
+    return reply;
+  };
+}
+
+/**
+ * Writes `content` to the absolute `path` with whichever file-writing tool the engine offers, so one
+ * scenario serves every engine. Codex only has a shell tool here, so it gets a command.
+ */
+export function writeFileTool(path: string, content: string): (request: RecordedRequest) => FakeToolCall {
+  return (request) => {
+    const names = new Set(request.toolNames);
+    if (names.has('Write')) return { name: 'Write', arguments: { file_path: path, content } };
+    if (names.has('write_file')) return { name: 'write_file', arguments: { file_path: path, content } };
+    if (names.has('write')) return { name: 'write', arguments: { filePath: path, content } };
+    if (names.has('exec_command')) {
+      const dir = path.slice(0, Math.max(1, path.lastIndexOf('/')));
+      return {
+        name: 'exec_command',
+        arguments: { cmd: `printf '%s' ${shellQuote(content)} > ${shellQuote(path)}`, workdir: dir },
+      };
+    }
+    if (names.has('shell'))
+      return {
+        name: 'shell',
+        arguments: { command: ['sh', '-c', `printf '%s' ${shellQuote(content)} > ${shellQuote(path)}`] },
+      };
+    return { name: 'write_file', arguments: { path, content } };
+  };
+}
+
+function shellQuote(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Scenario names for the CLI. */
+export const NAMED_SCENARIOS = [
+  'tool-then-answer',
+  'answer',
+  'long-answer',
+  'slow-stream',
+  'provider-error',
+] as const;

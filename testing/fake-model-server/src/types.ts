@@ -1,0 +1,60 @@
+/** Which provider wire format a request used; each has its own encoder. */
+export type ModelApi = 'anthropic-messages' | 'openai-responses' | 'openai-chat' | 'gemini' | 'unknown';
+
+/** One tool call the fake model makes. `arguments` is sent as the provider's JSON arguments. */
+export interface FakeToolCall {
+  name: string;
+  arguments: Record<string, unknown>;
+  /** Stable id for the call; generated from the request number when absent. */
+  id?: string;
+}
+
+/** A provider error answered instead of a stream (status 400 by default, which no SDK retries). */
+export interface FakeProviderError {
+  status?: number;
+  message: string;
+  /** Provider error type, e.g. `invalid_request_error`. */
+  type?: string;
+}
+
+/** What the fake model answers to one request. */
+export interface ModelReply {
+  reasoning?: string;
+  text?: string;
+  toolCalls?: FakeToolCall[];
+  error?: FakeProviderError;
+  /** Characters per streamed delta (default 12). */
+  chunkSize?: number;
+  /** Pause between streamed frames, for the slow-stream scenario (default 0). */
+  chunkDelayMs?: number;
+  usage?: { inputTokens?: number; outputTokens?: number };
+}
+
+/** A request as the fake server recorded it, with what it understood of the history. */
+export interface RecordedRequest {
+  /** 1-based arrival order across the server's life. */
+  index: number;
+  api: ModelApi;
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  headers: Record<string, string>;
+  body: unknown;
+  /** Whether the client asked for a stream. */
+  stream: boolean;
+  /** The model id the request named. */
+  model?: string;
+  /** Names of the tools the request offered. */
+  toolNames: string[];
+  /**
+   * Tool results in the history after the last real user prompt. The "call one tool, then answer"
+   * scenario decides turn 2 by this, not by the last history item (Codex appends developer messages
+   * after a tool output).
+   */
+  toolResultsSinceUserPrompt: number;
+  /** The text of the last real user prompt in the history. */
+  lastUserPrompt?: string;
+}
+
+/** Decides the reply to one request. */
+export type Scenario = (request: RecordedRequest) => ModelReply;
