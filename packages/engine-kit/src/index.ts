@@ -1,4 +1,5 @@
 export * from './driver';
 export * from './harness-frame';
 export * from './native-frame';
+export * from './sandbox/index';
 export * from './translator';
