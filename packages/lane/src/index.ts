@@ -13,4 +13,15 @@
  * Lower-level pieces (the publish hub, the run pipeline, the canonicalizer) are exported for tests and
  * benchmarks.
  */
+
+export { type CanonicalizeOutcome, Canonicalizer, type CanonicalizerOptions } from './canonicalizer';
+export { deriveEventId } from './event-id';
+export { RunExecutor, type RunExecutorOptions } from './executor';
+export { type HubOptions, type HubSignal, type HubSubscription, PublishHub, rowToStreamEvent } from './hub';
+export { createLane } from './lane';
+export { DEFAULT_ARTIFACT_THRESHOLD_BYTES, Materializer, truncatePreview } from './offload';
+export { ENGINE_LOST, recoverRunningRuns } from './recovery';
+export { RunPipeline, type RunPipelineOptions } from './run-pipeline';
+export { type BuiltEvent, type BuiltStep, RunTranslation } from './run-translation';
+export { stableJson } from './stable-json';
 export * from './types';

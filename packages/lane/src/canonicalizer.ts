@@ -1,0 +1,171 @@
+import type { EngineDriver } from '@agentlane/engine-kit';
+import type { CompletionRecord, OutboxEntry, Store } from '@agentlane/store';
+import type { PublishHub } from './hub';
+import { Materializer } from './offload';
+import { errorMessage, RunTranslation } from './run-translation';
+
+export interface CanonicalizerOptions {
+  store: Store;
+  hub: PublishHub;
+  workerId: string;
+  /** The driver (and so the translator) of a thread's engine; undefined when none is configured. */
+  driverFor: (engine: string) => EngineDriver | undefined;
+  artifactThresholdBytes?: number;
+  /** Outbox entries leased per round. */
+  batch?: number;
+  /** How long a lease lasts before another worker may take the entry (a crashed worker's entries). */
+  leaseMs?: number;
+  log?: (level: 'info' | 'warn' | 'error', message: string, detail?: unknown) => void;
+  /** Test seam: runs after the final translation is written and before the watermark is re-read. */
+  beforeWatermarkCheck?: (runId: string) => Promise<void> | void;
+}
+
+export type CanonicalizeOutcome =
+  | { runId: string; status: 'completed'; record: CompletionRecord; revised: number }
+  | { runId: string; status: 'retry'; reason: string };
+
+/**
+ * The outbox worker of the completion discipline. For each finalized run: seal the source lane (late frames
+ * are refused from now on), re-translate the sealed source from scratch, write only what differs from the
+ * latest stored revisions, re-read the watermark (max native seq + content signature) and write the
+ * completion record only if it held. If it did not (a frame was rewritten in place meanwhile), the entry is
+ * released and retried later. After the record exists, `run.canonicalized` is published on the thread.
+ */
+export class Canonicalizer {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = true;
+
+  constructor(private readonly o: CanonicalizerOptions) {}
+
+  start(intervalMs: number): void {
+    this.stopped = false;
+    this.timer = setInterval(() => this.kick(), intervalMs);
+    this.timer.unref();
+    this.kick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    while (this.running) await this.running;
+  }
+
+  /** Processes the outbox soon (e.g. right after this process finalized a run). */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = (async () => {
+      try {
+        do {
+          this.again = false;
+          await this.processOnce();
+        } while (this.again && !this.stopped);
+      } catch (err) {
+        this.o.log?.('warn', 'canonicalization round failed', { error: errorMessage(err) });
+      } finally {
+        this.running = null;
+      }
+    })();
+  }
+
+  /** Leases and processes one round of outbox entries. */
+  async processOnce(): Promise<CanonicalizeOutcome[]> {
+    const entries = await this.o.store.leaseOutbox(
+      this.o.workerId,
+      this.o.batch ?? 8,
+      this.o.leaseMs ?? 30_000,
+    );
+    const outcomes: CanonicalizeOutcome[] = [];
+    for (const entry of entries) outcomes.push(await this.canonicalizeEntry(entry));
+    return outcomes;
+  }
+
+  async canonicalizeEntry(entry: OutboxEntry): Promise<CanonicalizeOutcome> {
+    try {
+      return await this.canonicalize(entry);
+    } catch (err) {
+      const reason = errorMessage(err);
+      await this.o.store.releaseOutbox(entry.runId, reason).catch(() => undefined);
+      this.o.log?.('warn', `canonicalization of run ${entry.runId} failed; will retry`, { error: reason });
+      return { runId: entry.runId, status: 'retry', reason };
+    }
+  }
+
+  private async canonicalize(entry: OutboxEntry): Promise<CanonicalizeOutcome> {
+    const { store } = this.o;
+    const run = await store.getRun(entry.runId);
+    if (!run) throw new Error(`run ${entry.runId} not found`);
+    const thread = await store.getThread(run.threadId);
+    if (!thread) throw new Error(`thread ${run.threadId} not found`);
+
+    // 1. Seal first: from now on a late frame is refused (and recorded), never slipped under the translator.
+    const sealed = await store.sealSource(run.runId);
+
+    // 2. Re-translate the sealed source from scratch.
+    const driver = this.o.driverFor(thread.engine);
+    let revised = 0;
+    if (driver) {
+      const translation = new RunTranslation(driver.translator, {
+        threadId: run.threadId,
+        runId: run.runId,
+        turnId: run.runId,
+        provider: driver.provider,
+      });
+      const materializer = new Materializer(store, this.o.artifactThresholdBytes);
+      for (const row of await store.latestEvents({ threadId: run.threadId, runId: run.runId })) {
+        materializer.remember(row.event, row.namespace);
+      }
+      const events = [];
+      const artifacts = [];
+      const frames = await store.readFrames(run.runId);
+      for (const frame of frames) {
+        const step = translation.push(frame);
+        events.push(...step.events);
+        artifacts.push(...step.artifacts);
+      }
+      const end = translation.finish(run.endedAt ?? new Date().toISOString());
+      events.push(...end.events);
+      artifacts.push(...end.artifacts);
+      // Only what differs from the latest stored revision is written: the final pass makes no needless revisions.
+      const writes = await materializer.toWrites({ events, artifacts });
+      if (writes.length > 0) {
+        const result = await store.appendEvents(run.threadId, writes, true);
+        revised = result.inserted.length;
+        this.o.hub.publishRows(run.threadId, result.inserted);
+      }
+    } else {
+      this.o.log?.(
+        'warn',
+        `no engine "${thread.engine}" configured: run ${run.runId} completes without re-translation`,
+      );
+    }
+
+    await this.o.beforeWatermarkCheck?.(run.runId);
+
+    // 3. Completion only if the watermark held (catches an in-place rewrite a row count would miss).
+    const record = await store.completeCanonicalization(run.runId, sealed);
+    if (!record) {
+      const reason = 'the source watermark changed during canonicalization';
+      await store.releaseOutbox(run.runId, reason);
+      this.o.log?.('warn', `run ${run.runId}: ${reason}; will retry`);
+      return { runId: run.runId, status: 'retry', reason };
+    }
+
+    // 4. The completion signal.
+    this.o.hub.publishSignal(run.threadId, {
+      type: 'run.canonicalized',
+      threadId: run.threadId,
+      runId: run.runId,
+      status: run.status,
+      lastDeliverySeq: record.lastDeliverySeq,
+      completedAt: record.completedAt,
+    });
+    return { runId: run.runId, status: 'completed', record, revised };
+  }
+}

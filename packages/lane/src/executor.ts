@@ -1,0 +1,404 @@
+import type { JsonValue } from '@agentlane/contract';
+import type {
+  ApprovalAnswer,
+  EngineDriver,
+  EngineSession,
+  HarnessFrame,
+  QuestionAnswer,
+  SessionBinding,
+  TurnIO,
+  TurnOutcome,
+} from '@agentlane/engine-kit';
+import type { InteractionAnswerRecord, RunRecord, Store, ThreadRecord } from '@agentlane/store';
+import type { Canonicalizer } from './canonicalizer';
+import type { PublishHub } from './hub';
+import { Materializer } from './offload';
+import { RunPipeline } from './run-pipeline';
+import { errorMessage, RunTranslation } from './run-translation';
+
+type Log = (level: 'info' | 'warn' | 'error', message: string, detail?: unknown) => void;
+
+export interface RunExecutorOptions {
+  store: Store;
+  hub: PublishHub;
+  canonicalizer: Canonicalizer;
+  ownerId: string;
+  driverFor: (engine: string) => EngineDriver | undefined;
+  artifactThresholdBytes?: number;
+  pollIntervalMs: number;
+  maxConcurrentRuns: number;
+  workDirFor: (thread: ThreadRecord) => string;
+  log?: Log;
+}
+
+interface Waiter {
+  kind: 'approval' | 'question';
+  targetId: string;
+  resolve: (answer: InteractionAnswerRecord | null) => void;
+}
+
+interface ActiveRun {
+  run: RunRecord;
+  abort: AbortController;
+  pipeline: RunPipeline;
+  waiters: Set<Waiter>;
+  done: Promise<void>;
+}
+
+interface OpenSession {
+  session: EngineSession;
+  driver: EngineDriver;
+  generation: number;
+}
+
+function harness(frame: HarnessFrame): JsonValue {
+  return frame as unknown as JsonValue;
+}
+
+/**
+ * Executes queued runs: claims them (durable run.create commands), opens or reattaches the thread's engine
+ * session, runs the turn with a TurnIO backed by the store (frames to the source lane, run.cancel → abort,
+ * answers recorded through the API → awaitApproval/awaitQuestion), then settles the run (which enqueues its
+ * canonicalization in the same transaction) and publishes run.status.
+ */
+export class RunExecutor {
+  private readonly active = new Map<string, ActiveRun>();
+  private readonly sessions = new Map<string, OpenSession>();
+  /** Threads whose session is being opened: one open at a time per thread. */
+  private readonly opening = new Map<string, Promise<OpenSession>>();
+  private readonly cancelled = new Set<string>();
+  private readonly seenCommands = new Set<string>();
+  private commandCursor: string | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private claiming = false;
+  private polling = false;
+  private stopped = true;
+
+  constructor(private readonly o: RunExecutorOptions) {}
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    await this.pollCommands();
+    this.timer = setInterval(() => void this.tick(), this.o.pollIntervalMs);
+    this.timer.unref();
+    this.kick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    for (const a of this.active.values()) a.abort.abort(new Error('the lane is stopping'));
+    await Promise.allSettled([...this.active.values()].map((a) => a.done));
+    await Promise.allSettled([...this.sessions.values()].map((s) => s.session.close()));
+    this.sessions.clear();
+  }
+
+  get activeRuns(): number {
+    return this.active.size;
+  }
+
+  /** Claims queued runs now (e.g. right after this process created one). */
+  kick(): void {
+    void this.claimLoop();
+  }
+
+  /** Aborts a run of this process at once (the command is already in the store). */
+  cancelLocal(runId: string, requestedBy?: string): void {
+    this.cancelled.add(runId);
+    const a = this.active.get(runId);
+    if (!a || a.abort.signal.aborted) return;
+    a.pipeline.emit(harness({ harness: 'turn.cancel_requested', ...(requestedBy ? { requestedBy } : {}) }));
+    a.abort.abort(new Error('run.cancel'));
+    for (const w of a.waiters) w.resolve(null);
+  }
+
+  /** Wakes the waiters of a run of this process (an answer was just recorded). */
+  wakeAnswers(runId: string): void {
+    const a = this.active.get(runId);
+    if (a && a.waiters.size > 0) void this.checkAnswers(a);
+  }
+
+  private async tick(): Promise<void> {
+    if (this.polling || this.stopped) return;
+    this.polling = true;
+    try {
+      await this.pollCommands();
+      for (const a of this.active.values()) if (a.waiters.size > 0) await this.checkAnswers(a);
+    } catch (err) {
+      this.o.log?.('warn', 'executor poll failed', { error: errorMessage(err) });
+    } finally {
+      this.polling = false;
+    }
+    this.kick();
+  }
+
+  /** run.cancel commands from any process. */
+  private async pollCommands(): Promise<void> {
+    const commands = await this.o.store.listCommandsSince(this.commandCursor);
+    for (const c of commands) {
+      if (this.seenCommands.has(c.commandId)) continue;
+      this.seenCommands.add(c.commandId);
+      if (!this.commandCursor || c.createdAt > this.commandCursor) this.commandCursor = c.createdAt;
+      if (c.kind === 'run.cancel') this.cancelLocal(c.runId);
+    }
+  }
+
+  private async claimLoop(): Promise<void> {
+    if (this.claiming || this.stopped) return;
+    this.claiming = true;
+    try {
+      while (!this.stopped && this.active.size < this.o.maxConcurrentRuns) {
+        const run = await this.o.store.claimQueuedRun(this.o.ownerId);
+        if (!run) break;
+        this.launch(run);
+      }
+    } catch (err) {
+      this.o.log?.('warn', 'claiming queued runs failed', { error: errorMessage(err) });
+    } finally {
+      this.claiming = false;
+    }
+  }
+
+  private launch(run: RunRecord): void {
+    const abort = new AbortController();
+    const entry = { run, abort, waiters: new Set<Waiter>() } as ActiveRun;
+    this.active.set(run.runId, entry);
+    entry.done = this.execute(entry)
+      .catch((err) =>
+        this.o.log?.('error', `run ${run.runId} crashed the executor`, { error: errorMessage(err) }),
+      )
+      .finally(() => {
+        this.active.delete(run.runId);
+        this.kick();
+      });
+  }
+
+  private async execute(a: ActiveRun): Promise<void> {
+    const { store, hub } = this.o;
+    const { run } = a;
+    hub.publishSignal(run.threadId, {
+      type: 'run.status',
+      threadId: run.threadId,
+      runId: run.runId,
+      status: 'running',
+    });
+    const thread = await store.getThread(run.threadId);
+    const driver = thread ? this.o.driverFor(thread.engine) : undefined;
+    if (!thread || !driver) {
+      const error = thread ? `no engine named "${thread.engine}" is configured` : 'thread not found';
+      // Without a translator there is nothing to translate: the frames still tell what happened.
+      await store.appendFrames(run.runId, [
+        {
+          receivedAt: new Date().toISOString(),
+          frame: harness({ harness: 'engine.error', message: error, fatal: true }),
+        },
+        {
+          receivedAt: new Date().toISOString(),
+          frame: harness({ harness: 'turn.ended', outcome: 'failed', error }),
+        },
+      ]);
+      await this.settle(run, 'failed', error);
+      return;
+    }
+    const translation = new RunTranslation(driver.translator, {
+      threadId: run.threadId,
+      runId: run.runId,
+      turnId: run.runId,
+      provider: driver.provider,
+    });
+    a.pipeline = new RunPipeline({
+      store,
+      hub,
+      threadId: run.threadId,
+      runId: run.runId,
+      translation,
+      materializer: new Materializer(store, this.o.artifactThresholdBytes),
+      ...(this.o.log ? { log: this.o.log } : {}),
+    });
+    const model = typeof run.options.model === 'string' ? run.options.model : undefined;
+    const mode = typeof run.options.mode === 'string' ? run.options.mode : undefined;
+    a.pipeline.emit(
+      harness({
+        harness: 'turn.started',
+        prompt: run.prompt,
+        ...(run.parentRunId ? { parentRunId: run.parentRunId } : {}),
+        ...(model ? { model } : {}),
+        ...(mode ? { mode } : {}),
+      }),
+    );
+
+    let outcome: TurnOutcome;
+    if (this.cancelled.has(run.runId)) {
+      a.pipeline.emit(harness({ harness: 'turn.cancel_requested' }));
+      outcome = { outcome: 'cancelled', error: 'cancelled before it started' };
+    } else {
+      outcome = await this.runTurn(a, thread, driver, { model, mode });
+    }
+    if (a.abort.signal.aborted && outcome.outcome === 'completed') outcome = { outcome: 'cancelled' };
+    a.pipeline.emit(
+      harness({
+        harness: 'turn.ended',
+        outcome: outcome.outcome,
+        ...(outcome.error ? { error: outcome.error } : {}),
+      }),
+    );
+    let error = outcome.error ?? (outcome.outcome === 'cancelled' ? 'cancelled' : null);
+    try {
+      await a.pipeline.drain();
+    } catch (err) {
+      error = errorMessage(err);
+      outcome = { outcome: 'failed', error };
+    }
+    await this.settle(run, outcome.outcome === 'completed' ? 'completed' : 'failed', error);
+  }
+
+  private async runTurn(
+    a: ActiveRun,
+    thread: ThreadRecord,
+    driver: EngineDriver,
+    opts: { model: string | undefined; mode: string | undefined },
+  ): Promise<TurnOutcome> {
+    const { run } = a;
+    let open: OpenSession;
+    try {
+      open = await this.openSession(thread, driver, (f) => a.pipeline.emit(f));
+    } catch (err) {
+      const message = `could not open the engine session: ${errorMessage(err)}`;
+      a.pipeline.emit(harness({ harness: 'engine.error', message, fatal: true }));
+      return { outcome: 'failed', error: message };
+    }
+    const io: TurnIO = {
+      emit: (frame) => a.pipeline.emit(frame),
+      signal: a.abort.signal,
+      awaitApproval: async (approvalId) => {
+        const answer = await this.awaitAnswer(a, 'approval', approvalId);
+        const given: ApprovalAnswer = answer
+          ? (answer.answer as unknown as ApprovalAnswer)
+          : { outcome: 'cancelled' };
+        a.pipeline.emit(harness({ harness: 'approval.answered', approvalId, ...given }));
+        if (answer) await this.o.store.markAnswerDelivered(answer.answerId);
+        return given;
+      },
+      awaitQuestion: async (questionId) => {
+        const answer = await this.awaitAnswer(a, 'question', questionId);
+        const given: QuestionAnswer = answer
+          ? (answer.answer as unknown as QuestionAnswer)
+          : { outcome: 'cancelled' };
+        a.pipeline.emit(harness({ harness: 'question.answered', questionId, ...given }));
+        if (answer) await this.o.store.markAnswerDelivered(answer.answerId);
+        return given;
+      },
+    };
+    try {
+      return await open.session.runTurn(
+        {
+          threadId: run.threadId,
+          runId: run.runId,
+          turnId: run.runId,
+          prompt: run.prompt,
+          ...(run.parentRunId ? { parentRunId: run.parentRunId } : {}),
+          ...(opts.model ? { model: opts.model } : {}),
+          ...(opts.mode ? { mode: opts.mode } : {}),
+        },
+        io,
+      );
+    } catch (err) {
+      // An engine that throws is presumed broken: drop the session so the next run reopens it.
+      const message = `the engine failed: ${errorMessage(err)}`;
+      a.pipeline.emit(harness({ harness: 'engine.error', message, fatal: true }));
+      this.sessions.delete(thread.threadId);
+      await open.session.close().catch(() => undefined);
+      return { outcome: 'failed', error: message };
+    }
+  }
+
+  private async openSession(
+    thread: ThreadRecord,
+    driver: EngineDriver,
+    emit: (frame: JsonValue) => void,
+  ): Promise<OpenSession> {
+    const cached = this.sessions.get(thread.threadId);
+    if (cached && cached.driver === driver) return cached;
+    const inFlight = this.opening.get(thread.threadId);
+    if (inFlight) return inFlight;
+    const opening = (async () => {
+      const previous = await this.o.store.getSession(thread.threadId);
+      const reattach = previous && previous.engine === driver.name && previous.provider === driver.provider;
+      const previousBinding: SessionBinding | undefined = reattach
+        ? {
+            provider: previous.provider,
+            nativeSessionId: previous.nativeSessionId,
+            runtimeBinding: previous.runtimeBinding,
+            protocolVersion: previous.protocolVersion,
+            capabilities: previous.capabilities,
+          }
+        : undefined;
+      const session = await driver.openSession({
+        threadId: thread.threadId,
+        workDir: this.o.workDirFor(thread),
+        ...(previousBinding ? { previous: previousBinding } : {}),
+        // A new process means a new runtime binding, so the store will bump the generation on bind.
+        generation: (previous?.generation ?? 0) + 1,
+        emit,
+      });
+      const record = await this.o.store.bindSession({
+        threadId: thread.threadId,
+        engine: driver.name,
+        ...session.binding,
+      });
+      const open: OpenSession = { session, driver, generation: record.generation };
+      this.sessions.set(thread.threadId, open);
+      return open;
+    })();
+    this.opening.set(thread.threadId, opening);
+    try {
+      return await opening;
+    } finally {
+      this.opening.delete(thread.threadId);
+    }
+  }
+
+  private awaitAnswer(
+    a: ActiveRun,
+    kind: 'approval' | 'question',
+    targetId: string,
+  ): Promise<InteractionAnswerRecord | null> {
+    if (a.abort.signal.aborted) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        kind,
+        targetId,
+        resolve: (answer) => {
+          a.waiters.delete(waiter);
+          resolve(answer);
+        },
+      };
+      a.waiters.add(waiter);
+      void this.checkAnswers(a);
+    });
+  }
+
+  private async checkAnswers(a: ActiveRun): Promise<void> {
+    try {
+      const answers = await this.o.store.pendingAnswers(a.run.runId);
+      for (const w of [...a.waiters]) {
+        const found = answers.find((x) => x.kind === w.kind && x.targetId === w.targetId);
+        if (found) w.resolve(found);
+      }
+    } catch (err) {
+      this.o.log?.('warn', 'reading pending answers failed', { error: errorMessage(err) });
+    }
+  }
+
+  private async settle(run: RunRecord, status: 'completed' | 'failed', error: string | null): Promise<void> {
+    const settled = await this.o.store.finalizeRun(run.runId, status, error);
+    this.o.hub.publishSignal(run.threadId, {
+      type: 'run.status',
+      threadId: run.threadId,
+      runId: run.runId,
+      status: settled.status,
+    });
+    this.o.canonicalizer.kick();
+  }
+}

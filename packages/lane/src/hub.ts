@@ -1,0 +1,303 @@
+import type {
+  CanonicalStreamEvent,
+  DeliveryRow,
+  RunCanonicalizedEvent,
+  RunStatusEvent,
+  StreamEvent,
+} from '@agentlane/contract';
+import type { Store } from '@agentlane/store';
+
+export type HubSignal = RunStatusEvent | RunCanonicalizedEvent;
+
+type Item = { row: DeliveryRow } | { signal: HubSignal };
+
+export interface HubSubscription {
+  readonly threadId: string;
+  readonly headDeliverySeq: number;
+  readonly cursor: number;
+  close(): void;
+}
+
+export interface HubOptions {
+  /** Rows read per store query during replay / catch-up. */
+  pageSize?: number;
+  /**
+   * Poll the head of subscribed threads this often, for commits of other processes that the store's
+   * onCommitted does not report (SQLite is in-process only). 0 disables. Default 250 ms.
+   */
+  headPollMs?: number;
+  onListenerError?: (err: unknown) => void;
+}
+
+/** A committed row as the wire shows it. */
+export function rowToStreamEvent(row: DeliveryRow): CanonicalStreamEvent {
+  return {
+    type: row.event.kind,
+    deliverySeq: row.deliverySeq,
+    revision: row.revision,
+    provisional: row.provisional,
+    ...(row.namespace && row.namespace.length > 0 ? { namespace: row.namespace } : {}),
+    event: row.event,
+  };
+}
+
+/**
+ * The publish hub: per-thread subscriptions that are only ever handed committed rows.
+ *
+ * Each subscription keeps a cursor (the last deliverySeq handed out). Rows arrive two ways: pushed by this
+ * process right after its own commits (the fast path: no read), or read from the store when the subscription
+ * is replaying, when a pushed batch does not start right after the cursor, or when the store reports a
+ * commit this process did not push (another process). While a read is in flight, pushed rows and signals are
+ * buffered and afterwards de-duplicated by deliverySeq, so replay turns into live with no gap and no duplicate.
+ */
+export class PublishHub {
+  private readonly threads = new Map<string, Set<Subscription>>();
+  private readonly unlisten: () => void;
+  private readonly pollTimer: NodeJS.Timeout | null;
+  readonly pageSize: number;
+  private closed = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly options: HubOptions = {},
+  ) {
+    this.pageSize = options.pageSize ?? 1000;
+    this.unlisten = store.onCommitted((threadId, head) => this.wake(threadId, head));
+    const pollMs = options.headPollMs ?? 250;
+    this.pollTimer = pollMs > 0 ? setInterval(() => void this.pollHeads(), pollMs) : null;
+    this.pollTimer?.unref();
+  }
+
+  /** Rows this process just committed, in deliverySeq order. */
+  publishRows(threadId: string, rows: readonly DeliveryRow[]): void {
+    if (rows.length === 0) return;
+    const subs = this.threads.get(threadId);
+    if (!subs) return;
+    for (const sub of subs) sub.offerRows(rows);
+  }
+
+  publishSignal(threadId: string, signal: HubSignal): void {
+    const subs = this.threads.get(threadId);
+    if (!subs) return;
+    for (const sub of subs) sub.offerSignal(signal);
+  }
+
+  /**
+   * Registers first (so nothing committed from now on is missed), then reads the head for `stream.opened`,
+   * then replays in the background.
+   */
+  async subscribe(
+    threadId: string,
+    after: number,
+    listener: (event: StreamEvent) => void,
+  ): Promise<HubSubscription> {
+    if (this.closed) throw new Error('the lane is stopped');
+    const sub = new Subscription(this, threadId, after, listener);
+    let subs = this.threads.get(threadId);
+    if (!subs) {
+      subs = new Set();
+      this.threads.set(threadId, subs);
+    }
+    subs.add(sub);
+    try {
+      const head = await this.store.headDeliverySeq(threadId);
+      sub.open(head);
+    } catch (err) {
+      sub.close();
+      throw err;
+    }
+    return sub;
+  }
+
+  subscriberCount(threadId?: string): number {
+    if (threadId !== undefined) return this.threads.get(threadId)?.size ?? 0;
+    let n = 0;
+    for (const s of this.threads.values()) n += s.size;
+    return n;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.unlisten();
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    for (const subs of this.threads.values()) for (const sub of subs) sub.close();
+    this.threads.clear();
+  }
+
+  /** @internal */
+  read(threadId: string, after: number): Promise<DeliveryRow[]> {
+    return this.store.readEvents(threadId, after, this.pageSize);
+  }
+
+  /** @internal */
+  detach(sub: Subscription): void {
+    const subs = this.threads.get(sub.threadId);
+    if (!subs) return;
+    subs.delete(sub);
+    if (subs.size === 0) this.threads.delete(sub.threadId);
+  }
+
+  /** @internal */
+  listenerFailed(err: unknown): void {
+    this.options.onListenerError?.(err);
+  }
+
+  private wake(threadId: string, head: number): void {
+    const subs = this.threads.get(threadId);
+    if (!subs) return;
+    // Deferred: when the commit is ours, the pushed rows arrive first and no read is needed.
+    setImmediate(() => {
+      for (const sub of subs) sub.catchUpTo(head);
+    });
+  }
+
+  private polling = false;
+  private async pollHeads(): Promise<void> {
+    if (this.polling || this.closed) return;
+    this.polling = true;
+    try {
+      for (const [threadId, subs] of [...this.threads]) {
+        const head = await this.store.headDeliverySeq(threadId);
+        for (const sub of subs) sub.catchUpTo(head);
+      }
+    } catch {
+      // The store being briefly unavailable is not fatal for a poll; the next one retries.
+    } finally {
+      this.polling = false;
+    }
+  }
+}
+
+class Subscription implements HubSubscription {
+  cursor: number;
+  headDeliverySeq = 0;
+  private opened = false;
+  private reading = false;
+  private closed = false;
+  /** Rows and signals that arrived while a read was in flight, in arrival order. */
+  private buffer: Item[] = [];
+  /** The highest head reported while reading: read again if the read ended below it. */
+  private wantedHead = 0;
+
+  constructor(
+    private readonly hub: PublishHub,
+    readonly threadId: string,
+    after: number,
+    private readonly listener: (event: StreamEvent) => void,
+  ) {
+    this.cursor = after;
+  }
+
+  open(head: number): void {
+    if (this.closed) return;
+    this.headDeliverySeq = head;
+    this.opened = true;
+    this.emit({ type: 'stream.opened', threadId: this.threadId, after: this.cursor, headDeliverySeq: head });
+    this.wantedHead = head;
+    void this.readLoop();
+  }
+
+  offerRows(rows: readonly DeliveryRow[]): void {
+    if (this.closed) return;
+    if (!this.opened || this.reading) {
+      for (const row of rows) this.buffer.push({ row });
+      return;
+    }
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i] as DeliveryRow;
+      if (row.deliverySeq <= this.cursor) continue;
+      if (row.deliverySeq !== this.cursor + 1) {
+        // A gap: something committed before these rows has not reached us yet. Read it from the store.
+        for (const rest of rows.slice(i)) this.buffer.push({ row: rest });
+        this.wantedHead = Math.max(this.wantedHead, row.deliverySeq - 1);
+        void this.readLoop();
+        return;
+      }
+      this.deliverRow(row);
+    }
+  }
+
+  offerSignal(signal: HubSignal): void {
+    if (this.closed) return;
+    if (!this.opened || this.reading) this.buffer.push({ signal });
+    else this.emit(signal);
+  }
+
+  catchUpTo(head: number): void {
+    if (this.closed || !this.opened || head <= this.cursor) return;
+    this.wantedHead = Math.max(this.wantedHead, head);
+    if (!this.reading) void this.readLoop();
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.buffer = [];
+    this.hub.detach(this);
+  }
+
+  private async readLoop(): Promise<void> {
+    if (this.reading || this.closed) return;
+    this.reading = true;
+    try {
+      let allowGap = false;
+      for (;;) {
+        // Read until a short page (the store had nothing more), then drain what was buffered meanwhile.
+        const before = this.cursor;
+        for (;;) {
+          const rows = await this.hub.read(this.threadId, this.cursor);
+          if (this.closed) return;
+          for (const row of rows) if (row.deliverySeq > this.cursor) this.deliverRow(row);
+          if (rows.length < this.hub.pageSize) break;
+        }
+        const readSomething = this.cursor > before;
+        const gap = this.drainBuffer(allowGap);
+        if (!gap && (this.cursor >= this.wantedHead || !readSomething)) break;
+        // A buffered row still does not follow the cursor after a read that found nothing: the store has
+        // no row in between (it is the truth), so the next drain may skip ahead.
+        allowGap = gap && !readSomething;
+      }
+    } catch (err) {
+      this.hub.listenerFailed(err);
+      // The next push or head poll restarts the loop from the cursor.
+    } finally {
+      this.reading = false;
+    }
+  }
+
+  /** Delivers buffered items in order; returns true when it stopped at a row that does not follow the cursor. */
+  private drainBuffer(allowGap: boolean): boolean {
+    while (this.buffer.length > 0) {
+      const item = this.buffer[0] as Item;
+      if ('signal' in item) {
+        this.buffer.shift();
+        this.emit(item.signal);
+        continue;
+      }
+      if (item.row.deliverySeq <= this.cursor) {
+        this.buffer.shift();
+        continue;
+      }
+      if (item.row.deliverySeq !== this.cursor + 1 && !allowGap) {
+        this.wantedHead = Math.max(this.wantedHead, item.row.deliverySeq - 1);
+        return true;
+      }
+      this.buffer.shift();
+      this.deliverRow(item.row);
+    }
+    return false;
+  }
+
+  private deliverRow(row: DeliveryRow): void {
+    this.cursor = row.deliverySeq;
+    this.emit(rowToStreamEvent(row));
+  }
+
+  private emit(event: StreamEvent): void {
+    try {
+      this.listener(event);
+    } catch (err) {
+      this.hub.listenerFailed(err);
+    }
+  }
+}

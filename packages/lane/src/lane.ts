@@ -1,0 +1,143 @@
+import type { JsonObject } from '@agentlane/contract';
+import type { EngineDriver } from '@agentlane/engine-kit';
+import { StoreError } from '@agentlane/store';
+import { Canonicalizer } from './canonicalizer';
+import { RunExecutor } from './executor';
+import { PublishHub } from './hub';
+import { DEFAULT_ARTIFACT_THRESHOLD_BYTES } from './offload';
+import { recoverRunningRuns } from './recovery';
+import type { Lane, LaneOptions } from './types';
+
+/** Builds the lane the server calls. Nothing runs until start(). */
+export function createLane(options: LaneOptions): Lane {
+  const { store, ownerId } = options;
+  const log = options.log;
+  const drivers = new Map<string, EngineDriver>(
+    options.drivers instanceof Map
+      ? (options.drivers as ReadonlyMap<string, EngineDriver>)
+      : (options.drivers as readonly EngineDriver[]).map((d) => [d.name, d] as const),
+  );
+  const driverFor = (engine: string) => drivers.get(engine);
+  const pollIntervalMs = options.pollIntervalMs ?? 100;
+  const artifactThresholdBytes = options.artifactThresholdBytes ?? DEFAULT_ARTIFACT_THRESHOLD_BYTES;
+  const hub = new PublishHub(store, {
+    headPollMs: Math.max(pollIntervalMs, 250),
+    onListenerError: (err) => log?.('warn', 'a subscriber failed', { error: String(err) }),
+  });
+  const canonicalizer = new Canonicalizer({
+    store,
+    hub,
+    workerId: ownerId,
+    driverFor,
+    artifactThresholdBytes,
+    ...(log ? { log } : {}),
+  });
+  const executor = new RunExecutor({
+    store,
+    hub,
+    canonicalizer,
+    ownerId,
+    driverFor,
+    artifactThresholdBytes,
+    pollIntervalMs,
+    maxConcurrentRuns: options.maxConcurrentRuns ?? 4,
+    workDirFor: options.workDirFor ?? ((t) => t.workDir ?? process.cwd()),
+    ...(log ? { log } : {}),
+  });
+  const execute = options.execute ?? true;
+  const recovery = options.recovery ?? (store.backend === 'sqlite' ? 'all' : 'own');
+  let started = false;
+
+  const requireRun = async (runId: string) => {
+    const run = await store.getRun(runId);
+    if (!run) throw new StoreError('not_found', `run ${runId} not found`);
+    return run;
+  };
+
+  return {
+    async createRun(input) {
+      const result = await store.createRun({
+        threadId: input.threadId,
+        prompt: input.prompt,
+        parentRunId: input.parentRunId ?? null,
+        options: (input.options ?? {}) as JsonObject,
+        idempotencyKey: input.idempotencyKey ?? null,
+        ...(input.expectedGeneration !== undefined ? { expectedGeneration: input.expectedGeneration } : {}),
+      });
+      if (result.created) {
+        hub.publishSignal(input.threadId, {
+          type: 'run.status',
+          threadId: input.threadId,
+          runId: result.run.runId,
+          status: result.run.status,
+        });
+        if (started && execute) executor.kick();
+      }
+      return result;
+    },
+
+    async cancelRun(runId, idempotencyKey) {
+      await requireRun(runId);
+      const command = await store.requestCancel(runId, idempotencyKey ?? null);
+      executor.cancelLocal(runId);
+      return command;
+    },
+
+    async answerApproval({ runId, approvalId, answer }) {
+      const run = await requireRun(runId);
+      const record = await store.recordAnswer({
+        threadId: run.threadId,
+        runId,
+        kind: 'approval',
+        targetId: approvalId,
+        answer: answer as unknown as JsonObject,
+      });
+      executor.wakeAnswers(runId);
+      return record;
+    },
+
+    async answerQuestion({ runId, questionId, answer }) {
+      const run = await requireRun(runId);
+      const record = await store.recordAnswer({
+        threadId: run.threadId,
+        runId,
+        kind: 'question',
+        targetId: questionId,
+        answer: answer as unknown as JsonObject,
+      });
+      executor.wakeAnswers(runId);
+      return record;
+    },
+
+    subscribe(threadId, after, listener) {
+      return hub.subscribe(threadId, after, listener);
+    },
+
+    async start() {
+      if (started) return;
+      started = true;
+      const settled = await recoverRunningRuns(
+        store,
+        hub,
+        (run) => recovery === 'all' || run.ownerId === ownerId,
+      );
+      if (settled.length > 0)
+        log?.('info', `settled ${settled.length} run(s) left running by a dead process`);
+      canonicalizer.start(Math.max(pollIntervalMs, 250));
+      if (execute) await executor.start();
+    },
+
+    async stop() {
+      if (!started) {
+        hub.close();
+        return;
+      }
+      started = false;
+      await executor.stop();
+      // Runs the executor settled while stopping still get canonicalized before the worker stops.
+      await canonicalizer.processOnce().catch(() => undefined);
+      await canonicalizer.stop();
+      hub.close();
+    },
+  };
+}

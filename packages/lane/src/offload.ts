@@ -1,0 +1,147 @@
+import {
+  type ArtifactRef,
+  type ArtifactWithPreview,
+  type CanonicalEvent,
+  type JsonValue,
+  MAX_PREVIEW_CHARS,
+} from '@agentlane/contract';
+import type { EventWrite, Store } from '@agentlane/store';
+import { deriveEventId } from './event-id';
+import type { BuiltEvent, BuiltStep } from './run-translation';
+import { stableJson } from './stable-json';
+
+export const DEFAULT_ARTIFACT_THRESHOLD_BYTES = 64 * 1024;
+
+/**
+ * Turns built events into store writes: stores the step's artifacts, moves payloads above the threshold to
+ * the artifact store, and skips events identical to what this run already wrote (the store would treat them
+ * as no-ops too; skipping saves the round trip and keeps the final pass free of needless revisions).
+ *
+ * Large payloads: a tool.completed `output` moves to `outputArtifact` (an ArtifactWithPreview). For any other
+ * kind, the largest string fields are moved out one by one until the payload fits: each is replaced by its
+ * bounded preview and an `artifact.created` event (key derived from the original) carries the ArtifactRef,
+ * so the payload keeps its schema and the full content is one fetch away.
+ */
+export class Materializer {
+  private readonly written = new Map<string, string>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly thresholdBytes: number = DEFAULT_ARTIFACT_THRESHOLD_BYTES,
+  ) {}
+
+  /** Seeds "already written" with the latest stored revisions (the final pass compares against them). */
+  remember(event: CanonicalEvent, namespace?: string[]): void {
+    this.written.set(event.eventId, signature(event, namespace));
+  }
+
+  async toWrites(step: BuiltStep): Promise<EventWrite[]> {
+    for (const a of step.artifacts) {
+      const bytes = typeof a.content === 'string' ? Buffer.from(a.content, 'utf8') : a.content;
+      await this.store.putArtifact(bytes, a.ref.contentType);
+    }
+    const writes: EventWrite[] = [];
+    for (const built of step.events) {
+      for (const w of await this.offload(built)) {
+        const sig = signature(w.event, w.namespace);
+        if (this.written.get(w.event.eventId) === sig) continue;
+        this.written.set(w.event.eventId, sig);
+        writes.push(w);
+      }
+    }
+    return writes;
+  }
+
+  private async offload(built: BuiltEvent): Promise<EventWrite[]> {
+    const { event } = built;
+    if (jsonBytes(event.payload) <= this.thresholdBytes) return [built];
+    const extra: EventWrite[] = [];
+    let payload = structuredClone(event.payload) as unknown as Record<string, JsonValue>;
+    if (event.kind === 'tool.completed' && payload.output !== undefined) {
+      const output = payload.output;
+      const text = typeof output === 'string' ? output : JSON.stringify(output, null, 2);
+      const contentType = typeof output === 'string' ? 'text/plain; charset=utf-8' : 'application/json';
+      const outputArtifact = await this.withPreview(text, contentType);
+      const { output: _moved, ...rest } = payload;
+      payload = { ...rest, outputArtifact: outputArtifact as unknown as JsonValue };
+    }
+    // Generic fallback: move the largest strings out until the payload fits (bounded number of moves).
+    for (let i = 0; i < 16 && jsonBytes(payload) > this.thresholdBytes; i++) {
+      const largest = findLargestString(payload, []);
+      if (!largest || largest.value.length <= MAX_PREVIEW_CHARS) break;
+      const stored = await this.withPreview(largest.value, 'text/plain; charset=utf-8');
+      setAt(payload, largest.path, stored.preview);
+      const ref: ArtifactRef = stored.artifact;
+      const pathKey = largest.path.join('.');
+      const toolCallId = typeof payload.toolCallId === 'string' ? payload.toolCallId : undefined;
+      const messageId = typeof payload.messageId === 'string' ? payload.messageId : undefined;
+      const artifactEvent = {
+        ...event,
+        eventId: deriveEventId(event.runId, `${event.eventId}:artifact:${pathKey}`),
+        kind: 'artifact.created',
+        payload: {
+          artifact: ref,
+          name: `${event.kind} ${pathKey}`,
+          preview: stored.preview,
+          ...(toolCallId ? { toolCallId } : {}),
+          ...(messageId ? { messageId } : {}),
+        },
+      } as CanonicalEvent;
+      extra.push(
+        built.namespace ? { event: artifactEvent, namespace: built.namespace } : { event: artifactEvent },
+      );
+    }
+    const moved = { ...event, payload } as unknown as CanonicalEvent;
+    return [...extra, built.namespace ? { event: moved, namespace: built.namespace } : { event: moved }];
+  }
+
+  private async withPreview(text: string, contentType: string): Promise<ArtifactWithPreview> {
+    const artifact = await this.store.putArtifact(Buffer.from(text, 'utf8'), contentType);
+    const preview = truncatePreview(text);
+    return { artifact, preview, truncated: preview.length < text.length };
+  }
+}
+
+/** At most MAX_PREVIEW_CHARS characters, never splitting a surrogate pair. */
+export function truncatePreview(text: string): string {
+  if (text.length <= MAX_PREVIEW_CHARS) return text;
+  let end = MAX_PREVIEW_CHARS;
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end -= 1;
+  return text.slice(0, end);
+}
+
+function signature(event: CanonicalEvent, namespace?: string[]): string {
+  return JSON.stringify([stableEvent(event), namespace ?? null]);
+}
+
+function stableEvent(event: CanonicalEvent): string {
+  return stableJson(event);
+}
+
+function jsonBytes(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+}
+
+function findLargestString(
+  value: JsonValue,
+  path: (string | number)[],
+): { path: (string | number)[]; value: string } | null {
+  if (typeof value === 'string') return { path, value };
+  let best: { path: (string | number)[]; value: string } | null = null;
+  const consider = (child: JsonValue, key: string | number) => {
+    const found = findLargestString(child, [...path, key]);
+    if (found && (!best || found.value.length > best.value.length)) best = found;
+  };
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) consider(value[i] as JsonValue, i);
+  } else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) consider(v, k);
+  return best;
+}
+
+function setAt(root: Record<string, JsonValue>, path: (string | number)[], replacement: string): void {
+  let node: unknown = root;
+  for (let i = 0; i < path.length - 1; i++)
+    node = (node as Record<string | number, unknown>)[path[i] as string];
+  (node as Record<string | number, unknown>)[path[path.length - 1] as string] = replacement;
+}
