@@ -1,0 +1,193 @@
+import type { JsonObject } from '@agentlane/contract';
+import type { StepOutput } from './emit';
+import { asBoolean, asNumber, asObject, asString } from './narrow';
+import { namespaceOf, openTurn } from './sessions';
+import type { MessageState, PartState } from './state';
+
+/**
+ * Text and reasoning parts. OpenCode announces a part with a whole-part snapshot (`message.part.updated`),
+ * streams increments (`message.part.delta`), and ends it with a final snapshot. Deltas are emitted at most
+ * once (keyed by part and offset); a snapshot that extends what was streamed yields the missing tail; a
+ * snapshot that disagrees is the truth and reaches clients as a revision of message.completed.
+ */
+
+export function ensureMessage(
+  out: StepOutput,
+  messageId: string,
+  sessionId: string,
+  role: 'user' | 'assistant',
+): MessageState {
+  const state = out.state;
+  let message = state.messages[messageId];
+  if (!message) {
+    message = { sessionId, role, started: false, completed: false, textParts: [], completedText: null };
+    state.messages[messageId] = message;
+  }
+  if (!message.started) {
+    message.started = true;
+    out.emit(
+      `message.started:${messageId}`,
+      { kind: 'message.started', payload: { messageId, role: message.role } },
+      { identity: { nativeMessageId: messageId }, namespace: namespaceOf(state, sessionId) },
+    );
+  }
+  return message;
+}
+
+export function onTextLikePart(out: StepOutput, part: JsonObject, type: 'text' | 'reasoning'): void {
+  const state = out.state;
+  const partId = asString(part.id);
+  const messageId = asString(part.messageID);
+  const sessionId = asString(part.sessionID) ?? state.rootSessionId ?? '';
+  if (!partId || !messageId) {
+    out.warn('opencode.malformed_part', `a ${type} part without id or messageID`);
+    return;
+  }
+  const role = state.messages[messageId]?.role ?? 'assistant';
+  // A recorded trace without harness frames: the user's prompt opens the turn.
+  if (role === 'user' && state.turn === 'none' && sessionId === state.rootSessionId) {
+    openTurn(out, { prompt: asString(part.text) ?? '' });
+  }
+  const message = ensureMessage(out, messageId, sessionId, role);
+  const time = asObject(part.time);
+  let entry = state.parts[partId];
+  if (!entry) {
+    entry = {
+      messageId,
+      sessionId,
+      type,
+      streamed: '',
+      text: '',
+      ended: false,
+      startMs: asNumber(time?.start) ?? null,
+      endMs: null,
+      hidden: asBoolean(part.synthetic) === true || asBoolean(part.ignored) === true,
+    };
+    state.parts[partId] = entry;
+    if (type === 'text' && !entry.hidden) message.textParts.push(partId);
+  }
+  if (entry.ended) return;
+  entry.text = asString(part.text) ?? entry.text;
+  const end = asNumber(time?.end);
+  // User text has no streaming and no end time: its snapshot is the whole message.
+  const ended = end !== undefined || message.role === 'user';
+  if (ended) {
+    entry.ended = true;
+    entry.endMs = end ?? null;
+  }
+  if (message.role === 'user') {
+    completeMessage(out, messageId);
+    return;
+  }
+  flushDelta(out, partId, entry);
+  if (entry.ended) closePart(out, partId, entry);
+}
+
+export function onPartDelta(out: StepOutput, props: JsonObject): void {
+  const state = out.state;
+  const partId = asString(props.partID);
+  const messageId = asString(props.messageID);
+  const delta = asString(props.delta);
+  const field = asString(props.field) ?? 'text';
+  if (!partId || !messageId || delta === undefined) {
+    out.warn('opencode.malformed_delta', 'message.part.delta without partID, messageID or delta');
+    return;
+  }
+  if (field !== 'text') return;
+  let entry = state.parts[partId];
+  if (!entry) {
+    // A delta before its announcing snapshot: assume a text part, the common case.
+    onTextLikePart(out, { id: partId, messageID: messageId, sessionID: props.sessionID ?? null }, 'text');
+    entry = state.parts[partId];
+    if (!entry) return;
+  }
+  if (entry.ended) return;
+  entry.text += delta;
+  flushDelta(out, partId, entry);
+}
+
+/** Emits what the truth has beyond what was already streamed, if the truth still extends it. */
+function flushDelta(out: StepOutput, partId: string, entry: PartState): void {
+  if (entry.hidden) return;
+  if (!entry.text.startsWith(entry.streamed) || entry.text.length === entry.streamed.length) return;
+  const offset = entry.streamed.length;
+  const delta = entry.text.slice(offset);
+  entry.streamed = entry.text;
+  const namespace = namespaceOf(out.state, entry.sessionId);
+  const identity = { nativeMessageId: entry.messageId, nativePartId: partId };
+  if (entry.type === 'text') {
+    out.emit(
+      `message.delta:${partId}:${offset}`,
+      { kind: 'message.delta', payload: { messageId: entry.messageId, partId, delta } },
+      { identity, namespace },
+    );
+  } else {
+    out.emit(
+      `reasoning.delta:${partId}:${offset}`,
+      {
+        kind: 'reasoning.delta',
+        payload: { reasoningId: partId, partId, messageId: entry.messageId, delta },
+      },
+      { identity, namespace },
+    );
+  }
+}
+
+function closePart(out: StepOutput, partId: string, entry: PartState): void {
+  if (entry.type === 'reasoning') {
+    if (entry.hidden) return;
+    const payload: { reasoningId: string; messageId: string; text: string; durationMs?: number } = {
+      reasoningId: partId,
+      messageId: entry.messageId,
+      text: entry.text,
+    };
+    if (entry.startMs !== null && entry.endMs !== null) payload.durationMs = entry.endMs - entry.startMs;
+    out.emit(
+      `reasoning.completed:${partId}`,
+      { kind: 'reasoning.completed', payload },
+      {
+        identity: { nativeMessageId: entry.messageId, nativePartId: partId },
+        namespace: namespaceOf(out.state, entry.sessionId),
+      },
+    );
+    return;
+  }
+  // A text part that ends after its message completed corrects the completed text (a revision).
+  const message = out.state.messages[entry.messageId];
+  if (message?.completed) completeMessage(out, entry.messageId);
+}
+
+/** The whole text of a message: its visible text parts, each at its truth. */
+export function messageText(out: StepOutput, message: MessageState): string {
+  return message.textParts
+    .map((id) => out.state.parts[id]?.text ?? '')
+    .filter((text) => text.length > 0)
+    .join('\n\n');
+}
+
+/** Emits message.completed, or a revision of it when the text changed since the last one. */
+export function completeMessage(out: StepOutput, messageId: string): void {
+  const message = out.state.messages[messageId];
+  if (!message) return;
+  const text = messageText(out, message);
+  if (message.completed && message.completedText === text) return;
+  message.completed = true;
+  message.completedText = text;
+  out.emit(
+    `message.completed:${messageId}`,
+    { kind: 'message.completed', payload: { messageId, role: message.role, text } },
+    { identity: { nativeMessageId: messageId }, namespace: namespaceOf(out.state, message.sessionId) },
+  );
+}
+
+/** At the end of the source: close reasoning and messages that never got their final snapshot. */
+export function closeOpenParts(out: StepOutput): void {
+  for (const [partId, entry] of Object.entries(out.state.parts)) {
+    if (entry.ended || entry.type !== 'reasoning') continue;
+    entry.ended = true;
+    closePart(out, partId, entry);
+  }
+  for (const [messageId, message] of Object.entries(out.state.messages)) {
+    if (message.started && !message.completed) completeMessage(out, messageId);
+  }
+}

@@ -1,0 +1,200 @@
+import type { JsonObject } from '@agentlane/contract';
+import {
+  isHarnessFrame,
+  type NativeFrameRecord,
+  type TranslationContext,
+  type TranslationStep,
+  type Translator,
+} from '@agentlane/engine-kit';
+import { StepOutput } from './emit';
+import { onFileEdited, onSessionDiff, onWatcherUpdated } from './files';
+import { onHarnessFrame } from './harness-frames';
+import {
+  cancelOpenInteractions,
+  onPermissionAsked,
+  onPermissionReplied,
+  onQuestionAsked,
+  onQuestionReplied,
+  onTodoUpdated,
+} from './interactions';
+import { onMessageUpdated, onPartUpdated } from './messages';
+import { asObject, asString } from './narrow';
+import {
+  completeTurn,
+  isOurSession,
+  onProviders,
+  onSessionCreated,
+  onSessionError,
+  onSessionStatus,
+  onSessionUpdated,
+} from './sessions';
+import { initialOpenCodeState, type OpenCodeState } from './state';
+import { closeOpenParts, onPartDelta } from './text-parts';
+import { closeOpenTools } from './tool-parts';
+
+/** Events that carry nothing a run shows: startup noise, catalog refreshes, LSP and project bookkeeping. */
+const IGNORED = new Set([
+  'server.connected',
+  'server.heartbeat',
+  'server.instance.disposed',
+  'plugin.added',
+  'catalog.updated',
+  'reference.updated',
+  'integration.updated',
+  'integration.connection.updated',
+  'models-dev.refreshed',
+  'installation.updated',
+  'installation.update-available',
+  'lsp.updated',
+  'lsp.client.diagnostics',
+  'project.updated',
+  'project.directories.updated',
+  'vcs.branch.updated',
+  'message.removed',
+  'message.part.removed',
+  'session.deleted',
+  'session.compacted',
+  'command.executed',
+  'mcp.tools.changed',
+  'pty.created',
+  'pty.updated',
+  'pty.exited',
+  'pty.deleted',
+  'tui.prompt.append',
+  'tui.command.execute',
+  'tui.session.select',
+  'workspace.ready',
+]);
+
+/** The pure OpenCode translator: `/event` SSE objects (plus harness frames) → canonical events. */
+export const openCodeTranslator: Translator<OpenCodeState> = {
+  provider: 'opencode',
+  initialState(ctx: TranslationContext): OpenCodeState {
+    return initialOpenCodeState(ctx.nativeSessionId);
+  },
+  translate(record: NativeFrameRecord, previous: OpenCodeState): TranslationStep<OpenCodeState> {
+    const state = structuredClone(previous);
+    const frame = asObject(record.frame);
+    const out = new StepOutput(
+      state,
+      { nativeEventId: asString(frame?.id), nativeSessionId: state.rootSessionId ?? undefined },
+      record.receivedAt,
+      `n${record.nativeSeq}`,
+    );
+    try {
+      if (isHarnessFrame(record.frame)) onHarnessFrame(out, record.frame);
+      else if (!frame) out.warn('opencode.malformed_frame', 'a native frame that is not a JSON object');
+      else onEvent(out, frame);
+    } catch (error) {
+      // Never throw on a bad frame: whatever was malformed becomes a warning, the state stays consistent.
+      return {
+        state: previous,
+        events: [
+          {
+            key: `harness.warning:n${record.nativeSeq}:crash`,
+            draft: {
+              kind: 'harness.warning',
+              payload: {
+                code: 'opencode.untranslatable_frame',
+                message: `could not translate frame ${record.nativeSeq}: ${(error as Error).message}`,
+              },
+            },
+          },
+        ],
+      };
+    }
+    return { state, events: out.events, artifacts: out.artifacts };
+  },
+  finish(previous: OpenCodeState): TranslationStep<OpenCodeState> {
+    const state = structuredClone(previous);
+    const out = new StepOutput(state, { nativeSessionId: state.rootSessionId ?? undefined }, '', 'finish');
+    closeOpenTools(out);
+    closeOpenParts(out);
+    cancelOpenInteractions(out);
+    if (state.turn === 'open') completeTurn(out, state.cancelRequested || state.aborted ? 'cancelled' : null);
+    return { state, events: out.events, artifacts: out.artifacts };
+  },
+};
+
+function onEvent(out: StepOutput, frame: JsonObject): void {
+  const type = asString(frame.type);
+  const props = asObject(frame.properties) ?? {};
+  if (!type) {
+    out.warn('opencode.malformed_frame', 'a native frame without a type');
+    return;
+  }
+  if (IGNORED.has(type)) return;
+  if (type === 'config.providers') {
+    onProviders(out, props);
+    return;
+  }
+  const sessionId =
+    asString(props.sessionID) ??
+    asString(asObject(props.info)?.sessionID) ??
+    asString(asObject(props.part)?.sessionID);
+  // session.created of a child names its parent; everything else must belong to our session tree.
+  if (type !== 'session.created' && !isOurSession(out.state, sessionId)) return;
+  if (sessionId) out.baseIdentity.nativeSessionId = sessionId;
+  switch (type) {
+    case 'session.created':
+      onSessionCreated(out, props);
+      return;
+    case 'session.updated':
+      onSessionUpdated(out, props);
+      return;
+    case 'session.status':
+      onSessionStatus(out, sessionId, asString(asObject(props.status)?.type) ?? '', props);
+      return;
+    case 'session.idle':
+      onSessionStatus(out, sessionId, 'idle', props);
+      return;
+    case 'session.error':
+      onSessionError(out, props);
+      return;
+    case 'session.diff':
+      if (sessionId === out.state.rootSessionId) onSessionDiff(out, props);
+      return;
+    case 'message.updated':
+      onMessageUpdated(out, props);
+      return;
+    case 'message.part.updated':
+      onPartUpdated(out, props);
+      return;
+    case 'message.part.delta':
+      onPartDelta(out, props);
+      return;
+    case 'permission.asked':
+      onPermissionAsked(out, props);
+      return;
+    case 'permission.replied':
+      onPermissionReplied(out, props);
+      return;
+    case 'question.asked':
+      onQuestionAsked(out, props);
+      return;
+    case 'question.replied':
+      onQuestionReplied(out, props, false);
+      return;
+    case 'question.rejected':
+      onQuestionReplied(out, props, true);
+      return;
+    case 'todo.updated':
+      onTodoUpdated(out, props);
+      return;
+    case 'file.edited':
+      onFileEdited(out, props);
+      return;
+    case 'file.watcher.updated':
+      onWatcherUpdated(out, props);
+      return;
+    case 'tui.toast.show': {
+      const variant = asString(props.variant);
+      if (variant === 'warning' || variant === 'error') {
+        out.warn(`opencode.toast.${variant}`, asString(props.message) ?? 'OpenCode reported a problem');
+      }
+      return;
+    }
+    default:
+      out.warn('opencode.unknown_event', `unknown OpenCode event "${type}"`, { type });
+  }
+}
