@@ -1,0 +1,307 @@
+import {
+  CANONICAL_EVENT_KINDS,
+  type CanonicalEvent,
+  type CapabilityFlag,
+  type NegotiatedCapabilities,
+  noCapabilities,
+  normalizeNegotiatedCapabilities,
+  type RunStatus,
+  type StreamEvent,
+  type SyncConflictEvent,
+} from '@agentlane/contract';
+import { buildEntity, usageFrom } from './build-entity';
+import { entityKeyOf, qualifiedKey } from './entity-key';
+import {
+  type EntityAside,
+  type PlanItem,
+  type StoredRow,
+  SURFACES,
+  type Surface,
+  type TimelineItem,
+  type TimelineState,
+  type TimelineView,
+  type UsageTotals,
+} from './types';
+
+const CANONICAL: ReadonlySet<string> = new Set<string>(CANONICAL_EVENT_KINDS);
+const RUN_RANK: Record<RunStatus, number> = { queued: 0, running: 1, completed: 2, failed: 3 };
+
+export function initialTimelineState(): TimelineState {
+  return { lastDeliverySeq: 0, rows: {}, groups: {}, entities: {}, runs: {}, timelines: {}, conflicts: [] };
+}
+
+/** Applies one StreamEvent. Pure: returns a new state and leaves the argument untouched. */
+export function reduceTimeline(state: TimelineState, event: StreamEvent | unknown): TimelineState {
+  return reduceTimelineBatch(state, [event]);
+}
+
+/**
+ * Applies many StreamEvents at once (a UI applies what arrived during one animation frame). The result
+ * depends only on the set of (eventId, revision) rows and run signals seen, never on their arrival order
+ * or on duplicates: entities are rebuilt from their rows, and each eventId keeps its latest revision.
+ */
+export function reduceTimelineBatch(state: TimelineState, events: readonly unknown[]): TimelineState {
+  const rows = { ...state.rows };
+  const groups = { ...state.groups };
+  const runs = { ...state.runs };
+  let conflicts = state.conflicts;
+  let lastDeliverySeq = state.lastDeliverySeq;
+  const dirty = new Set<string>();
+  const copiedGroups = new Set<string>();
+  const canonicalizedRuns = new Set<string>();
+  let changed = false;
+
+  const removeFromGroup = (key: string, eventId: string) => {
+    groups[key] = (groups[key] ?? []).filter((id) => id !== eventId);
+    copiedGroups.add(key);
+    dirty.add(key);
+  };
+  const addToGroup = (key: string, eventId: string) => {
+    const group = groups[key] ?? [];
+    if (group.includes(eventId)) return;
+    if (copiedGroups.has(key)) group.push(eventId);
+    else {
+      groups[key] = [...group, eventId];
+      copiedGroups.add(key);
+    }
+  };
+
+  for (const input of events) {
+    if (typeof input !== 'object' || input === null) continue;
+    const wire = input as StreamEvent;
+    switch (wire.type) {
+      case 'run.status': {
+        const run = runs[wire.runId];
+        if (run?.canonicalized) break;
+        if (run && RUN_RANK[run.status] >= RUN_RANK[wire.status]) break;
+        runs[wire.runId] = { runId: wire.runId, status: wire.status, canonicalized: false };
+        changed = true;
+        break;
+      }
+      case 'run.canonicalized': {
+        const run = runs[wire.runId];
+        if (run?.canonicalized && (run.lastDeliverySeq ?? 0) >= wire.lastDeliverySeq) break;
+        runs[wire.runId] = {
+          runId: wire.runId,
+          status: wire.status,
+          canonicalized: true,
+          lastDeliverySeq: wire.lastDeliverySeq,
+          completedAt: wire.completedAt,
+        };
+        canonicalizedRuns.add(wire.runId);
+        changed = true;
+        break;
+      }
+      case 'sync.conflict': {
+        const key = JSON.stringify([wire.sessionId, wire.key, wire.changes]);
+        if (conflicts.some((c) => JSON.stringify([c.sessionId, c.key, c.changes]) === key)) break;
+        conflicts = [...conflicts, wire as SyncConflictEvent];
+        changed = true;
+        break;
+      }
+      case 'stream.opened':
+      case 'stream.closing':
+        break;
+      default: {
+        if (!CANONICAL.has(wire.type)) break;
+        const event = wire.event as CanonicalEvent | undefined;
+        if (typeof wire.deliverySeq !== 'number' || !event || typeof event.eventId !== 'string') break;
+        if (event.kind !== wire.type) break;
+        const revision = typeof wire.revision === 'number' ? wire.revision : 1;
+        const namespace = Array.isArray(wire.namespace) ? wire.namespace.map(String) : [];
+        const existing = rows[event.eventId];
+        const order = Math.min(existing?.order ?? Number.POSITIVE_INFINITY, wire.deliverySeq);
+        lastDeliverySeq = Math.max(lastDeliverySeq, wire.deliverySeq);
+        changed = true;
+        let key: string;
+        try {
+          key = qualifiedKey(namespace, entityKeyOf(event));
+        } catch {
+          break; // a payload missing its ids: nothing to fold it into
+        }
+        const newer =
+          !existing ||
+          revision > existing.revision ||
+          (revision === existing.revision && wire.deliverySeq > existing.deliverySeq);
+        if (!newer) {
+          if (existing && order < existing.order) {
+            rows[event.eventId] = { ...existing, order };
+            dirty.add(qualifiedKey(existing.namespace, entityKeyOf(existing.event)));
+          }
+          break;
+        }
+        if (existing) {
+          const oldKey = qualifiedKey(existing.namespace, entityKeyOf(existing.event));
+          if (oldKey !== key) removeFromGroup(oldKey, event.eventId);
+        }
+        rows[event.eventId] = {
+          eventId: event.eventId,
+          revision,
+          deliverySeq: wire.deliverySeq,
+          order,
+          provisional: wire.provisional !== false,
+          namespace,
+          event,
+        };
+        addToGroup(key, event.eventId);
+        dirty.add(key);
+      }
+    }
+  }
+  if (!changed) return state;
+
+  if (canonicalizedRuns.size > 0) {
+    for (const [key, ids] of Object.entries(groups)) {
+      if (ids.some((id) => canonicalizedRuns.has(rows[id]?.event.runId ?? ''))) dirty.add(key);
+    }
+  }
+
+  const isFinal = (row: StoredRow): boolean => {
+    if (!row.provisional) return true;
+    const run = runs[row.event.runId];
+    return (
+      run?.canonicalized === true && row.deliverySeq <= (run.lastDeliverySeq ?? Number.POSITIVE_INFINITY)
+    );
+  };
+
+  const entities = { ...state.entities };
+  const dirtyTimelines = new Set<string>();
+  for (const key of dirty) {
+    const ids = groups[key] ?? [];
+    const entityRows = ids
+      .map((id) => rows[id])
+      .filter((row): row is StoredRow => row !== undefined)
+      .sort((a, b) => a.order - b.order || (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0));
+    const hash = key.indexOf('#');
+    const timelineKey = key.slice(0, hash);
+    const namespace = timelineKey === '' ? [] : timelineKey.split('/');
+    const entity = buildEntity(key.slice(hash + 1), entityRows, namespace, isFinal);
+    if (entity) entities[key] = entity;
+    else delete entities[key];
+    dirtyTimelines.add(timelineKey);
+  }
+
+  const timelines = { ...state.timelines };
+  if (dirtyTimelines.size > 0) {
+    const byTimeline = new Map<string, string[]>();
+    for (const key of Object.keys(entities)) {
+      const timelineKey = key.slice(0, key.indexOf('#'));
+      if (!dirtyTimelines.has(timelineKey)) continue;
+      const list = byTimeline.get(timelineKey) ?? [];
+      list.push(key);
+      byTimeline.set(timelineKey, list);
+    }
+    for (const timelineKey of dirtyTimelines) {
+      const keys = byTimeline.get(timelineKey) ?? [];
+      timelines[timelineKey] = buildView(
+        timelineKey,
+        keys.map((key) => entities[key]!),
+      );
+    }
+  }
+
+  return { lastDeliverySeq, rows, groups, entities, runs, timelines, conflicts };
+}
+
+/** Which capability flag turns each surface on before any of its events arrives. */
+const SURFACE_FLAG: Partial<Record<Surface, CapabilityFlag>> = {
+  reasoning: 'reasoning',
+  plan: 'plans',
+  tools: 'toolProgress',
+  files: 'fileDiffs',
+  terminal: 'directTerminal',
+  children: 'childSessions',
+  approvals: 'approvals',
+  questions: 'questions',
+  commands: 'commands',
+  usage: 'usage',
+  modelPicker: 'modelSelection',
+};
+
+const ITEM_SURFACE: Partial<Record<TimelineItem['type'], Surface>> = {
+  reasoning: 'reasoning',
+  plan: 'plan',
+  tool: 'tools',
+  file: 'files',
+  terminal: 'terminal',
+  artifact: 'artifacts',
+  child: 'children',
+  approval: 'approvals',
+  question: 'questions',
+  context: 'context',
+};
+
+function buildView(timelineKey: string, entities: (TimelineItem | EntityAside)[]): TimelineView {
+  const items: TimelineItem[] = [];
+  const view: TimelineView = {
+    key: timelineKey,
+    namespace: timelineKey === '' ? [] : timelineKey.split('/'),
+    items,
+    capabilities: noCapabilities(),
+    metadata: {},
+    commands: [],
+    usage: { turns: {} },
+    surfaces: Object.fromEntries(SURFACES.map((s) => [s, false])) as Record<Surface, boolean>,
+  };
+  let sessionUsage: UsageTotals | undefined;
+  for (const entity of entities) {
+    switch (entity.type) {
+      case 'session':
+        view.session = entity.value;
+        view.capabilities = normalizeNegotiatedCapabilities(entity.value.capabilities);
+        break;
+      case 'metadata':
+        view.metadata = entity.value;
+        break;
+      case 'commands':
+        view.commands = entity.value;
+        break;
+      case 'mode':
+        view.mode = entity.value;
+        break;
+      case 'usage':
+        if (entity.scope === 'session') sessionUsage = entity.value;
+        else view.usage.turns[entity.turnId] = entity.value;
+        break;
+      default:
+        items.push(entity);
+        if (entity.type === 'plan') view.plan = entity as PlanItem;
+    }
+  }
+  items.sort((a, b) => a.order - b.order || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const turnUsage = Object.values(view.usage.turns);
+  if (sessionUsage) view.usage.total = sessionUsage;
+  else if (turnUsage.length > 0) view.usage.total = sumUsage(turnUsage);
+
+  const surfaces = view.surfaces;
+  const caps: NegotiatedCapabilities = view.capabilities;
+  for (const surface of SURFACES) {
+    const flag = SURFACE_FLAG[surface];
+    if (flag && caps[flag]) surfaces[surface] = true;
+  }
+  for (const item of items) {
+    const surface = ITEM_SURFACE[item.type];
+    if (surface) surfaces[surface] = true;
+  }
+  if (view.commands.length > 0) surfaces.commands = true;
+  if (view.mode) surfaces.modes = true;
+  if (view.usage.total) surfaces.usage = true;
+  return view;
+}
+
+function sumUsage(values: UsageTotals[]): UsageTotals {
+  return usageFrom(
+    values.map((u) => ({
+      scope: 'turn' as const,
+      inputTokens: u.inputTokens,
+      outputTokens: u.outputTokens,
+      reasoningTokens: u.reasoningTokens,
+      cachedInputTokens: u.cachedInputTokens,
+      totalTokens: u.totalTokens,
+      contextUsedTokens: u.contextUsedTokens,
+      contextWindowTokens: u.contextWindowTokens,
+      cost: u.cost,
+      model: u.model,
+    })),
+  );
+}
