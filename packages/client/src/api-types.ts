@@ -8,58 +8,53 @@ import type {
   JsonValue,
   NegotiatedCapabilities,
   RunStatus,
-  SessionState,
   VersionVector,
 } from '@agentlane/contract';
 
 // ---------------------------------------------------------------- sessions
 
+/** The `/sessions` resource: a thread plus its harness session (one per thread; `id` is the thread id). */
 export interface SessionRecord {
   id: string;
-  threadId: string;
-  provider: string;
-  nativeSessionId?: string | null;
+  /** The configured engine the thread runs on (an open string). */
+  engine: string;
+  title: string | null;
+  workDir: string | null;
+  metadata: JsonObject;
+  createdAt: string;
+  updatedAt: string;
+  provider: string | null;
+  nativeSessionId: string | null;
+  protocolVersion: string | null;
+  capabilities: NegotiatedCapabilities;
   generation: number;
-  capabilities?: NegotiatedCapabilities;
-  status?: string;
-  cwd?: string;
-  title?: string;
-  createdAt?: string;
-  updatedAt?: string;
-  lastActivityAt?: string;
-  state?: SessionState;
-  metadata?: JsonObject;
 }
 
 export interface ListSessionsQuery {
-  provider?: string;
-  threadId?: string;
-  status?: string;
-  /** Free-text search over title and cwd. */
-  q?: string;
+  engine?: string;
+  /** Free-text search. */
+  search?: string;
   limit?: number;
   cursor?: string;
 }
 
 export interface ListSessionsResponse {
   sessions: SessionRecord[];
-  nextCursor?: string | null;
+  nextCursor: string | null;
 }
 
 export interface CreateSessionRequest {
-  /** Which configured engine to run (an open string, as the server lists it). */
-  provider: string;
-  threadId?: string;
-  cwd?: string;
+  engine: string;
+  workDir?: string;
   title?: string;
-  config?: JsonObject;
+  metadata?: JsonObject;
 }
 
 export interface UpdateSessionRequest {
-  title?: string;
+  title?: string | null;
   metadata?: JsonObject;
   /** The generation the caller last saw; a stale one is refused with 409. */
-  generation?: number;
+  expectedGeneration?: number;
 }
 
 // ---------------------------------------------------------------- sync
@@ -67,25 +62,25 @@ export interface UpdateSessionRequest {
 export interface SyncChange {
   key: string;
   value: JsonValue;
-  clientId: string;
   version: number;
+  vector: VersionVector;
 }
 
 export interface SyncRequest {
   clientId: string;
-  versionVector: VersionVector;
+  vector: VersionVector;
   changes: SyncChange[];
 }
 
 export interface SyncConflictReport {
   key: string;
-  changes: SyncChange[];
+  changes: { clientId: string; version: number; value: JsonValue }[];
 }
 
 export interface SyncResponse {
-  versionVector: VersionVector;
+  vector: VersionVector;
   /** Changes the client has not seen yet. */
-  changes: SyncChange[];
+  changes: (SyncChange & { clientId: string })[];
   conflicts: SyncConflictReport[];
 }
 
@@ -102,48 +97,51 @@ export interface CreateRunRequest {
   prompt: string;
   /** A reply: the run this one answers. */
   parentRunId?: string;
-  sessionId?: string;
   model?: string;
   mode?: string;
+  expectedGeneration?: number;
 }
 
 export interface RunRecord {
-  id: string;
+  runId: string;
   threadId: string;
-  sessionId?: string;
+  parentRunId: string | null;
   status: RunStatus;
-  parentRunId?: string | null;
-  createdAt?: string;
-  updatedAt?: string;
-  canonicalized?: boolean;
+  prompt: string;
+  options: JsonObject;
+  createdAt: string;
+  startedAt: string | null;
+  endedAt: string | null;
+  error: string | null;
+  canonicalizedAt: string | null;
 }
 
 export interface ApprovalAnswer {
-  /** The chosen option; omit with outcome `cancelled`. */
+  outcome: 'selected' | 'cancelled';
+  /** The chosen option; required with `selected`. */
   optionId?: string;
-  outcome?: 'selected' | 'cancelled';
 }
 
 export interface QuestionAnswer {
-  outcome?: 'answered' | 'declined';
+  outcome: 'answered' | 'declined' | 'cancelled';
   choiceIds?: string[];
   text?: string;
 }
 
 export interface AnswerResponse {
-  ok: boolean;
-  [key: string]: unknown;
+  accepted: boolean;
 }
 
 // ---------------------------------------------------------------- health, artifacts, errors
 
 export interface HealthResponse {
-  status: 'ok' | 'degraded' | 'down' | string;
-  version?: string;
-  store?: string;
-  checks?: Record<string, unknown>;
-  /** Engines the server is configured to run, when it says. */
-  engines?: { id: string; label?: string }[];
+  status: 'ok' | 'degraded' | 'draining';
+  version: string;
+  store: string;
+  checks: Record<string, { status: string; latencyMs?: number; error?: string }>;
+  openStreams: number;
+  /** Engines the server is configured to run, when it lists them. */
+  engines?: { name: string; label?: string }[];
 }
 
 export interface ArtifactContent {

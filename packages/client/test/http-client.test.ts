@@ -48,7 +48,9 @@ beforeAll(async () => {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(
           JSON.stringify(
-            path.includes('/runs') ? { run: { id: 'r1', threadId: 't1', status: 'queued' } } : { ok: true },
+            path.includes('/runs')
+              ? { run: { runId: 'r1', threadId: 't1', status: 'queued' }, created: true }
+              : { ok: true },
           ),
         );
       }
@@ -65,21 +67,21 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 describe('AgentlaneClient', () => {
   it('calls every route with its method, path and body', async () => {
     seen.length = 0;
-    await client.listSessions({ provider: 'x', limit: 5 });
-    await client.createSession({ provider: 'x', cwd: '/tmp' });
+    await client.listSessions({ engine: 'x', limit: 5 });
+    await client.createSession({ engine: 'x', workDir: '/tmp' });
     await client.getSession('s 1');
     await client.updateSession('s1', { title: 't' });
     await client.deleteSession('s1');
-    await client.syncSession('s1', { clientId: 'c', versionVector: { c: 1 }, changes: [] });
+    await client.syncSession('s1', { clientId: 'c', vector: { c: 1 }, changes: [] });
     await client.health();
     const run = await client.createRun('t1', { prompt: 'hi', parentRunId: 'r0' }, { idempotencyKey: 'k1' });
     await client.cancelRun('r1');
     await client.getRun('r1');
-    await client.answerApproval('r1', 'a1', { optionId: 'ok' });
-    await client.answerQuestion('r1', 'q1', { choiceIds: ['c'] });
-    expect(run).toEqual({ id: 'r1', threadId: 't1', status: 'queued' });
+    await client.answerApproval('r1', 'a1', { outcome: 'selected', optionId: 'ok' });
+    await client.answerQuestion('r1', 'q1', { outcome: 'answered', choiceIds: ['c'] });
+    expect(run).toEqual({ runId: 'r1', threadId: 't1', status: 'queued' });
     expect(seen.map((s) => `${s.method} ${s.path}`)).toEqual([
-      'GET /api/harness/sessions?provider=x&limit=5',
+      'GET /api/harness/sessions?engine=x&limit=5',
       'POST /api/harness/sessions',
       'GET /api/harness/sessions/s%201',
       'PUT /api/harness/sessions/s1',
