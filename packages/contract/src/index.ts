@@ -1,4 +1,5 @@
 export * from './audit';
+export * from './canonical-json';
 export * from './capabilities';
 export * from './checkpoint';
 export * from './delivery';
@@ -6,5 +7,9 @@ export * from './envelope';
 export * from './events';
 export * from './exhaustive';
 export * from './json';
+export * from './parse/parsers';
+export * from './parse/result';
+export * from './schema-bundle';
+export * from './schemas/index';
 export * from './session-state';
 export * from './version-vector';

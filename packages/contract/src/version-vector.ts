@@ -8,3 +8,52 @@ export interface VersionedChange {
   clientId: string;
   version: number;
 }
+
+// Vector math as the language-agnostic contract defines it. Pure; inputs are never mutated. A missing entry
+// counts as 0, so {a: 0} and {} describe the same history.
+
+function entry(v: VersionVector, clientId: string): number {
+  return Object.hasOwn(v, clientId) ? (v[clientId] ?? 0) : 0;
+}
+
+function clientIds(a: VersionVector, b: VersionVector): Set<string> {
+  return new Set([...Object.keys(a), ...Object.keys(b)]);
+}
+
+/** Element-wise max: the history of both. */
+export function mergeVectors(a: VersionVector, b: VersionVector): VersionVector {
+  const merged: VersionVector = {};
+  for (const clientId of [...clientIds(a, b)].sort()) {
+    merged[clientId] = Math.max(entry(a, clientId), entry(b, clientId));
+  }
+  return merged;
+}
+
+/**
+ * How `a` relates to `b`: `equal` (same history), `ancestor` (b has seen everything a has, and more),
+ * `descendant` (a has seen everything b has, and more), or `concurrent` (each has a write the other lacks).
+ */
+export function compareVectors(a: VersionVector, b: VersionVector): VectorOrder {
+  let aAhead = false;
+  let bAhead = false;
+  for (const clientId of clientIds(a, b)) {
+    const x = entry(a, clientId);
+    const y = entry(b, clientId);
+    if (x > y) aAhead = true;
+    else if (y > x) bAhead = true;
+  }
+  if (aAhead && bAhead) return 'concurrent';
+  if (aAhead) return 'descendant';
+  if (bAhead) return 'ancestor';
+  return 'equal';
+}
+
+/** True when `v` already includes `change`: `v[change.clientId] >= change.version`. */
+export function hasSeen(v: VersionVector, change: VersionedChange): boolean {
+  return entry(v, change.clientId) >= change.version;
+}
+
+/** A client increments its own entry on every write; the result is a descendant of `v`. */
+export function incrementVector(v: VersionVector, clientId: string): VersionVector {
+  return { ...v, [clientId]: entry(v, clientId) + 1 };
+}

@@ -1,0 +1,123 @@
+import type { TSchema } from 'typebox';
+import { Compile } from 'typebox/compile';
+import type { TLocalizedValidationError } from 'typebox/error';
+import { Errors as SchemaErrors } from 'typebox/schema';
+import { appendPath, pointerToPath } from './json-path';
+import { narrow } from './narrow';
+import type { ParseIssue, ParseResult } from './result';
+
+// Validates an untrusted value against a schema and explains failures in terms of the value, not the schema.
+// Unions are explained by their discriminator (`kind` or `type`): a bad event reports the fields of its own
+// kind instead of thirty "did not match" lines.
+
+type Validator = ReturnType<typeof Compile<TSchema>>;
+const validators = new WeakMap<TSchema, Validator>();
+
+function validatorFor(schema: TSchema): Validator {
+  let validator = validators.get(schema);
+  if (!validator) {
+    validator = Compile(schema);
+    validators.set(schema, validator);
+  }
+  return validator;
+}
+
+/** A failed union that is not discriminated (e.g. `integer | null`): say which types were allowed. */
+function explainUnions(errors: TLocalizedValidationError[]): TLocalizedValidationError[] {
+  const unions = errors.filter((e) => e.keyword === 'anyOf');
+  if (unions.length === 0) return errors;
+  const inside = (e: TLocalizedValidationError) =>
+    unions.some((u) => e.schemaPath.startsWith(`${u.schemaPath}/anyOf/`));
+  return errors
+    .filter((e) => !inside(e))
+    .map((e) => {
+      if (e.keyword !== 'anyOf') return e;
+      const types = errors
+        .filter(
+          (sub) =>
+            sub.keyword === 'type' &&
+            sub.instancePath === e.instancePath &&
+            sub.schemaPath.startsWith(`${e.schemaPath}/anyOf/`),
+        )
+        .map((sub) => String((sub.params as { type?: unknown }).type));
+      const message =
+        types.length > 0 ? `must be ${types.join(' or ')}` : 'must match one of the allowed shapes';
+      return { ...e, message };
+    });
+}
+
+function toIssues(error: TLocalizedValidationError): ParseIssue[] {
+  const path = pointerToPath(error.instancePath);
+  switch (error.keyword) {
+    case 'required':
+      return (error.params as { requiredProperties: string[] }).requiredProperties.map((property) => ({
+        path: appendPath(path, property),
+        message: 'is required',
+        rule: 'required',
+      }));
+    case 'additionalProperties':
+      return (error.params as { additionalProperties: string[] }).additionalProperties.map((property) => ({
+        path: appendPath(path, property),
+        message: 'is not a known field (additional properties are not allowed)',
+        rule: 'additionalProperties',
+      }));
+    case 'boolean':
+      // `schema is false` for an unknown field: the additionalProperties issue above already names it.
+      return [];
+    case 'enum': {
+      const allowed = (error.params as { allowedValues?: unknown[] }).allowedValues ?? [];
+      const message =
+        allowed.length > 0
+          ? `must be one of: ${allowed.map((v) => JSON.stringify(v)).join(', ')}`
+          : error.message;
+      return [{ path, message, rule: 'enum' }];
+    }
+    case 'const':
+      return [
+        {
+          path,
+          message: `must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}`,
+          rule: 'const',
+        },
+      ];
+    default:
+      return [{ path, message: error.message, rule: error.keyword }];
+  }
+}
+
+function dedupe(issues: ParseIssue[]): ParseIssue[] {
+  const seen = new Set<string>();
+  return issues.filter((issue) => {
+    const key = `${issue.path}\u0000${issue.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** Checks `value` against `schema`. Never throws: a value that throws when read is reported as unreadable. */
+export function validate<T>(schema: TSchema, value: unknown): ParseResult<T> {
+  try {
+    const validator = validatorFor(schema);
+    if (validator.Check(value)) return { ok: true, value: value as T };
+    const [, errors] = SchemaErrors(narrow(schema, value) as TSchema, value);
+    const issues = dedupe(explainUnions(errors).flatMap(toIssues));
+    return {
+      ok: false,
+      errors: issues.length > 0 ? issues : [{ path: '$', message: 'is not valid', rule: 'schema' }],
+    };
+  } catch (error) {
+    return {
+      ok: false,
+      errors: [{ path: '$', message: `could not be read: ${describe(error)}`, rule: 'readable' }],
+    };
+  }
+}
+
+function describe(error: unknown): string {
+  try {
+    return error instanceof Error ? error.message : String(error);
+  } catch {
+    return 'unknown error';
+  }
+}

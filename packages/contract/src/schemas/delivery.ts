@@ -1,0 +1,145 @@
+import { Type } from 'typebox';
+import { SCHEMA_VERSION } from '../envelope';
+import { closedObject, count, id, timestamp } from './common';
+import { CanonicalEventKindSchema, CanonicalEventSchema } from './events';
+
+const namespace = Type.Array(Type.String({ minLength: 1 }), {
+  description: "Child session ids from the thread's root, for events of child sessions / sub-agents.",
+});
+const deliverySeq = Type.Integer({
+  minimum: 1,
+  description: 'Thread-wide delivery cursor: only increases, never reused. SSE `id:` is this number.',
+});
+const revision = Type.Integer({
+  minimum: 1,
+  description: '1 for the first version of an eventId, then 2, 3, ...',
+});
+const provisional = Type.Boolean({
+  description:
+    "True until the run's canonicalization-complete record exists; until then the row is working state.",
+});
+
+export const DeliveryRowSchema = closedObject(
+  {
+    threadId: id('The thread.'),
+    deliverySeq,
+    eventId: id('The event id (stable per run and native event).'),
+    revision,
+    runId: id('The run.'),
+    seq: count("The event's seq within the run."),
+    kind: Type.String({ minLength: 1, description: 'The event kind (equals event.kind).' }),
+    schemaVersion: Type.Integer({ minimum: 1, maximum: SCHEMA_VERSION, description: 'Contract version.' }),
+    provisional,
+    namespace: Type.Optional(namespace),
+    event: CanonicalEventSchema,
+  },
+  {
+    title: 'DeliveryRow',
+    description:
+      'One stored canonical event plus its delivery fields; revisions are new rows, never updates.',
+  },
+);
+
+export const CanonicalStreamEventSchema = closedObject(
+  {
+    type: CanonicalEventKindSchema,
+    deliverySeq,
+    revision,
+    provisional,
+    namespace: Type.Optional(namespace),
+    event: CanonicalEventSchema,
+  },
+  {
+    title: 'CanonicalStreamEvent',
+    description: 'A delivered canonical event on the wire: `type` is its kind.',
+  },
+);
+
+export const StreamOpenedEventSchema = closedObject(
+  {
+    type: Type.Literal('stream.opened'),
+    threadId: id('The thread.'),
+    after: count('The stream delivers rows with deliverySeq strictly greater than this.'),
+    headDeliverySeq: count('The highest deliverySeq committed when the stream opened.'),
+  },
+  { title: 'StreamOpenedEvent', description: 'The first frame of every thread stream.' },
+);
+
+const RunStatusSchema = Type.Enum(['queued', 'running', 'completed', 'failed'], {
+  description: 'Run status.',
+});
+
+export const RunStatusEventSchema = closedObject(
+  {
+    type: Type.Literal('run.status'),
+    threadId: id('The thread.'),
+    runId: id('The run.'),
+    status: RunStatusSchema,
+    deliverySeq: Type.Optional(count('The delivery cursor at the time of the change.')),
+  },
+  { title: 'RunStatusEvent', description: "A run's lifecycle status changed." },
+);
+
+export const RunCanonicalizedEventSchema = closedObject(
+  {
+    type: Type.Literal('run.canonicalized'),
+    threadId: id('The thread.'),
+    runId: id('The run.'),
+    status: RunStatusSchema,
+    lastDeliverySeq: count('Rows of this run with deliverySeq <= this are final.'),
+    completedAt: timestamp('When the canonicalization-complete record was written.'),
+  },
+  {
+    title: 'RunCanonicalizedEvent',
+    description: "The completion signal: the run's durable canonicalization-complete record now exists.",
+  },
+);
+
+export const SyncConflictEventSchema = closedObject(
+  {
+    type: Type.Literal('sync.conflict'),
+    sessionId: id('The session.'),
+    key: Type.String({ description: 'The state key both changes wrote.' }),
+    changes: Type.Array(
+      closedObject(
+        {
+          clientId: id('The writing client.'),
+          version: count("The client's own vector entry after the write."),
+          value: Type.Unknown({ description: 'The value it wrote.' }),
+        },
+        { description: 'One of the concurrent changes.' },
+      ),
+      { description: 'The concurrent changes to the same key, neither of which has seen the other.' },
+    ),
+  },
+  {
+    title: 'SyncConflictEvent',
+    description: 'Concurrent writes to one key were detected by vector comparison.',
+  },
+);
+
+export const StreamClosingEventSchema = closedObject(
+  {
+    type: Type.Literal('stream.closing'),
+    reason: Type.Enum(['shutdown', 'slow_consumer', 'run_settled'], { description: 'Why the stream ends.' }),
+    retryMs: count('Reconnect after this many milliseconds.'),
+  },
+  { title: 'StreamClosingEvent', description: 'Sent before the server ends a stream on purpose.' },
+);
+
+export const StreamEventSchema = Type.Union(
+  [
+    CanonicalStreamEventSchema,
+    StreamOpenedEventSchema,
+    RunStatusEventSchema,
+    RunCanonicalizedEventSchema,
+    SyncConflictEventSchema,
+    StreamClosingEventSchema,
+  ],
+  {
+    title: 'StreamEvent',
+    description:
+      'One SSE `data:` frame. Readers must skip a frame whose `type` they do not know instead of failing; this ' +
+      'schema describes the known types only.',
+  },
+);

@@ -1,0 +1,13 @@
+export * from './audit';
+export * from './capabilities';
+export * from './checkpoint';
+export { closedObject, JsonObjectSchema, JsonValueSchema, ULID_PATTERN } from './common';
+export * from './delivery';
+export * from './envelope';
+export * from './events';
+export * from './payloads-interaction';
+export * from './payloads-session';
+export * from './payloads-tools';
+export * from './registry';
+export * from './session-state';
+export * from './version-vector';

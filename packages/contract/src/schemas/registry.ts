@@ -1,0 +1,190 @@
+import type { AuditableCall, AuditPayload, ModelCallPayload, ToolCallPayload } from '../audit';
+import type { NegotiatedCapabilities } from '../capabilities';
+import type { ChannelSnapshot, Checkpoint } from '../checkpoint';
+import type {
+  CanonicalStreamEvent,
+  DeliveryRow,
+  RunCanonicalizedEvent,
+  RunStatusEvent,
+  StreamClosingEvent,
+  StreamEvent,
+  StreamOpenedEvent,
+  SyncConflictEvent,
+} from '../delivery';
+import type { ArtifactRef, ArtifactWithPreview, CanonicalIdentity, ProviderMetadata } from '../envelope';
+import type {
+  ApprovalOption,
+  ApprovalSubject,
+  CanonicalEvent,
+  CanonicalEventDraft,
+  CanonicalEventKind,
+  CanonicalEventOf,
+  CanonicalPayloads,
+  ModeInfo,
+  ModelInfo,
+  PlanEntry,
+  QuestionChoice,
+  SlashCommand,
+  UsageCost,
+} from '../events';
+import type { JsonObject, JsonValue } from '../json';
+import type { ConversationMessage, ConversationPart, SessionState } from '../session-state';
+import type { VersionedChange, VersionVector } from '../version-vector';
+import {
+  AuditableCallSchema,
+  AuditPayloadSchema,
+  ModelCallPayloadSchema,
+  ToolCallPayloadSchema,
+} from './audit';
+import { NegotiatedCapabilitiesSchema } from './capabilities';
+import { ChannelSnapshotSchema, CheckpointSchema } from './checkpoint';
+import { JsonObjectSchema, JsonValueSchema } from './common';
+import {
+  CanonicalStreamEventSchema,
+  DeliveryRowSchema,
+  RunCanonicalizedEventSchema,
+  RunStatusEventSchema,
+  StreamClosingEventSchema,
+  StreamEventSchema,
+  StreamOpenedEventSchema,
+  SyncConflictEventSchema,
+} from './delivery';
+import {
+  ArtifactRefSchema,
+  ArtifactWithPreviewSchema,
+  CanonicalIdentitySchema,
+  ProviderMetadataSchema,
+} from './envelope';
+import {
+  CanonicalEventDraftSchema,
+  CanonicalEventKindSchema,
+  CanonicalEventSchema,
+  EVENT_SCHEMAS,
+  kindStem,
+  PAYLOAD_SCHEMAS,
+} from './events';
+import {
+  ApprovalOptionSchema,
+  ApprovalSubjectSchema,
+  ModeInfoSchema,
+  QuestionChoiceSchema,
+  SlashCommandSchema,
+  UsageCostSchema,
+} from './payloads-interaction';
+import { ModelInfoSchema, PlanEntrySchema } from './payloads-session';
+import { ConversationMessageSchema, ConversationPartSchema, SessionStateSchema } from './session-state';
+import { VersionedChangeSchema, VersionVectorSchema } from './version-vector';
+
+type PascalKind<K extends string> = K extends `${infer A}.${infer B}`
+  ? `${Capitalize<A>}${PascalKind<Capitalize<B>>}`
+  : Capitalize<K>;
+
+type PayloadShapes = { [K in CanonicalEventKind as `${PascalKind<K>}Payload`]: CanonicalPayloads[K] };
+type EventShapes = { [K in CanonicalEventKind as `${PascalKind<K>}Event`]: CanonicalEventOf<K> };
+
+/**
+ * Every named shape of the contract and its TypeScript type. The schema registry below has exactly these
+ * keys, and a type test proves each schema's static type equals the type here, in both directions.
+ */
+export interface ContractShapes extends PayloadShapes, EventShapes {
+  JsonValue: JsonValue;
+  JsonObject: JsonObject;
+  CanonicalIdentity: CanonicalIdentity;
+  ArtifactRef: ArtifactRef;
+  ArtifactWithPreview: ArtifactWithPreview;
+  ProviderMetadata: ProviderMetadata;
+  NegotiatedCapabilities: NegotiatedCapabilities;
+  ModelInfo: ModelInfo;
+  PlanEntry: PlanEntry;
+  ApprovalOption: ApprovalOption;
+  ApprovalSubject: ApprovalSubject;
+  QuestionChoice: QuestionChoice;
+  SlashCommand: SlashCommand;
+  ModeInfo: ModeInfo;
+  UsageCost: UsageCost;
+  CanonicalEventKind: CanonicalEventKind;
+  CanonicalEvent: CanonicalEvent;
+  CanonicalEventDraft: CanonicalEventDraft;
+  DeliveryRow: DeliveryRow;
+  CanonicalStreamEvent: CanonicalStreamEvent;
+  StreamOpenedEvent: StreamOpenedEvent;
+  RunStatusEvent: RunStatusEvent;
+  RunCanonicalizedEvent: RunCanonicalizedEvent;
+  SyncConflictEvent: SyncConflictEvent;
+  StreamClosingEvent: StreamClosingEvent;
+  StreamEvent: StreamEvent;
+  ModelCallPayload: ModelCallPayload;
+  ToolCallPayload: ToolCallPayload;
+  AuditPayload: AuditPayload;
+  AuditableCall: AuditableCall;
+  ChannelSnapshot: ChannelSnapshot;
+  Checkpoint: Checkpoint;
+  ConversationPart: ConversationPart;
+  ConversationMessage: ConversationMessage;
+  SessionState: SessionState;
+  VersionVector: VersionVector;
+  VersionedChange: VersionedChange;
+}
+
+export type ContractShapeName = keyof ContractShapes;
+
+type PayloadSchemaMap = {
+  [K in CanonicalEventKind as `${PascalKind<K>}Payload`]: (typeof PAYLOAD_SCHEMAS)[K];
+};
+type EventSchemaMap = { [K in CanonicalEventKind as `${PascalKind<K>}Event`]: (typeof EVENT_SCHEMAS)[K] };
+
+function byStem<M>(source: Record<CanonicalEventKind, unknown>, suffix: string): M {
+  return Object.fromEntries(
+    Object.entries(source).map(([kind, schema]) => [
+      `${kindStem(kind as CanonicalEventKind)}${suffix}`,
+      schema,
+    ]),
+  ) as M;
+}
+
+const named = {
+  JsonValue: JsonValueSchema,
+  JsonObject: JsonObjectSchema,
+  CanonicalIdentity: CanonicalIdentitySchema,
+  ArtifactRef: ArtifactRefSchema,
+  ArtifactWithPreview: ArtifactWithPreviewSchema,
+  ProviderMetadata: ProviderMetadataSchema,
+  NegotiatedCapabilities: NegotiatedCapabilitiesSchema,
+  ModelInfo: ModelInfoSchema,
+  PlanEntry: PlanEntrySchema,
+  ApprovalOption: ApprovalOptionSchema,
+  ApprovalSubject: ApprovalSubjectSchema,
+  QuestionChoice: QuestionChoiceSchema,
+  SlashCommand: SlashCommandSchema,
+  ModeInfo: ModeInfoSchema,
+  UsageCost: UsageCostSchema,
+  CanonicalEventKind: CanonicalEventKindSchema,
+  CanonicalEvent: CanonicalEventSchema,
+  CanonicalEventDraft: CanonicalEventDraftSchema,
+  DeliveryRow: DeliveryRowSchema,
+  CanonicalStreamEvent: CanonicalStreamEventSchema,
+  StreamOpenedEvent: StreamOpenedEventSchema,
+  RunStatusEvent: RunStatusEventSchema,
+  RunCanonicalizedEvent: RunCanonicalizedEventSchema,
+  SyncConflictEvent: SyncConflictEventSchema,
+  StreamClosingEvent: StreamClosingEventSchema,
+  StreamEvent: StreamEventSchema,
+  ModelCallPayload: ModelCallPayloadSchema,
+  ToolCallPayload: ToolCallPayloadSchema,
+  AuditPayload: AuditPayloadSchema,
+  AuditableCall: AuditableCallSchema,
+  ChannelSnapshot: ChannelSnapshotSchema,
+  Checkpoint: CheckpointSchema,
+  ConversationPart: ConversationPartSchema,
+  ConversationMessage: ConversationMessageSchema,
+  SessionState: SessionStateSchema,
+  VersionVector: VersionVectorSchema,
+  VersionedChange: VersionedChangeSchema,
+};
+
+/** Every named schema of the contract, keyed by shape name (the keys of the bundle's $defs). */
+export const CONTRACT_SCHEMAS: typeof named & PayloadSchemaMap & EventSchemaMap = {
+  ...named,
+  ...byStem<PayloadSchemaMap>(PAYLOAD_SCHEMAS, 'Payload'),
+  ...byStem<EventSchemaMap>(EVENT_SCHEMAS, 'Event'),
+};

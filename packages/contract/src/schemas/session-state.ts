@@ -1,0 +1,58 @@
+import { Type } from 'typebox';
+import { ChannelsSchema } from './checkpoint';
+import { closedObject, id, JsonValueSchema } from './common';
+import { PlanEntrySchema } from './payloads-session';
+import { VersionVectorSchema } from './version-vector';
+
+export const ConversationPartSchema = Type.Union(
+  [
+    closedObject({ type: Type.Literal('text'), text: Type.String() }, { description: 'Text.' }),
+    closedObject(
+      { type: Type.Literal('reasoning'), text: Type.String() },
+      { description: 'Reasoning text.' },
+    ),
+    closedObject(
+      {
+        type: Type.Literal('tool-call'),
+        toolCallId: id('The tool call.'),
+        toolName: Type.String({ description: 'Tool name.' }),
+        input: JsonValueSchema,
+      },
+      { description: 'A tool call the assistant made.' },
+    ),
+    closedObject(
+      {
+        type: Type.Literal('tool-result'),
+        toolCallId: id('The tool call.'),
+        toolName: Type.String({ description: 'Tool name.' }),
+        output: JsonValueSchema,
+        isError: Type.Boolean({ description: 'True when the tool failed.' }),
+      },
+      { description: 'The result of a tool call.' },
+    ),
+  ],
+  { title: 'ConversationPart', description: 'One part of a conversation message, keyed on `type`.' },
+);
+
+export const ConversationMessageSchema = closedObject(
+  {
+    id: id('Message id.'),
+    role: Type.Enum(['system', 'user', 'assistant', 'tool'], { description: 'Message author.' }),
+    parts: Type.Array(ConversationPartSchema, { description: 'The parts, in order.' }),
+  },
+  { title: 'ConversationMessage', description: 'One message of the conversation history.' },
+);
+
+export const SessionStateSchema = closedObject(
+  {
+    conversation: Type.Array(ConversationMessageSchema, { description: 'The conversation history.' }),
+    plan: Type.Array(PlanEntrySchema, { description: 'The current plan.' }),
+    versionVector: VersionVectorSchema,
+    channels: ChannelsSchema,
+  },
+  {
+    title: 'SessionState',
+    description:
+      'The state a checkpoint hydrates to; runtimes agree when its canonical JSON fingerprints match.',
+  },
+);
