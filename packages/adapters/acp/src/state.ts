@@ -1,0 +1,100 @@
+import type { JsonObject, ToolKind } from '@agentlane/contract';
+
+// Plain JSON types (type aliases, `null` instead of optional) so the state is a JsonValue.
+
+export type OpenText = {
+  id: string;
+  /** The native messageId the chunks carried, when any (a change starts a new message). */
+  nativeId: string | null;
+  role: 'user' | 'assistant';
+  text: string;
+  startedAt: string;
+};
+
+export type DiffSeen = { path: string; oldText: string | null; newText: string };
+
+export type ToolState = {
+  name: string;
+  kind: ToolKind;
+  title: string | null;
+  status: 'pending' | 'running' | 'completed' | 'failed' | 'cancelled';
+  /** Serialised rawInput last reported, so an unchanged input is not repeated in tool.progress. */
+  inputSig: string;
+  /** The latest diff per path; file.changed is emitted once the tool has completed. */
+  diffs: DiffSeen[];
+  /** Diff signatures already reported as file.changed. */
+  reported: string[];
+  startedAt: string;
+};
+
+export type ApprovalState = {
+  toolCallId: string | null;
+  options: { optionId: string; kind: string }[];
+  resolved: boolean;
+};
+
+export type ModeState = { id: string; name: string; description: string | null };
+
+export type PendingSession = {
+  nativeSessionId: string | null;
+  origin: 'new' | 'load' | 'resume' | 'fork';
+};
+
+/**
+ * Everything the ACP translator remembers between frames of one run. Plain JSON, so a run can be
+ * re-translated from its sealed source and checkpointed.
+ */
+export type AcpState = {
+  /** Requests we sent, by JSON-RPC id, to know what a response answers. */
+  clientRequests: { [id: string]: { method: string; params: JsonObject } };
+  /** Methods of requests the agent sent, by JSON-RPC id. */
+  agentRequests: { [id: string]: string };
+  agent: { name: string; version: string | null } | null;
+  agentCapabilities: JsonObject | null;
+  configOptions: JsonObject[];
+  nativeSessionId: string | null;
+  /** A session response arrived; session.started waits one frame for the harness's session.bound. */
+  pendingSession: PendingSession | null;
+  sessionStarted: boolean;
+  turn: 'none' | 'open' | 'closed';
+  turnStartedAt: string | null;
+  message: OpenText | null;
+  reasoning: OpenText | null;
+  messageCount: number;
+  reasoningCount: number;
+  tools: { [toolCallId: string]: ToolState };
+  approvals: { [approvalId: string]: ApprovalState };
+  modes: ModeState[];
+  currentModeId: string | null;
+  commandsSig: string | null;
+  cancelRequested: boolean;
+  fatalReported: boolean;
+  children: { [childSessionId: string]: boolean };
+};
+
+export function initialAcpState(): AcpState {
+  return {
+    clientRequests: {},
+    agentRequests: {},
+    agent: null,
+    agentCapabilities: null,
+    configOptions: [],
+    nativeSessionId: null,
+    pendingSession: null,
+    sessionStarted: false,
+    turn: 'none',
+    turnStartedAt: null,
+    message: null,
+    reasoning: null,
+    messageCount: 0,
+    reasoningCount: 0,
+    tools: {},
+    approvals: {},
+    modes: [],
+    currentModeId: null,
+    commandsSig: null,
+    cancelRequested: false,
+    fatalReported: false,
+    children: {},
+  };
+}

@@ -1,0 +1,222 @@
+import type { JsonObject, JsonValue, ToolFinalStatus } from '@agentlane/contract';
+import { makeArtifact, sha256Hex, unifiedDiff } from './artifacts';
+import { compact, isObj, list, num, obj, str } from './narrow';
+import type { DiffSeen, ToolState } from './state';
+import type { Step } from './step';
+import { closeText } from './text';
+import { toolKind } from './tool-kind';
+
+type NativeStatus = 'pending' | 'in_progress' | 'completed' | 'failed';
+
+function nativeStatus(value: unknown): NativeStatus | undefined {
+  return value === 'pending' || value === 'in_progress' || value === 'completed' || value === 'failed'
+    ? value
+    : undefined;
+}
+
+function durationMs(from: string, to: string): number | undefined {
+  const d = Date.parse(to) - Date.parse(from);
+  return Number.isFinite(d) && d >= 0 ? d : undefined;
+}
+
+/** `content` replaces the whole collection; keep the latest diff per path. */
+function absorbDiffs(tool: ToolState, content: JsonValue[]): void {
+  for (const item of content) {
+    if (!isObj(item) || item.type !== 'diff') continue;
+    const path = str(item.path);
+    const newText = str(item.newText);
+    if (path === undefined || newText === undefined) continue;
+    const diff: DiffSeen = { path, oldText: str(item.oldText) ?? null, newText };
+    tool.diffs = [...tool.diffs.filter((d) => d.path !== path), diff];
+  }
+}
+
+/** Plain text of `type: content` items, for outputs and errors. */
+function contentText(content: JsonValue[]): string {
+  return content
+    .map((item) => (isObj(item) && item.type === 'content' ? str(obj(item.content)?.text) : undefined))
+    .filter((t): t is string => t !== undefined)
+    .join('\n');
+}
+
+/** The unified-diff artifact of a diff, with its preview and line counts. */
+export function diffArtifact(step: Step, diff: DiffSeen) {
+  const { patch, additions, deletions } = unifiedDiff(diff.path, diff.oldText, diff.newText);
+  const artifact = makeArtifact(patch, 'text/x-diff');
+  step.addArtifact(artifact.stored);
+  return { withPreview: artifact.withPreview, additions, deletions };
+}
+
+/**
+ * tool_call, tool_call_update and the toolCall inside session/request_permission all land here.
+ * Patch semantics: only changed fields are present. An unseen id starts the tool first.
+ */
+export function onToolUpdate(
+  step: Step,
+  update: JsonObject,
+  origin: 'tool_call' | 'update' | 'permission',
+): void {
+  const id = str(update.toolCallId);
+  if (!id) {
+    step.warn('acp.tool_without_id', 'a tool call update without toolCallId', update);
+    return;
+  }
+  closeText(step);
+  const state = step.state;
+  const status = nativeStatus(update.status);
+  const rawInput = update.rawInput;
+  const title = str(update.title);
+  const content = Array.isArray(update.content) ? list(update.content) : null;
+  let tool = state.tools[id];
+  if (!tool) {
+    const inputIsEmpty = rawInput === undefined || (isObj(rawInput) && Object.keys(rawInput).length === 0);
+    tool = {
+      name: str(update.name) ?? title ?? str(update.kind) ?? 'tool',
+      kind: toolKind(update.kind),
+      title: title ?? null,
+      status: status === 'in_progress' ? 'running' : 'pending',
+      inputSig: inputIsEmpty ? '' : JSON.stringify(rawInput),
+      diffs: [],
+      reported: [],
+      startedAt: step.receivedAt,
+    };
+    state.tools[id] = tool;
+    if (content) absorbDiffs(tool, content);
+    step.emit(`tool.started:${id}`, {
+      kind: 'tool.started',
+      payload: compact({
+        toolCallId: id,
+        name: tool.name,
+        title: title,
+        kind: tool.kind,
+        input: (rawInput ?? {}) as JsonValue,
+        status: tool.status === 'running' ? 'running' : 'pending',
+      }),
+    });
+  } else {
+    if (content) absorbDiffs(tool, content);
+    if (tool.status === 'completed' || tool.status === 'failed' || tool.status === 'cancelled') {
+      // A late update after completion only matters for diffs it brings.
+      if (tool.status === 'completed') reportFiles(step, id, tool);
+      return;
+    }
+    if (update.kind !== undefined) tool.kind = toolKind(update.kind);
+    const inputSig = rawInput === undefined ? tool.inputSig : JSON.stringify(rawInput);
+    const inputChanged =
+      inputSig !== tool.inputSig && !(isObj(rawInput) && Object.keys(rawInput).length === 0);
+    const titleChanged = title !== undefined && title !== tool.title;
+    const running = status === 'in_progress' && tool.status !== 'running';
+    if (inputChanged) tool.inputSig = inputSig;
+    if (titleChanged) tool.title = title ?? null;
+    if (running) tool.status = 'running';
+    if ((inputChanged || titleChanged || running) && origin !== 'permission') {
+      step.emitHere({
+        kind: 'tool.progress',
+        payload: compact({
+          toolCallId: id,
+          status: tool.status === 'running' ? 'running' : 'pending',
+          title: titleChanged ? (title ?? undefined) : undefined,
+          input: inputChanged ? (rawInput as JsonValue) : undefined,
+        }),
+      });
+    }
+  }
+  if (status === 'completed' || status === 'failed') {
+    completeTool(step, id, status, update.rawOutput, content);
+  }
+}
+
+/** Ends a tool: tool.completed, terminal output of commands, and file.changed for the diffs it made. */
+export function completeTool(
+  step: Step,
+  id: string,
+  status: ToolFinalStatus,
+  rawOutput: JsonValue | undefined,
+  content: JsonValue[] | null,
+): void {
+  const tool = step.state.tools[id];
+  if (!tool || tool.status === 'completed' || tool.status === 'failed' || tool.status === 'cancelled') return;
+  tool.status = status;
+  const text = content ? contentText(content) : '';
+  const output: JsonValue | undefined =
+    rawOutput !== undefined ? rawOutput : text.length > 0 ? text : undefined;
+  const error =
+    status === 'failed'
+      ? text || (typeof rawOutput === 'string' ? rawOutput : undefined) || 'the tool failed'
+      : status === 'cancelled'
+        ? 'cancelled'
+        : undefined;
+  terminalOutput(step, id, tool, rawOutput);
+  step.emit(`tool.completed:${id}`, {
+    kind: 'tool.completed',
+    payload: compact({
+      toolCallId: id,
+      status,
+      output,
+      error,
+      durationMs: durationMs(tool.startedAt, step.receivedAt),
+    }),
+  });
+  if (status === 'completed') reportFiles(step, id, tool);
+}
+
+/** file.changed once per (tool, path, content), only for tools that completed: a rejected edit changed nothing. */
+function reportFiles(step: Step, id: string, tool: ToolState): void {
+  for (const diff of tool.diffs) {
+    const sig = `${diff.path}:${sha256Hex(`${diff.oldText ?? '\u0000'}\u0001${diff.newText}`)}`;
+    if (tool.reported.includes(sig)) continue;
+    tool.reported.push(sig);
+    const { withPreview, additions, deletions } = diffArtifact(step, diff);
+    step.emit(`file.changed:${id}:${diff.path}`, {
+      kind: 'file.changed',
+      payload: {
+        path: diff.path,
+        change: diff.oldText === null ? 'created' : 'modified',
+        toolCallId: id,
+        diff: withPreview,
+        additions,
+        deletions,
+      },
+    });
+  }
+}
+
+/**
+ * Commands report stdout/stderr/exit in their raw output (e.g. `{stdout, stderr, exit_code}`); that becomes
+ * terminal.output chunks keyed by the tool call, the last one carrying the exit.
+ */
+function terminalOutput(step: Step, id: string, tool: ToolState, rawOutput: JsonValue | undefined): void {
+  const raw = obj(rawOutput);
+  if (!raw || tool.kind !== 'execute') return;
+  const stdout = str(raw.stdout);
+  const stderr = str(raw.stderr);
+  if (stdout === undefined && stderr === undefined) return;
+  const exitCode = num(raw.exit_code) ?? num(raw.exitCode) ?? null;
+  const command = Array.isArray(raw.command) ? list(raw.command).map(String).join(' ') : str(raw.command);
+  const chunks: { stream: 'stdout' | 'stderr'; chunk: string }[] = [];
+  if (stdout) chunks.push({ stream: 'stdout', chunk: stdout });
+  if (stderr) chunks.push({ stream: 'stderr', chunk: stderr });
+  if (chunks.length === 0) chunks.push({ stream: 'stdout', chunk: '' });
+  chunks.forEach((c, i) => {
+    const last = i === chunks.length - 1;
+    step.emit(`terminal.output:${id}:${i}`, {
+      kind: 'terminal.output',
+      payload: compact({
+        terminalId: id,
+        toolCallId: id,
+        stream: c.stream,
+        chunk: c.chunk,
+        command,
+        exit: last ? { code: exitCode } : undefined,
+      }),
+    });
+  });
+}
+
+/** A turn that ends leaves no tool running: open tools end cancelled (or failed when the turn failed). */
+export function closeOpenTools(step: Step, status: 'cancelled' | 'failed'): void {
+  for (const [id, tool] of Object.entries(step.state.tools)) {
+    if (tool.status === 'pending' || tool.status === 'running')
+      completeTool(step, id, status, undefined, null);
+  }
+}

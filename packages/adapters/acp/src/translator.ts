@@ -1,0 +1,338 @@
+import type { CapabilityFlag, JsonObject, JsonValue, SessionOrigin } from '@agentlane/contract';
+import {
+  type HarnessFrame,
+  isHarnessFrame,
+  type NativeFrameRecord,
+  type TranslationContext,
+  type TranslationStep,
+  type Translator,
+} from '@agentlane/engine-kit';
+import { onPermissionRequest, resolveApproval } from './approvals';
+import { compact, isObj, obj, rpcId, str } from './narrow';
+import { emitMetadata, emitMode, emitSessionStarted, onInitializeResult, onSessionResult } from './session';
+import { type AcpState, initialAcpState } from './state';
+import { Step } from './step';
+import { closeText } from './text';
+import { closeOpenTools } from './tools';
+import { completeTurn, onPromptError, onPromptResult, openTurn, promptText } from './turn';
+import { onCommands, onSessionUpdate } from './updates';
+
+/** The durable provider event the driver stores for a command catalog (replayed as commands.updated). */
+export const ACP_COMMANDS_EVENT = 'acp.commands';
+
+export interface AcpTranslatorOptions {
+  provider?: string;
+  /** Observed flags for traces without a session.bound frame (see capabilities.ts). */
+  observed?: Partial<Record<CapabilityFlag, boolean>>;
+}
+
+type Direction = 'agent->client' | 'client->agent';
+
+/** A stored ACP frame: `{dir, msg}` as the driver records it, or a bare JSON-RPC message from the agent. */
+function readWire(frame: JsonValue): { dir: Direction; msg: JsonObject } | null {
+  if (!isObj(frame)) return null;
+  const msg = obj(frame.msg);
+  if (msg && (frame.dir === 'agent->client' || frame.dir === 'client->agent')) return { dir: frame.dir, msg };
+  if (frame.jsonrpc === '2.0') return { dir: 'agent->client', msg: frame };
+  return null;
+}
+
+const ORIGIN_OF: Record<string, SessionOrigin> = {
+  'session/new': 'new',
+  'session/load': 'load',
+  'session/resume': 'resume',
+  'session/fork': 'fork',
+};
+
+export function createAcpTranslator(options: AcpTranslatorOptions = {}): Translator<AcpState> {
+  const provider = options.provider ?? 'acp';
+  const observed = options.observed ?? {};
+
+  const flushPendingSession = (step: Step) => {
+    if (step.state.pendingSession) emitSessionStarted(step, provider, null, observed);
+  };
+
+  function onHarness(step: Step, frame: HarnessFrame & JsonObject): void {
+    const state = step.state;
+    switch (frame.harness) {
+      case 'session.bound':
+        emitSessionStarted(
+          step,
+          provider,
+          {
+            origin: frame.origin,
+            generation: frame.generation,
+            capabilities: frame.capabilities,
+            ...(frame.nativeSessionId ? { nativeSessionId: frame.nativeSessionId } : {}),
+            ...(frame.agent ? { agent: frame.agent } : {}),
+            ...(frame.cwd ? { cwd: frame.cwd } : {}),
+          },
+          observed,
+        );
+        return;
+      case 'turn.started':
+        openTurn(
+          step,
+          compact({
+            prompt: frame.prompt,
+            parentRunId: frame.parentRunId,
+            model: frame.model,
+            mode: frame.mode,
+          }),
+        );
+        return;
+      case 'approval.answered':
+        resolveApproval(
+          step,
+          frame.approvalId,
+          compact({ outcome: frame.outcome, optionId: frame.optionId, answeredBy: frame.answeredBy }),
+        );
+        return;
+      case 'question.answered':
+        // agentlane offers no elicitation to ACP agents yet, so no question was asked: nothing to resolve.
+        return;
+      case 'turn.cancel_requested':
+        state.cancelRequested = true;
+        return;
+      case 'engine.exited': {
+        closeText(step);
+        state.fatalReported = true;
+        const tail = frame.stderrTail ? frame.stderrTail.slice(-2000) : undefined;
+        step.emitHere({
+          kind: 'harness.error',
+          payload: compact({
+            code: 'engine.exited',
+            message: `the engine process exited during the turn (code ${frame.code ?? 'none'}, signal ${frame.signal ?? 'none'})`,
+            fatal: true,
+            detail: tail,
+          }),
+        });
+        return;
+      }
+      case 'engine.error':
+        // The lane reports the failure of a turn whose engine died; engine.exited already said it.
+        if (frame.fatal && state.fatalReported) return;
+        if (frame.fatal) state.fatalReported = true;
+        step.emitHere({
+          kind: 'harness.error',
+          payload: compact({
+            code: 'engine.error',
+            message: frame.message,
+            fatal: frame.fatal,
+            detail: frame.detail,
+          }),
+        });
+        return;
+      case 'turn.ended':
+        flushPendingSession(step);
+        if (frame.outcome === 'cancelled') completeTurn(step, 'cancelled');
+        else if (frame.outcome === 'failed') completeTurn(step, 'error', frame.error);
+        else completeTurn(step, 'end_turn');
+        return;
+      default:
+        step.warn('harness.unknown_frame', 'an unknown harness frame', frame);
+    }
+  }
+
+  function fromAgent(step: Step, msg: JsonObject): void {
+    const state = step.state;
+    const method = str(msg.method);
+    const id = rpcId(msg.id);
+    const params = obj(msg.params) ?? {};
+    if (method !== undefined) {
+      flushPendingSession(step);
+      // A trace with only the agent's side has no prompt request: the first update opens the turn.
+      if (state.turn === 'none') openTurn(step, {});
+      if (id !== undefined) {
+        state.agentRequests[id] = method;
+        if (method === 'session/request_permission') {
+          onPermissionRequest(step, id, params);
+          return;
+        }
+        // Other client methods (fs/*, terminal/*) are not offered by agentlane; the driver refuses them.
+        step.warn('acp.unhandled_request', `the agent asked for ${method}, which agentlane does not offer`);
+        return;
+      }
+      if (method === 'session/update') {
+        onSessionUpdate(step, params);
+        return;
+      }
+      step.warn('acp.unhandled_notification', `an ACP notification agentlane does not translate: ${method}`);
+      return;
+    }
+    if (id === undefined) {
+      step.warn('acp.bad_frame', 'a JSON-RPC message without method or id', msg);
+      return;
+    }
+    const request = state.clientRequests[id];
+    delete state.clientRequests[id];
+    const error = obj(msg.error);
+    const result = obj(msg.result);
+    const requestMethod = request?.method ?? inferMethod(result);
+    if (error) {
+      if (requestMethod === 'session/prompt') {
+        onPromptError(step, error);
+        return;
+      }
+      step.emitHere({
+        kind: 'harness.error',
+        payload: compact({
+          code: 'acp.request_failed',
+          message: `${requestMethod ?? 'a request'} failed: ${str(error.message) ?? 'unknown error'}`,
+          fatal: false,
+          detail: error,
+        }),
+      });
+      return;
+    }
+    if (!result) return;
+    switch (requestMethod) {
+      case 'initialize':
+        onInitializeResult(step, result);
+        return;
+      case 'session/new':
+      case 'session/load':
+      case 'session/resume':
+      case 'session/fork': {
+        const sessionId = str(result.sessionId) ?? str(request?.params.sessionId) ?? null;
+        onSessionResult(step, ORIGIN_OF[requestMethod] ?? 'new', result, sessionId);
+        return;
+      }
+      case 'session/prompt':
+        flushPendingSession(step);
+        onPromptResult(step, result);
+        return;
+      case 'session/set_mode': {
+        const modeId = str(request?.params.modeId);
+        if (modeId) {
+          state.currentModeId = modeId;
+          emitMode(step);
+        }
+        return;
+      }
+      case 'session/set_config_option': {
+        const options = Array.isArray(result.configOptions) ? result.configOptions.filter(isObj) : [];
+        if (options.length > 0) {
+          const before = state.configOptions.find((o) => o.category === 'mode')?.currentValue;
+          state.configOptions = options;
+          emitMetadata(step);
+          const mode = options.find((o) => o.category === 'mode');
+          if (mode && mode.currentValue !== before) {
+            state.currentModeId = str(mode.currentValue) ?? state.currentModeId;
+            emitMode(step);
+          }
+        }
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  function fromClient(step: Step, msg: JsonObject): void {
+    const state = step.state;
+    const method = str(msg.method);
+    const id = rpcId(msg.id);
+    if (method !== undefined) {
+      if (id !== undefined) state.clientRequests[id] = { method, params: obj(msg.params) ?? {} };
+      if (method === 'session/prompt') {
+        flushPendingSession(step);
+        // A trace recorded without the harness has no turn.started frame: the prompt request opens the turn.
+        if (state.turn === 'none') openTurn(step, { prompt: promptText(obj(msg.params) ?? {}) });
+      }
+      if (method === 'session/cancel') state.cancelRequested = true;
+      return;
+    }
+    // Our answer to an agent request.
+    if (id === undefined) return;
+    const requestMethod = state.agentRequests[id];
+    delete state.agentRequests[id];
+    if (requestMethod !== 'session/request_permission') return;
+    const outcome = obj(obj(msg.result)?.outcome);
+    const selected = outcome?.outcome === 'selected';
+    resolveApproval(
+      step,
+      approvalIdFromRpc(id),
+      compact({
+        outcome: selected ? 'selected' : 'cancelled',
+        optionId: selected ? str(outcome?.optionId) : undefined,
+      }),
+    );
+  }
+
+  return {
+    provider,
+    initialState: () => initialAcpState(),
+    translate(
+      record: NativeFrameRecord,
+      prior: AcpState,
+      ctx: TranslationContext,
+    ): TranslationStep<AcpState> {
+      const state = structuredClone(prior);
+      const frame = record.frame;
+      const wire = readWire(frame);
+      const sessionId = wire ? str(obj(wire.msg.params)?.sessionId) : undefined;
+      const step = new Step(
+        state,
+        `f${record.nativeSeq}`,
+        record.receivedAt,
+        ctx.runId,
+        compact({ nativeSessionId: sessionId ?? state.nativeSessionId ?? ctx.nativeSessionId ?? undefined }),
+      );
+      try {
+        if (isHarnessFrame(frame)) onHarness(step, frame);
+        else if (isObj(frame) && frame.event === ACP_COMMANDS_EVENT) {
+          flushPendingSession(step);
+          onCommands(step, frame.availableCommands);
+        } else if (wire?.dir === 'agent->client') fromAgent(step, wire.msg);
+        else if (wire?.dir === 'client->agent') fromClient(step, wire.msg);
+        else step.warn('acp.bad_frame', 'a frame that is neither an ACP message nor a harness frame', frame);
+      } catch (error) {
+        // A translator never throws: a frame it cannot read becomes a warning.
+        step.warn('acp.translate_failed', `could not translate a frame: ${String(error)}`, frame);
+      }
+      return {
+        state: step.state,
+        events: step.events,
+        ...(step.artifacts.length ? { artifacts: step.artifacts } : {}),
+      };
+    },
+    finish(prior: AcpState, ctx: TranslationContext): TranslationStep<AcpState> {
+      const state = structuredClone(prior);
+      const step = new Step(state, 'finish', state.turnStartedAt ?? new Date(0).toISOString(), ctx.runId, {});
+      flushPendingSession(step);
+      if (state.turn === 'open') {
+        completeTurn(
+          step,
+          state.fatalReported ? 'error' : state.cancelRequested ? 'cancelled' : 'error',
+          'no prompt response',
+        );
+      } else {
+        closeText(step);
+        closeOpenTools(step, 'failed');
+      }
+      return {
+        state: step.state,
+        events: step.events,
+        ...(step.artifacts.length ? { artifacts: step.artifacts } : {}),
+      };
+    },
+  };
+}
+
+function approvalIdFromRpc(id: string): string {
+  return `perm-${id.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+}
+
+/** For traces that hold only the agent's side: recognise a response by its shape. */
+function inferMethod(result: JsonObject | undefined): string | undefined {
+  if (!result) return undefined;
+  if ('protocolVersion' in result && ('agentCapabilities' in result || 'authMethods' in result))
+    return 'initialize';
+  if (typeof result.sessionId === 'string') return 'session/new';
+  if ('stopReason' in result) return 'session/prompt';
+  return undefined;
+}
+
+/** The default ACP translator. */
+export const acpTranslator = createAcpTranslator();

@@ -1,0 +1,216 @@
+import type {
+  JsonObject,
+  PlanEntry,
+  PlanEntryPriority,
+  PlanEntryStatus,
+  SlashCommand,
+} from '@agentlane/contract';
+import { makeArtifact } from './artifacts';
+import { compact, isObj, list, num, obj, str } from './narrow';
+import { emitMetadata, emitMode } from './session';
+import type { Step } from './step';
+import { appendMessage, appendReasoning, closeText } from './text';
+import { onToolUpdate } from './tools';
+
+const PLAN_STATUS: readonly PlanEntryStatus[] = ['pending', 'in_progress', 'completed', 'cancelled'];
+const PLAN_PRIORITY: readonly PlanEntryPriority[] = ['high', 'medium', 'low'];
+
+/** One `session/update` notification → canonical events (protocol-map §1A-ii). */
+export function onSessionUpdate(step: Step, params: JsonObject): void {
+  const update = obj(params.update);
+  if (!update) {
+    step.warn('acp.bad_update', 'a session/update without an update object', params);
+    return;
+  }
+  const kind = str(update.sessionUpdate);
+  switch (kind) {
+    case 'agent_message_chunk':
+    case 'user_message_chunk':
+      onChunk(step, kind === 'user_message_chunk' ? 'user' : 'assistant', update);
+      return;
+    case 'agent_thought_chunk': {
+      const content = obj(update.content);
+      if (content?.type === 'text')
+        appendReasoning(step, str(update.messageId) ?? null, str(content.text) ?? '');
+      return;
+    }
+    case 'tool_call':
+      onToolUpdate(step, update, 'tool_call');
+      return;
+    case 'tool_call_update':
+      onToolUpdate(step, update, 'update');
+      return;
+    case 'plan':
+      onPlan(step, update);
+      return;
+    case 'available_commands_update':
+      onCommands(step, update.availableCommands);
+      return;
+    case 'current_mode_update': {
+      const modeId = str(update.currentModeId);
+      if (!modeId) {
+        step.warn('acp.bad_update', 'current_mode_update without currentModeId', update);
+        return;
+      }
+      step.state.currentModeId = modeId;
+      emitMode(step);
+      return;
+    }
+    case 'config_option_update': {
+      const options = list(update.configOptions).filter(isObj);
+      const before = step.state.configOptions.find((o) => o.category === 'mode')?.currentValue;
+      step.state.configOptions = options;
+      emitMetadata(step);
+      const mode = options.find((o) => o.category === 'mode');
+      if (mode && mode.currentValue !== before) {
+        step.state.currentModeId = str(mode.currentValue) ?? step.state.currentModeId;
+        emitMode(step);
+      }
+      return;
+    }
+    case 'session_info_update': {
+      const title = str(update.title);
+      if (title !== undefined) step.emitHere({ kind: 'session.metadata', payload: { title } });
+      return;
+    }
+    case 'usage_update': {
+      // Context-window usage (tokens in context / window size) and the cumulative session cost.
+      const cost = obj(update.cost);
+      const amount = cost ? num(cost.amount) : undefined;
+      step.emitHere({
+        kind: 'usage.updated',
+        payload: compact({
+          scope: 'session',
+          contextUsedTokens: num(update.used),
+          contextWindowTokens: num(update.size),
+          cost: amount !== undefined ? { amount, currency: str(cost?.currency) ?? 'USD' } : undefined,
+        }),
+      });
+      return;
+    }
+    case 'notice': {
+      const severity = str(update.severity) ?? 'info';
+      const message = [str(update.title), str(update.description)].filter(Boolean).join(': ') || 'notice';
+      if (severity === 'error') {
+        step.emitHere({
+          kind: 'harness.error',
+          payload: { code: 'acp.notice', message, fatal: false, detail: update },
+        });
+      } else step.warn('acp.notice', message, update);
+      return;
+    }
+    case 'subagent_update':
+      onSubagent(step, update);
+      return;
+    default:
+      step.warn(
+        'acp.unhandled_update',
+        `an ACP session/update agentlane does not translate: ${kind ?? '?'}`,
+        update,
+      );
+  }
+}
+
+function onChunk(step: Step, role: 'user' | 'assistant', update: JsonObject): void {
+  const content = obj(update.content);
+  const nativeId = str(update.messageId) ?? null;
+  if (!content) {
+    step.warn('acp.bad_update', 'a message chunk without content', update);
+    return;
+  }
+  if (content.type === 'text') {
+    appendMessage(step, role, nativeId, str(content.text) ?? '');
+    return;
+  }
+  // Images, audio and embedded resources become artifacts next to the message.
+  const data = str(content.data);
+  const resource = obj(content.resource);
+  const text = resource ? str(resource.text) : undefined;
+  const body = data !== undefined ? Buffer.from(data, 'base64') : text;
+  if (body === undefined) {
+    step.warn('acp.unhandled_content', `a ${String(content.type)} chunk`, update);
+    return;
+  }
+  const type =
+    str(content.mimeType) ?? (resource ? str(resource.mimeType) : undefined) ?? 'application/octet-stream';
+  const artifact = makeArtifact(body, type);
+  step.addArtifact(artifact.stored);
+  step.emitHere({
+    kind: 'artifact.created',
+    payload: compact({
+      artifact: artifact.withPreview.artifact,
+      name: resource ? str(resource.uri) : undefined,
+      preview: typeof body === 'string' ? artifact.withPreview.preview : undefined,
+      messageId: step.state.message?.id,
+    }),
+  });
+}
+
+function onPlan(step: Step, update: JsonObject): void {
+  closeText(step);
+  const entries: PlanEntry[] = list(update.entries)
+    .filter(isObj)
+    .map((e) => {
+      const status = str(e.status) as PlanEntryStatus;
+      const priority = str(e.priority) as PlanEntryPriority;
+      return compact({
+        content: str(e.content) ?? '',
+        status: PLAN_STATUS.includes(status) ? status : 'pending',
+        priority: PLAN_PRIORITY.includes(priority) ? priority : undefined,
+      });
+    });
+  step.emitHere({ kind: 'plan.updated', payload: { entries } });
+}
+
+/** The full catalog replaces the previous one; an unchanged catalog emits nothing. */
+export function onCommands(step: Step, available: unknown): void {
+  const commands: SlashCommand[] = list(available)
+    .filter(isObj)
+    .map((c) =>
+      compact({
+        name: str(c.name) ?? '',
+        description: str(c.description) ?? '',
+        inputHint: str(obj(c.input)?.hint),
+      }),
+    )
+    .filter((c) => c.name.length > 0);
+  const sig = JSON.stringify(commands);
+  if (sig === step.state.commandsSig) return;
+  step.state.commandsSig = sig;
+  step.emitHere({ kind: 'commands.updated', payload: { commands } });
+}
+
+/** Unstable sub-agent updates: first sight starts a child, idle completes it (for now), others update it. */
+function onSubagent(step: Step, update: JsonObject): void {
+  const childId = str(update.sessionId);
+  if (!childId) {
+    step.warn('acp.bad_update', 'subagent_update without sessionId', update);
+    return;
+  }
+  const stateValue = obj(update.state);
+  const childState = str(stateValue?.state) ?? str(update.state);
+  if (!(childId in step.state.children)) {
+    step.state.children[childId] = false;
+    step.emitHere({
+      kind: 'child.started',
+      payload: compact({
+        childSessionId: childId,
+        title: str(update.title),
+        description: str(update.description),
+      }),
+    });
+  }
+  if (childState === 'idle') {
+    step.state.children[childId] = true;
+    step.emitHere({ kind: 'child.completed', payload: { childSessionId: childId, status: 'completed' } });
+  } else if (childState) {
+    const known = ['running', 'idle', 'requires_action', 'unknown'] as const;
+    const s = (known as readonly string[]).includes(childState)
+      ? (childState as (typeof known)[number])
+      : 'unknown';
+    step.emitHere({
+      kind: 'child.updated',
+      payload: compact({ childSessionId: childId, state: s, title: str(update.title) }),
+    });
+  }
+}
