@@ -1,0 +1,18 @@
+import { SqlStore } from '../sql/sql-store';
+import type { Store } from '../store';
+import { createPostgresBackend } from './postgres-backend';
+import { POSTGRES_MIGRATIONS } from './postgres-migrations';
+
+export interface PostgresStoreOptions {
+  /** postgres://user@host:port/db */
+  url: string;
+  /** A schema of its own (created by migrate); default: the server's search_path. */
+  schema?: string;
+  /** Pool size; default 8. */
+  poolSize?: number;
+}
+
+/** The shared backend for several server processes. Call `migrate()` before use (openStore does it). */
+export function createPostgresStore(options: PostgresStoreOptions): Store {
+  return new SqlStore(createPostgresBackend(options), POSTGRES_MIGRATIONS);
+}

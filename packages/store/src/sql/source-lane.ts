@@ -1,0 +1,118 @@
+import { createHash } from 'node:crypto';
+import type { JsonValue } from '@agentlane/contract';
+import { type SourceFrameRecord, type SourceWatermark, StoreError } from '../store';
+import type { SqlConn, SqlParam } from './sql-conn';
+import { Refusal, type WriteJob } from './write-queue';
+
+const INSERT_CHUNK = 500;
+const PAGE = 5000;
+
+export interface FrameInput {
+  receivedAt: string;
+  frame: JsonValue;
+}
+
+export function validateFrames(runId: string, frames: readonly FrameInput[]): void {
+  if (typeof runId !== 'string' || runId === '') throw new StoreError('invalid', 'runId is required');
+  if (!Array.isArray(frames)) throw new StoreError('invalid', 'frames must be an array');
+  frames.forEach((f, i) => {
+    if (typeof f?.receivedAt !== 'string')
+      throw new StoreError('invalid', `frames[${i}].receivedAt is required`);
+    if (f.frame === undefined) throw new StoreError('invalid', `frames[${i}].frame is required`);
+  });
+}
+
+/**
+ * Appends frames with the next native seqs. On a sealed lane the frames are recorded as refused (committed
+ * with the batch) and the caller gets source_sealed: a late frame is reported, never silently dropped.
+ */
+export function appendFramesJob(
+  runId: string,
+  frames: readonly FrameInput[],
+  now: () => string,
+): WriteJob<SourceFrameRecord[]> {
+  return {
+    threadIds: [],
+    runIds: [runId],
+    async exec(ctx) {
+      const lane = ctx.lanes.get(runId);
+      if (!lane) throw new StoreError('not_found', `run ${runId} not found`);
+      if (lane.sealed) {
+        const refusedAt = now();
+        const reason = 'source lane sealed: the run was finalized before this frame arrived';
+        for (const f of frames) {
+          await ctx.conn.run(
+            'INSERT INTO refused_frames (run_id, received_at, frame, reason, refused_at) VALUES (?, ?, ?, ?, ?)',
+            [runId, f.receivedAt, JSON.stringify(f.frame), reason, refusedAt],
+          );
+        }
+        return new Refusal(
+          new StoreError(
+            'source_sealed',
+            `run ${runId}: ${frames.length} late frame(s) refused and recorded`,
+          ),
+        );
+      }
+      const records: SourceFrameRecord[] = [];
+      const params: SqlParam[][] = [];
+      for (const f of frames) {
+        lane.maxNativeSeq += 1;
+        records.push({ runId, nativeSeq: lane.maxNativeSeq, receivedAt: f.receivedAt, frame: f.frame });
+        params.push([runId, lane.maxNativeSeq, f.receivedAt, JSON.stringify(f.frame)]);
+      }
+      for (let i = 0; i < params.length; i += INSERT_CHUNK) {
+        const chunk = params.slice(i, i + INSERT_CHUNK);
+        await ctx.conn.run(
+          `INSERT INTO source_frames (run_id, native_seq, received_at, frame) VALUES ${chunk.map(() => '(?, ?, ?, ?)').join(', ')}`,
+          chunk.flat(),
+        );
+      }
+      if (records.length > 0) ctx.movedLanes.add(runId);
+      return records;
+    },
+  };
+}
+
+/**
+ * The watermark, re-computed from the frame rows every time (never from a cached counter), so a frame
+ * rewritten in place changes the signature even though the count and max seq stay the same.
+ */
+export async function computeWatermark(conn: SqlConn, runId: string): Promise<SourceWatermark> {
+  const lanes = await conn.all<{ sealed_at: string | null }>(
+    'SELECT sealed_at FROM source_lanes WHERE run_id = ?',
+    [runId],
+  );
+  const lane = lanes[0];
+  if (!lane) throw new StoreError('not_found', `run ${runId} not found`);
+  const hash = createHash('sha256');
+  let maxNativeSeq = 0;
+  for (;;) {
+    const rows = await conn.all<{ native_seq: number | string; frame: string }>(
+      'SELECT native_seq, frame FROM source_frames WHERE run_id = ? AND native_seq > ? ORDER BY native_seq LIMIT ?',
+      [runId, maxNativeSeq, PAGE],
+    );
+    for (const row of rows) {
+      maxNativeSeq = Number(row.native_seq);
+      hash.update(`${maxNativeSeq}\n${row.frame}\n`);
+    }
+    if (rows.length < PAGE) break;
+  }
+  return { maxNativeSeq, signature: `sha256-${hash.digest('hex')}`, sealed: lane.sealed_at !== null };
+}
+
+export async function readFrameRows(
+  conn: SqlConn,
+  runId: string,
+  after: number,
+): Promise<SourceFrameRecord[]> {
+  const rows = await conn.all<{ native_seq: number | string; received_at: string; frame: string }>(
+    'SELECT native_seq, received_at, frame FROM source_frames WHERE run_id = ? AND native_seq > ? ORDER BY native_seq',
+    [runId, after],
+  );
+  return rows.map((r) => ({
+    runId,
+    nativeSeq: Number(r.native_seq),
+    receivedAt: r.received_at,
+    frame: JSON.parse(r.frame) as JsonValue,
+  }));
+}

@@ -1,0 +1,45 @@
+/** A value bound to a `?` placeholder. Booleans are stored as 0/1 by the callers. */
+export type SqlParam = string | number | null | Buffer;
+
+export type SqlRow = Record<string, unknown>;
+
+/** The slice of a database connection the store logic needs; statements use `?` placeholders. */
+export interface SqlConn {
+  all<T = SqlRow>(sql: string, params?: readonly SqlParam[]): Promise<T[]>;
+  /** Runs a statement; resolves with the number of changed rows. */
+  run(sql: string, params?: readonly SqlParam[]): Promise<number>;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(sql: string): Promise<void>;
+}
+
+export interface Migration {
+  name: string;
+  sql: string;
+}
+
+/**
+ * One backend: how to read committed state, how to run a transaction, and the few places where the SQL
+ * dialects differ. The store logic above it is shared, so both backends have one behaviour.
+ */
+export interface SqlBackend {
+  readonly dialect: 'sqlite' | 'postgres';
+  /** ` FOR UPDATE` on PostgreSQL; empty on SQLite, where the single writer already serialises. */
+  readonly forUpdate: string;
+  /** ` FOR UPDATE SKIP LOCKED` on PostgreSQL; empty on SQLite. */
+  readonly skipLocked: string;
+  /** Reads committed rows (never sees a transaction in progress). */
+  read<T>(fn: (c: SqlConn) => Promise<T>): Promise<T>;
+  /** Runs fn in one transaction; commits when it resolves, rolls back when it throws. */
+  transaction<T>(fn: (c: SqlConn) => Promise<T>): Promise<T>;
+  /** Applies the migrations not applied yet, under a lock so concurrent starts apply each once. */
+  migrate(migrations: readonly Migration[]): Promise<void>;
+  /** Inside a transaction: tells other processes a thread's head moved (delivered on commit). */
+  notifyCommitted(c: SqlConn, heads: ReadonlyMap<string, number>, origin: string): Promise<void>;
+  /** Starts hearing other processes' commits; returns a stop function. */
+  listenCommitted(onHead: (threadId: string, head: number, origin: string) => void): () => void;
+  /** True for an error the whole transaction can be retried after (deadlock, serialization failure). */
+  isRetryable(error: unknown): boolean;
+  /** True for a unique-constraint violation. */
+  isUniqueViolation(error: unknown): boolean;
+  close(): Promise<void>;
+}

@@ -1,0 +1,129 @@
+import { resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { applyMigrations } from '../sql/migrate';
+import type { Migration, SqlBackend, SqlConn, SqlParam } from '../sql/sql-conn';
+
+type Db = Database.Database;
+type Statement = Database.Statement<unknown[], unknown>;
+
+/** Wraps one better-sqlite3 connection; statements are prepared once and reused. */
+function wrap(db: Db): SqlConn {
+  const cache = new Map<string, Statement>();
+  const prepare = (sql: string): Statement => {
+    let stmt = cache.get(sql);
+    if (!stmt) {
+      stmt = db.prepare(sql);
+      cache.set(sql, stmt);
+    }
+    return stmt;
+  };
+  return {
+    async all<T>(sql: string, params: readonly SqlParam[] = []): Promise<T[]> {
+      const stmt = prepare(sql);
+      if (!stmt.reader) {
+        stmt.run(...params);
+        return [];
+      }
+      return stmt.all(...params) as T[];
+    },
+    async run(sql: string, params: readonly SqlParam[] = []): Promise<number> {
+      return prepare(sql).run(...params).changes;
+    },
+    async exec(sql: string): Promise<void> {
+      db.exec(sql);
+    },
+  };
+}
+
+/**
+ * Write transactions of every connection of this process to one file take turns here. A transaction spans
+ * awaits, and better-sqlite3 waits for a busy lock synchronously: two connections of one process would
+ * otherwise block the event loop while the other holds the lock it waits for.
+ */
+const fileQueues = new Map<string, SharedFile>();
+
+interface SharedFile {
+  tail: Promise<unknown>;
+  users: number;
+  /** Stores of this process on this file hear each other's commits (other processes poll). */
+  hearers: Set<(threadId: string, head: number, origin: string) => void>;
+}
+
+/**
+ * SQLite: one write connection (every transaction goes through an in-process mutex, BEGIN IMMEDIATE so
+ * other processes wait on the file lock) and one read connection, which in WAL mode sees only committed
+ * rows. Durability: synchronous=FULL, so a committed transaction survives power loss.
+ */
+export function createSqliteBackend(path: string): SqlBackend {
+  const writer = new Database(path);
+  writer.pragma('journal_mode = WAL');
+  writer.pragma('synchronous = FULL');
+  writer.pragma('foreign_keys = ON');
+  writer.pragma('busy_timeout = 10000');
+  const reader = new Database(path);
+  reader.pragma('busy_timeout = 10000');
+  reader.pragma('query_only = ON');
+  const w = wrap(writer);
+  const r = wrap(reader);
+  const key = resolve(path);
+  const shared: SharedFile = fileQueues.get(key) ?? { tail: Promise.resolve(), users: 0, hearers: new Set() };
+  shared.users += 1;
+  fileQueues.set(key, shared);
+  let last: Promise<unknown> = Promise.resolve();
+  let announced: [string, number, string][] = [];
+
+  const transaction = <T>(fn: (c: SqlConn) => Promise<T>): Promise<T> => {
+    const next = shared.tail.then(async () => {
+      writer.exec('BEGIN IMMEDIATE');
+      announced = [];
+      try {
+        const result = await fn(w);
+        writer.exec('COMMIT');
+        for (const [threadId, head, origin] of announced) {
+          for (const hear of shared.hearers) hear(threadId, head, origin);
+        }
+        return result;
+      } catch (error) {
+        if (writer.inTransaction) writer.exec('ROLLBACK');
+        throw error;
+      } finally {
+        announced = [];
+      }
+    });
+    shared.tail = next.catch(() => undefined);
+    last = shared.tail;
+    return next;
+  };
+
+  return {
+    dialect: 'sqlite',
+    forUpdate: '',
+    skipLocked: '',
+    read: (fn) => fn(r),
+    transaction,
+    migrate: (migrations: readonly Migration[]) =>
+      transaction((c) => applyMigrations(c, migrations, new Date().toISOString())),
+    notifyCommitted: async (_c, heads, origin) => {
+      for (const [threadId, head] of heads) announced.push([threadId, head, origin]);
+    },
+    // Only stores of this process are heard; other SQLite processes poll headDeliverySeq.
+    listenCommitted: (onHead) => {
+      shared.hearers.add(onHead);
+      return () => {
+        shared.hearers.delete(onHead);
+      };
+    },
+    isRetryable: (error) => (error as { code?: string } | null)?.code === 'SQLITE_BUSY',
+    isUniqueViolation: (error) => {
+      const code = (error as { code?: string } | null)?.code;
+      return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+    },
+    close: async () => {
+      await last;
+      shared.users -= 1;
+      if (shared.users === 0 && fileQueues.get(key) === shared) fileQueues.delete(key);
+      reader.close();
+      writer.close();
+    },
+  };
+}

@@ -1,0 +1,162 @@
+import type { Migration } from '../sql/sql-conn';
+
+/**
+ * SQLite schema, append-only: version = index + 1. Never edit a shipped entry; add a new one (the audit
+ * ledger of issue 9 is the next entry). Timestamps are ISO 8601 text, JSON is text.
+ */
+export const SQLITE_MIGRATIONS: readonly Migration[] = [
+  {
+    name: 'initial store',
+    sql: `
+CREATE TABLE threads (
+  thread_id TEXT PRIMARY KEY,
+  engine TEXT NOT NULL,
+  title TEXT,
+  work_dir TEXT,
+  metadata TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX threads_by_created ON threads (created_at DESC, thread_id DESC);
+CREATE TABLE thread_heads (
+  thread_id TEXT PRIMARY KEY REFERENCES threads (thread_id) ON DELETE CASCADE,
+  head INTEGER NOT NULL
+);
+CREATE TABLE runs (
+  run_id TEXT PRIMARY KEY,
+  thread_id TEXT NOT NULL REFERENCES threads (thread_id) ON DELETE CASCADE,
+  parent_run_id TEXT,
+  status TEXT NOT NULL CHECK (status IN ('queued', 'running', 'completed', 'failed')),
+  prompt TEXT NOT NULL,
+  options TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  started_at TEXT,
+  ended_at TEXT,
+  error TEXT,
+  owner_id TEXT,
+  canonicalized_at TEXT
+);
+CREATE INDEX runs_by_thread ON runs (thread_id, created_at, run_id);
+CREATE INDEX runs_by_status ON runs (status, created_at, run_id);
+CREATE TABLE commands (
+  command_id TEXT PRIMARY KEY,
+  kind TEXT NOT NULL CHECK (kind IN ('run.create', 'run.cancel')),
+  thread_id TEXT NOT NULL REFERENCES threads (thread_id) ON DELETE CASCADE,
+  run_id TEXT NOT NULL,
+  idempotency_key TEXT,
+  body_hash TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  UNIQUE (kind, idempotency_key)
+);
+CREATE INDEX commands_by_created ON commands (created_at, command_id);
+CREATE TABLE harness_sessions (
+  thread_id TEXT PRIMARY KEY REFERENCES threads (thread_id) ON DELETE CASCADE,
+  provider TEXT NOT NULL,
+  engine TEXT NOT NULL,
+  native_session_id TEXT,
+  runtime_binding TEXT NOT NULL,
+  protocol_version TEXT NOT NULL,
+  capabilities TEXT NOT NULL,
+  generation INTEGER NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE TABLE source_lanes (
+  run_id TEXT PRIMARY KEY REFERENCES runs (run_id) ON DELETE CASCADE,
+  thread_id TEXT NOT NULL,
+  max_native_seq INTEGER NOT NULL,
+  sealed_at TEXT
+);
+CREATE TABLE source_frames (
+  run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+  native_seq INTEGER NOT NULL,
+  received_at TEXT NOT NULL,
+  frame TEXT NOT NULL,
+  PRIMARY KEY (run_id, native_seq)
+);
+CREATE TABLE refused_frames (
+  refusal_id INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+  received_at TEXT NOT NULL,
+  frame TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  refused_at TEXT NOT NULL
+);
+CREATE INDEX refused_frames_by_run ON refused_frames (run_id, refusal_id);
+CREATE TABLE canonical_events (
+  thread_id TEXT NOT NULL REFERENCES threads (thread_id) ON DELETE CASCADE,
+  delivery_seq INTEGER NOT NULL,
+  event_id TEXT NOT NULL,
+  revision INTEGER NOT NULL,
+  run_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  schema_version INTEGER NOT NULL,
+  event TEXT NOT NULL,
+  content_hash TEXT NOT NULL,
+  provisional INTEGER NOT NULL,
+  namespace TEXT,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (thread_id, delivery_seq),
+  UNIQUE (event_id, revision)
+);
+CREATE INDEX canonical_events_by_run ON canonical_events (thread_id, run_id, delivery_seq);
+CREATE TRIGGER canonical_events_append_only BEFORE UPDATE ON canonical_events
+BEGIN
+  SELECT RAISE(ABORT, 'canonical_events is append-only');
+END;
+CREATE TABLE canonicalization_outbox (
+  run_id TEXT PRIMARY KEY REFERENCES runs (run_id) ON DELETE CASCADE,
+  thread_id TEXT NOT NULL,
+  enqueued_at TEXT NOT NULL,
+  attempts INTEGER NOT NULL,
+  last_error TEXT,
+  leased_by TEXT,
+  lease_until TEXT
+);
+CREATE TABLE canonicalization_completions (
+  run_id TEXT PRIMARY KEY REFERENCES runs (run_id) ON DELETE CASCADE,
+  thread_id TEXT NOT NULL,
+  last_delivery_seq INTEGER NOT NULL,
+  max_native_seq INTEGER NOT NULL,
+  signature TEXT NOT NULL,
+  completed_at TEXT NOT NULL
+);
+CREATE TABLE interaction_answers (
+  answer_id TEXT PRIMARY KEY,
+  thread_id TEXT NOT NULL REFERENCES threads (thread_id) ON DELETE CASCADE,
+  run_id TEXT NOT NULL,
+  kind TEXT NOT NULL CHECK (kind IN ('approval', 'question')),
+  target_id TEXT NOT NULL,
+  answer TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  delivered_at TEXT,
+  UNIQUE (run_id, kind, target_id)
+);
+CREATE TABLE sync_heads (
+  session_id TEXT PRIMARY KEY,
+  head INTEGER NOT NULL
+);
+CREATE TABLE sync_changes (
+  session_id TEXT NOT NULL,
+  client_id TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  vector TEXT NOT NULL,
+  server_seq INTEGER NOT NULL,
+  received_at TEXT NOT NULL,
+  PRIMARY KEY (session_id, client_id, version),
+  UNIQUE (session_id, server_seq)
+);
+CREATE TABLE artifacts (
+  id TEXT PRIMARY KEY,
+  sha256 TEXT NOT NULL,
+  bytes INTEGER NOT NULL,
+  content_type TEXT NOT NULL,
+  content BLOB NOT NULL,
+  created_at TEXT NOT NULL
+);
+`,
+  },
+];

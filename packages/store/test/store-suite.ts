@@ -1,0 +1,656 @@
+import { randomUUID } from 'node:crypto';
+import { type CanonicalEvent, type JsonValue, noCapabilities, SCHEMA_VERSION } from '@agentlane/contract';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type EventWrite, type Store, StoreError } from '../src/index';
+
+/** One isolated, migrated, empty store plus the backdoors the suite needs. */
+export interface StoreFixture {
+  store: Store;
+  /** Rewrites one frame row in place with plain SQL, bypassing the store (the watermark must catch it). */
+  rewriteFrame(runId: string, nativeSeq: number, frame: JsonValue): Promise<void>;
+  /** Another store on the same database: its own connections, as a second process would have. */
+  openPeer(): Promise<Store>;
+  /** Closes everything the fixture opened and removes its data (temp dir, schema). */
+  dispose(): Promise<void>;
+}
+
+export interface StoreSuiteOptions {
+  /** Known gaps of a backend: test name → reason. Printed, never silent. */
+  skips?: Record<string, string>;
+}
+
+/**
+ * The conformance suite every Store backend passes, in the spirit of LangGraph's checkpoint-validation:
+ * a backend plugs in with an initializer; a known gap is a declared skip with a printed reason.
+ */
+export function storeSuite(
+  backend: string,
+  init: () => Promise<StoreFixture>,
+  options: StoreSuiteOptions = {},
+): void {
+  describe(`Store conformance: ${backend}`, () => {
+    let fx: StoreFixture;
+    let store: Store;
+    beforeEach(async () => {
+      fx = await init();
+      store = fx.store;
+    });
+    afterEach(async () => {
+      await fx.dispose();
+    });
+
+    const test = (name: string, fn: () => Promise<void>): void => {
+      const reason = options.skips?.[name];
+      if (reason) {
+        console.info(`[store suite: ${backend}] skipped "${name}": ${reason}`);
+        it.skip(`${name} (declared gap: ${reason})`, fn);
+      } else {
+        it(name, fn);
+      }
+    };
+
+    const newThread = async (engine = 'fake'): Promise<string> => {
+      const threadId = `thr_${randomUUID()}`;
+      await store.createThread({ threadId, engine, title: null, workDir: null, metadata: {} });
+      return threadId;
+    };
+
+    const newRun = async (threadId: string): Promise<string> =>
+      (await store.createRun({ threadId, prompt: 'hi' })).run.runId;
+
+    const event = (
+      threadId: string,
+      runId: string,
+      seq: number,
+      delta = `d${seq}`,
+      eventId?: string,
+    ): EventWrite => {
+      const e: CanonicalEvent = {
+        schemaVersion: SCHEMA_VERSION,
+        eventId: eventId ?? `${runId}:${seq}`,
+        seq,
+        runId,
+        threadId,
+        turnId: 'turn_1',
+        ts: new Date().toISOString(),
+        identity: { provider: 'fake' },
+        kind: 'message.delta',
+        payload: { messageId: 'm1', partId: 'p1', delta },
+      };
+      return { event: e };
+    };
+
+    const code = async (promise: Promise<unknown>): Promise<string> => {
+      try {
+        await promise;
+      } catch (error) {
+        expect(error).toBeInstanceOf(StoreError);
+        return (error as StoreError).code;
+      }
+      throw new Error('expected a StoreError');
+    };
+
+    test('migrate twice is a no-op', async () => {
+      await store.migrate();
+      const threadId = await newThread();
+      await store.migrate();
+      expect(await store.getThread(threadId)).not.toBeNull();
+    });
+
+    test('threads: create, get, update, list with filters and cursor, delete', async () => {
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const threadId = `thr_${i}_${randomUUID()}`;
+        ids.push(threadId);
+        await store.createThread({
+          threadId,
+          engine: i % 2 === 0 ? 'even' : 'odd',
+          title: `Title ${i}%`,
+          workDir: '/tmp',
+          metadata: { i },
+        });
+      }
+      expect(
+        await code(
+          store.createThread({
+            threadId: ids[0] ?? '',
+            engine: 'x',
+            title: null,
+            workDir: null,
+            metadata: {},
+          }),
+        ),
+      ).toBe('conflict');
+      const got = await store.getThread(ids[1] ?? '');
+      expect(got).toMatchObject({ engine: 'odd', title: 'Title 1%', workDir: '/tmp', metadata: { i: 1 } });
+      const updated = await store.updateThread(ids[1] ?? '', {
+        title: 'Renamed',
+        metadata: { pinned: true },
+      });
+      expect(updated).toMatchObject({ title: 'Renamed', metadata: { pinned: true } });
+      expect(await store.getThread(ids[1] ?? '')).toMatchObject({ title: 'Renamed' });
+      expect(await code(store.updateThread('missing', { title: 'x' }))).toBe('not_found');
+
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await store.listThreads({ limit: 2, ...(cursor ? { cursor } : {}) });
+        expect(page.items.length).toBeLessThanOrEqual(2);
+        seen.push(...page.items.map((t) => t.threadId));
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
+      expect(seen.sort()).toEqual([...ids].sort());
+      expect((await store.listThreads({ limit: 10, engine: 'even' })).items).toHaveLength(3);
+      expect(
+        (await store.listThreads({ limit: 10, search: 'title 3%' })).items.map((t) => t.threadId),
+      ).toEqual([ids[3]]);
+      expect((await store.listThreads({ limit: 10, search: '_' })).items).toHaveLength(0);
+      expect(await code(store.listThreads({ limit: 10, cursor: 'garbage' }))).toBe('invalid');
+
+      await store.deleteThread(ids[0] ?? '');
+      expect(await store.getThread(ids[0] ?? '')).toBeNull();
+      await store.deleteThread(ids[0] ?? '');
+    });
+
+    test('sessions: generation starts at 1 and increases only when the binding changes', async () => {
+      const threadId = await newThread();
+      expect(await store.getSession(threadId)).toBeNull();
+      const base = {
+        threadId,
+        provider: 'fake',
+        engine: 'fake',
+        nativeSessionId: 'n1',
+        runtimeBinding: { pid: 1 },
+        protocolVersion: '1',
+        capabilities: noCapabilities(),
+      };
+      expect((await store.bindSession(base)).generation).toBe(1);
+      expect((await store.bindSession({ ...base, protocolVersion: '2' })).generation).toBe(1);
+      expect((await store.bindSession({ ...base, nativeSessionId: 'n2' })).generation).toBe(2);
+      const third = await store.bindSession({ ...base, nativeSessionId: 'n2', runtimeBinding: { pid: 2 } });
+      expect(third.generation).toBe(3);
+      expect(await store.getSession(threadId)).toMatchObject({
+        generation: 3,
+        nativeSessionId: 'n2',
+        protocolVersion: '1',
+      });
+      expect(await code(store.bindSession({ ...base, threadId: 'missing' }))).toBe('not_found');
+
+      expect(await code(store.createRun({ threadId, prompt: 'p', expectedGeneration: 2 }))).toBe(
+        'stale_generation',
+      );
+      expect((await store.createRun({ threadId, prompt: 'p', expectedGeneration: 3 })).created).toBe(true);
+    });
+
+    test('runs: run.create is idempotent by key; same key + other body is an idempotency_conflict', async () => {
+      const threadId = await newThread();
+      const first = await store.createRun({
+        threadId,
+        prompt: 'hello',
+        idempotencyKey: 'k1',
+        options: { model: 'm' },
+      });
+      expect(first.created).toBe(true);
+      expect(first.run).toMatchObject({
+        status: 'queued',
+        prompt: 'hello',
+        options: { model: 'm' },
+        parentRunId: null,
+      });
+      const retry = await store.createRun({
+        threadId,
+        prompt: 'hello',
+        idempotencyKey: 'k1',
+        options: { model: 'm' },
+      });
+      expect(retry).toEqual({ run: first.run, created: false });
+      expect(await code(store.createRun({ threadId, prompt: 'other', idempotencyKey: 'k1' }))).toBe(
+        'idempotency_conflict',
+      );
+      // Concurrent retries of one request create one run.
+      const racing = await Promise.all(
+        Array.from({ length: 6 }, () => store.createRun({ threadId, prompt: 'race', idempotencyKey: 'k2' })),
+      );
+      expect(new Set(racing.map((r) => r.run.runId)).size).toBe(1);
+      expect(racing.filter((r) => r.created)).toHaveLength(1);
+      expect(await store.listRuns(threadId)).toHaveLength(2);
+
+      const reply = await store.createRun({ threadId, prompt: 'reply', parentRunId: first.run.runId });
+      expect(reply.run.parentRunId).toBe(first.run.runId);
+      expect(await code(store.createRun({ threadId, prompt: 'x', parentRunId: 'run_missing' }))).toBe(
+        'invalid',
+      );
+      expect(await code(store.createRun({ threadId: 'missing', prompt: 'x' }))).toBe('not_found');
+      const commands = await store.listCommandsSince(null);
+      expect(commands.filter((c) => c.kind === 'run.create')).toHaveLength(3);
+      expect(commands.find((c) => c.idempotencyKey === 'k1')?.runId).toBe(first.run.runId);
+    });
+
+    test('runs: claim, cancel command, finalize enqueues canonicalization in the same transaction', async () => {
+      const threadId = await newThread();
+      const a = await newRun(threadId);
+      const b = await newRun(threadId);
+      const claimed = await store.claimQueuedRun('owner-1');
+      expect(claimed).toMatchObject({ runId: a, status: 'running', ownerId: 'owner-1' });
+      expect(claimed?.startedAt).not.toBeNull();
+      expect(await store.claimRun(a, 'owner-2')).toBeNull();
+      expect(await store.claimRun(b, 'owner-2')).toMatchObject({ runId: b, ownerId: 'owner-2' });
+      expect(await store.claimQueuedRun('owner-3')).toBeNull();
+      expect((await store.listRunningRuns()).map((r) => r.runId).sort()).toEqual([a, b].sort());
+
+      const cancel = await store.requestCancel(a, 'c1');
+      expect(cancel).toMatchObject({ kind: 'run.cancel', runId: a, threadId, idempotencyKey: 'c1' });
+      expect(await store.requestCancel(a, 'c1')).toEqual(cancel);
+      expect(await code(store.requestCancel(b, 'c1'))).toBe('idempotency_conflict');
+      expect(await code(store.requestCancel('run_missing'))).toBe('not_found');
+      const later = await store.listCommandsSince(cancel.createdAt);
+      expect(later.every((c) => c.createdAt > cancel.createdAt)).toBe(true);
+
+      const done = await store.finalizeRun(a, 'completed');
+      expect(done).toMatchObject({ status: 'completed', error: null });
+      expect(done.endedAt).not.toBeNull();
+      expect(await store.finalizeRun(a, 'completed')).toMatchObject({ status: 'completed' });
+      expect(await code(store.finalizeRun(a, 'failed'))).toBe('conflict');
+      const failed = await store.finalizeRun(b, 'failed', 'engine died');
+      expect(failed.error).toBe('engine died');
+      expect(await store.listRunningRuns()).toEqual([]);
+      const leased = await store.leaseOutbox('w', 10, 60_000);
+      expect(leased.map((e) => e.runId).sort()).toEqual([a, b].sort());
+    });
+
+    test('events: deliverySeq per thread, identical re-emission is a no-op, changed content is a revision', async () => {
+      const threadId = await newThread();
+      const runId = await newRun(threadId);
+      const first = await store.appendEvents(
+        threadId,
+        [event(threadId, runId, 1), event(threadId, runId, 2)],
+        true,
+      );
+      expect(first.inserted.map((r) => [r.deliverySeq, r.revision])).toEqual([
+        [1, 1],
+        [2, 1],
+      ]);
+      expect(first.unchanged).toBe(0);
+      // Same content (a new ts only): nothing inserted.
+      const same = await store.appendEvents(threadId, [event(threadId, runId, 1)], true);
+      expect(same).toEqual({ inserted: [], unchanged: 1 });
+      const changed = await store.appendEvents(threadId, [event(threadId, runId, 1, 'changed')], true);
+      expect(changed.inserted.map((r) => [r.deliverySeq, r.eventId, r.revision])).toEqual([
+        [3, `${runId}:1`, 2],
+      ]);
+      // Within one call, a repeated eventId is compared with the row written just before.
+      const twice = await store.appendEvents(
+        threadId,
+        [event(threadId, runId, 3, 'a'), event(threadId, runId, 3, 'a'), event(threadId, runId, 3, 'b')],
+        true,
+      );
+      expect(twice.inserted.map((r) => r.revision)).toEqual([1, 2]);
+      expect(twice.unchanged).toBe(1);
+
+      const rows = await store.readEvents(threadId, 0, 100);
+      expect(rows.map((r) => r.deliverySeq)).toEqual([1, 2, 3, 4, 5]);
+      expect(rows[2]?.event).toMatchObject({ payload: { delta: 'changed' } });
+      expect(rows.every((r) => r.provisional && r.kind === 'message.delta' && r.schemaVersion === 1)).toBe(
+        true,
+      );
+      expect(await store.readEvents(threadId, 3, 1)).toHaveLength(1);
+      expect(await store.headDeliverySeq(threadId)).toBe(5);
+      expect(await store.headDeliverySeq('missing')).toBe(0);
+
+      const latest = await store.latestEvents({ threadId });
+      expect(latest.map((r) => [r.eventId, r.revision])).toEqual([
+        [`${runId}:1`, 2],
+        [`${runId}:2`, 1],
+        [`${runId}:3`, 2],
+      ]);
+      const other = await newRun(threadId);
+      await store.appendEvents(threadId, [{ ...event(threadId, other, 1), namespace: ['child-1'] }], false);
+      const ofOther = await store.latestEvents({ threadId, runId: other });
+      expect(ofOther).toHaveLength(1);
+      expect(ofOther[0]).toMatchObject({ deliverySeq: 6, namespace: ['child-1'], provisional: false });
+      expect((await store.readEvents(threadId, 5, 10))[0]?.namespace).toEqual(['child-1']);
+    });
+
+    test('events: bad input is refused with a clear error naming the field', async () => {
+      const threadId = await newThread();
+      const runId = await newRun(threadId);
+      const bad = event(threadId, runId, 1);
+      (bad.event as { eventId: unknown }).eventId = 42;
+      const error = await store.appendEvents(threadId, [bad], true).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StoreError);
+      expect((error as StoreError).code).toBe('invalid');
+      expect((error as StoreError).message).toContain('eventId');
+      expect(await code(store.appendEvents(threadId, [event('other-thread', runId, 1)], true))).toBe(
+        'invalid',
+      );
+      expect(await code(store.appendEvents('missing', [event('missing', runId, 1)], true))).toBe('not_found');
+      expect(await code(store.readEvents(threadId, 0, 0))).toBe('invalid');
+      // The failures above wasted no deliverySeq.
+      const ok = await store.appendEvents(threadId, [event(threadId, runId, 1)], true);
+      expect(ok.inserted[0]?.deliverySeq).toBe(1);
+    });
+
+    test('group commit: concurrent appends each resolve after their rows are committed, seqs contiguous', async () => {
+      const threadId = await newThread();
+      const runId = await newRun(threadId);
+      const reader = await fx.openPeer();
+      const visibleAtResolve: boolean[] = [];
+      const calls = Array.from({ length: 40 }, (_, i) =>
+        store
+          .appendEvents(
+            threadId,
+            [event(threadId, runId, i * 2 + 1), event(threadId, runId, i * 2 + 2)],
+            true,
+          )
+          .then(async (result) => {
+            const last = result.inserted[1]?.deliverySeq ?? -1;
+            // Another connection must already see the rows: resolved means committed.
+            const seen = await reader.readEvents(threadId, last - 1, 1);
+            visibleAtResolve.push(seen[0]?.deliverySeq === last);
+            return result;
+          }),
+      );
+      const results = await Promise.all(calls);
+      expect(visibleAtResolve.every(Boolean)).toBe(true);
+      const seqs = results.flatMap((r) => r.inserted.map((row) => row.deliverySeq)).sort((x, y) => x - y);
+      expect(seqs).toEqual(Array.from({ length: 80 }, (_, i) => i + 1));
+      for (const r of results)
+        expect((r.inserted[1]?.deliverySeq ?? 0) - (r.inserted[0]?.deliverySeq ?? 0)).toBe(1);
+    });
+
+    test('deliverySeq: several connections writing one thread never reuse or reorder, listeners see no gap', async () => {
+      const threadId = await newThread();
+      const runId = await newRun(threadId);
+      const writers = [store, await fx.openPeer(), await fx.openPeer(), await fx.openPeer()];
+      const observer = await fx.openPeer();
+      const heads: number[] = [];
+      let cursor = 0;
+      const gaps: string[] = [];
+      let reading = Promise.resolve();
+      // Every notification: everything up to the announced head must already be readable, in order.
+      const stop = observer.onCommitted((t, head) => {
+        if (t !== threadId) return;
+        heads.push(head);
+        reading = reading.then(async () => {
+          const rows = await observer.readEvents(threadId, cursor, 100_000);
+          for (const row of rows) {
+            if (row.deliverySeq !== cursor + 1) gaps.push(`${cursor} -> ${row.deliverySeq}`);
+            cursor = row.deliverySeq;
+          }
+          if (cursor < head) gaps.push(`head ${head} announced but only ${cursor} readable`);
+        });
+      });
+      const perWriter = 15;
+      await Promise.all(
+        writers.map(async (w, wi) => {
+          for (let i = 0; i < perWriter; i++) {
+            await w.appendEvents(
+              threadId,
+              [
+                event(threadId, runId, 1, 'x', `w${wi}-${i}-a`),
+                event(threadId, runId, 2, 'y', `w${wi}-${i}-b`),
+              ],
+              true,
+            );
+          }
+        }),
+      );
+      const total = writers.length * perWriter * 2;
+      const rows = await store.readEvents(threadId, 0, 10_000);
+      expect(rows.map((r) => r.deliverySeq)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+      expect(await store.headDeliverySeq(threadId)).toBe(total);
+      for (let i = 0; i < 100 && heads[heads.length - 1] !== total; i++)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(heads[heads.length - 1]).toBe(total);
+      await reading;
+      stop();
+      expect(gaps).toEqual([]);
+    });
+
+    test('onCommitted: in-process listeners hear each commit with the new head; unsubscribe stops them', async () => {
+      const threadId = await newThread();
+      const runId = await newRun(threadId);
+      const heard: [string, number][] = [];
+      const stop = store.onCommitted((t, head) => heard.push([t, head]));
+      await store.appendEvents(threadId, [event(threadId, runId, 1), event(threadId, runId, 2)], true);
+      expect(heard).toEqual([[threadId, 2]]);
+      await store.appendEvents(threadId, [event(threadId, runId, 1)], true);
+      expect(heard).toHaveLength(1);
+      stop();
+      await store.appendEvents(threadId, [event(threadId, runId, 3)], true);
+      expect(heard).toHaveLength(1);
+    });
+
+    test('onCommitted: commits of another process wake this one', async () => {
+      const threadId = await newThread();
+      const runId = await newRun(threadId);
+      const peer = await fx.openPeer();
+      const heard: number[] = [];
+      const stop = store.onCommitted((t, head) => {
+        if (t === threadId) heard.push(head);
+      });
+      // Give the LISTEN connection time to start.
+      await new Promise((r) => setTimeout(r, 200));
+      await peer.appendEvents(threadId, [event(threadId, runId, 1)], true);
+      for (let i = 0; i < 100 && heard.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      stop();
+      expect(heard).toEqual([1]);
+    });
+
+    test('source lane: native seqs, seal, late frames refused and recorded', async () => {
+      const threadId = await newThread();
+      const runId = await newRun(threadId);
+      const at = new Date().toISOString();
+      const first = await store.appendFrames(runId, [
+        { receivedAt: at, frame: { a: 1 } },
+        { receivedAt: at, frame: [1, 'two'] },
+      ]);
+      expect(first.map((f) => f.nativeSeq)).toEqual([1, 2]);
+      const concurrent = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => store.appendFrames(runId, [{ receivedAt: at, frame: { i } }])),
+      );
+      expect(concurrent.map((c) => c[0]?.nativeSeq).sort((x, y) => (x ?? 0) - (y ?? 0))).toEqual([
+        3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+      ]);
+      expect((await store.readFrames(runId)).map((f) => f.nativeSeq)).toEqual([
+        1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+      ]);
+      expect((await store.readFrames(runId, 10)).map((f) => f.frame)).toEqual(
+        (await store.readFrames(runId)).slice(10).map((f) => f.frame),
+      );
+      expect((await store.readFrames(runId))[1]?.frame).toEqual([1, 'two']);
+
+      const open = await store.readWatermark(runId);
+      expect(open).toMatchObject({ maxNativeSeq: 12, sealed: false });
+      const sealed = await store.sealSource(runId);
+      expect(sealed).toEqual({ ...open, sealed: true });
+      expect(await store.sealSource(runId)).toEqual(sealed);
+
+      expect(await code(store.appendFrames(runId, [{ receivedAt: at, frame: { late: true } }]))).toBe(
+        'source_sealed',
+      );
+      const refused = await store.listRefusedFrames(runId);
+      expect(refused).toHaveLength(1);
+      expect(refused[0]).toMatchObject({ frame: { late: true }, receivedAt: at });
+      expect(refused[0]?.reason).toMatch(/sealed/);
+      expect(await store.readWatermark(runId)).toEqual(sealed);
+
+      expect(await code(store.appendFrames('run_missing', [{ receivedAt: at, frame: 1 }]))).toBe('not_found');
+      expect(await code(store.readWatermark('run_missing'))).toBe('not_found');
+      expect(await code(store.appendFrames(runId, [{ receivedAt: 5 as unknown as string, frame: 1 }]))).toBe(
+        'invalid',
+      );
+    });
+
+    test('completion: written only while the watermark holds; an in-place frame rewrite is caught', async () => {
+      const threadId = await newThread();
+      const runId = await newRun(threadId);
+      await store.claimRun(runId, 'me');
+      const at = new Date().toISOString();
+      await store.appendFrames(runId, [
+        { receivedAt: at, frame: { text: 'one' } },
+        { receivedAt: at, frame: { text: 'two' } },
+      ]);
+      await store.appendEvents(threadId, [event(threadId, runId, 1), event(threadId, runId, 2)], true);
+      expect(await code(store.completeCanonicalization(runId, await store.readWatermark(runId)))).toBe(
+        'conflict',
+      );
+      await store.finalizeRun(runId, 'completed');
+      // Not sealed yet: no completion.
+      expect(await store.completeCanonicalization(runId, await store.readWatermark(runId))).toBeNull();
+
+      const translatedFrom = await store.sealSource(runId);
+      // Between translation and the re-read, a frame row is rewritten in place with plain SQL.
+      await fx.rewriteFrame(runId, 2, { text: 'TWO' });
+      const after = await store.readWatermark(runId);
+      expect(after.maxNativeSeq).toBe(translatedFrom.maxNativeSeq);
+      expect(after.signature).not.toBe(translatedFrom.signature);
+      expect(await store.completeCanonicalization(runId, translatedFrom)).toBeNull();
+      expect(await store.getCompletion(runId)).toBeNull();
+      expect((await store.readEvents(threadId, 0, 10)).every((r) => r.provisional)).toBe(true);
+      expect((await store.leaseOutbox('w1', 10, 60_000)).map((e) => e.runId)).toEqual([runId]);
+
+      // The retry translates from the stable source and completes, once.
+      const record = await store.completeCanonicalization(runId, await store.readWatermark(runId));
+      expect(record).toMatchObject({ runId, threadId, lastDeliverySeq: 2, watermark: after });
+      expect(await store.completeCanonicalization(runId, translatedFrom)).toEqual(record);
+      expect(await store.getCompletion(runId)).toEqual(record);
+      expect((await store.getRun(runId))?.canonicalizedAt).toBe(record?.completedAt);
+      expect(await store.leaseOutbox('w2', 10, 0)).toEqual([]);
+
+      // Provisional is derived: covered rows read final; a row appended later stays provisional.
+      await store.appendEvents(threadId, [event(threadId, runId, 3)], true);
+      const rows = await store.readEvents(threadId, 0, 10);
+      expect(rows.map((r) => r.provisional)).toEqual([false, false, true]);
+      expect((await store.latestEvents({ threadId, runId })).map((r) => r.provisional)).toEqual([
+        false,
+        false,
+        true,
+      ]);
+    });
+
+    test('outbox: leases exclude other workers until they expire; release records the error', async () => {
+      const threadId = await newThread();
+      const a = await newRun(threadId);
+      const b = await newRun(threadId);
+      await store.finalizeRun(a, 'completed');
+      await store.finalizeRun(b, 'failed', 'boom');
+      const w1 = await store.leaseOutbox('w1', 1, 60_000);
+      expect(w1).toHaveLength(1);
+      expect(w1[0]).toMatchObject({ runId: a, threadId, attempts: 1 });
+      const w2 = await store.leaseOutbox('w2', 10, 60_000);
+      expect(w2.map((e) => e.runId)).toEqual([b]);
+      expect(await store.leaseOutbox('w3', 10, 60_000)).toEqual([]);
+      await store.releaseOutbox(a, 'translator crashed');
+      const again = await store.leaseOutbox('w3', 10, 1);
+      expect(again).toEqual([
+        expect.objectContaining({ runId: a, attempts: 2, lastError: 'translator crashed' }),
+      ]);
+      await new Promise((r) => setTimeout(r, 5));
+      // The 1 ms lease has expired.
+      expect((await store.leaseOutbox('w4', 10, 60_000)).map((e) => e.runId)).toEqual([a]);
+    });
+
+    test('interactions: first answer wins, pending until delivered', async () => {
+      const threadId = await newThread();
+      const runId = await newRun(threadId);
+      const answer = await store.recordAnswer({
+        threadId,
+        runId,
+        kind: 'approval',
+        targetId: 'ap1',
+        answer: { optionId: 'allow' },
+      });
+      expect(answer).toMatchObject({ kind: 'approval', targetId: 'ap1', deliveredAt: null });
+      expect(
+        await store.recordAnswer({
+          threadId,
+          runId,
+          kind: 'approval',
+          targetId: 'ap1',
+          answer: { optionId: 'allow' },
+        }),
+      ).toEqual(answer);
+      expect(
+        await code(
+          store.recordAnswer({
+            threadId,
+            runId,
+            kind: 'approval',
+            targetId: 'ap1',
+            answer: { optionId: 'deny' },
+          }),
+        ),
+      ).toBe('conflict');
+      const question = await store.recordAnswer({
+        threadId,
+        runId,
+        kind: 'question',
+        targetId: 'q1',
+        answer: { text: 'yes' },
+      });
+      expect((await store.pendingAnswers(runId)).map((a) => a.answerId)).toEqual([
+        answer.answerId,
+        question.answerId,
+      ]);
+      await store.markAnswerDelivered(answer.answerId);
+      await store.markAnswerDelivered(answer.answerId);
+      expect((await store.pendingAnswers(runId)).map((a) => a.answerId)).toEqual([question.answerId]);
+      expect(await code(store.markAnswerDelivered('ans_missing'))).toBe('not_found');
+    });
+
+    test('sync changes: a retried (clientId, version) is ignored; serverSeq follows arrival', async () => {
+      const sessionId = await newThread();
+      const c1 = { clientId: 'a', version: 1, key: 'title', value: 'x', vector: { a: 1 } };
+      const c2 = { clientId: 'b', version: 1, key: 'title', value: 'y', vector: { b: 1 } };
+      const stored = await store.appendSyncChanges(sessionId, [c1, c2]);
+      expect(stored.map((s) => [s.clientId, s.serverSeq])).toEqual([
+        ['a', 1],
+        ['b', 2],
+      ]);
+      expect(await store.appendSyncChanges(sessionId, [c1])).toEqual([]);
+      const c3 = { clientId: 'a', version: 2, key: 'pinned', value: true, vector: { a: 2, b: 1 } };
+      expect((await store.appendSyncChanges(sessionId, [c1, c3])).map((s) => s.serverSeq)).toEqual([3]);
+      const all = await store.listSyncChanges(sessionId);
+      expect(all.map((s) => [s.clientId, s.version, s.serverSeq])).toEqual([
+        ['a', 1, 1],
+        ['b', 1, 2],
+        ['a', 2, 3],
+      ]);
+      expect(all[2]).toMatchObject({ sessionId, key: 'pinned', value: true, vector: { a: 2, b: 1 } });
+      expect(await code(store.appendSyncChanges(sessionId, [{ ...c1, version: 0 }]))).toBe('invalid');
+    });
+
+    test('artifacts: content-addressed by sha256 and stored once', async () => {
+      const content = new TextEncoder().encode('a large tool output\n'.repeat(1000));
+      const ref = await store.putArtifact(content, 'text/plain');
+      expect(ref.id).toMatch(/^sha256-[0-9a-f]{64}$/);
+      expect(ref).toMatchObject({
+        bytes: content.byteLength,
+        sha256: ref.id.slice('sha256-'.length),
+        contentType: 'text/plain',
+      });
+      expect(await store.putArtifact(content.slice(), 'text/plain')).toEqual(ref);
+      const got = await store.getArtifact(ref.id);
+      expect(got?.ref).toEqual(ref);
+      expect(Buffer.from(got?.content ?? []).equals(Buffer.from(content))).toBe(true);
+      expect(await store.getArtifact(`sha256-${'0'.repeat(64)}`)).toBeNull();
+      expect(await store.getArtifact('../../etc/passwd')).toBeNull();
+      const empty = await store.putArtifact(new Uint8Array(), 'application/octet-stream');
+      expect((await store.getArtifact(empty.id))?.content.byteLength).toBe(0);
+    });
+
+    test('deleteThread removes the thread with its runs, events, frames and sessions', async () => {
+      const threadId = await newThread();
+      const runId = await newRun(threadId);
+      await store.appendFrames(runId, [{ receivedAt: new Date().toISOString(), frame: 1 }]);
+      await store.appendEvents(threadId, [event(threadId, runId, 1)], true);
+      await store.finalizeRun(runId, 'completed');
+      await store.deleteThread(threadId);
+      expect(await store.getRun(runId)).toBeNull();
+      expect(await store.readEvents(threadId, 0, 10)).toEqual([]);
+      expect(await store.headDeliverySeq(threadId)).toBe(0);
+      expect(await store.leaseOutbox('w', 10, 1000)).toEqual([]);
+    });
+  });
+}
