@@ -1,0 +1,86 @@
+import type { BaseCheckpointSaver, Checkpoint } from '@langchain/langgraph-checkpoint';
+import { emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
+import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
+import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
+import { SAMPLE_AT, type Timings, TURNS, turnWrites } from './workload';
+
+/** Drives a LangGraph saver the way a LangGraph graph does: one full checkpoint per step. */
+async function drive(
+  saver: BaseCheckpointSaver,
+  threadId: string,
+  bytes: () => Promise<number>,
+): Promise<Timings> {
+  const timings: Timings = { put: [], get: [], bytesAt: {} };
+  const messages: unknown[] = [];
+  let vector: Record<string, number> = {};
+  let tokens = 0;
+  let plan: unknown = null;
+  let parentId: string | undefined;
+  for (let turn = 1; turn <= TURNS; turn++) {
+    const w = turnWrites(turn);
+    messages.push(w.message);
+    vector = { ...vector, ...w.vectorEntry };
+    tokens += w.tokens;
+    plan = w.plan;
+    const checkpoint: Checkpoint = {
+      ...emptyCheckpoint(),
+      id: uuid6(-1),
+      ts: new Date().toISOString(),
+      channel_values: { messages: [...messages], plan, versionVector: vector, tokens },
+      channel_versions: { messages: turn, plan: turn, versionVector: turn, tokens: turn },
+      versions_seen: {},
+    };
+    const config = {
+      configurable: {
+        thread_id: threadId,
+        checkpoint_ns: '',
+        ...(parentId ? { checkpoint_id: parentId } : {}),
+      },
+    };
+    const t0 = performance.now();
+    await saver.put(
+      config,
+      checkpoint,
+      { source: 'loop', step: turn, parents: {} },
+      {
+        messages: turn,
+        plan: turn,
+        versionVector: turn,
+        tokens: turn,
+      },
+    );
+    const t1 = performance.now();
+    const tuple = await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: '' } });
+    const t2 = performance.now();
+    if (tuple?.checkpoint.id !== checkpoint.id)
+      throw new Error('langgraph get-latest returned the wrong checkpoint');
+    timings.put.push(t1 - t0);
+    timings.get.push(t2 - t1);
+    parentId = checkpoint.id;
+    if ((SAMPLE_AT as readonly number[]).includes(turn)) timings.bytesAt[turn] = await bytes();
+  }
+  return timings;
+}
+
+export async function langgraphSqlite(file: string, fileBytes: () => number): Promise<Timings> {
+  const saver = SqliteSaver.fromConnString(file);
+  try {
+    return await drive(saver, 'bench-thread', async () => fileBytes());
+  } finally {
+    saver.db.close();
+  }
+}
+
+export async function langgraphPg(
+  url: string,
+  schema: string,
+  schemaBytes: () => Promise<number>,
+): Promise<Timings> {
+  const saver = PostgresSaver.fromConnString(url, { schema });
+  await saver.setup();
+  try {
+    return await drive(saver, 'bench-thread', schemaBytes);
+  } finally {
+    await saver.end();
+  }
+}

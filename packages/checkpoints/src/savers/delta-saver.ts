@@ -1,0 +1,480 @@
+import {
+  type ChannelSnapshot,
+  type Checkpoint,
+  type JsonValue,
+  STAGE_IDS,
+  type StageId,
+} from '@agentlane/contract';
+import { applyDelta, type CheckpointDelta, computeDelta, parseDelta, sortKeys } from '../delta';
+import { CheckpointError } from '../errors';
+import { deepFreeze, isJsonValue } from '../json';
+import type {
+  CheckpointSaver,
+  CheckpointSummary,
+  ListPage,
+  ListQuery,
+  PendingWrite,
+  PruneOptions,
+  PruneResult,
+  PutOptions,
+  PutResult,
+  WriteInput,
+} from '../saver';
+import { isValidId, parseChannels, parseCheckpoint } from '../validate';
+import type { CheckpointRow, CheckpointRowStore, NewRow, RowMeta } from './rows';
+
+export interface DeltaSaverOptions {
+  /** Write a full snapshot every K checkpoints (K >= 1; 1 = always full; Infinity = only the first). Default 50. */
+  fullSnapshotEvery?: number;
+  /** Hydrated checkpoints kept in memory (0 disables). Default 32. */
+  cacheSize?: number;
+}
+
+interface Hydrated {
+  seq: number;
+  namespace: string;
+  baseDistance: number;
+  checkpoint: Checkpoint;
+}
+
+const DEFAULT_FULL_EVERY = 50;
+const MAX_LIMIT = 1000;
+
+function corrupt(row: { checkpointId: string }, why: string): never {
+  throw new CheckpointError('corrupt_row', `checkpoint ${row.checkpointId}: ${why}`, row.checkpointId);
+}
+
+function parsePayload(row: CheckpointRow): unknown {
+  try {
+    return JSON.parse(row.payload);
+  } catch {
+    return corrupt(row, 'stored payload is not valid JSON');
+  }
+}
+
+function parseStoredChannels(row: CheckpointRow, parsed: unknown): Record<string, ChannelSnapshot> {
+  try {
+    return parseChannels(parsed);
+  } catch (error) {
+    return corrupt(
+      row,
+      `stored channels are invalid (${error instanceof Error ? error.message : String(error)})`,
+    );
+  }
+}
+
+function requireId(field: string, value: unknown): string {
+  if (!isValidId(value))
+    throw new CheckpointError('invalid_argument', `${field} must be an id string`, undefined, field);
+  return value;
+}
+
+function namespaceOf(options: PutOptions | undefined): string {
+  const ns = options?.namespace ?? '';
+  if (typeof ns !== 'string' || ns.length > 256) {
+    throw new CheckpointError(
+      'invalid_argument',
+      'namespace must be a string of at most 256 characters',
+      undefined,
+      'namespace',
+    );
+  }
+  return ns;
+}
+
+function summary(meta: RowMeta): CheckpointSummary {
+  return {
+    checkpointId: meta.checkpointId,
+    sessionId: meta.sessionId,
+    namespace: meta.namespace,
+    stageId: meta.stageId as StageId,
+    createdAt: meta.createdAt,
+    schemaVersion: meta.schemaVersion,
+    parentCheckpointId: meta.parentCheckpointId,
+    storage: meta.storage,
+    bytes: meta.bytes,
+    pinned: meta.pinned,
+  };
+}
+
+/**
+ * The saver logic shared by every backend: validation, delta encoding, hydration, retention and a small
+ * cache of hydrated states (so a put only needs its parent's state, not a re-read of the chain).
+ */
+export class DeltaCheckpointSaver implements CheckpointSaver {
+  private readonly fullEvery: number;
+  private readonly cacheSize: number;
+  private readonly cache = new Map<string, Hydrated>();
+
+  constructor(
+    protected readonly rows: CheckpointRowStore,
+    options: DeltaSaverOptions = {},
+  ) {
+    const k = options.fullSnapshotEvery ?? DEFAULT_FULL_EVERY;
+    if (!(k >= 1) || (!Number.isInteger(k) && k !== Number.POSITIVE_INFINITY)) {
+      throw new CheckpointError('invalid_argument', 'fullSnapshotEvery must be an integer >= 1 or Infinity');
+    }
+    this.fullEvery = k;
+    this.cacheSize = options.cacheSize ?? 32;
+  }
+
+  async put(input: unknown, options?: PutOptions): Promise<PutResult> {
+    const checkpoint = parseCheckpoint(input);
+    const namespace = namespaceOf(options);
+    const parentId = checkpoint.parentCheckpointId;
+    let parent: Hydrated | undefined;
+    if (parentId !== undefined) {
+      parent = await this.load(checkpoint.sessionId, parentId, true);
+      if (!parent || parent.namespace !== namespace) {
+        throw new CheckpointError(
+          'missing_parent',
+          `parent checkpoint ${parentId} does not exist in session ${checkpoint.sessionId}${namespace ? ` namespace "${namespace}"` : ''}`,
+          checkpoint.id,
+          'parentCheckpointId',
+        );
+      }
+    }
+    // Computed for every child, also full ones: it is what refuses versions that go backwards.
+    const delta = parent
+      ? computeDelta(parent.checkpoint.channels, checkpoint.channels, checkpoint.id)
+      : undefined;
+    const baseDistance = parent && parent.baseDistance + 1 < this.fullEvery ? parent.baseDistance + 1 : 0;
+    const storage = delta && baseDistance > 0 ? 'delta' : 'full';
+    const payload = JSON.stringify(storage === 'delta' ? delta : sortKeys(checkpoint.channels));
+    const row: NewRow = {
+      sessionId: checkpoint.sessionId,
+      namespace,
+      checkpointId: checkpoint.id,
+      parentCheckpointId: parentId ?? null,
+      stageId: checkpoint.stageId,
+      createdAt: checkpoint.createdAt,
+      schemaVersion: checkpoint.schemaVersion,
+      storage,
+      baseDistance,
+      payload,
+      pinned: false,
+    };
+    const outcome = await this.rows.insert(row, parent ? parent.seq : null);
+    if (outcome === 'duplicate') {
+      throw new CheckpointError(
+        'duplicate_checkpoint',
+        `checkpoint ${checkpoint.id} already exists in session ${checkpoint.sessionId}`,
+        checkpoint.id,
+        'id',
+      );
+    }
+    if (outcome === 'missing_parent') {
+      this.evict(checkpoint.sessionId, parentId as string);
+      throw new CheckpointError(
+        'missing_parent',
+        `parent checkpoint ${parentId} was removed`,
+        checkpoint.id,
+        'parentCheckpointId',
+      );
+    }
+    if (this.cacheSize > 0) {
+      // Rebuild from the stored text so the cached state is exactly what a later read would hydrate.
+      const parsed = JSON.parse(payload) as unknown;
+      const channels =
+        storage === 'delta' && parent
+          ? applyDelta(parent.checkpoint.channels, parsed as CheckpointDelta, checkpoint.id)
+          : (parsed as Record<string, ChannelSnapshot>);
+      this.remember(checkpoint.sessionId, {
+        ...this.envelope({ ...row, seq: outcome }, channels),
+        seq: outcome,
+      });
+    }
+    return {
+      checkpointId: checkpoint.id,
+      sessionId: checkpoint.sessionId,
+      namespace,
+      storage,
+      bytes: Buffer.byteLength(payload),
+    };
+  }
+
+  async get(sessionId: string, checkpointId: string): Promise<Checkpoint | undefined> {
+    requireId('sessionId', sessionId);
+    requireId('checkpointId', checkpointId);
+    return (await this.load(sessionId, checkpointId, false))?.checkpoint;
+  }
+
+  async getLatest(sessionId: string, options?: PutOptions): Promise<Checkpoint | undefined> {
+    requireId('sessionId', sessionId);
+    const head = await this.rows.latest(sessionId, namespaceOf(options));
+    if (!head) return undefined;
+    const cached = this.cached(sessionId, head.checkpointId);
+    if (cached && cached.seq === head.seq) return cached.checkpoint;
+    return (await this.hydrate(sessionId, head.checkpointId))?.checkpoint;
+  }
+
+  async describe(sessionId: string, checkpointId: string): Promise<CheckpointSummary | undefined> {
+    requireId('sessionId', sessionId);
+    requireId('checkpointId', checkpointId);
+    const head = await this.rows.head(sessionId, checkpointId);
+    return head ? summary({ ...head, bytes: Buffer.byteLength(head.payload) }) : undefined;
+  }
+
+  async list(query: ListQuery): Promise<ListPage> {
+    requireId('sessionId', query.sessionId);
+    const limit = query.limit ?? 50;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+      throw new CheckpointError(
+        'invalid_argument',
+        `limit must be an integer in 1..${MAX_LIMIT}`,
+        undefined,
+        'limit',
+      );
+    }
+    if (query.stageId !== undefined && !(STAGE_IDS as readonly string[]).includes(query.stageId)) {
+      throw new CheckpointError(
+        'invalid_argument',
+        `stageId must be one of ${STAGE_IDS.join(', ')}`,
+        undefined,
+        'stageId',
+      );
+    }
+    let beforeSeq: number | undefined;
+    if (query.cursor !== undefined) {
+      const decoded = /^c([0-9]{1,15})$/.exec(query.cursor);
+      if (!decoded)
+        throw new CheckpointError(
+          'invalid_argument',
+          'cursor is not one this saver returned',
+          undefined,
+          'cursor',
+        );
+      beforeSeq = Number(decoded[1]);
+    }
+    const rows = await this.rows.list({
+      sessionId: query.sessionId,
+      ...(query.namespace === undefined ? {} : { namespace: namespaceOf(query) }),
+      ...(query.stageId === undefined ? {} : { stageId: query.stageId }),
+      ...(query.pinned === undefined ? {} : { pinned: query.pinned }),
+      ...(beforeSeq === undefined ? {} : { beforeSeq }),
+      limit: limit + 1,
+    });
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return { items: page.map(summary), nextCursor: rows.length > limit && last ? `c${last.seq}` : null };
+  }
+
+  async putWrites(
+    sessionId: string,
+    checkpointId: string,
+    taskId: string,
+    writes: readonly WriteInput[],
+  ): Promise<void> {
+    requireId('sessionId', sessionId);
+    requireId('checkpointId', checkpointId);
+    requireId('taskId', taskId);
+    if (!Array.isArray(writes))
+      throw new CheckpointError('invalid_argument', 'writes must be an array', undefined, 'writes');
+    const encoded = writes.map((write, idx) => {
+      if (typeof write?.channel !== 'string' || write.channel.length === 0) {
+        throw new CheckpointError(
+          'invalid_argument',
+          `writes[${idx}].channel must be a non-empty string`,
+          undefined,
+          'channel',
+        );
+      }
+      if (!isJsonValue(write.value)) {
+        throw new CheckpointError(
+          'invalid_argument',
+          `writes[${idx}].value must be plain JSON`,
+          undefined,
+          'value',
+        );
+      }
+      return { taskId, idx, channel: write.channel, value: JSON.stringify(write.value) };
+    });
+    if (!(await this.rows.putWrites(sessionId, checkpointId, encoded))) {
+      throw new CheckpointError(
+        'not_found',
+        `checkpoint ${checkpointId} does not exist in session ${sessionId}`,
+        checkpointId,
+      );
+    }
+  }
+
+  async pendingWrites(sessionId: string, checkpointId: string): Promise<PendingWrite[]> {
+    requireId('sessionId', sessionId);
+    requireId('checkpointId', checkpointId);
+    const rows = await this.rows.pendingWrites(sessionId, checkpointId);
+    return rows.map((row) => {
+      let value: JsonValue;
+      try {
+        value = JSON.parse(row.value) as JsonValue;
+      } catch {
+        return corrupt({ checkpointId }, `pending write ${row.taskId}#${row.idx} is not valid JSON`);
+      }
+      return { taskId: row.taskId, idx: row.idx, channel: row.channel, value };
+    });
+  }
+
+  async pin(sessionId: string, checkpointId: string, pinned = true): Promise<void> {
+    requireId('sessionId', sessionId);
+    requireId('checkpointId', checkpointId);
+    if (!(await this.rows.setPinned(sessionId, checkpointId, pinned))) {
+      throw new CheckpointError(
+        'not_found',
+        `checkpoint ${checkpointId} does not exist in session ${sessionId}`,
+        checkpointId,
+      );
+    }
+  }
+
+  async prune(options: PruneOptions): Promise<PruneResult> {
+    requireId('sessionId', options.sessionId);
+    const namespace = namespaceOf(options);
+    if (!Number.isInteger(options.keepNewest) || options.keepNewest < 0) {
+      throw new CheckpointError(
+        'invalid_argument',
+        'keepNewest must be an integer >= 0',
+        undefined,
+        'keepNewest',
+      );
+    }
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const result = await this.tryPrune(options.sessionId, namespace, options.keepNewest);
+      if (result) return result;
+    }
+    throw new CheckpointError('invalid_argument', 'prune kept racing with concurrent puts; try again');
+  }
+
+  async deleteSession(sessionId: string): Promise<void> {
+    requireId('sessionId', sessionId);
+    await this.rows.deleteSession(sessionId);
+    for (const key of [...this.cache.keys()])
+      if (key.startsWith(`${sessionId}\u0000`)) this.cache.delete(key);
+  }
+
+  async close(): Promise<void> {
+    this.cache.clear();
+    await this.rows.close();
+  }
+
+  private async tryPrune(
+    sessionId: string,
+    namespace: string,
+    keepNewest: number,
+  ): Promise<PruneResult | undefined> {
+    const metas = await this.rows.allMeta(sessionId, namespace);
+    if (metas.length === 0) return { deleted: 0, rebased: 0 };
+    const byId = new Map(metas.map((m) => [m.checkpointId, m]));
+    const keep = new Set(metas.slice(Math.max(0, metas.length - keepNewest)).map((m) => m.checkpointId));
+    for (const m of metas) if (m.pinned) keep.add(m.checkpointId);
+    const full = new Set(metas.filter((m) => m.storage === 'full').map((m) => m.checkpointId));
+    const rewrites: { checkpointId: string; payload: string }[] = [];
+    for (const meta of metas) {
+      if (!keep.has(meta.checkpointId) || full.has(meta.checkpointId)) continue;
+      // Walk towards the base; if the walk leaves the kept set, this row's base is being pruned.
+      let cursor = meta.parentCheckpointId;
+      let needsRebase = true;
+      while (cursor !== null && keep.has(cursor)) {
+        if (full.has(cursor)) {
+          needsRebase = false;
+          break;
+        }
+        cursor = byId.get(cursor)?.parentCheckpointId ?? null;
+      }
+      if (!needsRebase) continue;
+      const hydrated = await this.hydrate(sessionId, meta.checkpointId);
+      if (!hydrated) return undefined;
+      rewrites.push({
+        checkpointId: meta.checkpointId,
+        payload: JSON.stringify(sortKeys(hydrated.checkpoint.channels)),
+      });
+      full.add(meta.checkpointId);
+    }
+    const deleteIds = metas.filter((m) => !keep.has(m.checkpointId)).map((m) => m.checkpointId);
+    const maxSeq = (metas[metas.length - 1] as RowMeta).seq;
+    const outcome = await this.rows.applyPrune(sessionId, namespace, maxSeq, deleteIds, rewrites);
+    if (outcome === 'changed') return undefined;
+    for (const id of deleteIds) this.evict(sessionId, id);
+    for (const { checkpointId } of rewrites) {
+      const cached = this.cached(sessionId, checkpointId);
+      if (cached) cached.baseDistance = 0;
+    }
+    return { deleted: deleteIds.length, rebased: rewrites.length };
+  }
+
+  /** Cached state when the cache still matches storage, otherwise a hydration from the rows. */
+  private async load(
+    sessionId: string,
+    checkpointId: string,
+    trustCache: boolean,
+  ): Promise<Hydrated | undefined> {
+    const cached = this.cached(sessionId, checkpointId);
+    if (cached) {
+      // For a put the insert re-checks the parent's seq atomically, so the cache is enough.
+      if (trustCache) return cached;
+      const head = await this.rows.head(sessionId, checkpointId);
+      if (head && head.seq === cached.seq) return cached;
+      this.evict(sessionId, checkpointId);
+      if (!head) return undefined;
+    }
+    return this.hydrate(sessionId, checkpointId);
+  }
+
+  private async hydrate(sessionId: string, checkpointId: string): Promise<Hydrated | undefined> {
+    const chain = await this.rows.chain(sessionId, checkpointId);
+    const head = chain[0];
+    if (!head) return undefined;
+    const base = chain[chain.length - 1] as CheckpointRow;
+    if (base.storage !== 'full') {
+      corrupt(
+        head,
+        `its delta chain is broken: the parent of ${base.checkpointId} (${base.parentCheckpointId}) is missing`,
+      );
+    }
+    let channels: Record<string, ChannelSnapshot> = {};
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const row = chain[i] as CheckpointRow;
+      const parsed = parsePayload(row);
+      channels =
+        row.storage === 'full'
+          ? parseStoredChannels(row, parsed)
+          : applyDelta(channels, parseDelta(parsed, row.checkpointId), row.checkpointId, true);
+    }
+    const hydrated: Hydrated = { ...this.envelope(head, channels), seq: head.seq };
+    this.remember(sessionId, hydrated);
+    return hydrated;
+  }
+
+  private envelope(head: CheckpointRow, channels: Record<string, ChannelSnapshot>): Omit<Hydrated, 'seq'> {
+    if (!(STAGE_IDS as readonly string[]).includes(head.stageId))
+      corrupt(head, `stage_id "${head.stageId}" is not a stage`);
+    if (!Number.isSafeInteger(head.schemaVersion)) corrupt(head, 'schema_version is not an integer');
+    const checkpoint: Checkpoint = {
+      id: head.checkpointId,
+      sessionId: head.sessionId,
+      stageId: head.stageId as StageId,
+      createdAt: head.createdAt,
+      schemaVersion: head.schemaVersion,
+      channels: sortKeys(channels),
+      ...(head.parentCheckpointId === null ? {} : { parentCheckpointId: head.parentCheckpointId }),
+    };
+    return { namespace: head.namespace, baseDistance: head.baseDistance, checkpoint: deepFreeze(checkpoint) };
+  }
+
+  private cached(sessionId: string, checkpointId: string): Hydrated | undefined {
+    return this.cache.get(`${sessionId}\u0000${checkpointId}`);
+  }
+
+  private remember(sessionId: string, hydrated: Hydrated): void {
+    if (this.cacheSize <= 0) return;
+    const key = `${sessionId}\u0000${hydrated.checkpoint.id}`;
+    this.cache.delete(key);
+    this.cache.set(key, hydrated);
+    for (const oldest of this.cache.keys()) {
+      if (this.cache.size <= this.cacheSize) break;
+      this.cache.delete(oldest);
+    }
+  }
+
+  private evict(sessionId: string, checkpointId: string): void {
+    this.cache.delete(`${sessionId}\u0000${checkpointId}`);
+  }
+}

@@ -1,0 +1,327 @@
+import type pg from 'pg';
+import type {
+  CheckpointRow,
+  CheckpointRowStore,
+  InsertOutcome,
+  NewRow,
+  PruneOutcome,
+  RowListQuery,
+  RowMeta,
+} from './rows';
+
+/** Append-only: the index is the schema version. `$S` is replaced by the quoted schema name. */
+export const PG_MIGRATIONS: readonly string[] = [
+  `CREATE TABLE $S.harness_checkpoints (
+    seq BIGSERIAL PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    checkpoint_id TEXT NOT NULL,
+    namespace TEXT NOT NULL DEFAULT '',
+    parent_checkpoint_id TEXT,
+    stage_id TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    schema_version INTEGER NOT NULL,
+    storage TEXT NOT NULL CHECK (storage IN ('full', 'delta')),
+    base_distance INTEGER NOT NULL,
+    channels TEXT NOT NULL,
+    pinned BOOLEAN NOT NULL DEFAULT false,
+    UNIQUE (session_id, checkpoint_id)
+  );
+  CREATE INDEX harness_checkpoints_by_namespace ON $S.harness_checkpoints (session_id, namespace, seq);
+  CREATE INDEX harness_checkpoints_by_session ON $S.harness_checkpoints (session_id, seq);
+  CREATE TABLE $S.harness_checkpoint_writes (
+    seq BIGSERIAL PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    checkpoint_id TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    channel TEXT NOT NULL,
+    value TEXT NOT NULL,
+    UNIQUE (session_id, checkpoint_id, task_id, idx)
+  );`,
+];
+
+interface SqlRow {
+  seq: string;
+  session_id: string;
+  checkpoint_id: string;
+  namespace: string;
+  parent_checkpoint_id: string | null;
+  stage_id: string;
+  created_at: string;
+  schema_version: number;
+  storage: 'full' | 'delta';
+  base_distance: number;
+  channels?: string;
+  bytes?: number;
+  pinned: boolean;
+}
+
+const META_COLUMNS =
+  'seq, session_id, checkpoint_id, namespace, parent_checkpoint_id, stage_id, created_at, schema_version, storage, base_distance, pinned';
+
+function toRow(r: SqlRow): CheckpointRow {
+  return {
+    seq: Number(r.seq),
+    sessionId: r.session_id,
+    checkpointId: r.checkpoint_id,
+    namespace: r.namespace,
+    parentCheckpointId: r.parent_checkpoint_id,
+    stageId: r.stage_id,
+    createdAt: r.created_at,
+    schemaVersion: r.schema_version,
+    storage: r.storage,
+    baseDistance: r.base_distance,
+    payload: r.channels ?? '',
+    pinned: r.pinned,
+  };
+}
+
+function toMeta(r: SqlRow): RowMeta {
+  const { payload: _payload, ...rest } = toRow(r);
+  return { ...rest, bytes: Number(r.bytes ?? 0) };
+}
+
+export function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+export async function migratePg(pool: pg.Pool, schema: string): Promise<void> {
+  const s = quoteIdent(schema);
+  await inTransaction(pool, async (client) => {
+    // One migrator at a time across processes; the key is derived from the schema name.
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
+      `harness_checkpoint_migrations:${schema}`,
+    ]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${s}.harness_checkpoint_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)`,
+    );
+    const done = await client.query<{ v: number | null }>(
+      `SELECT MAX(version) AS v FROM ${s}.harness_checkpoint_migrations`,
+    );
+    for (let version = (done.rows[0]?.v ?? 0) + 1; version <= PG_MIGRATIONS.length; version++) {
+      await client.query((PG_MIGRATIONS[version - 1] as string).replaceAll('$S', s));
+      await client.query(
+        `INSERT INTO ${s}.harness_checkpoint_migrations (version, applied_at) VALUES ($1, $2)`,
+        [version, new Date().toISOString()],
+      );
+    }
+  });
+}
+
+/**
+ * PostgreSQL rows. A put is one statement: the parent row is locked FOR KEY SHARE in the same statement,
+ * so a concurrent prune either sees the new child (and retries) or removes the parent first (refused put).
+ */
+export class PgRows implements CheckpointRowStore {
+  private readonly t: string;
+  private readonly w: string;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    schema: string,
+    private readonly owned: boolean,
+  ) {
+    this.t = `${quoteIdent(schema)}.harness_checkpoints`;
+    this.w = `${quoteIdent(schema)}.harness_checkpoint_writes`;
+  }
+
+  async insert(row: NewRow, parentSeq: number | null): Promise<InsertOutcome> {
+    const result = await this.pool.query<{ seq: string }>(
+      `WITH parent AS (
+         SELECT seq FROM ${this.t}
+         WHERE session_id = $1 AND checkpoint_id = $4 AND seq = $12 AND namespace = $3 FOR KEY SHARE
+       )
+       INSERT INTO ${this.t} (session_id, checkpoint_id, namespace, parent_checkpoint_id, stage_id, created_at,
+         schema_version, storage, base_distance, channels, pinned)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11
+       WHERE $4::text IS NULL OR EXISTS (SELECT 1 FROM parent)
+       ON CONFLICT (session_id, checkpoint_id) DO NOTHING
+       RETURNING seq`,
+      [
+        row.sessionId,
+        row.checkpointId,
+        row.namespace,
+        row.parentCheckpointId,
+        row.stageId,
+        row.createdAt,
+        row.schemaVersion,
+        row.storage,
+        row.baseDistance,
+        row.payload,
+        row.pinned,
+        parentSeq,
+      ],
+    );
+    const inserted = result.rows[0];
+    if (inserted) return Number(inserted.seq);
+    const exists = await this.pool.query(
+      `SELECT 1 FROM ${this.t} WHERE session_id = $1 AND checkpoint_id = $2`,
+      [row.sessionId, row.checkpointId],
+    );
+    return exists.rowCount ? 'duplicate' : 'missing_parent';
+  }
+
+  async head(sessionId: string, checkpointId: string): Promise<CheckpointRow | undefined> {
+    const r = await this.pool.query<SqlRow>(
+      `SELECT * FROM ${this.t} WHERE session_id = $1 AND checkpoint_id = $2`,
+      [sessionId, checkpointId],
+    );
+    return r.rows[0] ? toRow(r.rows[0]) : undefined;
+  }
+
+  async latest(sessionId: string, namespace: string): Promise<CheckpointRow | undefined> {
+    const r = await this.pool.query<SqlRow>(
+      `SELECT * FROM ${this.t} WHERE session_id = $1 AND namespace = $2 ORDER BY seq DESC LIMIT 1`,
+      [sessionId, namespace],
+    );
+    return r.rows[0] ? toRow(r.rows[0]) : undefined;
+  }
+
+  async chain(sessionId: string, checkpointId: string): Promise<CheckpointRow[]> {
+    const r = await this.pool.query<SqlRow>(
+      `WITH RECURSIVE chain AS (
+         SELECT 0 AS lvl, c.* FROM ${this.t} c WHERE c.session_id = $1 AND c.checkpoint_id = $2
+         UNION ALL
+         SELECT chain.lvl + 1, p.* FROM ${this.t} p
+           JOIN chain ON p.session_id = chain.session_id AND p.checkpoint_id = chain.parent_checkpoint_id
+           WHERE chain.storage = 'delta'
+       ) SELECT * FROM chain ORDER BY lvl`,
+      [sessionId, checkpointId],
+    );
+    return r.rows.map(toRow);
+  }
+
+  async list(query: RowListQuery): Promise<RowMeta[]> {
+    const params: unknown[] = [query.sessionId];
+    const where = ['session_id = $1'];
+    const add = (clause: string, value: unknown) => {
+      params.push(value);
+      where.push(clause.replace('?', `$${params.length}`));
+    };
+    if (query.namespace !== undefined) add('namespace = ?', query.namespace);
+    if (query.stageId !== undefined) add('stage_id = ?', query.stageId);
+    if (query.pinned !== undefined) add('pinned = ?', query.pinned);
+    if (query.beforeSeq !== undefined) add('seq < ?', query.beforeSeq);
+    params.push(query.limit);
+    const r = await this.pool.query<SqlRow>(
+      `SELECT ${META_COLUMNS}, octet_length(channels) AS bytes FROM ${this.t}
+       WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $${params.length}`,
+      params,
+    );
+    return r.rows.map(toMeta);
+  }
+
+  async allMeta(sessionId: string, namespace: string): Promise<RowMeta[]> {
+    const r = await this.pool.query<SqlRow>(
+      `SELECT ${META_COLUMNS}, octet_length(channels) AS bytes FROM ${this.t}
+       WHERE session_id = $1 AND namespace = $2 ORDER BY seq`,
+      [sessionId, namespace],
+    );
+    return r.rows.map(toMeta);
+  }
+
+  async applyPrune(
+    sessionId: string,
+    namespace: string,
+    maxSeq: number,
+    deleteIds: readonly string[],
+    rewrites: readonly { checkpointId: string; payload: string }[],
+  ): Promise<PruneOutcome> {
+    return inTransaction(this.pool, async (client) => {
+      // Lock the namespace's rows: a put that wants one of them as parent waits for us, then sees it gone.
+      const locked = await client.query<{ seq: string }>(
+        `SELECT seq FROM ${this.t} WHERE session_id = $1 AND namespace = $2 ORDER BY seq FOR UPDATE`,
+        [sessionId, namespace],
+      );
+      const newest = locked.rows[locked.rows.length - 1];
+      if (!newest || Number(newest.seq) !== maxSeq) return 'changed';
+      for (const { checkpointId, payload } of rewrites) {
+        await client.query(
+          `UPDATE ${this.t} SET storage = 'full', base_distance = 0, channels = $3 WHERE session_id = $1 AND checkpoint_id = $2`,
+          [sessionId, checkpointId, payload],
+        );
+      }
+      if (deleteIds.length > 0) {
+        await client.query(
+          `DELETE FROM ${this.t} WHERE session_id = $1 AND checkpoint_id = ANY($2::text[])`,
+          [sessionId, deleteIds],
+        );
+        await client.query(
+          `DELETE FROM ${this.w} WHERE session_id = $1 AND checkpoint_id = ANY($2::text[])`,
+          [sessionId, deleteIds],
+        );
+      }
+      return 'applied';
+    });
+  }
+
+  async setPinned(sessionId: string, checkpointId: string, pinned: boolean): Promise<boolean> {
+    const r = await this.pool.query(
+      `UPDATE ${this.t} SET pinned = $3 WHERE session_id = $1 AND checkpoint_id = $2`,
+      [sessionId, checkpointId, pinned],
+    );
+    return (r.rowCount ?? 0) > 0;
+  }
+
+  async putWrites(
+    sessionId: string,
+    checkpointId: string,
+    writes: readonly { taskId: string; idx: number; channel: string; value: string }[],
+  ): Promise<boolean> {
+    return inTransaction(this.pool, async (client) => {
+      const exists = await client.query(
+        `SELECT 1 FROM ${this.t} WHERE session_id = $1 AND checkpoint_id = $2 FOR KEY SHARE`,
+        [sessionId, checkpointId],
+      );
+      if (!exists.rowCount) return false;
+      for (const w of writes) {
+        await client.query(
+          `INSERT INTO ${this.w} (session_id, checkpoint_id, task_id, idx, channel, value) VALUES ($1, $2, $3, $4, $5, $6)
+           ON CONFLICT (session_id, checkpoint_id, task_id, idx) DO NOTHING`,
+          [sessionId, checkpointId, w.taskId, w.idx, w.channel, w.value],
+        );
+      }
+      return true;
+    });
+  }
+
+  async pendingWrites(sessionId: string, checkpointId: string) {
+    const r = await this.pool.query<{ task_id: string; idx: number; channel: string; value: string }>(
+      `SELECT task_id, idx, channel, value FROM ${this.w} WHERE session_id = $1 AND checkpoint_id = $2 ORDER BY seq`,
+      [sessionId, checkpointId],
+    );
+    return r.rows.map((row) => ({
+      taskId: row.task_id,
+      idx: row.idx,
+      channel: row.channel,
+      value: row.value,
+    }));
+  }
+
+  async deleteSession(sessionId: string): Promise<void> {
+    await inTransaction(this.pool, async (client) => {
+      await client.query(`DELETE FROM ${this.t} WHERE session_id = $1`, [sessionId]);
+      await client.query(`DELETE FROM ${this.w} WHERE session_id = $1`, [sessionId]);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.owned) await this.pool.end();
+  }
+}

@@ -1,0 +1,280 @@
+import type Database from 'better-sqlite3';
+import type {
+  CheckpointRow,
+  CheckpointRowStore,
+  InsertOutcome,
+  NewRow,
+  PruneOutcome,
+  RowListQuery,
+  RowMeta,
+} from './rows';
+
+/**
+ * Append-only: the index is the schema version. Own table names and own migration table, so the file
+ * can be shared with the event store without the two migration lists colliding.
+ */
+export const SQLITE_MIGRATIONS: readonly string[] = [
+  `CREATE TABLE harness_checkpoints (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL,
+    checkpoint_id TEXT NOT NULL,
+    namespace TEXT NOT NULL DEFAULT '',
+    parent_checkpoint_id TEXT,
+    stage_id TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    schema_version INTEGER NOT NULL,
+    storage TEXT NOT NULL CHECK (storage IN ('full', 'delta')),
+    base_distance INTEGER NOT NULL,
+    channels TEXT NOT NULL,
+    pinned INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (session_id, checkpoint_id)
+  );
+  CREATE INDEX harness_checkpoints_by_namespace ON harness_checkpoints (session_id, namespace, seq);
+  CREATE INDEX harness_checkpoints_by_session ON harness_checkpoints (session_id, seq);
+  CREATE TABLE harness_checkpoint_writes (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL,
+    checkpoint_id TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    channel TEXT NOT NULL,
+    value TEXT NOT NULL,
+    UNIQUE (session_id, checkpoint_id, task_id, idx)
+  );`,
+];
+
+interface SqlRow {
+  seq: number;
+  session_id: string;
+  checkpoint_id: string;
+  namespace: string;
+  parent_checkpoint_id: string | null;
+  stage_id: string;
+  created_at: string;
+  schema_version: number;
+  storage: 'full' | 'delta';
+  base_distance: number;
+  channels?: string;
+  bytes?: number;
+  pinned: number;
+}
+
+const META_COLUMNS =
+  'seq, session_id, checkpoint_id, namespace, parent_checkpoint_id, stage_id, created_at, schema_version, storage, base_distance, pinned';
+
+function toRow(r: SqlRow): CheckpointRow {
+  return {
+    seq: r.seq,
+    sessionId: r.session_id,
+    checkpointId: r.checkpoint_id,
+    namespace: r.namespace,
+    parentCheckpointId: r.parent_checkpoint_id,
+    stageId: r.stage_id,
+    createdAt: r.created_at,
+    schemaVersion: r.schema_version,
+    storage: r.storage,
+    baseDistance: r.base_distance,
+    payload: r.channels ?? '',
+    pinned: r.pinned !== 0,
+  };
+}
+
+function toMeta(r: SqlRow): RowMeta {
+  const { payload: _payload, ...rest } = toRow(r);
+  return { ...rest, bytes: r.bytes ?? 0 };
+}
+
+export function migrateSqlite(db: Database.Database): void {
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS harness_checkpoint_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)',
+  );
+  db.transaction(() => {
+    const done = db.prepare('SELECT MAX(version) AS v FROM harness_checkpoint_migrations').get() as {
+      v: number | null;
+    };
+    for (let version = (done.v ?? 0) + 1; version <= SQLITE_MIGRATIONS.length; version++) {
+      db.exec(SQLITE_MIGRATIONS[version - 1] as string);
+      db.prepare('INSERT INTO harness_checkpoint_migrations (version, applied_at) VALUES (?, ?)').run(
+        version,
+        new Date().toISOString(),
+      );
+    }
+  }).immediate();
+}
+
+/** better-sqlite3 is synchronous, so each method is one transaction on one connection. */
+export class SqliteRows implements CheckpointRowStore {
+  private readonly statements;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly owned: boolean,
+  ) {
+    migrateSqlite(db);
+    const chainSql = `WITH RECURSIVE chain AS (
+        SELECT 0 AS lvl, c.* FROM harness_checkpoints c WHERE c.session_id = ? AND c.checkpoint_id = ?
+        UNION ALL
+        SELECT chain.lvl + 1, p.* FROM harness_checkpoints p
+          JOIN chain ON p.session_id = chain.session_id AND p.checkpoint_id = chain.parent_checkpoint_id
+          WHERE chain.storage = 'delta'
+      ) SELECT * FROM chain ORDER BY lvl`;
+    this.statements = {
+      exists: db
+        .prepare('SELECT 1 FROM harness_checkpoints WHERE session_id = ? AND checkpoint_id = ?')
+        .pluck(),
+      parent: db.prepare(
+        'SELECT seq, namespace FROM harness_checkpoints WHERE session_id = ? AND checkpoint_id = ?',
+      ),
+      insert: db.prepare(
+        `INSERT INTO harness_checkpoints (session_id, checkpoint_id, namespace, parent_checkpoint_id, stage_id, created_at,
+           schema_version, storage, base_distance, channels, pinned)
+         VALUES (@sessionId, @checkpointId, @namespace, @parentCheckpointId, @stageId, @createdAt, @schemaVersion,
+           @storage, @baseDistance, @payload, @pinned)`,
+      ),
+      head: db.prepare('SELECT * FROM harness_checkpoints WHERE session_id = ? AND checkpoint_id = ?'),
+      latest: db.prepare(
+        'SELECT * FROM harness_checkpoints WHERE session_id = ? AND namespace = ? ORDER BY seq DESC LIMIT 1',
+      ),
+      chain: db.prepare(chainSql),
+      allMeta: db.prepare(
+        `SELECT ${META_COLUMNS}, length(CAST(channels AS BLOB)) AS bytes FROM harness_checkpoints
+         WHERE session_id = ? AND namespace = ? ORDER BY seq`,
+      ),
+      maxSeq: db
+        .prepare('SELECT MAX(seq) FROM harness_checkpoints WHERE session_id = ? AND namespace = ?')
+        .pluck(),
+      rewrite: db.prepare(
+        `UPDATE harness_checkpoints SET storage = 'full', base_distance = 0, channels = ?
+         WHERE session_id = ? AND checkpoint_id = ?`,
+      ),
+      delete: db.prepare('DELETE FROM harness_checkpoints WHERE session_id = ? AND checkpoint_id = ?'),
+      deleteWrites: db.prepare(
+        'DELETE FROM harness_checkpoint_writes WHERE session_id = ? AND checkpoint_id = ?',
+      ),
+      pin: db.prepare('UPDATE harness_checkpoints SET pinned = ? WHERE session_id = ? AND checkpoint_id = ?'),
+      putWrite: db.prepare(
+        `INSERT INTO harness_checkpoint_writes (session_id, checkpoint_id, task_id, idx, channel, value)
+         VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (session_id, checkpoint_id, task_id, idx) DO NOTHING`,
+      ),
+      pending: db.prepare(
+        `SELECT task_id, idx, channel, value FROM harness_checkpoint_writes
+         WHERE session_id = ? AND checkpoint_id = ? ORDER BY seq`,
+      ),
+      deleteSession: db.prepare('DELETE FROM harness_checkpoints WHERE session_id = ?'),
+      deleteSessionWrites: db.prepare('DELETE FROM harness_checkpoint_writes WHERE session_id = ?'),
+    };
+  }
+
+  async insert(row: NewRow, parentSeq: number | null): Promise<InsertOutcome> {
+    const s = this.statements;
+    return this.db
+      .transaction((): InsertOutcome => {
+        if (s.exists.get(row.sessionId, row.checkpointId)) return 'duplicate';
+        if (row.parentCheckpointId !== null) {
+          const parent = s.parent.get(row.sessionId, row.parentCheckpointId) as
+            | { seq: number; namespace: string }
+            | undefined;
+          if (!parent || parent.seq !== parentSeq || parent.namespace !== row.namespace)
+            return 'missing_parent';
+        }
+        const info = s.insert.run({ ...row, pinned: row.pinned ? 1 : 0 });
+        return Number(info.lastInsertRowid);
+      })
+      .immediate();
+  }
+
+  async head(sessionId: string, checkpointId: string): Promise<CheckpointRow | undefined> {
+    const row = this.statements.head.get(sessionId, checkpointId) as SqlRow | undefined;
+    return row ? toRow(row) : undefined;
+  }
+
+  async latest(sessionId: string, namespace: string): Promise<CheckpointRow | undefined> {
+    const row = this.statements.latest.get(sessionId, namespace) as SqlRow | undefined;
+    return row ? toRow(row) : undefined;
+  }
+
+  async chain(sessionId: string, checkpointId: string): Promise<CheckpointRow[]> {
+    return (this.statements.chain.all(sessionId, checkpointId) as SqlRow[]).map(toRow);
+  }
+
+  async list(query: RowListQuery): Promise<RowMeta[]> {
+    const where = ['session_id = ?'];
+    const params: unknown[] = [query.sessionId];
+    if (query.namespace !== undefined) where.push('namespace = ?') && params.push(query.namespace);
+    if (query.stageId !== undefined) where.push('stage_id = ?') && params.push(query.stageId);
+    if (query.pinned !== undefined) where.push('pinned = ?') && params.push(query.pinned ? 1 : 0);
+    if (query.beforeSeq !== undefined) where.push('seq < ?') && params.push(query.beforeSeq);
+    params.push(query.limit);
+    const sql = `SELECT ${META_COLUMNS}, length(CAST(channels AS BLOB)) AS bytes FROM harness_checkpoints
+      WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`;
+    return (this.db.prepare(sql).all(...params) as SqlRow[]).map(toMeta);
+  }
+
+  async allMeta(sessionId: string, namespace: string): Promise<RowMeta[]> {
+    return (this.statements.allMeta.all(sessionId, namespace) as SqlRow[]).map(toMeta);
+  }
+
+  async applyPrune(
+    sessionId: string,
+    namespace: string,
+    maxSeq: number,
+    deleteIds: readonly string[],
+    rewrites: readonly { checkpointId: string; payload: string }[],
+  ): Promise<PruneOutcome> {
+    const s = this.statements;
+    return this.db
+      .transaction((): PruneOutcome => {
+        if (Number(s.maxSeq.get(sessionId, namespace)) !== maxSeq) return 'changed';
+        for (const { checkpointId, payload } of rewrites) s.rewrite.run(payload, sessionId, checkpointId);
+        for (const id of deleteIds) {
+          s.delete.run(sessionId, id);
+          s.deleteWrites.run(sessionId, id);
+        }
+        return 'applied';
+      })
+      .immediate();
+  }
+
+  async setPinned(sessionId: string, checkpointId: string, pinned: boolean): Promise<boolean> {
+    return this.statements.pin.run(pinned ? 1 : 0, sessionId, checkpointId).changes > 0;
+  }
+
+  async putWrites(
+    sessionId: string,
+    checkpointId: string,
+    writes: readonly { taskId: string; idx: number; channel: string; value: string }[],
+  ): Promise<boolean> {
+    const s = this.statements;
+    return this.db
+      .transaction(() => {
+        if (!s.exists.get(sessionId, checkpointId)) return false;
+        for (const w of writes) s.putWrite.run(sessionId, checkpointId, w.taskId, w.idx, w.channel, w.value);
+        return true;
+      })
+      .immediate();
+  }
+
+  async pendingWrites(sessionId: string, checkpointId: string) {
+    const rows = this.statements.pending.all(sessionId, checkpointId) as {
+      task_id: string;
+      idx: number;
+      channel: string;
+      value: string;
+    }[];
+    return rows.map((r) => ({ taskId: r.task_id, idx: r.idx, channel: r.channel, value: r.value }));
+  }
+
+  async deleteSession(sessionId: string): Promise<void> {
+    const s = this.statements;
+    this.db
+      .transaction(() => {
+        s.deleteSession.run(sessionId);
+        s.deleteSessionWrites.run(sessionId);
+      })
+      .immediate();
+  }
+
+  async close(): Promise<void> {
+    if (this.owned && this.db.open) this.db.close();
+  }
+}

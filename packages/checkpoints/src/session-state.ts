@@ -1,0 +1,57 @@
+import {
+  type ChannelSnapshot,
+  type Checkpoint,
+  type ConversationMessage,
+  fingerprintSessionState,
+  type JsonValue,
+  type PlanEntry,
+  type SessionState,
+  type VersionVector,
+} from '@agentlane/contract';
+
+/** Reserved channel names the SessionState's typed fields are read from (see docs/checkpoints.md). */
+export const CONVERSATION_CHANNEL = 'conversation';
+export const PLAN_CHANNEL = 'plan';
+export const VERSION_VECTOR_CHANNEL = 'versionVector';
+
+/** The value a reader sees in a channel snapshot, or undefined when the channel is empty. */
+export function channelValue(snapshot: ChannelSnapshot | undefined): JsonValue | undefined {
+  if (!snapshot) return undefined;
+  const value = snapshot.value as Record<string, JsonValue>;
+  switch (snapshot.kind) {
+    case 'last_value':
+    case 'ephemeral_value':
+      return Object.hasOwn(value, 'value') ? value.value : undefined;
+    case 'binary_op_aggregate':
+      return value.value;
+    case 'topic':
+      return value.items;
+    case 'named_barrier': {
+      const names = value.names as string[];
+      return (value.seen as string[]).length === names.length ? names : undefined;
+    }
+    case 'data_channel':
+      return Object.fromEntries(value.entries as [string, JsonValue][]);
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The SessionState a checkpoint hydrates to: the typed fields come from the reserved channels
+ * (`conversation`, `plan`, `versionVector`; empty when absent), `channels` is every channel as stored.
+ */
+export function sessionStateOf(checkpoint: Pick<Checkpoint, 'channels'>): SessionState {
+  const channels = checkpoint.channels;
+  return {
+    conversation: (channelValue(channels[CONVERSATION_CHANNEL]) ?? []) as unknown as ConversationMessage[],
+    plan: (channelValue(channels[PLAN_CHANNEL]) ?? []) as unknown as PlanEntry[],
+    versionVector: (channelValue(channels[VERSION_VECTOR_CHANNEL]) ?? {}) as VersionVector,
+    channels,
+  };
+}
+
+/** sha256 of the canonical JSON (RFC 8785) of the checkpoint's SessionState. */
+export function fingerprintCheckpoint(checkpoint: Pick<Checkpoint, 'channels'>): string {
+  return fingerprintSessionState(sessionStateOf(checkpoint));
+}
