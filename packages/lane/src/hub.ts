@@ -11,6 +11,10 @@ export type HubSignal = RunStatusEvent | RunCanonicalizedEvent;
 
 type Item = { row: DeliveryRow } | { signal: HubSignal };
 
+/** How long a hole in deliverySeq is waited for before it is taken as real (the store skipped a number). */
+const GAP_TOLERANCE_MS = 1000;
+const GAP_RETRY_MS = 5;
+
 export interface HubSubscription {
   readonly threadId: string;
   readonly headDeliverySeq: number;
@@ -240,22 +244,35 @@ class Subscription implements HubSubscription {
     if (this.reading || this.closed) return;
     this.reading = true;
     try {
-      let allowGap = false;
+      // When a row does not follow the cursor, the row in between may still be committing (PostgreSQL with
+      // several writers): wait for it rather than skip it. Only a gap that persists is taken as real.
+      let gapSince: number | null = null;
       for (;;) {
-        // Read until a short page (the store had nothing more), then drain what was buffered meanwhile.
         const before = this.cursor;
+        const allowGap = gapSince !== null && Date.now() - gapSince >= GAP_TOLERANCE_MS;
+        let stalled = false;
+        // Read until a short page (the store had nothing more), then drain what was buffered meanwhile.
         for (;;) {
           const rows = await this.hub.read(this.threadId, this.cursor);
           if (this.closed) return;
-          for (const row of rows) if (row.deliverySeq > this.cursor) this.deliverRow(row);
-          if (rows.length < this.hub.pageSize) break;
+          for (const row of rows) {
+            if (row.deliverySeq <= this.cursor) continue;
+            if (row.deliverySeq !== this.cursor + 1 && !allowGap) {
+              stalled = true;
+              break;
+            }
+            this.deliverRow(row);
+          }
+          if (stalled || rows.length < this.hub.pageSize) break;
         }
-        const readSomething = this.cursor > before;
-        const gap = this.drainBuffer(allowGap);
-        if (!gap && (this.cursor >= this.wantedHead || !readSomething)) break;
-        // A buffered row still does not follow the cursor after a read that found nothing: the store has
-        // no row in between (it is the truth), so the next drain may skip ahead.
-        allowGap = gap && !readSomething;
+        const gap = stalled || this.drainBuffer(allowGap);
+        if (!gap) {
+          if (this.cursor >= this.wantedHead || this.cursor === before) break;
+          continue;
+        }
+        gapSince = this.cursor > before || gapSince === null ? Date.now() : gapSince;
+        await new Promise((r) => setTimeout(r, GAP_RETRY_MS));
+        if (this.closed) return;
       }
     } catch (err) {
       this.hub.listenerFailed(err);

@@ -1,0 +1,98 @@
+import type { JsonValue } from '@agentlane/contract';
+import type { EngineDriver, EngineSession, TurnIO, TurnOutcome } from '@agentlane/engine-kit';
+import { createTestTranslator } from './test-translator';
+
+/**
+ * A driver whose "engine" follows a script in the prompt, one command per line:
+ *   delta <text> | snapshot <id> <text> | big <chars> | sleep <ms> | deltas <count> <ms-between>
+ *   approval <id> (emits a request, waits for the answer) | fail <message> | throw <message> | wait-cancel
+ */
+export function createTestDriver(options: { name?: string; spinMs?: number } = {}): EngineDriver & {
+  opened: number;
+} {
+  const driver = {
+    name: options.name ?? 'test',
+    provider: 'test',
+    label: 'Test engine',
+    translator: createTestTranslator(options.spinMs ?? 0),
+    opened: 0,
+    async openSession(o: Parameters<EngineDriver['openSession']>[0]): Promise<EngineSession> {
+      driver.opened++;
+      const nativeSessionId = o.previous?.nativeSessionId ?? `native-${o.threadId}`;
+      o.emit({
+        harness: 'session.bound',
+        origin: o.previous ? 'load' : 'new',
+        generation: o.generation,
+        nativeSessionId,
+        capabilities: {} as never,
+      } as unknown as JsonValue);
+      return {
+        binding: {
+          provider: 'test',
+          nativeSessionId,
+          runtimeBinding: { pid: process.pid, opened: driver.opened },
+          protocolVersion: '1',
+          capabilities: {} as never,
+        },
+        runTurn: (turn, io) => runScript(turn.prompt, io),
+        close: async () => {},
+      };
+    },
+  };
+  return driver;
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(t);
+      resolve();
+    });
+  });
+
+async function runScript(prompt: string, io: TurnIO): Promise<TurnOutcome> {
+  for (const line of prompt.split('\n')) {
+    if (io.signal.aborted) return { outcome: 'cancelled' };
+    const [cmd, ...args] = line.trim().split(' ');
+    switch (cmd) {
+      case 'delta':
+        io.emit({ t: 'delta', text: args.join(' ') });
+        break;
+      case 'snapshot':
+        io.emit({ t: 'snapshot', id: args[0] ?? 's', text: args.slice(1).join(' ') });
+        break;
+      case 'big':
+        io.emit({ t: 'big', text: 'x'.repeat(Number(args[0])) });
+        break;
+      case 'sleep':
+        await sleep(Number(args[0]), io.signal);
+        break;
+      case 'deltas': {
+        const count = Number(args[0]);
+        const gap = Number(args[1] ?? 0);
+        for (let i = 0; i < count && !io.signal.aborted; i++) {
+          io.emit({ t: 'delta', text: `d${i} ` });
+          if (gap > 0) await sleep(gap, io.signal);
+        }
+        break;
+      }
+      case 'approval': {
+        io.emit({ t: 'approval', id: args[0] ?? 'a1' });
+        const given = await io.awaitApproval(args[0] ?? 'a1');
+        if (given.outcome === 'cancelled') return { outcome: 'cancelled' };
+        break;
+      }
+      case 'wait-cancel':
+        await sleep(60_000, io.signal);
+        return { outcome: 'cancelled' };
+      case 'fail':
+        return { outcome: 'failed', error: args.join(' ') };
+      case 'throw':
+        throw new Error(args.join(' '));
+      default:
+        break;
+    }
+  }
+  return io.signal.aborted ? { outcome: 'cancelled' } : { outcome: 'completed' };
+}
