@@ -124,6 +124,17 @@ export function createPostgresBackend(options: PostgresBackendOptions): SqlBacke
         await applyMigrations(c, migrations, new Date().toISOString());
       });
     },
+    insertRows: async (c, table, columns, rows) => {
+      if (rows.length === 0) return;
+      // One statement whatever the row count: each column travels as one array parameter.
+      const arrays = columns.map((_, i) => rows.map((row) => row[i] ?? null));
+      await c.run(
+        `INSERT INTO ${table} (${columns.map((col) => col.name).join(', ')}) SELECT * FROM unnest(${columns.map((col) => `?::${col.pgType}[]`).join(', ')})`,
+        arrays as unknown as SqlParam[],
+      );
+    },
+    selectWhereIn: <T>(c: SqlConn, sql: string, column: string, values: readonly string[]) =>
+      c.all<T>(`${sql} ${column} = ANY(?::text[])`, [values as unknown as SqlParam]),
     notifyCommitted: async (c, heads, origin) => {
       for (const [threadId, head] of heads) {
         await c.all('SELECT pg_notify(?, ?)', [channel, `${origin} ${head} ${threadId}`]);

@@ -1,12 +1,24 @@
 import type { CanonicalEvent, DeliveryRow } from '@agentlane/contract';
 import { type AppendResult, type EventWrite, StoreError } from '../store';
 import { canonicalJson, sha256Hex } from './hash';
-import type { SqlConn, SqlParam } from './sql-conn';
+import type { BulkColumn, SqlBackend, SqlConn, SqlParam } from './sql-conn';
 import type { BatchContext, WriteJob } from './write-queue';
 
-const INSERT_CHUNK = 200;
-const EVENT_COLUMNS =
-  'thread_id, delivery_seq, event_id, revision, run_id, seq, kind, schema_version, event, content_hash, provisional, namespace, created_at';
+const EVENT_COLUMNS: readonly BulkColumn[] = [
+  { name: 'thread_id', pgType: 'text' },
+  { name: 'delivery_seq', pgType: 'bigint' },
+  { name: 'event_id', pgType: 'text' },
+  { name: 'revision', pgType: 'integer' },
+  { name: 'run_id', pgType: 'text' },
+  { name: 'seq', pgType: 'integer' },
+  { name: 'kind', pgType: 'text' },
+  { name: 'schema_version', pgType: 'integer' },
+  { name: 'event', pgType: 'text' },
+  { name: 'content_hash', pgType: 'text' },
+  { name: 'provisional', pgType: 'integer' },
+  { name: 'namespace', pgType: 'text' },
+  { name: 'created_at', pgType: 'text' },
+];
 
 /**
  * What "identical content" means for a re-emission: the whole event except `ts` (a re-translation stamps
@@ -40,21 +52,22 @@ export function validateWrites(threadId: string, writes: readonly EventWrite[]):
 }
 
 async function latestRevisions(
+  db: SqlBackend,
   conn: SqlConn,
   eventIds: string[],
 ): Promise<Map<string, { revision: number; hash: string }>> {
   const found = new Map<string, { revision: number; hash: string }>();
-  for (let i = 0; i < eventIds.length; i += INSERT_CHUNK) {
-    const chunk = eventIds.slice(i, i + INSERT_CHUNK);
-    const rows = await conn.all<{ event_id: string; revision: number; content_hash: string }>(
-      `SELECT event_id, revision, content_hash FROM canonical_events WHERE event_id IN (${chunk.map(() => '?').join(', ')})`,
-      chunk,
-    );
-    for (const row of rows) {
-      const seen = found.get(row.event_id);
-      if (!seen || Number(row.revision) > seen.revision) {
-        found.set(row.event_id, { revision: Number(row.revision), hash: row.content_hash });
-      }
+  if (eventIds.length === 0) return found;
+  const rows = await db.selectWhereIn<{ event_id: string; revision: number; content_hash: string }>(
+    conn,
+    'SELECT event_id, revision, content_hash FROM canonical_events WHERE',
+    'event_id',
+    eventIds,
+  );
+  for (const row of rows) {
+    const seen = found.get(row.event_id);
+    if (!seen || Number(row.revision) > seen.revision) {
+      found.set(row.event_id, { revision: Number(row.revision), hash: row.content_hash });
     }
   }
   return found;
@@ -62,6 +75,7 @@ async function latestRevisions(
 
 /** The append job: next revision per changed eventId, next deliverySeq per row, identical ones skipped. */
 export function appendEventsJob(
+  db: SqlBackend,
   threadId: string,
   writes: readonly EventWrite[],
   provisional: boolean,
@@ -76,7 +90,7 @@ export function appendEventsJob(
       const unknownIds = [...new Set(writes.map((w) => w.event.eventId))].filter(
         (id) => !ctx.revisions.has(id),
       );
-      const stored = await latestRevisions(ctx.conn, unknownIds);
+      const stored = await latestRevisions(db, ctx.conn, unknownIds);
       const createdAt = now();
       const inserted: DeliveryRow[] = [];
       const params: SqlParam[][] = [];
@@ -122,11 +136,7 @@ export function appendEventsJob(
           createdAt,
         ]);
       }
-      for (let i = 0; i < params.length; i += INSERT_CHUNK) {
-        const chunk = params.slice(i, i + INSERT_CHUNK);
-        const values = chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
-        await ctx.conn.run(`INSERT INTO canonical_events (${EVENT_COLUMNS}) VALUES ${values}`, chunk.flat());
-      }
+      await db.insertRows(ctx.conn, 'canonical_events', EVENT_COLUMNS, params);
       if (inserted.length > 0) {
         ctx.heads.set(threadId, head);
         ctx.movedHeads.add(threadId);

@@ -1,10 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { JsonValue } from '@agentlane/contract';
 import { type SourceFrameRecord, type SourceWatermark, StoreError } from '../store';
-import type { SqlConn, SqlParam } from './sql-conn';
+import type { BulkColumn, SqlBackend, SqlConn, SqlParam } from './sql-conn';
 import { Refusal, type WriteJob } from './write-queue';
 
-const INSERT_CHUNK = 500;
+const FRAME_COLUMNS: readonly BulkColumn[] = [
+  { name: 'run_id', pgType: 'text' },
+  { name: 'native_seq', pgType: 'bigint' },
+  { name: 'received_at', pgType: 'text' },
+  { name: 'frame', pgType: 'text' },
+];
 const PAGE = 5000;
 
 export interface FrameInput {
@@ -27,6 +32,7 @@ export function validateFrames(runId: string, frames: readonly FrameInput[]): vo
  * with the batch) and the caller gets source_sealed: a late frame is reported, never silently dropped.
  */
 export function appendFramesJob(
+  db: SqlBackend,
   runId: string,
   frames: readonly FrameInput[],
   now: () => string,
@@ -60,13 +66,7 @@ export function appendFramesJob(
         records.push({ runId, nativeSeq: lane.maxNativeSeq, receivedAt: f.receivedAt, frame: f.frame });
         params.push([runId, lane.maxNativeSeq, f.receivedAt, JSON.stringify(f.frame)]);
       }
-      for (let i = 0; i < params.length; i += INSERT_CHUNK) {
-        const chunk = params.slice(i, i + INSERT_CHUNK);
-        await ctx.conn.run(
-          `INSERT INTO source_frames (run_id, native_seq, received_at, frame) VALUES ${chunk.map(() => '(?, ?, ?, ?)').join(', ')}`,
-          chunk.flat(),
-        );
-      }
+      await db.insertRows(ctx.conn, 'source_frames', FRAME_COLUMNS, params);
       if (records.length > 0) ctx.movedLanes.add(runId);
       return records;
     },

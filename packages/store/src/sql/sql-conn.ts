@@ -1,6 +1,12 @@
 /** A value bound to a `?` placeholder. Booleans are stored as 0/1 by the callers. */
 export type SqlParam = string | number | null | Buffer;
 
+/** A column of a bulk insert, with its PostgreSQL type (for the unnest form). */
+export interface BulkColumn {
+  name: string;
+  pgType: 'text' | 'bigint' | 'integer';
+}
+
 export type SqlRow = Record<string, unknown>;
 
 /** The slice of a database connection the store logic needs; statements use `?` placeholders. */
@@ -33,6 +39,15 @@ export interface SqlBackend {
   transaction<T>(fn: (c: SqlConn) => Promise<T>): Promise<T>;
   /** Applies the migrations not applied yet, under a lock so concurrent starts apply each once. */
   migrate(migrations: readonly Migration[]): Promise<void>;
+  /** Inserts many rows at once: one prepared statement per row on SQLite, one unnest() statement on PostgreSQL. */
+  insertRows(
+    c: SqlConn,
+    table: string,
+    columns: readonly BulkColumn[],
+    rows: readonly SqlParam[][],
+  ): Promise<void>;
+  /** Rows of `sql` (which ends in a WHERE clause prefix) whose `column` is one of `values`. */
+  selectWhereIn<T>(c: SqlConn, sql: string, column: string, values: readonly string[]): Promise<T[]>;
   /** Inside a transaction: tells other processes a thread's head moved (delivered on commit). */
   notifyCommitted(c: SqlConn, heads: ReadonlyMap<string, number>, origin: string): Promise<void>;
   /** Starts hearing other processes' commits; returns a stop function. */

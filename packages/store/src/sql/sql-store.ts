@@ -512,7 +512,7 @@ export class SqlStore implements Store {
       return Promise.reject(error);
     }
     if (frames.length === 0) return this.readLaneExists(runId).then(() => []);
-    return this.queue.enqueue(appendFramesJob(runId, frames, () => this.now()));
+    return this.queue.enqueue(appendFramesJob(this.db, runId, frames, () => this.now()));
   }
 
   private async readLaneExists(runId: string): Promise<void> {
@@ -569,7 +569,7 @@ export class SqlStore implements Store {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.queue.enqueue(appendEventsJob(threadId, writes, provisional, () => this.now()));
+    return this.queue.enqueue(appendEventsJob(this.db, threadId, writes, provisional, () => this.now()));
   }
 
   readEvents(threadId: string, afterDeliverySeq: number, limit: number): Promise<DeliveryRow[]> {

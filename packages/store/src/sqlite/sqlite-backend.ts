@@ -103,6 +103,19 @@ export function createSqliteBackend(path: string): SqlBackend {
     transaction,
     migrate: (migrations: readonly Migration[]) =>
       transaction((c) => applyMigrations(c, migrations, new Date().toISOString())),
+    insertRows: async (c, table, columns, rows) => {
+      const sql = `INSERT INTO ${table} (${columns.map((col) => col.name).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`;
+      for (const row of rows) await c.run(sql, row);
+    },
+    selectWhereIn: async <T>(c: SqlConn, sql: string, column: string, values: readonly string[]) => {
+      const out: T[] = [];
+      // SQLite binds at most 32766 parameters per statement.
+      for (let i = 0; i < values.length; i += 500) {
+        const chunk = values.slice(i, i + 500);
+        out.push(...(await c.all<T>(`${sql} ${column} IN (${chunk.map(() => '?').join(', ')})`, chunk)));
+      }
+      return out;
+    },
     notifyCommitted: async (_c, heads, origin) => {
       for (const [threadId, head] of heads) announced.push([threadId, head, origin]);
     },

@@ -1,0 +1,97 @@
+// Quick write-path figures for the store (the formal lane benchmark lives in bench/):
+//   node --import tsx packages/store/scripts/write-path.ts [events=20000]
+// appendEvents with batches of 1000 events, default durability, on SQLite (temp file) and PostgreSQL
+// (a throwaway schema; skipped when AGENTLANE_TEST_PG_URL's server is unreachable).
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CanonicalEvent } from '@agentlane/contract';
+import pg from 'pg';
+import { createPostgresStore, createSqliteStore, type EventWrite, type Store } from '../src/index';
+
+const TOTAL = Number(process.argv[2] ?? 20_000);
+const BATCH = 1000;
+const PG_URL = process.env.AGENTLANE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+function batch(threadId: string, runId: string, from: number): EventWrite[] {
+  return Array.from({ length: BATCH }, (_, i) => {
+    const seq = from + i;
+    const event: CanonicalEvent = {
+      schemaVersion: 1,
+      eventId: `${runId}:${seq}`,
+      seq,
+      runId,
+      threadId,
+      turnId: 't1',
+      ts: new Date().toISOString(),
+      identity: { provider: 'bench' },
+      kind: 'message.delta',
+      payload: { messageId: 'm1', partId: 'p1', delta: `token ${seq} `.repeat(4) },
+    };
+    return { event };
+  });
+}
+
+async function measure(label: string, store: Store): Promise<void> {
+  await store.createThread({ threadId: 'bench', engine: 'bench', title: null, workDir: null, metadata: {} });
+  const { run } = await store.createRun({ threadId: 'bench', prompt: 'bench' });
+  // Sequential: one caller, one transaction per 1000-event batch.
+  let start = performance.now();
+  for (let n = 0; n < TOTAL; n += BATCH)
+    await store.appendEvents('bench', batch('bench', run.runId, n), true);
+  const sequential = (TOTAL / (performance.now() - start)) * 1000;
+  // Concurrent: 8 callers at once; group commit folds their batches into shared transactions.
+  start = performance.now();
+  const calls: Promise<unknown>[] = [];
+  for (let n = 0; n < TOTAL; n += BATCH)
+    calls.push(store.appendEvents('bench', batch('bench', run.runId, TOTAL + n), true));
+  await Promise.all(calls);
+  const concurrent = (TOTAL / (performance.now() - start)) * 1000;
+  // Single small appends, one at a time: the commit latency a lone event pays.
+  const lat: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    const t = performance.now();
+    await store.appendEvents('bench', batch('bench', run.runId, 3 * TOTAL + i * BATCH).slice(0, 1), true);
+    lat.push(performance.now() - t);
+  }
+  lat.sort((a, b) => a - b);
+  start = performance.now();
+  let after = 0;
+  let read = 0;
+  for (;;) {
+    const rows = await store.readEvents('bench', after, 1000);
+    if (rows.length === 0) break;
+    read += rows.length;
+    after = rows[rows.length - 1]?.deliverySeq ?? after;
+  }
+  const replay = (read / (performance.now() - start)) * 1000;
+  console.log(
+    `${label.padEnd(9)} appendEvents x${BATCH}: ${sequential.toFixed(0)} events/s sequential, ${concurrent.toFixed(0)} events/s 8 concurrent callers; ` +
+      `1-event append p50 ${lat[100]?.toFixed(2)} ms p99 ${lat[198]?.toFixed(2)} ms; readEvents replay ${replay.toFixed(0)} rows/s (${read} rows)`,
+  );
+}
+
+const dir = await mkdtemp(join(tmpdir(), 'agentlane-write-path-'));
+const sqlite = createSqliteStore({ path: join(dir, 'store.db') });
+await sqlite.migrate();
+await measure('sqlite', sqlite);
+await sqlite.close();
+await rm(dir, { recursive: true, force: true });
+
+const schema = `agentlane_bench_${randomBytes(4).toString('hex')}`;
+const postgres = createPostgresStore({ url: PG_URL, schema });
+try {
+  await postgres.migrate();
+  await measure('postgres', postgres);
+} catch (error) {
+  console.log(`postgres skipped: ${(error as Error).message}`);
+} finally {
+  await postgres.close();
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client
+    .connect()
+    .then(() => client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`))
+    .catch(() => {});
+  await client.end().catch(() => {});
+}
