@@ -1,0 +1,34 @@
+import type { EngineDriver } from '@agentlane/engine-kit';
+import type { Store } from '@agentlane/store';
+import type { Authenticator, Principal } from './auth';
+import type { LanePort } from './lane-port';
+import type { SseConnection, SseConnectionOptions } from './sse/sse-connection';
+import type { ThreadHub } from './thread-hub';
+
+/** The configured engines, by name. */
+export interface EngineCatalog {
+  get(name: string): Pick<EngineDriver, 'name' | 'provider' | 'label'> | undefined;
+  list(): Pick<EngineDriver, 'name' | 'provider' | 'label'>[];
+}
+
+/** What every route handler shares. */
+export interface ServerContext {
+  store: Store;
+  lane: LanePort;
+  hub: ThreadHub;
+  engines: EngineCatalog;
+  auth: Authenticator;
+  sse: SseConnectionOptions;
+  /** Open SSE connections, closed with a retry hint on shutdown. */
+  connections: Set<SseConnection>;
+  defaultWorkDir: string;
+  version: string;
+  /** True once shutdown started: new requests get 503. */
+  draining: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal;
+  }
+}

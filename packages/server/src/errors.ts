@@ -1,0 +1,64 @@
+import { StoreError } from '@agentlane/store';
+
+/** Every error the API returns, mapped to its HTTP status in one place. */
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  idempotency_conflict: 409,
+  stale_generation: 409,
+  payload_too_large: 413,
+  range_not_satisfiable: 416,
+  unavailable: 503,
+  internal: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** The JSON body of every error response. `field` names the offending input, e.g. `body.prompt`. */
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; field?: string };
+}
+
+export class HttpError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+
+  toBody(): ErrorBody {
+    return {
+      error: { code: this.code, message: this.message, ...(this.field ? { field: this.field } : {}) },
+    };
+  }
+}
+
+const STORE_CODES: Record<StoreError['code'], ErrorCode> = {
+  not_found: 'not_found',
+  conflict: 'conflict',
+  source_sealed: 'conflict',
+  stale_generation: 'stale_generation',
+  idempotency_conflict: 'idempotency_conflict',
+  invalid: 'invalid_request',
+  unavailable: 'unavailable',
+};
+
+/** Turns anything thrown by a handler into an HttpError; unknown errors become a bare 500 (logged, not sent). */
+export function toHttpError(err: unknown): HttpError | null {
+  if (err instanceof HttpError) return err;
+  if (err instanceof StoreError) return new HttpError(STORE_CODES[err.code], err.message);
+  return null;
+}
+
+export const notFound = (what: string, id: string): HttpError =>
+  new HttpError('not_found', `${what} ${id} not found`);

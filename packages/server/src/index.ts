@@ -1,0 +1,7 @@
+export * from './auth';
+export * from './context';
+export * from './create-server';
+export * from './errors';
+export * from './lane-port';
+export * from './sse/sse-format';
+export * from './sync/sync-state';

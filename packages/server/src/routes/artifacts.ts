@@ -1,0 +1,81 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { ServerContext } from '../context';
+import { HttpError, notFound } from '../errors';
+import { ArtifactParams, ErrorSchema } from '../schemas';
+
+/** Parses a single `bytes=` range against a length; null for "whole content", HttpError when unsatisfiable. */
+export function parseRange(
+  header: string | undefined,
+  length: number,
+): { start: number; end: number } | null {
+  if (header === undefined) return null;
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  // Multi-range and other units are allowed to be ignored (RFC 9110): serve the whole content.
+  if (!match || (match[1] === '' && match[2] === '')) return null;
+  let start: number;
+  let end: number;
+  if (match[1] === '') {
+    const suffix = Number(match[2]);
+    start = Math.max(0, length - suffix);
+    end = length - 1;
+  } else {
+    start = Number(match[1]);
+    end = match[2] === '' ? length - 1 : Math.min(Number(match[2]), length - 1);
+  }
+  if (start >= length || start > end) {
+    throw new HttpError(
+      'range_not_satisfiable',
+      `range ${header} is outside 0-${Math.max(0, length - 1)}`,
+      'headers.range',
+    );
+  }
+  return { start, end };
+}
+
+export const artifactRoutes =
+  (ctx: ServerContext): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.get(
+      '/artifacts/:id',
+      {
+        schema: {
+          summary: 'The full content of an artifact: its content type, ETag = sha256, Range requests',
+          params: ArtifactParams,
+          response: {
+            200: Type.Unknown({ description: 'the content' }),
+            206: Type.Unknown({ description: 'the requested range' }),
+            304: Type.Null(),
+            404: ErrorSchema,
+            416: ErrorSchema,
+          },
+        },
+      },
+      async (request, reply) => {
+        const found = await ctx.store.getArtifact(request.params.id);
+        if (!found) throw notFound('artifact', request.params.id);
+        const { ref, content } = found;
+        const etag = `"${ref.sha256}"`;
+        reply.header('ETag', etag);
+        reply.header('Accept-Ranges', 'bytes');
+        // Content-addressed: the bytes behind an id never change.
+        reply.header('Cache-Control', 'private, max-age=31536000, immutable');
+        reply.type(ref.contentType);
+        const inm = request.headers['if-none-match'];
+        if (inm?.split(',').some((t) => t.trim() === etag || t.trim() === '*')) {
+          return reply.code(304).send(null);
+        }
+        const ifRange = request.headers['if-range'];
+        const range =
+          ifRange === undefined || ifRange === etag
+            ? parseRange(request.headers.range, content.length)
+            : null;
+        if (!range) return reply.send(Buffer.from(content.buffer, content.byteOffset, content.byteLength));
+        reply.code(206);
+        reply.header('Content-Range', `bytes ${range.start}-${range.end}/${content.length}`);
+        return reply.send(
+          Buffer.from(content.buffer, content.byteOffset + range.start, range.end - range.start + 1),
+        );
+      },
+    );
+  };

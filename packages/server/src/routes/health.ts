@@ -1,0 +1,44 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { ServerContext } from '../context';
+import { HealthReply } from '../schemas';
+
+export const healthRoutes =
+  (ctx: ServerContext): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.get(
+      '/health',
+      {
+        schema: {
+          summary: 'Status, version, store backend and checks',
+          response: { 200: HealthReply, 503: HealthReply },
+        },
+      },
+      async (_request, reply) => {
+        const started = performance.now();
+        let store: { status: string; latencyMs?: number; error?: string };
+        try {
+          await ctx.store.listThreads({ limit: 1 });
+          store = { status: 'ok', latencyMs: Math.round((performance.now() - started) * 100) / 100 };
+        } catch (err) {
+          // The message names what failed (e.g. connection refused); never the connection string.
+          store = {
+            status: 'failed',
+            error: err instanceof Error ? err.message.split('\n')[0] : 'unavailable',
+          };
+        }
+        const status: 'ok' | 'degraded' | 'draining' = ctx.draining
+          ? 'draining'
+          : store.status === 'ok'
+            ? 'ok'
+            : 'degraded';
+        reply.code(status === 'ok' ? 200 : 503);
+        return {
+          status,
+          version: ctx.version,
+          store: ctx.store.backend,
+          checks: { store },
+          openStreams: ctx.connections.size,
+        };
+      },
+    );
+  };

@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import { isAbsolute, resolve } from 'node:path';
+import { noCapabilities } from '@agentlane/contract';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { assertAllThreads, assertThreadAccess, canAccessThread } from '../auth';
+import type { ServerContext } from '../context';
+import { HttpError, notFound } from '../errors';
+import {
+  CreateSessionBody,
+  ErrorSchema,
+  ListSessionsQuery,
+  ListSessionsReply,
+  SessionReply,
+  ThreadParams,
+  UpdateSessionBody,
+} from '../schemas';
+import { sessionView } from './session-view';
+
+export const sessionRoutes =
+  (ctx: ServerContext): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const { store } = ctx;
+
+    const loadThread = async (id: string) => {
+      const thread = await store.getThread(id);
+      if (!thread) throw notFound('session', id);
+      return thread;
+    };
+
+    app.get(
+      '/sessions',
+      {
+        schema: {
+          summary: 'List sessions (threads), newest first, with cursor pagination',
+          querystring: ListSessionsQuery,
+          response: { 200: ListSessionsReply, 400: ErrorSchema },
+        },
+      },
+      async (request) => {
+        const { engine, search, limit = 50, cursor } = request.query;
+        const page = await store.listThreads({ engine, search, limit, cursor });
+        const visible = page.items.filter((t) => canAccessThread(request.principal, t.threadId));
+        const sessions = await Promise.all(
+          visible.map(async (t) => sessionView(t, await store.getSession(t.threadId))),
+        );
+        return { sessions, nextCursor: page.nextCursor };
+      },
+    );
+
+    app.post(
+      '/sessions',
+      {
+        schema: {
+          summary: 'Create a thread and its harness session for a configured engine and a work folder',
+          body: CreateSessionBody,
+          response: { 201: SessionReply, 400: ErrorSchema, 403: ErrorSchema },
+        },
+      },
+      async (request, reply) => {
+        assertAllThreads(request.principal, 'creating a session');
+        const body = request.body;
+        const driver = ctx.engines.get(body.engine);
+        if (!driver) {
+          const known = ctx.engines.list().map((e) => e.name);
+          throw new HttpError(
+            'invalid_request',
+            `unknown engine "${body.engine}" (configured: ${known.join(', ') || 'none'})`,
+            'body.engine',
+          );
+        }
+        const workDir = body.workDir ?? ctx.defaultWorkDir;
+        if (!isAbsolute(workDir)) {
+          throw new HttpError('invalid_request', 'workDir must be an absolute path', 'body.workDir');
+        }
+        const threadId = randomUUID();
+        const thread = await store.createThread({
+          threadId,
+          engine: driver.name,
+          title: body.title ?? null,
+          workDir: resolve(workDir),
+          metadata: (body.metadata ?? {}) as never,
+        });
+        // The engine session itself is opened by the lane on the first run; the row exists from now on.
+        const session = await store.bindSession({
+          threadId,
+          provider: driver.provider,
+          engine: driver.name,
+          nativeSessionId: null,
+          runtimeBinding: {},
+          protocolVersion: '',
+          capabilities: noCapabilities(),
+        });
+        reply.code(201);
+        return { session: sessionView(thread, session) };
+      },
+    );
+
+    app.get(
+      '/sessions/:id',
+      {
+        schema: {
+          summary: 'Read one session',
+          params: ThreadParams,
+          response: { 200: SessionReply, 404: ErrorSchema },
+        },
+      },
+      async (request) => {
+        assertThreadAccess(request.principal, request.params.id);
+        const thread = await loadThread(request.params.id);
+        return { session: sessionView(thread, await store.getSession(thread.threadId)) };
+      },
+    );
+
+    app.put(
+      '/sessions/:id',
+      {
+        schema: {
+          summary: 'Update title/metadata; expectedGeneration guards against a swapped engine session',
+          params: ThreadParams,
+          body: UpdateSessionBody,
+          response: { 200: SessionReply, 404: ErrorSchema, 409: ErrorSchema },
+        },
+      },
+      async (request) => {
+        const { id } = request.params;
+        assertThreadAccess(request.principal, id);
+        await loadThread(id);
+        const session = await store.getSession(id);
+        const expected = request.body.expectedGeneration;
+        if (expected !== undefined && (session?.generation ?? 0) !== expected) {
+          throw new HttpError(
+            'stale_generation',
+            `session generation is ${session?.generation ?? 0}, not ${expected}`,
+            'body.expectedGeneration',
+          );
+        }
+        const patch: { title?: string | null; metadata?: never } = {};
+        if (request.body.title !== undefined) patch.title = request.body.title;
+        if (request.body.metadata !== undefined) patch.metadata = request.body.metadata as never;
+        const thread = await store.updateThread(id, patch);
+        return { session: sessionView(thread, session) };
+      },
+    );
+
+    app.delete(
+      '/sessions/:id',
+      {
+        schema: {
+          summary: 'Delete a session and its thread',
+          params: ThreadParams,
+          response: { 204: Type.Null(), 404: ErrorSchema },
+        },
+      },
+      async (request, reply) => {
+        const { id } = request.params;
+        assertThreadAccess(request.principal, id);
+        await loadThread(id);
+        await store.deleteThread(id);
+        reply.code(204).send(null);
+      },
+    );
+  };

@@ -1,0 +1,96 @@
+import type { JsonValue, VersionVector } from '@agentlane/contract';
+import { hasSeen, mergeVectors } from '@agentlane/contract';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { assertThreadAccess } from '../auth';
+import type { ServerContext } from '../context';
+import { HttpError, notFound } from '../errors';
+import { ErrorSchema, SyncBody, SyncReply, ThreadParams } from '../schemas';
+import { conflictSignature, conflictsOf, type SyncChange } from '../sync/sync-state';
+
+export const syncRoutes =
+  (ctx: ServerContext): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    // One sync at a time per session in this process, so "new conflicts" are computed against a stable base.
+    const queues = new Map<string, Promise<unknown>>();
+    const serialized = <T>(key: string, fn: () => Promise<T>): Promise<T> => {
+      const next = (queues.get(key) ?? Promise.resolve()).catch(() => undefined).then(fn);
+      queues.set(key, next);
+      void next.finally(() => {
+        if (queues.get(key) === next) queues.delete(key);
+      });
+      return next;
+    };
+
+    app.post(
+      '/sessions/:id/sync',
+      {
+        schema: {
+          summary:
+            'Version-vector sync: store unseen changes, report concurrent writes, return the merged vector and the changes the client has not seen',
+          params: ThreadParams,
+          body: SyncBody,
+          response: { 200: SyncReply, 400: ErrorSchema, 404: ErrorSchema },
+        },
+      },
+      async (request) => {
+        const sessionId = request.params.id;
+        assertThreadAccess(request.principal, sessionId);
+        const { clientId, vector, changes } = request.body;
+        changes.forEach((c, i) => {
+          // A client increments its own entry on every write: the change's vector must say so.
+          if (c.vector[clientId] !== c.version) {
+            throw new HttpError(
+              'invalid_request',
+              `changes[${i}].vector["${clientId}"] must equal its version ${c.version}`,
+              `body.changes[${i}].vector`,
+            );
+          }
+          if ((vector[clientId] ?? 0) < c.version) {
+            throw new HttpError(
+              'invalid_request',
+              `vector["${clientId}"] must include the client's own change version ${c.version}`,
+              'body.vector',
+            );
+          }
+        });
+        if (!(await ctx.store.getThread(sessionId))) throw notFound('session', sessionId);
+
+        return serialized(sessionId, async () => {
+          const toChange = (c: {
+            clientId: string;
+            version: number;
+            key: string;
+            value: unknown;
+            vector: VersionVector;
+          }): SyncChange => ({
+            clientId: c.clientId,
+            version: c.version,
+            key: c.key,
+            value: c.value as JsonValue,
+            vector: c.vector,
+          });
+          const before = new Set(
+            conflictsOf((await ctx.store.listSyncChanges(sessionId)).map(toChange)).map(conflictSignature),
+          );
+          // Already-seen (clientId, version) pairs are ignored by the store: a retry is harmless.
+          await ctx.store.appendSyncChanges(
+            sessionId,
+            changes.map((c) => ({ clientId, ...c, value: c.value as JsonValue })),
+          );
+          const all = (await ctx.store.listSyncChanges(sessionId)).map(toChange);
+          let serverVector: VersionVector = {};
+          for (const c of all) serverVector = mergeVectors(serverVector, c.vector);
+          const conflicts = conflictsOf(all);
+          for (const conflict of conflicts) {
+            if (before.has(conflictSignature(conflict))) continue;
+            ctx.hub.publish(sessionId, { type: 'sync.conflict', sessionId, ...conflict });
+          }
+          return {
+            vector: mergeVectors(serverVector, vector),
+            changes: all.filter((c) => !hasSeen(vector, c)),
+            conflicts,
+          };
+        });
+      },
+    );
+  };

@@ -1,0 +1,187 @@
+import { Type } from 'typebox';
+
+// Route schemas: the server validates with these and the OpenAPI document is generated from them.
+
+const Id = Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.:-]+$' });
+const Json = Type.Unknown();
+const JsonObject = Type.Record(Type.String(), Type.Unknown());
+
+export const ErrorSchema = Type.Object(
+  {
+    error: Type.Object({
+      code: Type.String(),
+      message: Type.String(),
+      field: Type.Optional(Type.String()),
+    }),
+  },
+  { $id: 'Error' },
+);
+
+export const ThreadParams = Type.Object({ id: Id });
+export const RunParams = Type.Object({ id: Id });
+export const ApprovalParams = Type.Object({ id: Id, approvalId: Id });
+export const QuestionParams = Type.Object({ id: Id, questionId: Id });
+export const ArtifactParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
+
+export const Capabilities = Type.Record(Type.String(), Type.Boolean());
+
+export const SessionView = Type.Object({
+  id: Type.String(),
+  engine: Type.String(),
+  title: Type.Union([Type.String(), Type.Null()]),
+  workDir: Type.Union([Type.String(), Type.Null()]),
+  metadata: JsonObject,
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+  provider: Type.Union([Type.String(), Type.Null()]),
+  nativeSessionId: Type.Union([Type.String(), Type.Null()]),
+  protocolVersion: Type.Union([Type.String(), Type.Null()]),
+  capabilities: Capabilities,
+  generation: Type.Integer(),
+});
+
+export const ListSessionsQuery = Type.Object({
+  engine: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  search: Type.Optional(Type.String({ maxLength: 200 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+  cursor: Type.Optional(Type.String({ maxLength: 500 })),
+});
+
+export const ListSessionsReply = Type.Object({
+  sessions: Type.Array(SessionView),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const CreateSessionBody = Type.Object(
+  {
+    engine: Type.String({ minLength: 1, maxLength: 128 }),
+    workDir: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
+    title: Type.Optional(Type.String({ maxLength: 500 })),
+    metadata: Type.Optional(JsonObject),
+  },
+  { additionalProperties: false },
+);
+
+export const SessionReply = Type.Object({ session: SessionView });
+
+export const UpdateSessionBody = Type.Object(
+  {
+    title: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
+    metadata: Type.Optional(JsonObject),
+    expectedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
+  },
+  { additionalProperties: false },
+);
+
+export const RunView = Type.Object({
+  runId: Type.String(),
+  threadId: Type.String(),
+  parentRunId: Type.Union([Type.String(), Type.Null()]),
+  status: Type.String(),
+  prompt: Type.String(),
+  options: JsonObject,
+  createdAt: Type.String(),
+  startedAt: Type.Union([Type.String(), Type.Null()]),
+  endedAt: Type.Union([Type.String(), Type.Null()]),
+  error: Type.Union([Type.String(), Type.Null()]),
+  canonicalizedAt: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const CreateRunBody = Type.Object(
+  {
+    prompt: Type.String({ minLength: 1, maxLength: 200_000 }),
+    parentRunId: Type.Optional(Id),
+    model: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    mode: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    expectedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
+  },
+  { additionalProperties: false },
+);
+
+export const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+});
+
+export const RunReply = Type.Object({ run: RunView, created: Type.Optional(Type.Boolean()) });
+
+export const ApprovalBody = Type.Object(
+  {
+    outcome: Type.Union([Type.Literal('selected'), Type.Literal('cancelled')]),
+    optionId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+
+export const QuestionBody = Type.Object(
+  {
+    outcome: Type.Union([Type.Literal('answered'), Type.Literal('declined'), Type.Literal('cancelled')]),
+    choiceIds: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 100 })),
+    text: Type.Optional(Type.String({ maxLength: 100_000 })),
+  },
+  { additionalProperties: false },
+);
+
+export const AcceptedReply = Type.Object({ accepted: Type.Boolean() });
+
+export const StreamQuery = Type.Object({
+  after: Type.Optional(Type.Integer({ minimum: 0 })),
+});
+
+export const LastEventIdHeaders = Type.Object({
+  'last-event-id': Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$' })),
+});
+
+const VectorSchema = Type.Record(Type.String({ minLength: 1, maxLength: 128 }), Type.Integer({ minimum: 0 }));
+
+export const SyncChange = Type.Object(
+  {
+    key: Type.String({ minLength: 1, maxLength: 500 }),
+    value: Json,
+    version: Type.Integer({ minimum: 1 }),
+    vector: VectorSchema,
+  },
+  { additionalProperties: false },
+);
+
+export const SyncBody = Type.Object(
+  {
+    clientId: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.:-]+$' }),
+    vector: VectorSchema,
+    changes: Type.Array(SyncChange, { maxItems: 1000 }),
+  },
+  { additionalProperties: false },
+);
+
+const SyncChangeOut = Type.Object({
+  clientId: Type.String(),
+  key: Type.String(),
+  value: Json,
+  version: Type.Integer(),
+  vector: VectorSchema,
+});
+
+export const SyncReply = Type.Object({
+  vector: VectorSchema,
+  changes: Type.Array(SyncChangeOut),
+  conflicts: Type.Array(
+    Type.Object({
+      key: Type.String(),
+      changes: Type.Array(Type.Object({ clientId: Type.String(), version: Type.Integer(), value: Json })),
+    }),
+  ),
+});
+
+export const HealthReply = Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('draining')]),
+  version: Type.String(),
+  store: Type.String(),
+  checks: Type.Record(
+    Type.String(),
+    Type.Object({
+      status: Type.String(),
+      latencyMs: Type.Optional(Type.Number()),
+      error: Type.Optional(Type.String()),
+    }),
+  ),
+  openStreams: Type.Integer(),
+});

@@ -1,0 +1,126 @@
+import type { ServerResponse } from 'node:http';
+import type { StreamEvent } from '@agentlane/contract';
+import { formatSseComment, formatSseFrame } from './sse-format';
+
+export interface SseConnectionOptions {
+  /** Interval of `: heartbeat` comments. */
+  heartbeatMs: number;
+  /**
+   * Unsent bytes a connection may hold. Above it for longer than slowConsumerMs without draining, or above
+   * maxBurstBytes at any moment, the connection is dropped as a slow consumer: memory per connection stays
+   * bounded while a healthy reader may still absorb a burst (a replay page, a batch of rows).
+   */
+  maxBufferBytes: number;
+  slowConsumerMs: number;
+  maxBurstBytes: number;
+  /** Reconnect hint sent with `stream.closing`. */
+  retryMs: number;
+}
+
+// One serialization per committed row, shared by every connection it fans out to: the lane hands each
+// subscription its own wrapper object but the same stored event object, so the cache keys on that.
+const rowFrames = new WeakMap<object, { deliverySeq: number; revision: number; frame: string }>();
+
+/** The SSE frame of a StreamEvent: canonical rows carry `id: deliverySeq`, wire-only events carry no id. */
+export function streamEventFrame(event: StreamEvent): string {
+  if (!('event' in event)) {
+    return formatSseFrame({ event: event.type, data: JSON.stringify(event) });
+  }
+  const cached = rowFrames.get(event.event);
+  if (cached && cached.deliverySeq === event.deliverySeq && cached.revision === event.revision)
+    return cached.frame;
+  const frame = formatSseFrame({ id: event.deliverySeq, event: event.type, data: JSON.stringify(event) });
+  rowFrames.set(event.event, { deliverySeq: event.deliverySeq, revision: event.revision, frame });
+  return frame;
+}
+
+/**
+ * One SSE response. Writes are bounded: when more than maxBufferBytes sit unsent (the client stopped
+ * reading), the stream is ended with `stream.closing` (slow_consumer) instead of growing server memory;
+ * the client reconnects with Last-Event-ID and resumes from the store.
+ */
+export class SseConnection {
+  #closed = false;
+  #heartbeat: NodeJS.Timeout | undefined;
+  #slowTimer: NodeJS.Timeout | undefined;
+  readonly #closeListeners: (() => void)[] = [];
+
+  constructor(
+    readonly res: ServerResponse,
+    readonly options: SseConnectionOptions,
+  ) {}
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  open(): void {
+    this.res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache, no-transform',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
+    this.res.flushHeaders();
+    this.res.socket?.setNoDelay(true);
+    this.res.on('close', () => this.#markClosed());
+    this.res.on('drain', () => {
+      clearTimeout(this.#slowTimer);
+      this.#slowTimer = undefined;
+    });
+    this.#heartbeat = setInterval(() => this.#write(formatSseComment('heartbeat')), this.options.heartbeatMs);
+    this.#heartbeat.unref();
+  }
+
+  onClose(listener: () => void): void {
+    if (this.#closed) listener();
+    else this.#closeListeners.push(listener);
+  }
+
+  send(event: StreamEvent): boolean {
+    return this.#write(streamEventFrame(event));
+  }
+
+  /** Ends the stream on purpose, telling the client when to come back. */
+  close(reason: 'shutdown' | 'slow_consumer' | 'run_settled', retryMs = this.options.retryMs): void {
+    if (this.#closed) return;
+    const closing: StreamEvent = { type: 'stream.closing', reason, retryMs };
+    this.res.write(formatSseFrame({ event: closing.type, data: JSON.stringify(closing), retryMs }));
+    this.#end();
+  }
+
+  #write(chunk: string): boolean {
+    if (this.#closed) return false;
+    this.res.write(chunk);
+    const pending = this.res.writableLength;
+    if (pending > this.options.maxBurstBytes) {
+      this.close('slow_consumer');
+      return false;
+    }
+    if (pending > this.options.maxBufferBytes && this.#slowTimer === undefined) {
+      this.#slowTimer = setTimeout(() => {
+        if (this.res.writableLength > this.options.maxBufferBytes) this.close('slow_consumer');
+        this.#slowTimer = undefined;
+      }, this.options.slowConsumerMs);
+      this.#slowTimer.unref();
+    }
+    return true;
+  }
+
+  #end(): void {
+    this.#markClosed();
+    this.res.end();
+    // A client that is not reading never drains the final bytes; do not keep its socket (and buffer) around.
+    const timer = setTimeout(() => this.res.destroy(), 2000);
+    timer.unref();
+    this.res.once('finish', () => clearTimeout(timer));
+  }
+
+  #markClosed(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#heartbeat);
+    clearTimeout(this.#slowTimer);
+    for (const listener of this.#closeListeners.splice(0)) listener();
+  }
+}

@@ -1,0 +1,79 @@
+import { request } from 'node:http';
+import type { StreamEvent } from '@agentlane/contract';
+import { createParser } from 'eventsource-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postJson, startTestServer, type TestServer } from './support/harness';
+import { SseReader } from './support/sse-reader';
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer({
+    maxBufferBytes: 64 * 1024,
+    slowConsumerMs: 300,
+    maxBurstBytes: 8 * 1024 * 1024,
+    retryMs: 250,
+  });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+/** Opens a stream and does not read it until `resume()` is called. */
+function stalledSubscriber(url: string) {
+  const frames: { id?: string; data: StreamEvent }[] = [];
+  let ended!: () => void;
+  const done = new Promise<void>((r) => {
+    ended = r;
+  });
+  const parser = createParser({ onEvent: (e) => frames.push({ id: e.id, data: JSON.parse(e.data) }) });
+  let response: import('node:http').IncomingMessage | undefined;
+  const opened = new Promise<void>((resolve) => {
+    request(url, (res) => {
+      response = res;
+      res.pause();
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => parser.feed(chunk));
+      res.on('end', ended);
+      res.on('close', ended);
+      resolve();
+    }).end();
+  });
+  return { frames, done, opened, resume: () => response?.resume() };
+}
+
+describe('a subscriber that stops reading', () => {
+  it('is dropped with a retry hint past the buffer, others are unaffected, and it resumes without loss', async () => {
+    const id = await t.createSession();
+    const healthy = new SseReader(`${t.api}/threads/${id}/events`);
+    const slow = stalledSubscriber(`${t.api}/threads/${id}/events`);
+    await slow.opened;
+    await healthy.waitFor((r) => r.events.length > 0);
+    expect(t.server.context.connections.size).toBe(2);
+
+    // Enough bytes to fill the socket buffers on both ends and then the server's 64 KiB allowance.
+    const run = await postJson(`${t.api}/threads/${id}/runs`, { prompt: 'many 2500 2000' });
+    expect(run.status).toBe(201);
+    // The slow one is dropped server-side (its buffer released) while the healthy one goes on.
+    const deadline = Date.now() + 60_000;
+    while (t.server.context.connections.size > 1 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(t.server.context.connections.size).toBe(1);
+    slow.resume();
+    await healthy.waitFor((r) => r.events.some((e) => e.type === 'run.canonicalized'), 60_000);
+    const head = await t.store.headDeliverySeq(id);
+    expect(healthy.seqs).toEqual(Array.from({ length: head }, (_, i) => i + 1));
+    await slow.done;
+    const closing = slow.frames.at(-1)?.data;
+    expect(closing).toMatchObject({ type: 'stream.closing', reason: 'slow_consumer', retryMs: 250 });
+    const got = slow.frames.flatMap((f) => ('event' in f.data ? [f.data.deliverySeq] : []));
+    expect(got.length).toBeLessThan(head);
+    const lastId = slow.frames.filter((f) => f.id !== undefined).at(-1)?.id ?? '0';
+
+    // Reconnecting with Last-Event-ID resumes from the store: together, exactly every row once.
+    const again = new SseReader(`${t.api}/threads/${id}/events`, { headers: { 'last-event-id': lastId } });
+    await again.waitFor((r) => r.seqs.at(-1) === head, 30_000);
+    expect([...got, ...again.seqs]).toEqual(Array.from({ length: head }, (_, i) => i + 1));
+    healthy.close();
+    again.close();
+  }, 90_000);
+});

@@ -1,0 +1,86 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { EngineDriver } from '@agentlane/engine-kit';
+import { createLane, type Lane } from '@agentlane/lane';
+import { openStore, type Store } from '@agentlane/store';
+import { type AgentlaneServer, createServer, type ServerOptions } from '../../src';
+import { createScriptedDriver } from './scripted-engine';
+
+export interface TestServer {
+  url: string;
+  api: string;
+  store: Store;
+  lane: Lane;
+  server: AgentlaneServer;
+  /** Creates a session on the scripted engine and returns its id. */
+  createSession(headers?: Record<string, string>): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** A real server on a temp SQLite store with the real lane and a scripted test engine, on 127.0.0.1:0. */
+export async function startTestServer(
+  options: Partial<Omit<ServerOptions, 'store' | 'lane' | 'engines'>> = {},
+): Promise<TestServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'agentlane-server-'));
+  const store = await openStore(join(dir, 'test.db'));
+  const drivers: EngineDriver[] = [createScriptedDriver()];
+  const lane = createLane({ store, drivers, ownerId: 'test', pollIntervalMs: 20 });
+  await lane.start();
+  const server = await createServer({
+    store,
+    lane,
+    engines: { get: (n) => drivers.find((d) => d.name === n), list: () => drivers },
+    defaultWorkDir: dir,
+    ...options,
+  });
+  await server.app.listen({ host: '127.0.0.1', port: 0 });
+  const address = server.app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const url = `http://127.0.0.1:${port}`;
+  const api = `${url}/api/harness`;
+  return {
+    url,
+    api,
+    store,
+    lane,
+    server,
+    async createSession(headers = {}) {
+      const res = await fetch(`${api}/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ engine: 'scripted', title: 'test' }),
+      });
+      if (res.status !== 201) throw new Error(`create session: ${res.status} ${await res.text()}`);
+      return ((await res.json()) as { session: { id: string } }).session.id;
+    },
+    async close() {
+      await server.shutdown().catch(() => {});
+      await lane.stop();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** JSON of a response in a test: shape-checked by the assertions, not by the type system. */
+// biome-ignore lint/suspicious/noExplicitAny: test helper for reading arbitrary JSON responses
+export type AnyJson = any;
+
+export async function readJson(res: Response): Promise<AnyJson> {
+  return res.json();
+}
+
+export async function postJson(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: AnyJson }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : null };
+}

@@ -1,0 +1,313 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readJson, startTestServer, type TestServer } from './support/harness';
+
+let t: TestServer;
+let thread: string;
+let run: string;
+beforeAll(async () => {
+  t = await startTestServer({ bodyLimitBytes: 64 * 1024 });
+  thread = await t.createSession();
+  const res = await fetch(`${t.api}/threads/${thread}/runs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'idempotency-key': 'k1' },
+    body: JSON.stringify({ prompt: 'hello' }),
+  });
+  run = (await readJson(res)).run.runId;
+});
+afterAll(async () => {
+  await t.close();
+});
+
+interface Case {
+  name: string;
+  method: string;
+  path: () => string;
+  body?: unknown;
+  raw?: string;
+  headers?: Record<string, string>;
+  status: number;
+  field?: string;
+}
+
+const big = 'x'.repeat(70 * 1024);
+
+const cases: Case[] = [
+  // GET /sessions
+  {
+    name: 'list: limit not a number',
+    method: 'GET',
+    path: () => '/sessions?limit=abc',
+    status: 400,
+    field: 'query.limit',
+  },
+  {
+    name: 'list: limit too large',
+    method: 'GET',
+    path: () => '/sessions?limit=100000',
+    status: 400,
+    field: 'query.limit',
+  },
+  // POST /sessions
+  {
+    name: 'create: engine missing',
+    method: 'POST',
+    path: () => '/sessions',
+    body: {},
+    status: 400,
+    field: 'body.engine',
+  },
+  {
+    name: 'create: unknown engine',
+    method: 'POST',
+    path: () => '/sessions',
+    body: { engine: 'nope' },
+    status: 400,
+    field: 'body.engine',
+  },
+  {
+    name: 'create: engine wrong type',
+    method: 'POST',
+    path: () => '/sessions',
+    body: { engine: 5 },
+    status: 400,
+    field: 'body.engine',
+  },
+  {
+    name: 'create: relative workDir',
+    method: 'POST',
+    path: () => '/sessions',
+    body: { engine: 'scripted', workDir: 'rel/x' },
+    status: 400,
+    field: 'body.workDir',
+  },
+  {
+    name: 'create: unknown field',
+    method: 'POST',
+    path: () => '/sessions',
+    body: { engine: 'scripted', bogus: 1 },
+    status: 400,
+    field: 'body.bogus',
+  },
+  {
+    name: 'create: malformed JSON',
+    method: 'POST',
+    path: () => '/sessions',
+    raw: '{"engine":',
+    status: 400,
+    field: 'body',
+  },
+  {
+    name: 'create: too large',
+    method: 'POST',
+    path: () => '/sessions',
+    body: { engine: 'scripted', title: big },
+    status: 413,
+    field: 'body',
+  },
+  // GET|PUT|DELETE /sessions/:id
+  { name: 'get: unknown id', method: 'GET', path: () => '/sessions/unknown-id', status: 404 },
+  { name: 'get: bad id', method: 'GET', path: () => '/sessions/bad%20id', status: 400, field: 'params.id' },
+  {
+    name: 'put: unknown id',
+    method: 'PUT',
+    path: () => '/sessions/unknown-id',
+    body: { title: 'x' },
+    status: 404,
+  },
+  {
+    name: 'put: title wrong type',
+    method: 'PUT',
+    path: () => `/sessions/${thread}`,
+    body: { title: 5 },
+    status: 400,
+    field: 'body.title',
+  },
+  {
+    name: 'put: stale generation',
+    method: 'PUT',
+    path: () => `/sessions/${thread}`,
+    body: { expectedGeneration: 99 },
+    status: 409,
+    field: 'body.expectedGeneration',
+  },
+  { name: 'delete: unknown id', method: 'DELETE', path: () => '/sessions/unknown-id', status: 404 },
+  // POST /sessions/:id/sync
+  {
+    name: 'sync: clientId missing',
+    method: 'POST',
+    path: () => `/sessions/${thread}/sync`,
+    body: { vector: {}, changes: [] },
+    status: 400,
+    field: 'body.clientId',
+  },
+  {
+    name: 'sync: negative vector entry',
+    method: 'POST',
+    path: () => `/sessions/${thread}/sync`,
+    body: { clientId: 'a', vector: { a: -1 }, changes: [] },
+    status: 400,
+    field: 'body.vector.a',
+  },
+  {
+    name: 'sync: change key missing',
+    method: 'POST',
+    path: () => `/sessions/${thread}/sync`,
+    body: { clientId: 'a', vector: { a: 1 }, changes: [{ value: 1, version: 1, vector: { a: 1 } }] },
+    status: 400,
+    field: 'body.changes[0].key',
+  },
+  {
+    name: 'sync: change vector disagrees',
+    method: 'POST',
+    path: () => `/sessions/${thread}/sync`,
+    body: {
+      clientId: 'a',
+      vector: { a: 1 },
+      changes: [{ key: 'k', value: 1, version: 1, vector: { a: 2 } }],
+    },
+    status: 400,
+    field: 'body.changes[0].vector',
+  },
+  {
+    name: 'sync: unknown session',
+    method: 'POST',
+    path: () => '/sessions/unknown-id/sync',
+    body: { clientId: 'a', vector: {}, changes: [] },
+    status: 404,
+  },
+  // POST /sessions/:id/execute
+  {
+    name: 'execute: prompt missing',
+    method: 'POST',
+    path: () => `/sessions/${thread}/execute`,
+    body: {},
+    status: 400,
+    field: 'body.prompt',
+  },
+  {
+    name: 'execute: unknown session',
+    method: 'POST',
+    path: () => '/sessions/unknown-id/execute',
+    body: { prompt: 'x' },
+    status: 404,
+  },
+  {
+    name: 'execute: parent not of thread',
+    method: 'POST',
+    path: () => `/sessions/${thread}/execute`,
+    body: { prompt: 'x', parentRunId: 'nope' },
+    status: 400,
+    field: 'body.parentRunId',
+  },
+  // runs
+  {
+    name: 'runs: prompt empty',
+    method: 'POST',
+    path: () => `/threads/${thread}/runs`,
+    body: { prompt: '' },
+    status: 400,
+    field: 'body.prompt',
+  },
+  {
+    name: 'runs: unknown thread',
+    method: 'POST',
+    path: () => '/threads/unknown-id/runs',
+    body: { prompt: 'x' },
+    status: 404,
+  },
+  {
+    name: 'runs: idempotency key reused with another body',
+    method: 'POST',
+    path: () => `/threads/${thread}/runs`,
+    headers: { 'idempotency-key': 'k1' },
+    body: { prompt: 'different' },
+    status: 409,
+  },
+  {
+    name: 'runs: stale generation',
+    method: 'POST',
+    path: () => `/threads/${thread}/runs`,
+    body: { prompt: 'x', expectedGeneration: 99 },
+    status: 409,
+  },
+  { name: 'run: unknown id', method: 'GET', path: () => '/runs/unknown-id', status: 404 },
+  { name: 'cancel: unknown id', method: 'POST', path: () => '/runs/unknown-id/cancel', status: 404 },
+  {
+    name: 'approval: bad outcome',
+    method: 'POST',
+    path: () => `/runs/${run}/approvals/ap1`,
+    body: { outcome: 'maybe' },
+    status: 400,
+    field: 'body.outcome',
+  },
+  {
+    name: 'approval: selected without option',
+    method: 'POST',
+    path: () => `/runs/${run}/approvals/ap1`,
+    body: { outcome: 'selected' },
+    status: 400,
+    field: 'body.optionId',
+  },
+  {
+    name: 'approval: unknown run',
+    method: 'POST',
+    path: () => '/runs/unknown-id/approvals/ap1',
+    body: { outcome: 'cancelled' },
+    status: 404,
+  },
+  {
+    name: 'question: bad choiceIds',
+    method: 'POST',
+    path: () => `/runs/${run}/questions/q1`,
+    body: { outcome: 'answered', choiceIds: 'a' },
+    status: 400,
+    field: 'body.choiceIds',
+  },
+  {
+    name: 'question: unknown run',
+    method: 'POST',
+    path: () => '/runs/unknown-id/questions/q1',
+    body: { outcome: 'declined' },
+    status: 404,
+  },
+  // thread stream
+  {
+    name: 'stream: bad after',
+    method: 'GET',
+    path: () => `/threads/${thread}/events?after=-1`,
+    status: 400,
+    field: 'query.after',
+  },
+  {
+    name: 'stream: bad Last-Event-ID',
+    method: 'GET',
+    path: () => `/threads/${thread}/events`,
+    headers: { 'last-event-id': 'abc' },
+    status: 400,
+    field: 'headers.last-event-id',
+  },
+  { name: 'stream: unknown thread', method: 'GET', path: () => '/threads/unknown-id/events', status: 404 },
+  // artifacts
+  { name: 'artifact: unknown id', method: 'GET', path: () => '/artifacts/unknown-id', status: 404 },
+  // unknown route
+  { name: 'unknown route', method: 'GET', path: () => '/nope', status: 404 },
+];
+
+describe('bad input gets a clear 4xx naming the field, never a 500', () => {
+  it.each(cases)('$name → $status', async (c) => {
+    const headers: Record<string, string> = { ...(c.headers ?? {}) };
+    let body: string | undefined;
+    if (c.raw !== undefined || c.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = c.raw ?? JSON.stringify(c.body);
+    }
+    const res = await fetch(`${t.api}${c.path()}`, { method: c.method, headers, body });
+    const text = await res.text();
+    expect(res.status, text).toBe(c.status);
+    const json = JSON.parse(text);
+    expect(json.error.code).toEqual(expect.any(String));
+    expect(json.error.message).toEqual(expect.any(String));
+    expect(text).not.toMatch(/at .*\.ts:\d+/);
+    if (c.field) expect(json.error.field).toBe(c.field);
+  });
+});
