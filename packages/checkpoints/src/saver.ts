@@ -78,7 +78,7 @@ export interface PruneResult {
 
 /**
  * Where checkpoints live. Every method validates its input and either does all of its work or none.
- * Returned checkpoints are deeply frozen (they are shared with the saver's cache): copy before mutating.
+ * With the cache on (the default), returned checkpoints are deeply frozen because every reader shares them: copy before mutating.
  */
 export interface CheckpointSaver {
   /** Stores a checkpoint after its parent (`parentCheckpointId`, same session and namespace). */

@@ -180,14 +180,12 @@ const writeArb: fc.Arbitrary<ChannelWrite> = fc.oneof<fc.Arbitrary<ChannelWrite>
   jsonValue.map((value) => ({ channel: 'burst', value })),
   jsonValue.map((value) => ({ channel: 'eph', value })),
   fc.constantFrom('x', 'y', 'z').map((value) => ({ channel: 'barrier', value })),
-  fc
-    .tuple(fc.constantFrom('k1', 'k2', 'k3', 'k4', 'k5'), jsonValue, fc.boolean())
-    .map(
-      ([key, value, del]): ChannelWrite => ({
-        channel: 'data',
-        value: del ? { key, delete: true } : { key, value },
-      }),
-    ),
+  fc.tuple(fc.constantFrom('k1', 'k2', 'k3', 'k4', 'k5'), jsonValue, fc.boolean()).map(
+    ([key, value, del]): ChannelWrite => ({
+      channel: 'data',
+      value: del ? { key, delete: true } : { key, value },
+    }),
+  ),
 );
 
 describe('snapshot → restore → snapshot', () => {

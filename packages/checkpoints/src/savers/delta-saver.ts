@@ -456,7 +456,9 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
       channels: sortKeys(channels),
       ...(head.parentCheckpointId === null ? {} : { parentCheckpointId: head.parentCheckpointId }),
     };
-    return { namespace: head.namespace, baseDistance: head.baseDistance, checkpoint: deepFreeze(checkpoint) };
+    // Frozen only when cached: then the same objects are handed to every reader.
+    const shared = this.cacheSize > 0 ? deepFreeze(checkpoint) : checkpoint;
+    return { namespace: head.namespace, baseDistance: head.baseDistance, checkpoint: shared };
   }
 
   private cached(sessionId: string, checkpointId: string): Hydrated | undefined {

@@ -200,10 +200,14 @@ export class SqliteRows implements CheckpointRowStore {
   async list(query: RowListQuery): Promise<RowMeta[]> {
     const where = ['session_id = ?'];
     const params: unknown[] = [query.sessionId];
-    if (query.namespace !== undefined) where.push('namespace = ?') && params.push(query.namespace);
-    if (query.stageId !== undefined) where.push('stage_id = ?') && params.push(query.stageId);
-    if (query.pinned !== undefined) where.push('pinned = ?') && params.push(query.pinned ? 1 : 0);
-    if (query.beforeSeq !== undefined) where.push('seq < ?') && params.push(query.beforeSeq);
+    const add = (clause: string, value: unknown) => {
+      where.push(clause);
+      params.push(value);
+    };
+    if (query.namespace !== undefined) add('namespace = ?', query.namespace);
+    if (query.stageId !== undefined) add('stage_id = ?', query.stageId);
+    if (query.pinned !== undefined) add('pinned = ?', query.pinned ? 1 : 0);
+    if (query.beforeSeq !== undefined) add('seq < ?', query.beforeSeq);
     params.push(query.limit);
     const sql = `SELECT ${META_COLUMNS}, length(CAST(channels AS BLOB)) AS bytes FROM harness_checkpoints
       WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`;
