@@ -116,6 +116,30 @@ export const openCodeTranslator: Translator<OpenCodeState> = {
   },
 };
 
+/**
+ * Responses of HTTP calls the driver made (GET /config/providers, GET /session/:id), recorded as frames so
+ * re-translation sees what the run saw. They are not SSE events: `type` marks them, `route` names the call.
+ */
+export const RESPONSE_FRAME = 'agentlane.http.response';
+
+function onResponse(out: StepOutput, frame: JsonObject): void {
+  const route = asString(frame.route);
+  const body = asObject(frame.body);
+  if (!body) return;
+  if (route === 'GET /config/providers') {
+    onProviders(out, body);
+  } else if (route === 'GET /session/:id') {
+    const id = asString(body.id);
+    if (id && !body.parentID) out.state.rootSessionId ??= id;
+    if (id === out.state.rootSessionId) {
+      out.state.directory = asString(body.directory) ?? out.state.directory;
+      onSessionUpdated(out, { sessionID: id, info: body });
+    }
+  } else {
+    out.warn('opencode.unknown_response', `a recorded response of an unknown route "${route}"`);
+  }
+}
+
 function onEvent(out: StepOutput, frame: JsonObject): void {
   const type = asString(frame.type);
   const props = asObject(frame.properties) ?? {};
@@ -124,8 +148,8 @@ function onEvent(out: StepOutput, frame: JsonObject): void {
     return;
   }
   if (IGNORED.has(type)) return;
-  if (type === 'config.providers') {
-    onProviders(out, props);
+  if (type === RESPONSE_FRAME) {
+    onResponse(out, frame);
     return;
   }
   const sessionId =

@@ -1,0 +1,163 @@
+import type { JsonObject } from '@agentlane/contract';
+import type { EngineSession, SessionBinding, TurnInput, TurnIO, TurnOutcome } from '@agentlane/engine-kit';
+import type { OpencodeClient } from '@opencode-ai/sdk/v2/client';
+import { questionIds } from '../interactions';
+import { asArray, asObject, asString } from '../narrow';
+import { RESPONSE_FRAME } from '../translator';
+import type { EventFeed } from './event-feed';
+import { parseModelRef } from './model-ref';
+
+export interface SessionDeps {
+  client: OpencodeClient;
+  feed: EventFeed;
+  directory: string;
+  binding: SessionBinding;
+  /** Resolves if the OpenCode process we started dies (never, when attached to a URL). */
+  died: Promise<string>;
+  /** How long to keep recording after the turn went idle (trailing session.updated / session.diff). */
+  settleMs: number;
+  /** The response of GET /config/providers (the model list), recorded into the first turn that sees it. */
+  providers: Promise<JsonObject | null>;
+  onClose(): Promise<void>;
+}
+
+const REPLIES = new Set(['once', 'always', 'reject']);
+
+/** One OpenCode session bound to a thread: runs prompts, answers permissions and questions, aborts. */
+export class OpenCodeSession implements EngineSession {
+  readonly binding: SessionBinding;
+  private readonly sessionId: string;
+  /** The run's session and its child sessions (created by the task tool). */
+  private readonly tree: Set<string>;
+  private providersRecorded = false;
+
+  constructor(private readonly deps: SessionDeps) {
+    this.binding = deps.binding;
+    this.sessionId = deps.binding.nativeSessionId ?? '';
+    this.tree = new Set([this.sessionId]);
+  }
+
+  async runTurn(turn: TurnInput, io: TurnIO): Promise<TurnOutcome> {
+    const { client, directory } = this.deps;
+    if (io.signal.aborted) return { outcome: 'cancelled' };
+    let seenBusy = false;
+    let failure: string | null = null;
+    let finish: (reason: string | null) => void = () => {};
+    const finished = new Promise<string | null>((resolve) => {
+      finish = resolve;
+    });
+    const answering: Promise<void>[] = [];
+    const off = this.deps.feed.on((event) => {
+      if (!this.isOurs(event)) return;
+      io.emit(event);
+      const type = asString(event.type);
+      const props = asObject(event.properties) ?? {};
+      const isRoot = asString(props.sessionID) === this.sessionId;
+      if (type === 'permission.asked') answering.push(this.answerPermission(props, io));
+      else if (type === 'question.asked') answering.push(this.answerQuestion(props, io));
+      else if (isRoot && type === 'session.status') {
+        const status = asString(asObject(props.status)?.type);
+        if (status === 'busy') seenBusy = true;
+        if (status === 'idle' && seenBusy) finish(null);
+      } else if (isRoot && type === 'session.idle' && seenBusy) finish(null);
+      else if (isRoot && type === 'session.error') {
+        const error = asObject(props.error);
+        const name = asString(error?.name);
+        if (name !== 'MessageAbortedError') {
+          failure = asString(asObject(error?.data)?.message) ?? name ?? 'OpenCode reported an error';
+        }
+      }
+    });
+    const onAbort = () => {
+      void client.session.abort({ sessionID: this.sessionId, directory }).catch(() => undefined);
+      // An aborted session goes idle at once; if it does not, stop waiting after a grace period.
+      setTimeout(() => finish(null), 5_000).unref();
+    };
+    io.signal.addEventListener('abort', onAbort, { once: true });
+    let turnOpen = true;
+    try {
+      const current = await client.session.get({ sessionID: this.sessionId, directory });
+      if (current.data) {
+        io.emit({
+          type: RESPONSE_FRAME,
+          route: 'GET /session/:id',
+          body: current.data as unknown as JsonObject,
+        });
+      }
+      void this.deps.providers.then((body) => {
+        if (!body || !turnOpen || this.providersRecorded) return;
+        this.providersRecorded = true;
+        io.emit({ type: RESPONSE_FRAME, route: 'GET /config/providers', body });
+      });
+      const model = parseModelRef(turn.model);
+      const prompted = await client.session.promptAsync({
+        sessionID: this.sessionId,
+        directory,
+        parts: [{ type: 'text', text: turn.prompt }],
+        ...(model ? { model } : {}),
+        ...(turn.mode ? { agent: turn.mode } : {}),
+      });
+      if (prompted.error !== undefined && prompted.response?.status !== 204) {
+        return { outcome: 'failed', error: `OpenCode refused the prompt: ${JSON.stringify(prompted.error)}` };
+      }
+      const died = await Promise.race([finished, this.deps.died]);
+      if (died) return { outcome: 'failed', error: died };
+      await new Promise((resolve) => setTimeout(resolve, this.deps.settleMs));
+      await Promise.allSettled(answering);
+    } finally {
+      turnOpen = false;
+      off();
+      io.signal.removeEventListener('abort', onAbort);
+    }
+    if (io.signal.aborted) return { outcome: 'cancelled' };
+    if (failure) return { outcome: 'failed', error: failure };
+    return { outcome: 'completed' };
+  }
+
+  async close(): Promise<void> {
+    this.deps.feed.close();
+    await this.deps.onClose();
+  }
+
+  /** Frames of our session tree, and frames that name no session (file.edited, the watcher, startup). */
+  private isOurs(event: JsonObject): boolean {
+    const props = asObject(event.properties) ?? {};
+    const info = asObject(props.info);
+    if (asString(event.type) === 'session.created' && info) {
+      const id = asString(info.id);
+      const parent = asString(info.parentID);
+      if (id && parent && this.tree.has(parent)) this.tree.add(id);
+      return id !== undefined && this.tree.has(id);
+    }
+    const sessionId =
+      asString(props.sessionID) ?? asString(info?.sessionID) ?? asString(asObject(props.part)?.sessionID);
+    return sessionId === undefined || this.tree.has(sessionId);
+  }
+
+  private async answerPermission(props: JsonObject, io: TurnIO): Promise<void> {
+    const requestID = asString(props.id);
+    if (!requestID) return;
+    const answer = await io.awaitApproval(requestID);
+    const optionId = answer.outcome === 'selected' ? answer.optionId : undefined;
+    const reply = optionId && REPLIES.has(optionId) ? (optionId as 'once' | 'always' | 'reject') : 'reject';
+    await this.deps.client.permission
+      .reply({ requestID, directory: this.deps.directory, reply })
+      .catch(() => undefined);
+  }
+
+  private async answerQuestion(props: JsonObject, io: TurnIO): Promise<void> {
+    const requestID = asString(props.id);
+    const questions = asArray(props.questions);
+    if (!requestID || !questions) return;
+    const answers = await Promise.all(
+      questionIds(requestID, questions.length).map((id) => io.awaitQuestion(id)),
+    );
+    const { client, directory } = this.deps;
+    if (answers.some((a) => a.outcome !== 'answered')) {
+      await client.question.reject({ requestID, directory }).catch(() => undefined);
+      return;
+    }
+    const replies = answers.map((a) => [...(a.choiceIds ?? []), ...(a.text ? [a.text] : [])]);
+    await client.question.reply({ requestID, directory, answers: replies }).catch(() => undefined);
+  }
+}

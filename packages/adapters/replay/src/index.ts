@@ -1,0 +1,21 @@
+export { createDriver, type ReplayDriverConfig } from './driver';
+export { type RecordedSession, recordedSessions } from './recorded-sessions';
+export { frameTimes, readTrace } from './trace';
+export { translatorFor, translators } from './translators';
+
+import type { EngineDriver } from '@agentlane/engine-kit';
+import { createDriver } from './driver';
+import { recordedSessions } from './recorded-sessions';
+
+/** One replay engine per recorded session, ready for a server's engine registry. */
+export function recordedSessionDrivers(options: { speed?: number } = {}): EngineDriver[] {
+  return recordedSessions().map((session) =>
+    createDriver({
+      trace: session.trace,
+      provider: session.provider,
+      name: session.name,
+      label: session.label,
+      ...(options.speed !== undefined ? { speed: options.speed } : {}),
+    }),
+  );
+}

@@ -1,0 +1,100 @@
+import type { JsonValue } from '@agentlane/contract';
+import type { NativeFrameRecord, TranslatedEvent, TurnIO } from '@agentlane/engine-kit';
+import { describe, expect, it } from 'vitest';
+import { createDriver, frameTimes, readTrace, recordedSessions, translatorFor } from '../src';
+
+const CTX = { threadId: 'thr_replay', runId: 'run_replay', turnId: 'run_replay', provider: 'replay' };
+
+function translate(provider: string, frames: JsonValue[]): TranslatedEvent[] {
+  const translator = translatorFor(provider);
+  const ctx = { ...CTX, provider };
+  let state = translator.initialState(ctx);
+  const events: TranslatedEvent[] = [];
+  frames.forEach((frame, i) => {
+    const record: NativeFrameRecord = {
+      runId: CTX.runId,
+      nativeSeq: i + 1,
+      receivedAt: new Date(Date.UTC(2026, 0, 1) + i * 10).toISOString(),
+      frame,
+    };
+    const step = translator.translate(record, state, ctx);
+    state = step.state;
+    events.push(...step.events);
+  });
+  events.push(...translator.finish(state, ctx).events);
+  return events;
+}
+
+function collectingIO(signal = new AbortController().signal): TurnIO & { frames: JsonValue[] } {
+  const frames: JsonValue[] = [];
+  return {
+    frames,
+    signal,
+    emit: (frame) => frames.push(frame),
+    awaitApproval: async () => ({ outcome: 'cancelled' }),
+    awaitQuestion: async () => ({ outcome: 'cancelled' }),
+  };
+}
+
+const TURN = { threadId: CTX.threadId, runId: CTX.runId, turnId: CTX.turnId, prompt: 'replay it' };
+
+describe('replay engine', () => {
+  for (const session of recordedSessions()) {
+    it(`replaying ${session.name} yields the same canonical sequence as translating it directly`, async () => {
+      const driver = createDriver({ trace: session.trace, provider: session.provider, speed: 0 });
+      expect(driver.label).toMatch(/replay/i);
+      const opened = await driver.openSession({
+        threadId: CTX.threadId,
+        workDir: '/tmp',
+        generation: 1,
+        emit: () => {},
+      });
+      const io = collectingIO();
+      expect(await opened.runTurn(TURN, io)).toEqual({ outcome: 'completed' });
+      const direct = translate(session.provider, readTrace(session.trace));
+      const replayed = translate(session.provider, io.frames);
+      expect(replayed).toEqual(direct);
+      expect(direct.length).toBeGreaterThan(10);
+      expect(direct.filter((e) => e.draft.kind === 'turn.completed')).toHaveLength(1);
+    });
+  }
+
+  it('keeps the recorded timing, scaled by speed, and stops on cancel', async () => {
+    const frames: JsonValue[] = [
+      { t: 0, x: 1 },
+      { t: 200, x: 2 },
+      { t: 400, x: 3 },
+    ];
+    const driver = createDriver({ trace: frames, provider: 'opencode', speed: 2 });
+    const session = await driver.openSession({
+      threadId: 't',
+      workDir: '/tmp',
+      generation: 1,
+      emit: () => {},
+    });
+    const started = Date.now();
+    const io = collectingIO();
+    await session.runTurn(TURN, io);
+    const elapsed = Date.now() - started;
+    expect(io.frames).toHaveLength(3);
+    expect(elapsed).toBeGreaterThanOrEqual(190);
+
+    const abort = new AbortController();
+    const slow = createDriver({ trace: [{ t: 0 }, { t: 60_000 }], provider: 'opencode' });
+    const s2 = await slow.openSession({ threadId: 't', workDir: '/tmp', generation: 1, emit: () => {} });
+    const io2 = collectingIO(abort.signal);
+    const running = s2.runTurn(TURN, io2);
+    setTimeout(() => abort.abort(), 20);
+    expect(await running).toEqual({ outcome: 'cancelled' });
+    expect(io2.frames).toHaveLength(1);
+  });
+
+  it('reads OpenCode event-id time and wire `t` for pacing', () => {
+    const oc = readTrace(recordedSessions()[0]?.trace ?? '');
+    const times = frameTimes(oc);
+    expect(times[0]).toBe(0);
+    expect(times.at(-1)).toBeGreaterThan(1000);
+    expect([...times].sort((a, b) => a - b)).toEqual(times);
+    expect(frameTimes([{ t: 5 }, { t: 50 }])).toEqual([5, 50]);
+  });
+});
