@@ -1,4 +1,7 @@
 export * from './approvals';
 export * from './capabilities';
+export * from './config';
+export * from './driver';
+export * from './presets';
 export type { AcpState } from './state';
 export * from './translator';

@@ -1,0 +1,370 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { ClientConnection, RequestPermissionResponse } from '@agentclientprotocol/sdk';
+import type { JsonObject, JsonValue, NegotiatedCapabilities, SessionOrigin } from '@agentlane/contract';
+import {
+  type EngineDriver,
+  type EngineSession,
+  type HarnessFrame,
+  type OpenSessionOptions,
+  type OwnedProcess,
+  type SessionBinding,
+  sandboxEnv,
+  sharedDenyAllProxy,
+  spawnOwned,
+  type TurnInput,
+  type TurnIO,
+  type TurnOutcome,
+} from '@agentlane/engine-kit';
+import { approvalIdFor } from './approvals';
+import { negotiateAcpCapabilities } from './capabilities';
+import { type AcpEngineConfig, substitute } from './config';
+import { connectAcp, type WireDirection } from './connection';
+import { isObj, list, obj, str } from './narrow';
+import { ACP_COMMANDS_EVENT, createAcpTranslator } from './translator';
+
+const PROTOCOL_VERSION = 1;
+
+function harness(frame: HarnessFrame): JsonValue {
+  return frame as unknown as JsonValue;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (isObj(error) && typeof error.message === 'string') return error.message;
+  return String(error);
+}
+
+/** A driver for any ACP agent command: it owns one engine process per open session. */
+export function createDriver(config: AcpEngineConfig): EngineDriver {
+  const provider = config.provider ?? 'acp';
+  return {
+    name: config.name,
+    provider,
+    label: config.label ?? `${config.name} (ACP)`,
+    translator: createAcpTranslator({ provider, ...(config.observed ? { observed: config.observed } : {}) }),
+    openSession: (options) => AcpSession.open(config, provider, options),
+  };
+}
+
+/** The engine's HOME for a thread: reused when a previous binding names one that still exists. */
+async function engineHome(config: AcpEngineConfig, previous: SessionBinding | undefined): Promise<string> {
+  const earlier = previous ? str(previous.runtimeBinding.home) : undefined;
+  if (earlier && existsSync(earlier)) return earlier;
+  const root = config.homeRoot ?? join(tmpdir(), 'agentlane-acp-homes');
+  await mkdir(root, { recursive: true });
+  return mkdtemp(join(root, `${config.name.replace(/[^A-Za-z0-9_-]/g, '_')}-`));
+}
+
+class AcpSession implements EngineSession {
+  binding!: SessionBinding;
+  private sink: ((frame: JsonValue) => void) | null;
+  /** Frames that arrive between turns; they go into the next run's source lane. */
+  private buffered: JsonValue[] = [];
+  private io: TurnIO | null = null;
+  private sessionId = '';
+  private configOptions: JsonObject[] = [];
+  private hasModes = false;
+  private dead = false;
+
+  private constructor(
+    private readonly config: AcpEngineConfig,
+    private readonly engine: OwnedProcess,
+    emit: (frame: JsonValue) => void,
+  ) {
+    this.sink = emit;
+  }
+
+  static async open(
+    config: AcpEngineConfig,
+    provider: string,
+    options: OpenSessionOptions,
+  ): Promise<AcpSession> {
+    const home = await engineHome(config, options.previous);
+    const vars = { HOME: home, WORKDIR: options.workDir };
+    for (const [path, content] of Object.entries(config.homeFiles ?? {})) {
+      const target = join(home, path);
+      await mkdir(dirname(target), { recursive: true });
+      await writeFile(target, substitute(content, vars));
+    }
+    const xdg = {
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, '.config'),
+      XDG_DATA_HOME: join(home, '.local', 'share'),
+      XDG_CACHE_HOME: join(home, '.cache'),
+      XDG_STATE_HOME: join(home, '.local', 'state'),
+    };
+    const proxy = await sharedDenyAllProxy();
+    const extra = Object.fromEntries(
+      Object.entries(config.env ?? {}).map(([k, v]) => [k, substitute(v, vars)]),
+    );
+    const env = sandboxEnv({ homeEnv: xdg, proxyUrl: proxy.url, extra });
+    const engine = spawnOwned(config.command, config.args ?? [], {
+      cwd: options.workDir,
+      env,
+      ...(config.onStderr ? { onStderr: config.onStderr } : {}),
+    });
+    const session = new AcpSession(config, engine, options.emit);
+    try {
+      await session.start(provider, options, home);
+    } catch (error) {
+      await engine.kill(500);
+      const tail = engine.stderrTail().trim().split('\n').slice(-5).join('\n');
+      throw new Error(`${errorMessage(error)}${tail ? ` (engine stderr: ${tail})` : ''}`);
+    }
+    session.sink = null;
+    return session;
+  }
+
+  private conn!: ClientConnection;
+
+  private record = (dir: WireDirection, msg: JsonValue) => {
+    this.emit({ dir, msg });
+    // The command catalog is also kept as a durable provider event, replayed as commands.updated.
+    const update = isObj(msg) && msg.method === 'session/update' ? obj(obj(msg.params)?.update) : undefined;
+    if (update?.sessionUpdate === 'available_commands_update') {
+      this.emit({
+        event: ACP_COMMANDS_EVENT,
+        sessionId: str(obj((msg as JsonObject).params)?.sessionId) ?? this.sessionId,
+        availableCommands: update.availableCommands ?? [],
+      });
+    }
+  };
+
+  private emit(frame: JsonValue): void {
+    if (this.sink) this.sink(frame);
+    else this.buffered.push(frame);
+  }
+
+  private async start(provider: string, options: OpenSessionOptions, home: string): Promise<void> {
+    this.conn = connectAcp(this.engine, {
+      record: this.record,
+      requestPermission: (_params, requestId) => this.answerPermission(requestId),
+    });
+    const exited = this.engine.exited.then((exit) => {
+      throw new Error(
+        `the engine exited while starting (code ${exit.code ?? 'none'}, signal ${exit.signal ?? 'none'})`,
+      );
+    });
+    const timeout = this.config.startTimeoutMs ?? 60_000;
+    const init = await withTimeout(
+      Promise.race([
+        this.conn.agent.request('initialize', {
+          protocolVersion: PROTOCOL_VERSION,
+          // Client fs is not offered: engines then use their own fs (Gemini cannot create files through a
+          // client fs), and no terminal: commands run inside the engine.
+          clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+          clientInfo: { name: 'agentlane', version: '0.1.0' },
+        }),
+        exited,
+      ]),
+      timeout,
+      'initialize',
+    );
+    const agentCapabilities = (init.agentCapabilities ?? {}) as unknown as JsonObject;
+    const sessionCaps = obj(agentCapabilities.sessionCapabilities) ?? {};
+    const previousId = options.previous?.nativeSessionId ?? null;
+    let origin: SessionOrigin = 'new';
+    let result: JsonObject | null = null;
+    if (previousId) {
+      // Resume (no history replay) where advertised, else load (the agent replays the history first).
+      const method = isObj(sessionCaps.resume)
+        ? 'session/resume'
+        : agentCapabilities.loadSession === true
+          ? 'session/load'
+          : null;
+      if (method) {
+        try {
+          result = (await withTimeout(
+            Promise.race([
+              this.conn.agent.request(method, {
+                sessionId: previousId,
+                cwd: options.workDir,
+                mcpServers: [],
+              }),
+              exited,
+            ]),
+            timeout,
+            method,
+          )) as unknown as JsonObject;
+          origin = method === 'session/resume' ? 'resume' : 'load';
+          this.sessionId = previousId;
+        } catch {
+          // The engine no longer knows the session (its state was lost): start a new one below.
+          result = null;
+        }
+      }
+    }
+    if (!result) {
+      result = (await withTimeout(
+        Promise.race([
+          this.conn.agent.request('session/new', { cwd: options.workDir, mcpServers: [] }),
+          exited,
+        ]),
+        timeout,
+        'session/new',
+      )) as unknown as JsonObject;
+      this.sessionId = str(result.sessionId) ?? '';
+      if (!this.sessionId) throw new Error('session/new returned no sessionId');
+    }
+    this.configOptions = list(result.configOptions).filter(isObj);
+    this.hasModes = isObj(result.modes);
+    const capabilities: NegotiatedCapabilities = negotiateAcpCapabilities({
+      agentCapabilities,
+      configOptions: this.configOptions,
+      hasModes: this.hasModes,
+      observed: this.config.observed ?? {},
+      clientWritesFiles: false,
+      injectsMcpServers: false,
+    });
+    const info = init.agentInfo;
+    const agent = info ? { name: info.name, ...(info.version ? { version: info.version } : {}) } : undefined;
+    this.emit(
+      harness({
+        harness: 'session.bound',
+        origin,
+        generation: options.generation,
+        nativeSessionId: this.sessionId,
+        capabilities,
+        ...(agent ? { agent } : {}),
+        cwd: options.workDir,
+        protocolVersion: String(init.protocolVersion),
+      }),
+    );
+    this.binding = {
+      provider,
+      nativeSessionId: this.sessionId,
+      runtimeBinding: {
+        command: this.config.command,
+        args: this.config.args ?? [],
+        home,
+        cwd: options.workDir,
+        pid: this.engine.pid,
+      },
+      protocolVersion: String(init.protocolVersion),
+      capabilities,
+    };
+    // A process that dies between turns is noticed by the next turn.
+    void this.engine.exited.then(() => {
+      this.dead = true;
+    });
+  }
+
+  private async answerPermission(requestId: string | number): Promise<RequestPermissionResponse> {
+    const io = this.io;
+    const cancelled: RequestPermissionResponse = { outcome: { outcome: 'cancelled' } };
+    if (!io || io.signal.aborted) return cancelled;
+    const aborted = new Promise<null>((resolve) =>
+      io.signal.addEventListener('abort', () => resolve(null), { once: true }),
+    );
+    const answer = await Promise.race([io.awaitApproval(approvalIdFor(requestId)), aborted]);
+    if (answer?.outcome === 'selected' && answer.optionId) {
+      return { outcome: { outcome: 'selected', optionId: answer.optionId } };
+    }
+    return cancelled;
+  }
+
+  async runTurn(turn: TurnInput, io: TurnIO): Promise<TurnOutcome> {
+    if (this.dead || this.engine.exit()) {
+      throw new Error('the engine process is no longer running; the next run starts a new one');
+    }
+    this.io = io;
+    this.sink = (frame) => io.emit(frame);
+    for (const frame of this.buffered.splice(0)) io.emit(frame);
+    const onAbort = () => {
+      void this.conn.agent.notify('session/cancel', { sessionId: this.sessionId }).catch(() => undefined);
+    };
+    io.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      await this.applyChoices(turn);
+      const prompt = this.conn.agent.request('session/prompt', {
+        sessionId: this.sessionId,
+        prompt: [{ type: 'text', text: turn.prompt }],
+      });
+      const exit = this.engine.exited.then((e) => ({ exited: e }));
+      const settled = await Promise.race([
+        prompt.then(
+          (result) => ({ result }),
+          (error: unknown) => ({ error }),
+        ),
+        exit,
+      ]);
+      if ('exited' in settled) return this.died(settled.exited);
+      if ('error' in settled) {
+        // A dead pipe rejects the prompt a moment before the exit event: prefer the exit.
+        const late = await Promise.race([exit, new Promise<null>((r) => setTimeout(() => r(null), 200))]);
+        if (late) return this.died(late.exited);
+        if (io.signal.aborted) return { outcome: 'cancelled' };
+        return { outcome: 'failed', error: errorMessage(settled.error) };
+      }
+      if (settled.result.stopReason === 'cancelled' || io.signal.aborted) return { outcome: 'cancelled' };
+      return { outcome: 'completed' };
+    } finally {
+      io.signal.removeEventListener('abort', onAbort);
+      this.io = null;
+      this.sink = null;
+    }
+  }
+
+  /** engine.exited goes into the source lane; throwing makes the lane drop this session and reopen next time. */
+  private died(exit: { code: number | null; signal: string | null }): never {
+    this.dead = true;
+    const stderrTail = this.engine.stderrTail().slice(-2000);
+    this.emit(
+      harness({
+        harness: 'engine.exited',
+        code: exit.code,
+        signal: exit.signal,
+        ...(stderrTail ? { stderrTail } : {}),
+      }),
+    );
+    throw new Error(
+      `the engine process exited during the turn (code ${exit.code ?? 'none'}, signal ${exit.signal ?? 'none'})`,
+    );
+  }
+
+  /** Model through the config option of category "model"; mode through session/set_mode (or a mode option). */
+  private async applyChoices(turn: TurnInput): Promise<void> {
+    const model = this.configOptions.find((o) => o.category === 'model');
+    if (turn.model && model && model.currentValue !== turn.model) {
+      const res = await this.conn.agent.request('session/set_config_option', {
+        sessionId: this.sessionId,
+        configId: String(model.id),
+        value: turn.model,
+      });
+      this.configOptions = list((res as unknown as JsonObject).configOptions).filter(isObj);
+    }
+    if (turn.mode) {
+      const modeOption = this.configOptions.find((o) => o.category === 'mode');
+      if (this.hasModes)
+        await this.conn.agent.request('session/set_mode', { sessionId: this.sessionId, modeId: turn.mode });
+      else if (modeOption && modeOption.currentValue !== turn.mode) {
+        await this.conn.agent.request('session/set_config_option', {
+          sessionId: this.sessionId,
+          configId: String(modeOption.id),
+          value: turn.mode,
+        });
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    this.conn?.close();
+    await this.engine.kill(2000);
+  }
+
+  /** For tests: the engine process. */
+  get process(): OwnedProcess {
+    return this.engine;
+  }
+}

@@ -1,0 +1,135 @@
+import type { AcpEngineConfig } from './config';
+
+/**
+ * Launch recipes for the ACP engines agentlane was checked with (see research/engines.md): the variables
+ * and config files that point each at a model endpoint, switch off telemetry and update checks, and keep
+ * it offline apart from loopback. The harness adds the temp HOME and the deny-all proxy itself.
+ */
+export interface PresetOptions {
+  /** Configured engine name (defaults to the preset's). */
+  name?: string;
+  /** Path of the agent's entry script (Node engines) or binary (Codex). */
+  entry: string;
+  /** Base URL of the model API, e.g. http://127.0.0.1:18082 (no /v1). */
+  modelBaseUrl: string;
+  /** API key for the model endpoint; a dummy works for a local fake. Never logged. */
+  apiKey?: string;
+  /** Model id to ask for. */
+  model?: string;
+  homeRoot?: string;
+  env?: Record<string, string>;
+  onStderr?(chunk: string): void;
+}
+
+const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
+
+function common(options: PresetOptions): Pick<AcpEngineConfig, 'homeRoot' | 'onStderr'> {
+  return {
+    ...(options.homeRoot ? { homeRoot: options.homeRoot } : {}),
+    ...(options.onStderr ? { onStderr: options.onStderr } : {}),
+  };
+}
+
+/** Claude Code through @zed-industries/claude-agent-acp (Anthropic Messages API). */
+export function claudeCodePreset(options: PresetOptions): AcpEngineConfig {
+  return {
+    name: options.name ?? 'claude',
+    label: 'Claude Code (ACP)',
+    command: process.execPath,
+    args: [options.entry],
+    env: {
+      CLAUDE_CONFIG_DIR: '{{HOME}}/.claude',
+      ANTHROPIC_BASE_URL: options.modelBaseUrl,
+      ANTHROPIC_API_KEY: options.apiKey ?? 'dummy',
+      ...(options.model ? { ANTHROPIC_MODEL: options.model } : {}),
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_TELEMETRY: '1',
+      DISABLE_AUTOUPDATER: '1',
+      DISABLE_ERROR_REPORTING: '1',
+      DISABLE_BUG_COMMAND: '1',
+      CLAUDE_CODE_ENABLE_TELEMETRY: '0',
+      DISABLE_NON_ESSENTIAL_MODEL_CALLS: '1',
+      // As root the adapter passes --allow-dangerously-skip-permissions, which the CLI refuses unless
+      // IS_SANDBOX is exactly "1" (any other inherited value makes session/new fail).
+      ...(isRoot() ? { IS_SANDBOX: '1' } : {}),
+      ...options.env,
+    },
+    observed: { reasoning: true, commands: true, usage: true, fileDiffs: true },
+    ...common(options),
+  };
+}
+
+/** Codex through @zed-industries/codex-acp (OpenAI Responses API), asking before every command. */
+export function codexPreset(options: PresetOptions): AcpEngineConfig {
+  const model = options.model ?? 'gpt-5.5';
+  const config = [
+    `model = "${model}"`,
+    'model_provider = "agentlane"',
+    'approval_policy = "untrusted"',
+    // workspace-write needs bubblewrap, which is not always installed.
+    'sandbox_mode = "danger-full-access"',
+    'model_reasoning_summary = "auto"',
+    'check_for_update_on_startup = false',
+    '[model_providers.agentlane]',
+    'name = "agentlane model endpoint"',
+    `base_url = "${options.modelBaseUrl.replace(/\/$/, '')}/v1"`,
+    'wire_api = "responses"',
+    'env_key = "AGENTLANE_MODEL_API_KEY"',
+    'request_max_retries = 0',
+    'stream_max_retries = 0',
+    'stream_idle_timeout_ms = 30000',
+    '[analytics]',
+    'enabled = false',
+    '[feedback]',
+    'enabled = false',
+    '[history]',
+    'persistence = "none"',
+    '[projects."{{WORKDIR}}"]',
+    'trust_level = "trusted"',
+    '',
+  ].join('\n');
+  return {
+    name: options.name ?? 'codex',
+    label: 'Codex (ACP)',
+    command: options.entry,
+    args: [],
+    env: { CODEX_HOME: '{{HOME}}/.codex', AGENTLANE_MODEL_API_KEY: options.apiKey ?? 'dummy', ...options.env },
+    homeFiles: { '.codex/config.toml': config },
+    observed: { reasoning: true, commands: true, usage: true },
+    ...common(options),
+  };
+}
+
+/** Gemini CLI in ACP mode (Gemini streamGenerateContent). Client fs is never offered (see driver.ts). */
+export function geminiPreset(options: PresetOptions): AcpEngineConfig {
+  const settings = {
+    security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } },
+    privacy: { usageStatisticsEnabled: false },
+    telemetry: { enabled: false },
+    general: {
+      disableAutoUpdate: true,
+      disableUpdateNag: true,
+      enableAutoUpdate: false,
+      enableAutoUpdateNotification: false,
+    },
+    model: { name: options.model ?? 'gemini-2.5-flash' },
+    ide: { enabled: false },
+  };
+  return {
+    name: options.name ?? 'gemini',
+    label: 'Gemini CLI (ACP)',
+    command: process.execPath,
+    args: [options.entry, '--acp'],
+    env: {
+      GEMINI_API_KEY: options.apiKey ?? 'dummy',
+      GOOGLE_GEMINI_BASE_URL: options.modelBaseUrl,
+      GEMINI_CLI_NO_RELAUNCH: 'true',
+      NO_BROWSER: '1',
+      ACP_CLIENT_FS: '0',
+      ...options.env,
+    },
+    homeFiles: { '.gemini/settings.json': `${JSON.stringify(settings, null, 2)}\n` },
+    observed: { reasoning: true, commands: true, fileDiffs: true },
+    ...common(options),
+  };
+}

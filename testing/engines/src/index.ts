@@ -1,0 +1,2 @@
+export * from './driver-harness';
+export * from './engines';
