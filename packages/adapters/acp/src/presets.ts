@@ -93,7 +93,11 @@ export function codexPreset(options: PresetOptions): AcpEngineConfig {
     label: 'Codex (ACP)',
     command: options.entry,
     args: [],
-    env: { CODEX_HOME: '{{HOME}}/.codex', AGENTLANE_MODEL_API_KEY: options.apiKey ?? 'dummy', ...options.env },
+    env: {
+      CODEX_HOME: '{{HOME}}/.codex',
+      AGENTLANE_MODEL_API_KEY: options.apiKey ?? 'dummy',
+      ...options.env,
+    },
     homeFiles: { '.codex/config.toml': config },
     observed: { reasoning: true, commands: true, usage: true },
     ...common(options),
