@@ -34,6 +34,19 @@ if (available) {
           await client.end();
         }
       },
+      async execSql(sql, params = []) {
+        const client = new pg.Client({ connectionString: PG_URL, options: `-c search_path=${schema}` });
+        await client.connect();
+        try {
+          let n = 0;
+          await client.query(
+            sql.replace(/\?/g, () => `$${++n}`),
+            params,
+          );
+        } finally {
+          await client.end();
+        }
+      },
       openPeer: open,
       async dispose() {
         for (const s of opened) await s.close();

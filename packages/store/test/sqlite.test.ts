@@ -27,6 +27,14 @@ storeSuite(
           db.close();
         }
       },
+      async execSql(sql, params = []) {
+        const db = new Database(path);
+        try {
+          db.prepare(sql).run(...params);
+        } finally {
+          db.close();
+        }
+      },
       async openPeer() {
         const peer = createSqliteStore({ path });
         await peer.migrate();

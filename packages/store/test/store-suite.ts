@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type CanonicalEvent, type JsonValue, noCapabilities, SCHEMA_VERSION } from '@agentlane/contract';
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type EventWrite, type Store, StoreError } from '../src/index';
 
@@ -8,6 +9,8 @@ export interface StoreFixture {
   store: Store;
   /** Rewrites one frame row in place with plain SQL, bypassing the store (the watermark must catch it). */
   rewriteFrame(runId: string, nativeSeq: number, frame: JsonValue): Promise<void>;
+  /** Runs one statement directly on the database, bypassing the store (`?` placeholders). */
+  execSql(sql: string, params?: (string | number | null)[]): Promise<void>;
   /** Another store on the same database: its own connections, as a second process would have. */
   openPeer(): Promise<Store>;
   /** Closes everything the fixture opened and removes its data (temp dir, schema). */
@@ -95,6 +98,70 @@ export function storeSuite(
       const threadId = await newThread();
       await store.migrate();
       expect(await store.getThread(threadId)).not.toBeNull();
+    });
+
+    test('migrations: versions are recorded; a database newer than the code is refused', async () => {
+      await fx.execSql(
+        "INSERT INTO store_migrations (version, name, applied_at) VALUES (999, 'from the future', 'x')",
+      );
+      expect(await code(store.migrate())).toBe('unavailable');
+    });
+
+    test('canonical_events refuses an UPDATE down to the database', async () => {
+      const threadId = await newThread();
+      const runId = await newRun(threadId);
+      await store.appendEvents(threadId, [event(threadId, runId, 1)], true);
+      await expect(
+        fx.execSql("UPDATE canonical_events SET kind = 'tampered' WHERE thread_id = ?", [threadId]),
+      ).rejects.toThrow(/append-only/);
+      expect((await store.readEvents(threadId, 0, 10))[0]?.kind).toBe('message.delta');
+    });
+
+    test('property: any sequence of appends gives contiguous deliverySeqs and revisions 1..n per eventId', async () => {
+      const write = fc.record({
+        id: fc.integer({ min: 0, max: 4 }),
+        content: fc.integer({ min: 0, max: 2 }),
+      });
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.array(write, { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 6 }),
+          async (calls) => {
+            const threadId = await newThread();
+            const runId = await newRun(threadId);
+            // The model: calls are applied in the order they were issued (the write queue keeps that order).
+            const latest = new Map<number, { revision: number; content: number }>();
+            const expected: [string, number, string][] = [];
+            for (const call of calls) {
+              for (const w of call) {
+                const seen = latest.get(w.id);
+                if (seen?.content === w.content) continue;
+                const revision = (seen?.revision ?? 0) + 1;
+                latest.set(w.id, { revision, content: w.content });
+                expected.push([`${runId}:${w.id}`, revision, `c${w.content}`]);
+              }
+            }
+            await Promise.all(
+              calls.map((call) =>
+                store.appendEvents(
+                  threadId,
+                  call.map((w) => event(threadId, runId, w.id, `c${w.content}`, `${runId}:${w.id}`)),
+                  true,
+                ),
+              ),
+            );
+            const rows = await store.readEvents(threadId, 0, 1000);
+            expect(rows.map((r) => r.deliverySeq)).toEqual(expected.map((_, i) => i + 1));
+            expect(
+              rows.map((r) => [r.eventId, r.revision, (r.event.payload as { delta: string }).delta]),
+            ).toEqual(expected);
+            const newest = await store.latestEvents({ threadId });
+            expect(newest.map((r) => r.revision).sort()).toEqual(
+              [...latest.values()].map((v) => v.revision).sort(),
+            );
+          },
+        ),
+        { numRuns: 12 },
+      );
     });
 
     test('threads: create, get, update, list with filters and cursor, delete', async () => {
