@@ -152,7 +152,7 @@ describe('parseStreamEvent', () => {
     const frames: unknown[] = [
       openedFixture.value,
       { type: 'presence.changed', who: 'bob' },
-      { type: 'tool.started', deliverySeq: 5, revision: 1, provisional: true, event: delta },
+      { type: 'message.delta', deliverySeq: 5, revision: 1, provisional: true, event: delta },
       { type: 'stream.closing', reason: 'shutdown', retryMs: 500 },
     ];
     const kept: string[] = [];
@@ -160,8 +160,21 @@ describe('parseStreamEvent', () => {
       const result = parseStreamEvent(frame);
       if (result.ok && result.value) kept.push(result.value.type);
     }
-    // The tool.started frame carries a message.delta event, so it is valid as a shape: type is any kind.
-    expect(kept).toEqual(['stream.opened', 'tool.started', 'stream.closing']);
+    expect(kept).toEqual(['stream.opened', 'message.delta', 'stream.closing']);
+  });
+
+  it('rejects a canonical frame whose type is not its event kind', () => {
+    const result = parseStreamEvent({
+      type: 'tool.started',
+      deliverySeq: 5,
+      revision: 1,
+      provisional: true,
+      event: delta,
+    });
+    expect(result).toEqual({
+      ok: false,
+      errors: [{ path: '$', message: 'event.kind must equal type ("tool.started")', rule: 'if' }],
+    });
   });
 
   it('still rejects a malformed frame of a known type, and a frame without a type', () => {

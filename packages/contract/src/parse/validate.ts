@@ -46,9 +46,25 @@ function explainUnions(errors: TLocalizedValidationError[]): TLocalizedValidatio
     });
 }
 
-function toIssues(error: TLocalizedValidationError): ParseIssue[] {
+/** The schema node at a `#/a/b` schema path, to read a cross-field rule's own description. */
+function schemaAt(schema: unknown, schemaPath: string): unknown {
+  let node = schema;
+  for (const segment of schemaPath.replace(/^#\/?/, '').split('/')) {
+    if (segment === '') continue;
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = (node as Record<string, unknown>)[segment.replaceAll('~1', '/').replaceAll('~0', '~')];
+  }
+  return node;
+}
+
+function toIssues(error: TLocalizedValidationError, schema: unknown): ParseIssue[] {
   const path = pointerToPath(error.instancePath);
   switch (error.keyword) {
+    case 'if': {
+      const rule = schemaAt(schema, `${error.schemaPath}/then`) as { description?: unknown } | undefined;
+      const message = typeof rule?.description === 'string' ? rule.description : error.message;
+      return [{ path, message, rule: 'if' }];
+    }
     case 'required':
       return (error.params as { requiredProperties: string[] }).requiredProperties.map((property) => ({
         path: appendPath(path, property),
@@ -100,8 +116,9 @@ export function validate<T>(schema: TSchema, value: unknown): ParseResult<T> {
   try {
     const validator = validatorFor(schema);
     if (validator.Check(value)) return { ok: true, value: value as T };
-    const [, errors] = SchemaErrors(narrow(schema, value) as TSchema, value);
-    const issues = dedupe(explainUnions(errors).flatMap(toIssues));
+    const narrowed = narrow(schema, value) as TSchema;
+    const [, errors] = SchemaErrors(narrowed, value);
+    const issues = dedupe(explainUnions(errors).flatMap((error) => toIssues(error, narrowed)));
     return {
       ok: false,
       errors: issues.length > 0 ? issues : [{ path: '$', message: 'is not valid', rule: 'schema' }],

@@ -9,6 +9,8 @@ import type { JsonObject, JsonValue } from '../json';
 export interface NamedOptions {
   title?: string;
   description: string;
+  /** Cross-field rules (if/then), for what a single property schema cannot say. */
+  allOf?: object[];
 }
 
 /** A closed object: unknown fields are rejected. */

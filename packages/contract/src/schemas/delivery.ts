@@ -1,7 +1,23 @@
 import { Type } from 'typebox';
 import { SCHEMA_VERSION } from '../envelope';
+import { CANONICAL_EVENT_KINDS } from '../events';
 import { closedObject, count, id, timestamp } from './common';
 import { CanonicalEventKindSchema, CanonicalEventSchema } from './events';
+
+/**
+ * `<field>` must equal the carried event's kind. JSON Schema cannot compare two fields, so the rule is spelled
+ * out once per kind as if/then; both validators (TypeBox and any 2020-12 validator) enforce it.
+ */
+function kindMatchesEvent(field: 'type' | 'kind') {
+  return CANONICAL_EVENT_KINDS.map((kind) => ({
+    if: { type: 'object', required: [field], properties: { [field]: { const: kind } } },
+    then: {
+      type: 'object',
+      description: `event.kind must equal ${field} (${JSON.stringify(kind)})`,
+      properties: { event: { type: 'object', properties: { kind: { const: kind } } } },
+    },
+  }));
+}
 
 const namespace = Type.Array(Type.String({ minLength: 1 }), {
   description: "Child session ids from the thread's root, for events of child sessions / sub-agents.",
@@ -27,7 +43,12 @@ export const DeliveryRowSchema = closedObject(
     revision,
     runId: id('The run.'),
     seq: count("The event's seq within the run."),
-    kind: Type.String({ minLength: 1, description: 'The event kind (equals event.kind).' }),
+    // Typed `string` for readers of old rows, but a row is only written with one of the canonical kinds.
+    kind: Type.Unsafe<string>({
+      type: 'string',
+      enum: [...CANONICAL_EVENT_KINDS],
+      description: 'The event kind (equals event.kind).',
+    }),
     schemaVersion: Type.Integer({ minimum: 1, maximum: SCHEMA_VERSION, description: 'Contract version.' }),
     provisional,
     namespace: Type.Optional(namespace),
@@ -37,6 +58,7 @@ export const DeliveryRowSchema = closedObject(
     title: 'DeliveryRow',
     description:
       'One stored canonical event plus its delivery fields; revisions are new rows, never updates.',
+    allOf: kindMatchesEvent('kind'),
   },
 );
 
@@ -52,6 +74,7 @@ export const CanonicalStreamEventSchema = closedObject(
   {
     title: 'CanonicalStreamEvent',
     description: 'A delivered canonical event on the wire: `type` is its kind.',
+    allOf: kindMatchesEvent('type'),
   },
 );
 
