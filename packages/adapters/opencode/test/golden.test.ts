@@ -1,5 +1,6 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { formatIssues, parseCanonicalEvent, SCHEMA_VERSION } from '@agentlane/contract';
 import { describe, expect, it } from 'vitest';
 import { openCodeTranslator } from '../src';
 import { readJsonl, records, translateAll } from './trace';
@@ -24,6 +25,25 @@ describe('OpenCode golden trace', () => {
     await expect(JSON.stringify(actual, null, 2)).toBe(
       JSON.stringify((await import(EXPECTED, { with: { type: 'json' } })).default, null, 2),
     );
+  });
+
+  it('every event, wrapped in the envelope the lane adds, validates against the contract schema bundle', () => {
+    events.forEach((e, i) => {
+      const event = {
+        schemaVersion: SCHEMA_VERSION,
+        eventId: `ev_${i}`,
+        seq: i + 1,
+        runId: 'run_golden',
+        threadId: 'thr_golden',
+        turnId: 'turn_golden',
+        ts: new Date(Date.UTC(2026, 0, 1)).toISOString(),
+        identity: { provider: 'opencode', ...e.identity },
+        kind: e.draft.kind,
+        payload: e.draft.payload,
+      };
+      const parsed = parseCanonicalEvent(event);
+      if (!parsed.ok) throw new Error(`${e.key}\n${formatIssues(parsed.errors)}`);
+    });
   });
 
   it('keys are unique per distinct content (a repeated key is a revision, never a duplicate)', () => {
