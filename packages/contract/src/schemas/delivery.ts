@@ -11,6 +11,7 @@ import { CanonicalEventKindSchema, CanonicalEventSchema } from './events';
 function kindMatchesEvent(field: 'type' | 'kind') {
   return CANONICAL_EVENT_KINDS.map((kind) => ({
     if: { type: 'object', required: [field], properties: { [field]: { const: kind } } },
+    // biome-ignore lint/suspicious/noThenProperty: the JSON Schema if/then keyword; this object is never awaited.
     then: {
       type: 'object',
       description: `event.kind must equal ${field} (${JSON.stringify(kind)})`,
