@@ -10,6 +10,13 @@ export { isChannelKind, restoreChannel } from './channels/registry';
 export { TopicChannel } from './channels/topic';
 export { applyDelta, type ChannelDelta, type CheckpointDelta, computeDelta } from './delta';
 export * from './errors';
+export {
+  type CheckpointHandlers,
+  checkpointHandlers,
+  type HttpAnswer,
+  type ListCheckpointsQuery,
+  type ListCheckpointsReply,
+} from './http-handlers';
 export { newCheckpointId } from './ids';
 export type * from './saver';
 export { DeltaCheckpointSaver, type DeltaSaverOptions } from './savers/delta-saver';

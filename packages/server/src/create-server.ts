@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { CheckpointSaver } from '@agentlane/checkpoints';
 import type { Store } from '@agentlane/store';
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
@@ -10,6 +11,7 @@ import type { EngineCatalog, ServerContext } from './context';
 import { HttpError, toHttpError } from './errors';
 import type { LanePort } from './lane-port';
 import { artifactRoutes } from './routes/artifacts';
+import { checkpointRoutes } from './routes/checkpoints';
 import { healthRoutes } from './routes/health';
 import { runRoutes } from './routes/runs';
 import { sessionRoutes } from './routes/sessions';
@@ -25,6 +27,8 @@ export interface ServerOptions {
   store: Store;
   lane: LanePort;
   engines: EngineCatalog;
+  /** Checkpoint saver behind GET /sessions/:id/checkpoints[/:checkpointId]; without one those answer 404. */
+  checkpoints?: CheckpointSaver;
   /** Bearer tokens; none means local-only mode (loopback bind, no auth). */
   tokens?: AuthToken[];
   /** SSE heartbeat comment interval. Default 10 s. */
@@ -132,6 +136,7 @@ export async function createServer(options: ServerOptions): Promise<AgentlaneSer
       await api.register(runRoutes(context));
       await api.register(threadRoutes(context));
       await api.register(artifactRoutes(context));
+      await api.register(checkpointRoutes(options.checkpoints));
     },
     { prefix: API_PREFIX },
   );

@@ -1,0 +1,103 @@
+import { type CheckpointSaver, checkpointHandlers, type HttpAnswer } from '@agentlane/checkpoints';
+import { CheckpointSchema, STAGE_IDS } from '@agentlane/contract';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import { assertThreadAccess } from '../auth';
+import { HttpError } from '../errors';
+import { ErrorSchema } from '../schemas';
+
+// The checkpoint routes of issue 8. The handlers live in @agentlane/checkpoints (framework-free); this file
+// only binds them to Fastify, auth and the OpenAPI document.
+
+const Id = Type.String({ minLength: 1, maxLength: 200 });
+
+const CheckpointSummarySchema = Type.Object({
+  checkpointId: Type.String(),
+  sessionId: Type.String(),
+  namespace: Type.String({ description: "Chain inside the session; '' is the root." }),
+  stageId: Type.Enum([...STAGE_IDS]),
+  createdAt: Type.String(),
+  schemaVersion: Type.Integer(),
+  parentCheckpointId: Type.Union([Type.String(), Type.Null()]),
+  storage: Type.Enum(['full', 'delta'], {
+    description: 'How the row is stored; reads always hydrate fully.',
+  }),
+  bytes: Type.Integer({ description: 'Bytes of the stored channel payload.' }),
+  pinned: Type.Boolean(),
+});
+
+const ListReply = Type.Object({
+  checkpoints: Type.Array(CheckpointSummarySchema),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
+});
+
+const ListQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 50 })),
+  cursor: Type.Optional(Type.String({ maxLength: 64 })),
+  namespace: Type.Optional(Type.String({ maxLength: 256 })),
+  stageId: Type.Optional(Type.Enum([...STAGE_IDS])),
+});
+
+/** Like ErrorSchema, plus the id of the checkpoint a refusal or a corrupt row is about. */
+const CheckpointErrorSchema = Type.Object({
+  error: Type.Object({
+    code: Type.String(),
+    message: Type.String(),
+    field: Type.Optional(Type.String()),
+    checkpointId: Type.Optional(Type.String()),
+  }),
+});
+
+/** The handler's status and body as they are: a corrupt row's 500 keeps the checkpoint id it names. */
+function send(reply: FastifyReply, answer: HttpAnswer) {
+  return reply.code(answer.status).send(answer.body);
+}
+
+/** `saver` undefined: the routes exist (and are documented) but answer 404 "checkpoints are not enabled". */
+export const checkpointRoutes =
+  (saver: CheckpointSaver | undefined): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const handlers = saver ? checkpointHandlers(saver) : undefined;
+    const enabled = () => {
+      if (!handlers) throw new HttpError('not_found', 'checkpoints are not enabled on this server');
+      return handlers;
+    };
+
+    app.get(
+      '/sessions/:id/checkpoints',
+      {
+        schema: {
+          summary: "List a session's checkpoints, newest first, with cursor pagination",
+          params: Type.Object({ id: Id }),
+          querystring: ListQuery,
+          response: {
+            200: ListReply,
+            400: CheckpointErrorSchema,
+            403: ErrorSchema,
+            404: ErrorSchema,
+            500: CheckpointErrorSchema,
+          },
+        },
+      },
+      async (request, reply) => {
+        assertThreadAccess(request.principal, request.params.id);
+        return send(reply, await enabled().list(request.params.id, request.query));
+      },
+    );
+
+    app.get(
+      '/sessions/:id/checkpoints/:checkpointId',
+      {
+        schema: {
+          summary: 'One checkpoint, fully hydrated, as the contract Checkpoint envelope',
+          params: Type.Object({ id: Id, checkpointId: Id }),
+          response: { 200: CheckpointSchema, 403: ErrorSchema, 404: ErrorSchema, 500: CheckpointErrorSchema },
+        },
+      },
+      async (request, reply) => {
+        assertThreadAccess(request.principal, request.params.id);
+        return send(reply, await enabled().get(request.params.id, request.params.checkpointId));
+      },
+    );
+  };
