@@ -8,7 +8,7 @@ export default defineConfig({
       'bench/test/**/*.test.ts',
       'scripts/test/**/*.test.ts',
     ],
-    exclude: ['**/node_modules/**', 'packages/web/**'],
+    exclude: ['**/node_modules/**', 'packages/web/src/**', 'packages/web/dist/**'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -305,3 +305,8 @@ function sumUsage(values: UsageTotals[]): UsageTotals {
     })),
   );
 }
+
+/** The view of a timeline nothing has arrived for yet: no items, every surface off. */
+export function emptyTimelineView(timelineKey = ''): TimelineView {
+  return buildView(timelineKey, []);
+}

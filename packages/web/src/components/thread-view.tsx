@@ -1,0 +1,67 @@
+import { emptyTimelineView } from '@agentlane/client';
+import { useRef } from 'react';
+import { threadHref } from '../use-route';
+import { useThread } from '../use-thread';
+import { Composer } from './composer';
+import { ConnectionBanner } from './connection-banner';
+import { Timeline, type TimelineHandle } from './timeline';
+import { UsageSummary } from './usage-summary';
+import { WaitingBar } from './waiting-bar';
+
+/** One thread (or one of its child sessions, by timeline key): the state is the reducer's, nothing else. */
+export function ThreadView({ threadId, timelineKey }: { threadId: string; timelineKey: string }) {
+  const { state, connection, error } = useThread(threadId);
+  const timeline = useRef<TimelineHandle>(null);
+  const view = state.timelines[timelineKey];
+  const root = state.timelines[''];
+  const turns = view?.items.filter((i) => i.type === 'turn') ?? [];
+  const title = root?.metadata.title ?? root?.session?.title ?? threadId;
+
+  const jump = (key: string, target: string) => {
+    if (key !== timelineKey) window.location.hash = threadHref(threadId, key);
+    else timeline.current?.jumpTo(target);
+  };
+
+  return (
+    <main className="thread">
+      <div className="thread-top">
+        <nav aria-label="Breadcrumb" className="crumbs">
+          <a href="#/">Threads</a> / <a href={threadHref(threadId)}>{title}</a>
+          {timelineKey && <> / sub-agent {timelineKey}</>}
+        </nav>
+        <ConnectionBanner connection={connection} error={error} />
+      </div>
+      <div className="thread-meta">
+        {view?.metadata.model && (
+          <span className="muted">Model: {view.metadata.model.name ?? view.metadata.model.id}</span>
+        )}
+        {view?.mode && <span className="muted">Mode: {view.mode.currentModeId}</span>}
+        {view?.usage.total && <UsageSummary usage={view.usage.total} label="thread" />}
+        {turns.length > 1 && (
+          <label>
+            Jump to turn{' '}
+            <select onChange={(e) => timeline.current?.jumpTo(e.target.value)} defaultValue="">
+              <option value="" disabled>
+                choose…
+              </option>
+              {turns.map((t, i) => (
+                <option key={t.key} value={t.key}>
+                  {i + 1}. {t.type === 'turn' ? (t.prompt ?? '').slice(0, 60) : ''}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+      </div>
+      <WaitingBar state={state} onJump={jump} />
+      {view ? (
+        <Timeline ref={timeline} view={view} threadId={threadId} />
+      ) : (
+        <p className="empty muted">{connection.status === 'live' ? 'Nothing here yet.' : 'Loading…'}</p>
+      )}
+      {!timelineKey && (root || connection.status === 'live') && (
+        <Composer state={state} view={root ?? emptyTimelineView()} threadId={threadId} />
+      )}
+    </main>
+  );
+}

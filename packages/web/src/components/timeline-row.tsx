@@ -1,0 +1,259 @@
+import type {
+  ChildItem,
+  FileItem,
+  MessageItem,
+  PlanItem,
+  ReasoningItem,
+  TerminalItem,
+  TimelineItem,
+  TurnItem,
+  UsageTotals,
+} from '@agentlane/client';
+import { useState } from 'react';
+import { client } from '../api';
+import { threadHref } from '../use-route';
+import { DiffBody } from './diff-body';
+import { Markdown } from './markdown';
+import { ApprovalCard, QuestionCard } from './request-cards';
+import { TerminalBody } from './terminal-body';
+import { ToolCard, ToolGroup } from './tool-card';
+import { UsageSummary } from './usage-summary';
+
+export type DisplayRow =
+  | { kind: 'item'; item: TimelineItem }
+  | { kind: 'group'; key: string; items: TimelineItem[] };
+
+export interface RowContext {
+  threadId: string;
+  turnUsage: Record<string, UsageTotals>;
+  folded: ReadonlySet<string>;
+  toggleFold(turnId: string): void;
+  /** Turns that have a user message of their own (the prompt is then not repeated). */
+  turnsWithUserMessage: ReadonlySet<string>;
+}
+
+function TurnHeader({ item, context }: { item: TurnItem; context: RowContext }) {
+  const folded = context.folded.has(item.turnId);
+  const usage = context.turnUsage[item.turnId];
+  return (
+    <div className="turn" id={`turn-${item.turnId}`}>
+      <button
+        type="button"
+        className="fold"
+        aria-expanded={!folded}
+        aria-label={folded ? 'Unfold turn' : 'Fold turn'}
+        onClick={() => context.toggleFold(item.turnId)}
+      >
+        {folded ? '▸' : '▾'}
+      </button>
+      <div className="turn-main">
+        {item.prompt && !context.turnsWithUserMessage.has(item.turnId) && (
+          <div className="message user">
+            <span className="role">You</span>
+            <p className="prompt">{item.prompt}</p>
+          </div>
+        )}
+        <div className="turn-meta muted">
+          {item.status === 'running' ? 'Running…' : `Ended: ${item.stopReason}`}
+          {item.durationMs !== undefined && ` · ${(item.durationMs / 1000).toFixed(1)} s`}
+          {usage && (
+            <>
+              {' · '}
+              <UsageSummary usage={usage} label="turn" />
+            </>
+          )}
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function MessageRow({ item }: { item: MessageItem }) {
+  return (
+    <div className={`message ${item.role}`} data-surface="message">
+      <span className="role">
+        {item.role === 'user' ? 'You' : item.role === 'assistant' ? 'Assistant' : 'System'}
+      </span>
+      {item.role === 'user' ? (
+        <p className="prompt">{item.text}</p>
+      ) : (
+        <Markdown text={item.text} streaming={item.status === 'streaming'} />
+      )}
+    </div>
+  );
+}
+
+function ReasoningRow({ item }: { item: ReasoningItem }) {
+  const live = item.status === 'streaming';
+  const [open, setOpen] = useState<boolean | undefined>();
+  const isOpen = open ?? live;
+  const seconds = item.durationMs !== undefined ? ` for ${(item.durationMs / 1000).toFixed(1)} s` : '';
+  return (
+    <div className="reasoning" data-surface="reasoning">
+      <button type="button" className="card-head" aria-expanded={isOpen} onClick={() => setOpen(!isOpen)}>
+        {live ? 'Thinking…' : `Thought${seconds}`}
+      </button>
+      {isOpen && <p className="reasoning-text">{item.text}</p>}
+    </div>
+  );
+}
+
+function PlanRow({ item }: { item: PlanItem }) {
+  return (
+    <section className="card plan" data-surface="plan" aria-label="Plan">
+      <h3>Plan</h3>
+      <ul className="checklist">
+        {item.entries.map((entry, i) => (
+          <li key={entry.id ?? i} className={`plan-${entry.status}`}>
+            <input
+              type="checkbox"
+              checked={entry.status === 'completed'}
+              readOnly
+              aria-label={entry.status}
+            />
+            <span>{entry.content}</span>
+            {entry.status === 'in_progress' && <span className="status status-running">in progress</span>}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function FileRow({ item }: { item: FileItem }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <div className="card file" data-surface="file">
+      <button type="button" className="card-head" aria-expanded={open} onClick={() => setOpen(!open)}>
+        <span className="status">{item.change}</span>
+        <span className="mono">{item.previousPath ? `${item.previousPath} → ${item.path}` : item.path}</span>
+        {item.additions !== undefined && <span className="add">+{item.additions}</span>}
+        {item.deletions !== undefined && <span className="del">−{item.deletions}</span>}
+      </button>
+      {open && item.diff && <DiffBody diff={item.diff} />}
+    </div>
+  );
+}
+
+function TerminalRow({ item }: { item: TerminalItem }) {
+  const running = item.exit === undefined;
+  const [open, setOpen] = useState<boolean | undefined>();
+  const isOpen = open ?? false;
+  const lines = item.output.split('\n').length;
+  return (
+    <div className="card terminal-card" data-surface="terminal">
+      <button type="button" className="card-head" aria-expanded={isOpen} onClick={() => setOpen(!isOpen)}>
+        <span className="mono">$ {item.command ?? item.terminalId}</span>
+        <span className="muted">{lines} lines</span>
+        <span
+          className={`status ${running ? 'status-running' : item.exit?.code === 0 ? 'status-completed' : 'status-failed'}`}
+        >
+          {running ? 'running' : `exit ${item.exit?.code ?? item.exit?.signal}`}
+        </span>
+      </button>
+      {isOpen && <TerminalBody output={item.output} />}
+    </div>
+  );
+}
+
+function ChildRow({ item, context }: { item: ChildItem; context: RowContext }) {
+  return (
+    <div className="card child" data-surface="child">
+      <div className="card-head static">
+        <span>Sub-agent: {item.title ?? item.childSessionId}</span>
+        <span className={`status status-${item.state}`}>{item.state}</span>
+        <a href={threadHref(context.threadId, item.timelineKey)}>Open</a>
+      </div>
+      {(item.summary ?? item.description) && <p className="muted">{item.summary ?? item.description}</p>}
+    </div>
+  );
+}
+
+/** One row of the timeline. Reads kinds and capabilities, never an engine name. */
+export function TimelineRow({ row, context }: { row: DisplayRow; context: RowContext }) {
+  if (row.kind === 'group') {
+    return (
+      <div className="row">
+        <ToolGroup items={row.items.filter((i) => i.type === 'tool')} />
+      </div>
+    );
+  }
+  const item = row.item;
+  return (
+    <div
+      className={`row row-${item.type}${item.provisional ? ' provisional' : ''}`}
+      data-provisional={item.provisional}
+      data-key={item.key}
+      title={item.provisional ? 'Provisional until the run completes' : undefined}
+    >
+      <RowBody item={item} context={context} />
+    </div>
+  );
+}
+
+function RowBody({ item, context }: { item: TimelineItem; context: RowContext }) {
+  switch (item.type) {
+    case 'turn':
+      return <TurnHeader item={item} context={context} />;
+    case 'message':
+      return <MessageRow item={item} />;
+    case 'reasoning':
+      return <ReasoningRow item={item} />;
+    case 'tool':
+      return <ToolCard item={item} />;
+    case 'plan':
+      return <PlanRow item={item} />;
+    case 'file':
+      return <FileRow item={item} />;
+    case 'artifact':
+      return (
+        <div className="card artifact" data-surface="artifact">
+          <a href={client.artifactUrl(item.artifact.id)} target="_blank" rel="noreferrer">
+            {item.name ?? item.artifact.id}
+          </a>{' '}
+          <span className="muted">
+            {item.artifact.contentType} · {item.artifact.bytes} bytes{item.delivered ? ' · delivered' : ''}
+          </span>
+          {item.description && <p>{item.description}</p>}
+        </div>
+      );
+    case 'terminal':
+      return <TerminalRow item={item} />;
+    case 'child':
+      return <ChildRow item={item} context={context} />;
+    case 'approval':
+      return <ApprovalCard item={item} />;
+    case 'question':
+      return <QuestionCard item={item} />;
+    case 'context':
+      return (
+        <p className="context-marker" data-surface="context">
+          {item.phase === 'end' ? '◂' : '▸'} {item.markerKind}: {item.label}
+          {item.detail && <span className="muted"> — {item.detail}</span>}
+        </p>
+      );
+    case 'warning':
+      return (
+        <p className="warning" data-surface="warning">
+          Warning ({item.code}): {item.message}
+        </p>
+      );
+    case 'error':
+      return (
+        <div
+          className={`error-row${item.fatal ? ' fatal' : ''}`}
+          data-surface="error"
+          role={item.fatal ? 'alert' : undefined}
+        >
+          <strong>{item.fatal ? 'The run ended with an error' : 'Error'}</strong> ({item.code}):{' '}
+          {item.message}
+        </div>
+      );
+    default:
+      return assertNeverItem(item);
+  }
+}
+
+function assertNeverItem(item: never): never {
+  throw new Error(`unhandled timeline item ${(item as { type?: string }).type}`);
+}

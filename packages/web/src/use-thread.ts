@@ -1,0 +1,115 @@
+import {
+  type ConnectionState,
+  initialTimelineState,
+  reduceTimelineBatch,
+  type TimelineState,
+} from '@agentlane/client';
+import type { StreamEvent } from '@agentlane/contract';
+import { useEffect, useState } from 'react';
+import { client } from './api';
+
+const CACHE_LIMIT_CHARS = 3_000_000;
+const cacheKey = (threadId: string) => `agentlane.thread.${threadId}`;
+
+/**
+ * The frames this tab already received, kept in sessionStorage so a reload resumes from its last
+ * deliverySeq instead of replaying the thread. The state is always rebuilt by the reducer from frames:
+ * the page keeps no truth of its own.
+ */
+function loadCache(threadId: string): StreamEvent[] {
+  try {
+    const raw = window.sessionStorage.getItem(cacheKey(threadId));
+    return raw ? (JSON.parse(raw) as StreamEvent[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+function saveCache(threadId: string, frames: StreamEvent[]): void {
+  try {
+    const raw = JSON.stringify(frames);
+    if (raw.length > CACHE_LIMIT_CHARS) window.sessionStorage.removeItem(cacheKey(threadId));
+    else window.sessionStorage.setItem(cacheKey(threadId), raw);
+  } catch {
+    // Storage full or disabled: the next load replays from the server, which is just slower.
+  }
+}
+
+export interface ThreadFeed {
+  state: TimelineState;
+  connection: ConnectionState;
+  error?: string;
+}
+
+/** Follows a thread: subscribes, batches arriving events per animation frame, and reduces them. */
+export function useThread(threadId: string): ThreadFeed {
+  const [feed, setFeed] = useState<ThreadFeed>(() => ({
+    state: initialTimelineState(),
+    connection: { status: 'connecting', after: 0 },
+  }));
+
+  useEffect(() => {
+    const controller = new AbortController();
+    const frames = loadCache(threadId);
+    let state = reduceTimelineBatch(initialTimelineState(), frames);
+    let pending: StreamEvent[] = [];
+    let scheduled = false;
+    let saveTimer: ReturnType<typeof setTimeout> | undefined;
+    setFeed({ state, connection: { status: 'connecting', after: state.lastDeliverySeq } });
+
+    const save = () => {
+      clearTimeout(saveTimer);
+      saveTimer = undefined;
+      saveCache(threadId, frames);
+    };
+    const flush = () => {
+      if (!scheduled) return;
+      scheduled = false;
+      const batch = pending;
+      pending = [];
+      state = reduceTimelineBatch(state, batch);
+      setFeed((previous) => ({ ...previous, state }));
+      saveTimer ??= setTimeout(save, 500);
+    };
+    const schedule = () => {
+      if (scheduled) return;
+      scheduled = true;
+      requestAnimationFrame(flush);
+      // Background tabs get no animation frames; keep the state moving anyway.
+      setTimeout(flush, 250);
+    };
+    window.addEventListener('pagehide', save);
+
+    (async () => {
+      try {
+        const events = client.subscribeThread(threadId, {
+          after: state.lastDeliverySeq,
+          signal: controller.signal,
+          backoff: { initialMs: 300, maxMs: 10_000 },
+          onState: (connection) => setFeed((previous) => ({ ...previous, connection })),
+        });
+        for await (const event of events) {
+          frames.push(event);
+          pending.push(event);
+          schedule();
+        }
+      } catch (error) {
+        if (!controller.signal.aborted) {
+          setFeed((previous) => ({
+            ...previous,
+            error: error instanceof Error ? error.message : String(error),
+          }));
+        }
+      }
+    })();
+
+    return () => {
+      controller.abort();
+      window.removeEventListener('pagehide', save);
+      flush();
+      save();
+    };
+  }, [threadId]);
+
+  return feed;
+}
