@@ -250,6 +250,8 @@ export class RunExecutor {
       error = errorMessage(err);
       outcome = { outcome: 'failed', error };
     }
+    // Anything the engine emits from now on is late: stored as refused once sealed, never translated live.
+    a.pipeline.close();
     await this.settle(run, outcome.outcome === 'completed' ? 'completed' : 'failed', error);
   }
 

@@ -23,7 +23,11 @@ export const DEFAULT_ARTIFACT_THRESHOLD_BYTES = 64 * 1024;
  * so the payload keeps its schema and the full content is one fetch away.
  */
 export class Materializer {
-  private readonly written = new Map<string, string>();
+  /**
+   * The last write per eventId. Signatures are computed lazily, only when an eventId comes again: most
+   * events are emitted once, and hashing every one of them would cost as much as storing it.
+   */
+  private readonly written = new Map<string, { write: EventWrite; sig: string | null }>();
 
   constructor(
     private readonly store: Store,
@@ -32,29 +36,52 @@ export class Materializer {
 
   /** Seeds "already written" with the latest stored revisions (the final pass compares against them). */
   remember(event: CanonicalEvent, namespace?: string[]): void {
-    this.written.set(event.eventId, signature(event, namespace));
+    this.written.set(event.eventId, { write: namespace ? { event, namespace } : { event }, sig: null });
   }
 
-  async toWrites(step: BuiltStep): Promise<EventWrite[]> {
+  /** Synchronous when the step has no artifacts and no payload above the threshold (the common case). */
+  toWrites(step: BuiltStep): EventWrite[] | Promise<EventWrite[]> {
+    if (step.artifacts.length === 0 && step.events.every((e) => !this.isLarge(e))) {
+      return this.dedupe(step.events);
+    }
+    return this.toWritesAsync(step);
+  }
+
+  private async toWritesAsync(step: BuiltStep): Promise<EventWrite[]> {
     for (const a of step.artifacts) {
       const bytes = typeof a.content === 'string' ? Buffer.from(a.content, 'utf8') : a.content;
       await this.store.putArtifact(bytes, a.ref.contentType);
     }
-    const writes: EventWrite[] = [];
-    for (const built of step.events) {
-      for (const w of await this.offload(built)) {
+    const all: EventWrite[] = [];
+    for (const built of step.events) all.push(...(this.isLarge(built) ? await this.offload(built) : [built]));
+    return this.dedupe(all);
+  }
+
+  private dedupe(writes: EventWrite[]): EventWrite[] {
+    const out: EventWrite[] = [];
+    for (const w of writes) {
+      const prev = this.written.get(w.event.eventId);
+      if (prev) {
+        prev.sig ??= signature(prev.write.event, prev.write.namespace);
         const sig = signature(w.event, w.namespace);
-        if (this.written.get(w.event.eventId) === sig) continue;
-        this.written.set(w.event.eventId, sig);
-        writes.push(w);
+        if (prev.sig === sig) continue;
+        this.written.set(w.event.eventId, { write: w, sig });
+      } else {
+        this.written.set(w.event.eventId, { write: w, sig: null });
       }
+      out.push(w);
     }
-    return writes;
+    return out;
+  }
+
+  private isLarge(built: BuiltEvent): boolean {
+    // Cheap bound first: a payload cannot be larger in UTF-8 bytes than 3 × its UTF-16 length.
+    const json = JSON.stringify(built.event.payload) ?? '';
+    return json.length * 3 > this.thresholdBytes && Buffer.byteLength(json, 'utf8') > this.thresholdBytes;
   }
 
   private async offload(built: BuiltEvent): Promise<EventWrite[]> {
     const { event } = built;
-    if (jsonBytes(event.payload) <= this.thresholdBytes) return [built];
     const extra: EventWrite[] = [];
     let payload = structuredClone(event.payload) as unknown as Record<string, JsonValue>;
     if (event.kind === 'tool.completed' && payload.output !== undefined) {

@@ -1,6 +1,6 @@
 import type { JsonValue } from '@agentlane/contract';
 import type { NativeFrameRecord } from '@agentlane/engine-kit';
-import { type Store, StoreError } from '@agentlane/store';
+import { type EventWrite, type Store, StoreError } from '@agentlane/store';
 import type { PublishHub } from './hub';
 import type { Materializer } from './offload';
 import type { RunTranslation } from './run-translation';
@@ -17,20 +17,28 @@ export interface RunPipelineOptions {
 }
 
 /**
- * The live path of one run: frames an engine emits are appended to the source lane, then translated into
+ * The live path of one run: frames an engine emits are appended to the source lane, translated into
  * provisional rows, persisted, and only then published.
  *
- * Group commit: `emit` only queues; one flush at a time takes every queued frame into one appendFrames
- * transaction and one appendEvents transaction, so frames that arrive while a transaction is being written
- * go into the next one. Source frames are the truth: if live translation or its write fails, the final
- * pass over the sealed source repairs it.
+ * Group commit: `emit` only queues; one flush at a time takes every queued frame. Once the run's next native
+ * seq is known (after the first flush), a flush translates its frames first and issues appendFrames and
+ * appendEvents in the same tick, so the store's group commit writes the frames and the rows derived from
+ * them in ONE transaction (one fsync): a row never commits without its frame, and nothing is published
+ * before the commit. Source frames are the truth: if live translation or its write fails (or a predicted
+ * native seq turns out wrong), the final pass over the sealed source repairs it with revisions.
  */
 export class RunPipeline {
   private pending: { receivedAt: string; frame: JsonValue }[] = [];
   private flushing: Promise<void> | null = null;
   private failure: Error | null = null;
+  /** The native seq the next stored frame will get; null until a flush has learnt it from the store. */
+  private nextNativeSeq: number | null = null;
+  /** After close(), frames are still stored (so a late one is refused and recorded) but never translated. */
+  private closed = false;
   framesStored = 0;
   rowsPublished = 0;
+  /** Flushes so far: framesStored / flushes is the mean group-commit batch. */
+  flushes = 0;
 
   constructor(private readonly o: RunPipelineOptions) {}
 
@@ -45,6 +53,11 @@ export class RunPipeline {
     if (this.failure) throw this.failure;
   }
 
+  /** The turn is over: later frames are late. Call after drain(), before the run is finalized. */
+  close(): void {
+    this.closed = true;
+  }
+
   /** Set when frames could not be stored (the run must fail: the source lane is incomplete). */
   get error(): Error | null {
     return this.failure;
@@ -55,8 +68,17 @@ export class RunPipeline {
       while (this.pending.length > 0) {
         const batch = this.pending;
         this.pending = [];
-        const records = await this.storeFrames(batch);
-        if (records.length > 0) await this.translateAndPublish(records);
+        this.flushes++;
+        if (this.closed) {
+          await this.storeFrames(batch);
+        } else if (this.nextNativeSeq === null) {
+          const records = await this.storeFrames(batch);
+          const last = records[records.length - 1];
+          if (last) this.nextNativeSeq = last.nativeSeq + 1;
+          if (records.length > 0) await this.translateAndPublish(records);
+        } else {
+          await this.storeAndTranslateTogether(batch, this.nextNativeSeq);
+        }
       }
     } finally {
       this.flushing = null;
@@ -70,14 +92,8 @@ export class RunPipeline {
         this.framesStored += stored.length;
         return stored;
       } catch (err) {
-        if (err instanceof StoreError && err.code === 'source_sealed') {
-          // The store recorded the refused frames; they are late by definition and never translated.
-          this.o.log?.('warn', `late frames refused for sealed run ${this.o.runId}`, { count: batch.length });
-          return [];
-        }
-        if (attempt >= 3) {
-          this.failure = new Error(`could not store native frames: ${errorMessage(err)}`);
-          this.o.log?.('error', this.failure.message, { runId: this.o.runId });
+        if (!this.retryable(err, batch.length) || attempt >= 3) {
+          if (!isSealed(err)) this.fail(err);
           return [];
         }
         await new Promise((r) => setTimeout(r, 50 * attempt));
@@ -85,16 +101,75 @@ export class RunPipeline {
     }
   }
 
+  private async storeAndTranslateTogether(
+    batch: { receivedAt: string; frame: JsonValue }[],
+    firstSeq: number,
+  ): Promise<void> {
+    const predicted: NativeFrameRecord[] = batch.map((f, i) => ({
+      runId: this.o.runId,
+      nativeSeq: firstSeq + i,
+      receivedAt: f.receivedAt,
+      frame: f.frame,
+    }));
+    this.nextNativeSeq = firstSeq + batch.length;
+    let writes: EventWrite[] = [];
+    try {
+      writes = await this.translate(predicted);
+    } catch (err) {
+      this.o.log?.('warn', `live translation of run ${this.o.runId} failed; the final pass will repair it`, {
+        error: errorMessage(err),
+      });
+    }
+    // Same tick: the store's group commit puts both into one transaction.
+    const framesWritten = this.o.store.appendFrames(this.o.runId, batch);
+    const eventsWritten = writes.length > 0 ? this.o.store.appendEvents(this.o.threadId, writes, true) : null;
+    const [frames, events] = await Promise.allSettled([framesWritten, eventsWritten]);
+    if (frames.status === 'fulfilled') {
+      this.framesStored += frames.value.length;
+      if (frames.value[0]?.nativeSeq !== firstSeq) {
+        // Someone else appended to this run's lane: the rows were derived from guessed seqs.
+        this.o.log?.(
+          'warn',
+          `run ${this.o.runId}: native seqs moved under the live pass; the final pass repairs it`,
+        );
+        const last = frames.value[frames.value.length - 1];
+        this.nextNativeSeq = last ? last.nativeSeq + 1 : null;
+      }
+    } else if (isSealed(frames.reason)) {
+      this.nextNativeSeq = null;
+    } else {
+      // Not stored as one transaction: retry the frames alone; their rows come from the final pass.
+      this.nextNativeSeq = null;
+      await this.storeFrames(batch);
+    }
+    if (events.status === 'fulfilled' && events.value) {
+      this.rowsPublished += events.value.inserted.length;
+      this.o.hub.publishRows(this.o.threadId, events.value.inserted);
+    } else if (events.status === 'rejected') {
+      this.o.log?.(
+        'warn',
+        `live rows of run ${this.o.runId} were not written; the final pass will repair it`,
+        {
+          error: errorMessage(events.reason),
+        },
+      );
+    }
+  }
+
+  private translate(records: NativeFrameRecord[]): EventWrite[] | Promise<EventWrite[]> {
+    const events = [];
+    const artifacts = [];
+    for (const record of records) {
+      const step = this.o.translation.push(record);
+      events.push(...step.events);
+      artifacts.push(...step.artifacts);
+    }
+    return this.o.materializer.toWrites({ events, artifacts });
+  }
+
   private async translateAndPublish(records: NativeFrameRecord[]): Promise<void> {
     try {
-      const events = [];
-      const artifacts = [];
-      for (const record of records) {
-        const step = this.o.translation.push(record);
-        events.push(...step.events);
-        artifacts.push(...step.artifacts);
-      }
-      const writes = await this.o.materializer.toWrites({ events, artifacts });
+      const writes = await this.translate(records);
       if (writes.length === 0) return;
       const result = await this.o.store.appendEvents(this.o.threadId, writes, true);
       this.rowsPublished += result.inserted.length;
@@ -105,4 +180,22 @@ export class RunPipeline {
       });
     }
   }
+
+  private retryable(err: unknown, count: number): boolean {
+    if (isSealed(err)) {
+      // The store recorded the refused frames; they are late by definition and never translated.
+      this.o.log?.('warn', `late frames refused for sealed run ${this.o.runId}`, { count });
+      return false;
+    }
+    return true;
+  }
+
+  private fail(err: unknown): void {
+    this.failure = new Error(`could not store native frames: ${errorMessage(err)}`);
+    this.o.log?.('error', this.failure.message, { runId: this.o.runId });
+  }
+}
+
+function isSealed(err: unknown): boolean {
+  return err instanceof StoreError && err.code === 'source_sealed';
 }

@@ -1,0 +1,65 @@
+import type { CanonicalEvent, JsonValue } from '@agentlane/contract';
+import type { TranslatedEvent, Translator } from '@agentlane/engine-kit';
+import type { EventWrite } from '@agentlane/store';
+
+/** A minimal translator for the benchmarks: one native frame `{ i, text }` → one message.delta. */
+export function benchTranslator(): Translator<number> {
+  return {
+    provider: 'bench',
+    initialState: () => 0,
+    translate(record, state) {
+      const f = record.frame as { i?: number; text?: string };
+      const events: TranslatedEvent[] = [
+        {
+          key: `d${record.nativeSeq}`,
+          draft: {
+            kind: 'message.delta',
+            payload: { messageId: 'm1', partId: `p${f.i ?? 0}`, delta: f.text ?? '' },
+          },
+        },
+      ];
+      return { state: state + 1, events };
+    },
+    finish: (state) => ({ state, events: [] }),
+  };
+}
+
+export const DELTA_TEXT = 'The quick brown fox jumps over the lazy dog. ';
+
+export function benchFrame(i: number): JsonValue {
+  return { i, text: DELTA_TEXT };
+}
+
+/** The rows the baselines insert: the same canonical events the lane produces. */
+export function benchEvents(threadId: string, runId: string, from: number, count: number): EventWrite[] {
+  const out: EventWrite[] = [];
+  const ts = new Date().toISOString();
+  for (let k = 0; k < count; k++) {
+    const i = from + k;
+    out.push({
+      event: {
+        schemaVersion: 1,
+        eventId: `ev_${runId}_${i}`,
+        seq: i,
+        runId,
+        threadId,
+        turnId: runId,
+        ts,
+        identity: { provider: 'bench' },
+        kind: 'message.delta',
+        payload: { messageId: 'm1', partId: `p${i}`, delta: DELTA_TEXT },
+      } as CanonicalEvent,
+    });
+  }
+  return out;
+}
+
+export function percentile(sorted: Float64Array | number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const idx = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[idx] as number;
+}
+
+export function sortedCopy(values: ArrayLike<number>): Float64Array {
+  return Float64Array.from(values).sort();
+}

@@ -1,0 +1,189 @@
+import { createHash } from 'node:crypto';
+import type { CanonicalStreamEvent, StreamEvent } from '@agentlane/contract';
+import { Materializer, PublishHub, RunPipeline, RunTranslation } from '@agentlane/lane';
+import type { Backend, PlainRow } from './backends';
+import { benchEvents, benchFrame, benchTranslator, percentile, sortedCopy } from './fixtures';
+
+const tick = () => new Promise<void>((r) => setImmediate(r));
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+async function newRun(b: Backend, threadId: string): Promise<string> {
+  await b.store.createThread({ threadId, engine: 'bench', title: null, workDir: null, metadata: {} });
+  const { run } = await b.store.createRun({ threadId, prompt: 'bench' });
+  await b.store.claimRun(run.runId, 'bench');
+  return run.runId;
+}
+
+function pipelineFor(b: Backend, hub: PublishHub, threadId: string, runId: string): RunPipeline {
+  return new RunPipeline({
+    store: b.store,
+    hub,
+    threadId,
+    runId,
+    translation: new RunTranslation(benchTranslator(), { threadId, runId, turnId: runId, provider: 'bench' }),
+    materializer: new Materializer(b.store),
+  });
+}
+
+function isRow(e: StreamEvent): e is CanonicalStreamEvent {
+  return 'deliverySeq' in e && 'event' in e;
+}
+
+export interface IngestResult {
+  eventsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  meanBatch: number;
+}
+
+/**
+ * Native frames in → source lane → translated → persisted → delivered to `subscribers` live subscribers.
+ * Throughput: the engine emits `frames` as fast as it can, yielding every 500 frames (about one 64 KiB pipe
+ * read of such frames); events/s = frames / (first emit → last frame at the last subscriber).
+ * Latency: then `paced` frames at a steady rate (10 frames every 10 ms, 1000 frames/s), emit → subscriber
+ * callback for every (frame, subscriber) pair: a burst measures queueing, not the lane.
+ */
+export async function measureIngest(
+  b: Backend,
+  frames: number,
+  subscribers: number,
+  tag: string,
+  paced = 2000,
+): Promise<IngestResult> {
+  const threadId = `ingest-${tag}`;
+  const runId = await newRun(b, threadId);
+  const hub = new PublishHub(b.store, { headPollMs: 0 });
+  const total = frames + paced;
+  const emitAt = new Float64Array(total);
+  const latencies = new Float64Array(paced * subscribers);
+  let samples = 0;
+  const received = new Int32Array(subscribers);
+  let lastDelivery = 0;
+  for (let s = 0; s < subscribers; s++) {
+    await hub.subscribe(threadId, 0, (e) => {
+      if (!isRow(e)) return;
+      const now = performance.now();
+      const i = e.event.seq - 1;
+      received[s] = (received[s] as number) + 1;
+      if (i === frames - 1) lastDelivery = Math.max(lastDelivery, now);
+      if (i >= frames) latencies[samples++] = now - (emitAt[i] as number);
+    });
+  }
+  const allReached = async (n: number) => {
+    while (received.some((r) => r < n)) await sleep(1);
+  };
+  const pipeline = pipelineFor(b, hub, threadId, runId);
+  const started = performance.now();
+  for (let i = 0; i < frames; i++) {
+    emitAt[i] = performance.now();
+    pipeline.emit(benchFrame(i));
+    if (i % 500 === 499) await tick();
+  }
+  await pipeline.drain();
+  await allReached(frames);
+  const eventsPerSec = frames / ((lastDelivery - started) / 1000);
+  const meanBatch = pipeline.framesStored / pipeline.flushes;
+  for (let i = frames; i < total; i++) {
+    emitAt[i] = performance.now();
+    pipeline.emit(benchFrame(i));
+    if (i % 10 === 9) await sleep(10);
+  }
+  await pipeline.drain();
+  await allReached(total);
+  hub.close();
+  const sorted = sortedCopy(latencies.subarray(0, samples));
+  return { eventsPerSec, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), meanBatch };
+}
+
+/** The baseline: the same rows, plain batched INSERTs (batch 1000), same driver and durability. */
+export async function measurePlainInsert(b: Backend, rows: number, tag: string): Promise<number> {
+  const threadId = `plain-${tag}`;
+  const all: PlainRow[] = benchEvents(threadId, `run-${tag}`, 0, rows).map((w, i) => {
+    const json = JSON.stringify(w.event);
+    return [
+      threadId,
+      i + 1,
+      w.event.eventId,
+      1,
+      w.event.runId,
+      w.event.seq,
+      w.event.kind,
+      1,
+      json,
+      createHash('sha256').update(json).digest('hex'),
+      1,
+      null,
+      w.event.ts,
+    ];
+  });
+  const started = performance.now();
+  for (let i = 0; i < all.length; i += 1000) await b.plainInsert(all.slice(i, i + 1000));
+  return rows / ((performance.now() - started) / 1000);
+}
+
+/** One frame at a time on an otherwise idle lane: emit → subscriber, `count` samples. */
+export async function measureIdleLatency(
+  b: Backend,
+  count: number,
+  tag: string,
+): Promise<{ p50Ms: number; p99Ms: number }> {
+  const threadId = `idle-${tag}`;
+  const runId = await newRun(b, threadId);
+  const hub = new PublishHub(b.store, { headPollMs: 0 });
+  let resolveNext: ((t: number) => void) | null = null;
+  await hub.subscribe(threadId, 0, (e) => {
+    if (isRow(e)) resolveNext?.(performance.now());
+  });
+  const pipeline = pipelineFor(b, hub, threadId, runId);
+  const lat: number[] = [];
+  for (let i = 0; i < count + 10; i++) {
+    const arrived = new Promise<number>((r) => {
+      resolveNext = r;
+    });
+    const t0 = performance.now();
+    pipeline.emit(benchFrame(i));
+    const t1 = await arrived;
+    if (i >= 10) lat.push(t1 - t0); // the first few warm up statement caches
+    await sleep(5);
+  }
+  await pipeline.drain();
+  hub.close();
+  const sorted = sortedCopy(lat);
+  return { p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99) };
+}
+
+/** Fills a thread with `count` events through the store (bulk batches); returns the thread id. */
+export async function prepareReplay(b: Backend, count: number): Promise<string> {
+  const threadId = 'replay';
+  await b.store.createThread({ threadId, engine: 'bench', title: null, workDir: null, metadata: {} });
+  const batch = 10_000;
+  for (let i = 0; i < count; i += batch) {
+    await b.store.appendEvents(
+      threadId,
+      benchEvents(threadId, 'replay-run', i, Math.min(batch, count - i)),
+      false,
+    );
+  }
+  return threadId;
+}
+
+/** Catch-up of the whole thread from after=0 through the hub (what a reconnecting client gets). */
+export async function measureReplay(b: Backend, threadId: string, count: number): Promise<number> {
+  const hub = new PublishHub(b.store, { headPollMs: 0 });
+  let received = 0;
+  let end = 0;
+  const started = performance.now();
+  await hub.subscribe(threadId, 0, (e) => {
+    if (isRow(e) && ++received === count) end = performance.now();
+  });
+  while (received < count) await sleep(2);
+  hub.close();
+  return count / ((end - started) / 1000);
+}
+
+export async function measurePlainSelect(b: Backend, threadId: string, count: number): Promise<number> {
+  const started = performance.now();
+  const n = await b.plainSelect(threadId);
+  if (n !== count) throw new Error(`plain select saw ${n} rows, expected ${count}`);
+  return count / ((performance.now() - started) / 1000);
+}

@@ -1,0 +1,127 @@
+/**
+ * The canonical lane against plain database work, on SQLite and PostgreSQL at their default durability.
+ * Env: BENCH_INGEST_FRAMES (default 20000), BENCH_REPLAY_EVENTS (default 1000000),
+ * BENCH_LANE_BACKENDS (default "sqlite,postgres").
+ */
+import { type Backend, postgresAvailable, postgresBackend, sqliteBackend } from '../lane/backends';
+import {
+  measureIdleLatency,
+  measureIngest,
+  measurePlainInsert,
+  measurePlainSelect,
+  measureReplay,
+  prepareReplay,
+} from '../lane/measure';
+import type { BenchResult } from '../types';
+
+const INGEST_FRAMES = Number(process.env.BENCH_INGEST_FRAMES ?? 20_000);
+const REPLAY_EVENTS = Number(process.env.BENCH_REPLAY_EVENTS ?? 1_000_000);
+const BACKENDS = (process.env.BENCH_LANE_BACKENDS ?? 'sqlite,postgres').split(',').map((s) => s.trim());
+
+const fmt = (n: number) => (n >= 100 ? n.toFixed(0) : n.toPrecision(3));
+
+async function suiteFor(b: Backend): Promise<BenchResult[]> {
+  const out: BenchResult[] = [];
+  const durability = await b.durability();
+  const log = (m: string) => console.log(`  [${b.name}] ${m}`);
+
+  log(`baseline: plain batched INSERTs of ${INGEST_FRAMES} rows (${durability})`);
+  const baseline = await measurePlainInsert(b, INGEST_FRAMES, 'ingest');
+  out.push({
+    name: `${b.name}: baseline plain INSERT, batch 1000`,
+    unit: 'events/s',
+    value: baseline,
+    extra: `${INGEST_FRAMES} rows; ${durability}`,
+  });
+  for (const subs of [1, 100]) {
+    log(`lane ingest: ${INGEST_FRAMES} frames, ${subs} subscriber(s)`);
+    const r = await measureIngest(b, INGEST_FRAMES, subs, `${subs}`);
+    out.push({
+      name: `${b.name}: lane ingest, ${subs} subscriber${subs > 1 ? 's' : ''}`,
+      unit: 'events/s',
+      value: r.eventsPerSec,
+      ratio: r.eventsPerSec / baseline,
+      extra: `frames stored + translated + persisted + delivered; baseline ${fmt(baseline)} events/s; mean group commit ${fmt(r.meanBatch)} frames`,
+    });
+    out.push({
+      name: `${b.name}: lane ingest, ${subs} sub, p50 latency`,
+      unit: 'ms',
+      value: r.p50Ms,
+      extra: 'frame emitted → every subscriber, at a steady 1000 frames/s',
+    });
+    out.push({
+      name: `${b.name}: lane ingest, ${subs} sub, p99 latency`,
+      unit: 'ms',
+      value: r.p99Ms,
+      extra: 'frame emitted → every subscriber, at a steady 1000 frames/s',
+    });
+  }
+
+  log('idle single-frame latency, 200 samples');
+  const idle = await measureIdleLatency(b, 200, 'disk');
+  out.push({
+    name: `${b.name}: idle single frame, p50 latency`,
+    unit: 'ms',
+    value: idle.p50Ms,
+    extra: durability,
+  });
+  out.push({
+    name: `${b.name}: idle single frame, p99 latency`,
+    unit: 'ms',
+    value: idle.p99Ms,
+    extra: `${durability}${b.name === 'sqlite' ? '; target ≤ 2 ms' : ''}`,
+  });
+
+  log(`replay: preparing a ${REPLAY_EVENTS}-event thread`);
+  const t0 = performance.now();
+  const threadId = await prepareReplay(b, REPLAY_EVENTS);
+  log(`prepared in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  // Best of two each, alternating, so neither side is the only one to pay for a cold cache.
+  let select = 0;
+  let replay = 0;
+  for (let i = 0; i < 2; i++) {
+    select = Math.max(select, await measurePlainSelect(b, threadId, REPLAY_EVENTS));
+    replay = Math.max(replay, await measureReplay(b, threadId, REPLAY_EVENTS));
+  }
+  out.push({
+    name: `${b.name}: baseline plain SELECT of a thread`,
+    unit: 'events/s',
+    value: select,
+    extra: `${REPLAY_EVENTS} rows`,
+  });
+  out.push({
+    name: `${b.name}: lane replay from after=0`,
+    unit: 'events/s',
+    value: replay,
+    ratio: replay / select,
+    extra: `${REPLAY_EVENTS} events; baseline ${fmt(select)} events/s`,
+  });
+  return out;
+}
+
+export async function run(): Promise<BenchResult[]> {
+  const results: BenchResult[] = [];
+  for (const name of BACKENDS) {
+    if (name === 'sqlite') {
+      const b = await sqliteBackend();
+      try {
+        results.push(...(await suiteFor(b)));
+      } finally {
+        await b.close();
+      }
+    } else if (name === 'postgres') {
+      const why = await postgresAvailable();
+      if (why) {
+        console.log(`  [postgres] skipped: unreachable (${why})`);
+        continue;
+      }
+      const b = await postgresBackend();
+      try {
+        results.push(...(await suiteFor(b)));
+      } finally {
+        await b.close();
+      }
+    }
+  }
+  return results;
+}
