@@ -8,6 +8,11 @@ export { NamedBarrierChannel } from './channels/named-barrier';
 export { getReducer, type Reducer, reducerNames, registerReducer } from './channels/reducers';
 export { isChannelKind, restoreChannel } from './channels/registry';
 export { TopicChannel } from './channels/topic';
+export {
+  CheckpointsCommandError,
+  type CheckpointsCommandOptions,
+  runCheckpointsCommand,
+} from './checkpoints-command';
 export { applyDelta, type ChannelDelta, type CheckpointDelta, computeDelta } from './delta';
 export * from './errors';
 export {
