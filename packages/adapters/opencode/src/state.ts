@@ -7,8 +7,10 @@ export type PartState = {
   messageId: string;
   sessionId: string;
   type: 'text' | 'reasoning';
-  /** Text already emitted as deltas. */
-  streamed: string;
+  /** How much of `text` was already emitted as deltas (the streamed text is always text's prefix). */
+  streamedLength: number;
+  /** A snapshot disagreed with what was streamed: no more deltas; message.completed carries the truth. */
+  diverged: boolean;
   /** The current truth: deltas appended, replaced by every whole-part snapshot. */
   text: string;
   ended: boolean;
@@ -109,5 +111,23 @@ export function initialOpenCodeState(nativeSessionId: string | undefined): OpenC
 export function nextCount(state: OpenCodeState, name: string): number {
   const value = (state.counters[name] ?? 0) + 1;
   state.counters[name] = value;
+  return value;
+}
+
+/**
+ * A deep copy of the state that shares strings (immutable) instead of copying them, so the per-frame cost
+ * grows with the number of open parts and tools, not with how much text has streamed.
+ */
+export function cloneState(state: OpenCodeState): OpenCodeState {
+  return cloneJson(state) as OpenCodeState;
+}
+
+function cloneJson(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(cloneJson);
+  if (typeof value === 'object' && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const key in value) out[key] = cloneJson((value as Record<string, unknown>)[key]);
+    return out;
+  }
   return value;
 }

@@ -56,7 +56,8 @@ export function onTextLikePart(out: StepOutput, part: JsonObject, type: 'text' |
       messageId,
       sessionId,
       type,
-      streamed: '',
+      streamedLength: 0,
+      diverged: false,
       text: '',
       ended: false,
       startMs: asNumber(time?.start) ?? null,
@@ -67,7 +68,13 @@ export function onTextLikePart(out: StepOutput, part: JsonObject, type: 'text' |
     if (type === 'text' && !entry.hidden) message.textParts.push(partId);
   }
   if (entry.ended) return;
-  entry.text = asString(part.text) ?? entry.text;
+  const snapshot = asString(part.text);
+  if (snapshot !== undefined) {
+    // The streamed prefix must survive the snapshot; if it does not, the snapshot wins and streaming stops.
+    if (!entry.diverged && !snapshot.startsWith(entry.text.slice(0, entry.streamedLength)))
+      entry.diverged = true;
+    entry.text = snapshot;
+  }
   const end = asNumber(time?.end);
   // User text has no streaming and no end time: its snapshot is the whole message.
   const ended = end !== undefined || message.role === 'user';
@@ -106,13 +113,16 @@ export function onPartDelta(out: StepOutput, props: JsonObject): void {
   flushDelta(out, partId, entry);
 }
 
-/** Emits what the truth has beyond what was already streamed, if the truth still extends it. */
+/**
+ * Emits what the truth has beyond what was already streamed. Only lengths are compared here: appending a
+ * delta keeps the prefix by construction, and snapshots check it once (comparing whole texts per delta would
+ * make a long answer quadratic).
+ */
 function flushDelta(out: StepOutput, partId: string, entry: PartState): void {
-  if (entry.hidden) return;
-  if (!entry.text.startsWith(entry.streamed) || entry.text.length === entry.streamed.length) return;
-  const offset = entry.streamed.length;
+  if (entry.hidden || entry.diverged || entry.text.length <= entry.streamedLength) return;
+  const offset = entry.streamedLength;
   const delta = entry.text.slice(offset);
-  entry.streamed = entry.text;
+  entry.streamedLength = entry.text.length;
   const namespace = namespaceOf(out.state, entry.sessionId);
   const identity = { nativeMessageId: entry.messageId, nativePartId: partId };
   if (entry.type === 'text') {

@@ -28,7 +28,7 @@ import {
   onSessionStatus,
   onSessionUpdated,
 } from './sessions';
-import { initialOpenCodeState, type OpenCodeState } from './state';
+import { cloneState, initialOpenCodeState, type OpenCodeState } from './state';
 import { closeOpenParts, onPartDelta } from './text-parts';
 import { closeOpenTools } from './tool-parts';
 
@@ -73,7 +73,7 @@ export const openCodeTranslator: Translator<OpenCodeState> = {
     return initialOpenCodeState(ctx.nativeSessionId);
   },
   translate(record: NativeFrameRecord, previous: OpenCodeState): TranslationStep<OpenCodeState> {
-    const state = structuredClone(previous);
+    const state = cloneState(previous);
     const frame = asObject(record.frame);
     const out = new StepOutput(
       state,
@@ -106,7 +106,7 @@ export const openCodeTranslator: Translator<OpenCodeState> = {
     return { state, events: out.events, artifacts: out.artifacts };
   },
   finish(previous: OpenCodeState): TranslationStep<OpenCodeState> {
-    const state = structuredClone(previous);
+    const state = cloneState(previous);
     const out = new StepOutput(state, { nativeSessionId: state.rootSessionId ?? undefined }, '', 'finish');
     closeOpenTools(out);
     closeOpenParts(out);

@@ -69,6 +69,8 @@ export async function startOpenCodeServer(options: StartServerOptions): Promise<
   const url = await new Promise<string>((resolve, reject) => {
     let buffer = '';
     const timer = setTimeout(() => {
+      // Never leave a half-started server behind.
+      void child.kill(2000);
       reject(new Error(`opencode serve did not start in time; stderr: ${child.stderrTail().slice(-800)}`));
     }, options.startTimeoutMs ?? 120_000);
     const onData = (chunk: Buffer | string) => {

@@ -1,0 +1,169 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createDriver, type OpenCodeDriver } from '@agentlane/adapter-opencode';
+import type { JsonValue } from '@agentlane/contract';
+import {
+  type FakeModelServer,
+  scripted,
+  slowStream,
+  startFakeModelServer,
+  toolThenAnswer,
+  writeFileTool,
+} from '@agentlane/fake-model-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openCodeBinaryOrReason } from './opencode-harness';
+import { post, startStack, ThreadStream } from './opencode-stack';
+
+const { binary, reason } = openCodeBinaryOrReason();
+if (reason) console.warn(`[skip] OpenCode HTTP end-to-end tests: ${reason}`);
+
+const model = {
+  name: 'Fake Model',
+  tool_call: true,
+  reasoning: true,
+  limit: { context: 128000, output: 8192 },
+};
+function openCodeConfig(fake: FakeModelServer): Record<string, JsonValue> {
+  return {
+    model: 'fake/fake-model',
+    small_model: 'fake/fake-model',
+    enabled_providers: ['fake'],
+    permission: { edit: 'ask', bash: 'ask', webfetch: 'deny' },
+    provider: {
+      fake: {
+        npm: '@ai-sdk/openai-compatible',
+        name: 'Fake LLM',
+        options: { baseURL: `${fake.url}/v1`, apiKey: 'dummy' },
+        models: { 'fake-model': model, 'fake-model-2': { ...model, name: 'Fake Model 2' } },
+      },
+    },
+  };
+}
+
+type Run = { run: { runId: string } };
+
+describe.skipIf(!binary)('OpenCode end to end through agentlane’s HTTP API', () => {
+  let fake: FakeModelServer;
+  let dir: string;
+  let work: string;
+  let driver: OpenCodeDriver;
+  let stack: Awaited<ReturnType<typeof startStack>>;
+  let threadId: string;
+
+  const boot = async () => {
+    driver = createDriver({ home: join(dir, 'opencode-home'), config: openCodeConfig(fake), settleMs: 150 });
+    stack = await startStack({ db: join(dir, 'agentlane.db'), drivers: [driver], workDir: work });
+  };
+
+  beforeAll(async () => {
+    fake = await startFakeModelServer();
+    dir = await mkdtemp(join(tmpdir(), 'agentlane-oc-http-'));
+    work = await mkdtemp(join(tmpdir(), 'agentlane-oc-http-work-'));
+    await boot();
+  }, 60_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+    await driver?.dispose();
+    await fake?.close();
+    await rm(dir, { recursive: true, force: true });
+    await rm(work, { recursive: true, force: true });
+  });
+
+  it('a prompt writes a file after the approval is answered through the API', async () => {
+    const target = join(work, 'hello.txt');
+    fake.setScenario(toolThenAnswer({ tool: writeFileTool(target, 'Hello over HTTP!\n'), answer: 'Done.' }));
+    const session = await post(`${stack.api}/sessions`, { engine: 'opencode', title: 'e2e', workDir: work });
+    expect(session.status).toBe(201);
+    threadId = (session.json as { session: { id: string } }).session.id;
+    const stream = new ThreadStream(`${stack.api}/threads/${threadId}/events`);
+    const created = await post(`${stack.api}/threads/${threadId}/runs`, {
+      prompt: 'Create hello.txt',
+      model: 'fake/fake-model-2',
+    });
+    expect(created.status).toBe(201);
+    const runId = (created.json as Run).run.runId;
+    await stream.waitFor((events) => events.some((e) => e.type === 'approval.requested'));
+    const asked = stream.events.find((e) => e.type === 'approval.requested');
+    const approvalId =
+      asked && 'event' in asked && asked.event.kind === 'approval.requested'
+        ? asked.event.payload.approvalId
+        : '';
+    const answered = await post(`${stack.api}/runs/${runId}/approvals/${approvalId}`, {
+      outcome: 'selected',
+      optionId: 'once',
+    });
+    expect(answered.status).toBe(202);
+    await stream.waitFor((events) => events.some((e) => e.type === 'run.canonicalized' && e.runId === runId));
+    stream.close();
+
+    expect(await readFile(target, 'utf8')).toBe('Hello over HTTP!\n');
+    expect(fake.modelRequests().map((r) => r.model)).toContain('fake-model-2');
+    const events = stream.canonical(runId);
+    const kinds = events.map((e) => e.type);
+    for (const kind of [
+      'session.started',
+      'turn.started',
+      'reasoning.delta',
+      'message.delta',
+      'tool.started',
+      'approval.requested',
+      'approval.resolved',
+      'tool.completed',
+      'file.changed',
+      'usage.updated',
+      'message.completed',
+      'turn.completed',
+    ]) {
+      expect(kinds, kind).toContain(kind);
+    }
+    const resolved = events.find((e) => e.type === 'approval.resolved');
+    expect(resolved?.event.payload).toMatchObject({ approvalId, outcome: 'selected', optionId: 'once' });
+    expect(events.find((e) => e.type === 'turn.completed')?.event.payload).toMatchObject({
+      stopReason: 'end_turn',
+    });
+    expect(events.filter((e) => e.type === 'turn.completed')).toHaveLength(1);
+    console.info(`[opencode e2e] canonical kinds: ${[...new Set(kinds)].join(', ')}`);
+  }, 300_000);
+
+  it('run.cancel mid-turn aborts the OpenCode session', async () => {
+    fake.setScenario(slowStream({ chunks: 400, delayMs: 50 }));
+    const stream = new ThreadStream(`${stack.api}/threads/${threadId}/events`);
+    const created = await post(`${stack.api}/threads/${threadId}/runs`, { prompt: 'Talk slowly' });
+    const runId = (created.json as Run).run.runId;
+    await stream.waitFor((events) =>
+      events.some((e) => 'event' in e && e.event.runId === runId && e.type === 'message.delta'),
+    );
+    expect((await post(`${stack.api}/runs/${runId}/cancel`, {})).status).toBe(202);
+    await stream.waitFor((events) => events.some((e) => e.type === 'run.canonicalized' && e.runId === runId));
+    stream.close();
+    const done = stream.canonical(runId).filter((e) => e.type === 'turn.completed');
+    expect(done).toHaveLength(1);
+    expect(done[0]?.event.payload).toMatchObject({ stopReason: 'cancelled' });
+  }, 300_000);
+
+  it('after an agentlane restart the thread continues in the same OpenCode session', async () => {
+    await stack.stop();
+    await driver.dispose();
+    fake.setScenario(scripted([{ text: 'Still here: you asked for hello.txt.' }]));
+    const before = fake.modelRequests().length;
+    await boot();
+    const stream = new ThreadStream(`${stack.api}/threads/${threadId}/events`);
+    const created = await post(`${stack.api}/threads/${threadId}/runs`, { prompt: 'What did I ask first?' });
+    expect(created.status).toBe(201);
+    const runId = (created.json as Run).run.runId;
+    await stream.waitFor((events) => events.some((e) => e.type === 'run.canonicalized' && e.runId === runId));
+    stream.close();
+    expect(JSON.stringify(fake.modelRequests()[before]?.body)).toContain('Create hello.txt');
+    const events = stream.canonical(runId);
+    expect(events.find((e) => e.type === 'session.started')?.event.payload).toMatchObject({
+      origin: 'resume',
+    });
+    expect(
+      events.some(
+        (e) => e.type === 'message.completed' && JSON.stringify(e.event.payload).includes('Still here'),
+      ),
+    ).toBe(true);
+  }, 300_000);
+});

@@ -1,0 +1,97 @@
+import type { StreamEvent } from '@agentlane/contract';
+import type { EngineDriver } from '@agentlane/engine-kit';
+import { createLane } from '@agentlane/lane';
+import { createServer } from '@agentlane/server';
+import { openStore } from '@agentlane/store';
+import { createParser } from 'eventsource-parser';
+
+/** agentlane as `serve` composes it (SQLite store, lane, HTTP server on 127.0.0.1:0) around given engines. */
+export async function startStack(options: { db: string; drivers: EngineDriver[]; workDir: string }) {
+  const store = await openStore(options.db);
+  const lane = createLane({
+    store,
+    drivers: options.drivers,
+    ownerId: `e2e-${process.pid}-${Date.now()}`,
+    pollIntervalMs: 50,
+    workDirFor: (thread) => thread.workDir ?? options.workDir,
+  });
+  await lane.start();
+  const server = await createServer({
+    store,
+    lane,
+    engines: { get: (n) => options.drivers.find((d) => d.name === n), list: () => options.drivers },
+    defaultWorkDir: options.workDir,
+  });
+  await server.app.listen({ host: '127.0.0.1', port: 0 });
+  const address = server.app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    api: `http://127.0.0.1:${port}/api/harness`,
+    async stop() {
+      await server.shutdown().catch(() => {});
+      await lane.stop().catch(() => {});
+      await store.close().catch(() => {});
+    },
+  };
+}
+
+export async function post(url: string, body: unknown): Promise<{ status: number; json: unknown }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? (JSON.parse(text) as unknown) : null };
+}
+
+/** Follows a thread's SSE stream and lets a test wait for a condition. */
+export class ThreadStream {
+  readonly events: StreamEvent[] = [];
+  private readonly abort = new AbortController();
+  private waiters: (() => void)[] = [];
+
+  constructor(url: string) {
+    void this.run(url);
+  }
+
+  private async run(url: string): Promise<void> {
+    try {
+      const res = await fetch(url, { signal: this.abort.signal });
+      const parser = createParser({
+        onEvent: (e) => {
+          this.events.push(JSON.parse(e.data) as StreamEvent);
+          for (const w of this.waiters.splice(0)) w();
+        },
+      });
+      const decoder = new TextDecoder();
+      for await (const chunk of res.body ?? [])
+        parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }));
+    } catch {
+      // closed by the test
+    }
+  }
+
+  async waitFor(test: (events: StreamEvent[]) => boolean, timeoutMs = 200_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!test(this.events)) {
+      if (Date.now() > deadline)
+        throw new Error(`timed out; saw ${this.events.map((e) => e.type).join(', ')}`);
+      await new Promise<void>((resolve) => {
+        this.waiters.push(resolve);
+        setTimeout(resolve, 500);
+      });
+    }
+  }
+
+  /** The latest revision of each canonical event of a run, in delivery order. */
+  canonical(runId: string) {
+    const latest = new Map<string, Extract<StreamEvent, { event: unknown }>>();
+    for (const e of this.events) if ('event' in e && e.event.runId === runId) latest.set(e.event.eventId, e);
+    return [...latest.values()];
+  }
+
+  close(): void {
+    this.abort.abort();
+  }
+}
