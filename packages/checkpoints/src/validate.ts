@@ -6,7 +6,7 @@ import {
 } from '@agentlane/contract';
 import { restoreChannel } from './channels/registry';
 import { CheckpointError } from './errors';
-import { isJsonValue, isPlainObject } from './json';
+import { isPlainObject } from './json';
 
 const ENVELOPE_KEYS = new Set([
   'id',
@@ -71,9 +71,8 @@ export function parseChannels(value: unknown): Record<string, ChannelSnapshot> {
       if (key !== 'kind' && key !== 'version' && key !== 'value')
         invalid(`channels.${name}.${key}`, 'is not a snapshot field');
     }
-    if (!Object.hasOwn(snapshot, 'value') || !isJsonValue(snapshot.value)) {
-      invalid(`channels.${name}.value`, 'must be present and plain JSON');
-    }
+    // Each kind's restore checks that every part of its value is plain JSON; no second walk here.
+    if (!Object.hasOwn(snapshot, 'value')) invalid(`channels.${name}.value`, 'must be present');
     const typed = snapshot as unknown as ChannelSnapshot;
     restoreChannel(name, typed);
     out[name] = typed;

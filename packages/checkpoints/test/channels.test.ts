@@ -11,6 +11,7 @@ import {
   isCheckpointError,
   LastValueChannel,
   NamedBarrierChannel,
+  parseChannels,
   registerReducer,
   TopicChannel,
 } from '../src/index';
@@ -138,6 +139,21 @@ describe('channel semantics', () => {
     expect(set.channel('d').get()).toEqual({ c: 4 });
     expect(ChannelSet.restore(set.snapshot()).snapshot()).toEqual(set.snapshot());
     expectCode('invalid_update', () => set.step([{ channel: 'd', value: 'no key' }]));
+  });
+
+  it('a snapshot value that is not plain JSON is refused, whatever the kind', () => {
+    const bad = [Number.NaN, new Date(), () => 1, undefined];
+    for (const v of bad) {
+      for (const snapshot of [
+        { kind: 'last_value', version: 1, value: { value: v } },
+        { kind: 'topic', version: 1, value: { accumulate: true, items: [v] } },
+        { kind: 'binary_op_aggregate', version: 1, value: { reducer: 'append', value: [v] } },
+        { kind: 'ephemeral_value', version: 1, value: { value: { deep: [v] } } },
+        { kind: 'data_channel', version: 1, value: { capacity: 2, entries: [['k', v]] } },
+      ]) {
+        expectCode('invalid_channel_value', () => parseChannels({ c: snapshot }));
+      }
+    }
   });
 
   it('a write to an unknown channel is refused', () => {
