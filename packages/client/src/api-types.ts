@@ -141,7 +141,7 @@ export interface HealthResponse {
   checks: Record<string, { status: string; latencyMs?: number; error?: string }>;
   openStreams: number;
   /** Engines the server is configured to run, when it lists them. */
-  engines?: { name: string; label?: string }[];
+  engines?: { name: string; provider: string; label: string }[];
 }
 
 export interface ArtifactContent {

@@ -184,4 +184,8 @@ export const HealthReply = Type.Object({
     }),
   ),
   openStreams: Type.Integer(),
+  /** The configured engines, so a UI can offer them when starting a thread. */
+  engines: Type.Optional(
+    Type.Array(Type.Object({ name: Type.String(), provider: Type.String(), label: Type.String() })),
+  ),
 });

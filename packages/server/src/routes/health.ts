@@ -38,6 +38,7 @@ export const healthRoutes =
           store: ctx.store.backend,
           checks: { store },
           openStreams: ctx.connections.size,
+          engines: ctx.engines.list().map((e) => ({ name: e.name, provider: e.provider, label: e.label })),
         };
       },
     );

@@ -114,7 +114,7 @@ export class FakeServer {
         store: 'memory',
         checks: {},
         openStreams: this.streams.size,
-        engines: [{ name: 'replay' }],
+        engines: [{ name: 'replay', provider: 'replay', label: 'Replay' }],
       });
     if (api === '/sessions') {
       const search = url.searchParams.get('search')?.toLowerCase() ?? '';
