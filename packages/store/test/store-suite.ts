@@ -488,7 +488,7 @@ export function storeSuite(
       expect(heard).toHaveLength(1);
     });
 
-    test('onCommitted: commits of another process wake this one', async () => {
+    test('onCommitted: commits of another store on the same database wake this one', async () => {
       const threadId = await newThread();
       const runId = await newRun(threadId);
       const peer = await fx.openPeer();
@@ -496,7 +496,7 @@ export function storeSuite(
       const stop = store.onCommitted((t, head) => {
         if (t === threadId) heard.push(head);
       });
-      // Give the LISTEN connection time to start.
+      // Give the listening side (LISTEN connection, poller) time to start.
       await new Promise((r) => setTimeout(r, 200));
       await peer.appendEvents(threadId, [event(threadId, runId, 1)], true);
       for (let i = 0; i < 100 && heard.length === 0; i++) await new Promise((r) => setTimeout(r, 20));

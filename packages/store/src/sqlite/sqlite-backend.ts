@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { applyMigrations } from '../sql/migrate';
 import type { Migration, SqlBackend, SqlConn, SqlParam } from '../sql/sql-conn';
+import { type HeadListener, HeadPoller } from './head-poller';
 
 type Db = Database.Database;
 type Statement = Database.Statement<unknown[], unknown>;
@@ -46,7 +47,7 @@ interface SharedFile {
   tail: Promise<unknown>;
   users: number;
   /** Stores of this process on this file hear each other's commits (other processes poll). */
-  hearers: Set<(threadId: string, head: number, origin: string) => void>;
+  hearers: Set<HeadListener>;
 }
 
 /**
@@ -54,7 +55,7 @@ interface SharedFile {
  * other processes wait on the file lock) and one read connection, which in WAL mode sees only committed
  * rows. Durability: synchronous=FULL, so a committed transaction survives power loss.
  */
-export function createSqliteBackend(path: string): SqlBackend {
+export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
   const writer = new Database(path);
   writer.pragma('journal_mode = WAL');
   writer.pragma('synchronous = FULL');
@@ -71,6 +72,15 @@ export function createSqliteBackend(path: string): SqlBackend {
   fileQueues.set(key, shared);
   let last: Promise<unknown> = Promise.resolve();
   let announced: [string, number, string][] = [];
+  const listeners = new Set<HeadListener>();
+  const poller = new HeadPoller(reader, pollMs, (threadId, head, origin) => {
+    for (const listen of listeners) listen(threadId, head, origin);
+  });
+  // Commits of this process's stores on this file: heard at once, and remembered so the poll skips them.
+  const hearLocal: HeadListener = (threadId, head, origin) => {
+    poller.note(threadId, head);
+    for (const listen of listeners) listen(threadId, head, origin);
+  };
 
   const transaction = <T>(fn: (c: SqlConn) => Promise<T>): Promise<T> => {
     const next = shared.tail.then(async () => {
@@ -119,11 +129,17 @@ export function createSqliteBackend(path: string): SqlBackend {
     notifyCommitted: async (_c, heads, origin) => {
       for (const [threadId, head] of heads) announced.push([threadId, head, origin]);
     },
-    // Only stores of this process are heard; other SQLite processes poll headDeliverySeq.
+    // Stores of this process are heard at once; other processes through the data_version poll.
     listenCommitted: (onHead) => {
-      shared.hearers.add(onHead);
+      listeners.add(onHead);
+      shared.hearers.add(hearLocal);
+      poller.start();
       return () => {
-        shared.hearers.delete(onHead);
+        listeners.delete(onHead);
+        if (listeners.size === 0) {
+          shared.hearers.delete(hearLocal);
+          poller.stop();
+        }
       };
     },
     isRetryable: (error) => (error as { code?: string } | null)?.code === 'SQLITE_BUSY',
@@ -132,6 +148,8 @@ export function createSqliteBackend(path: string): SqlBackend {
       return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
     },
     close: async () => {
+      poller.stop();
+      shared.hearers.delete(hearLocal);
       await last;
       shared.users -= 1;
       if (shared.users === 0 && fileQueues.get(key) === shared) fileQueues.delete(key);
