@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -13,6 +15,7 @@ import {
   parseStreamEvent,
   SCHEMA_VERSION,
 } from '../src/index';
+import { validate as validateSchema } from '../src/parse/validate';
 import deltaFixture from './fixtures/valid/event-message-delta.json';
 import openedFixture from './fixtures/valid/stream-opened.json';
 
@@ -185,3 +188,55 @@ describe('parseStreamEvent', () => {
     expect(parseStreamEvent(null).ok).toBe(false);
   });
 });
+
+describe('fast paths', () => {
+  it('give the same verdict as the full schema for every fixture', () => {
+    for (const folder of ['valid', 'invalid']) {
+      const dir = join(import.meta.dirname, 'fixtures', folder);
+      for (const name of readdirSync(dir)) {
+        const fixture = JSON.parse(readFileSync(join(dir, name), 'utf8')) as {
+          shape: ContractShapeName;
+          value: unknown;
+        };
+        const full = validateFull(fixture.shape, fixture.value);
+        expect(parseShape(fixture.shape, fixture.value).ok, `${folder}/${name}`).toBe(full);
+        if (
+          fixture.shape === 'StreamEvent' ||
+          fixture.shape === 'DeliveryRow' ||
+          fixture.shape === 'CanonicalEvent'
+        ) {
+          expect(full).toBe(folder === 'valid');
+        }
+      }
+    }
+  });
+
+  it('give the same verdict as the full schema on mutated events and frames', () => {
+    const kinds = ['message.delta', 'tool.started', 'harness.error', 'nope', 1, undefined];
+    const mutated = fc.record({
+      kind: fc.constantFrom(...kinds),
+      type: fc.constantFrom(...kinds, 'stream.opened'),
+      payload: fc.constantFrom(delta.payload, {}, { code: 'c', message: 'm', fatal: true }),
+      drop: fc.constantFrom('none', 'eventId', 'identity'),
+    });
+    fc.assert(
+      fc.property(mutated, ({ kind, type, payload, drop }) => {
+        const event: Record<string, unknown> = { ...delta, kind, payload };
+        if (drop !== 'none') delete event[drop];
+        const frame = { type, deliverySeq: 1, revision: 1, provisional: false, event };
+        for (const [shape, value] of [
+          ['CanonicalEvent', event],
+          ['StreamEvent', frame],
+          ['CanonicalStreamEvent', frame],
+        ] as const) {
+          expect(parseShape(shape, value).ok).toBe(validateFull(shape, value));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+function validateFull(shape: ContractShapeName, value: unknown): boolean {
+  return validateSchema(CONTRACT_SCHEMAS[shape], value).ok;
+}

@@ -1,3 +1,4 @@
+import type { TSchema } from 'typebox';
 import type { AuditableCall, AuditPayload } from '../audit';
 import type { NegotiatedCapabilities } from '../capabilities';
 import type { ChannelSnapshot, Checkpoint } from '../checkpoint';
@@ -16,6 +17,7 @@ import { EVENT_SCHEMAS, PAYLOAD_SCHEMAS } from '../schemas/events';
 import { CONTRACT_SCHEMAS, type ContractShapeName, type ContractShapes } from '../schemas/registry';
 import type { SessionState } from '../session-state';
 import type { VersionedChange, VersionVector } from '../version-vector';
+import { canonicalFrameBranch, eventBranch, frameBranch, rowBranch } from './dispatch';
 import type { ParseResult } from './result';
 import { validate } from './validate';
 
@@ -27,8 +29,16 @@ export function parseShape<N extends ContractShapeName>(
   name: N,
   value: unknown,
 ): ParseResult<ContractShapes[N]> {
-  return validate<ContractShapes[N]>(CONTRACT_SCHEMAS[name], value);
+  return validate<ContractShapes[N]>(CONTRACT_SCHEMAS[name], value, FAST_PATHS[name]);
 }
+
+/** Branch pickers for the hot discriminated shapes (see dispatch.ts). */
+const FAST_PATHS: Partial<Record<ContractShapeName, (value: unknown) => TSchema | undefined>> = {
+  CanonicalEvent: eventBranch,
+  DeliveryRow: rowBranch,
+  CanonicalStreamEvent: canonicalFrameBranch,
+  StreamEvent: frameBranch,
+};
 
 const KINDS: ReadonlySet<string> = new Set(CANONICAL_EVENT_KINDS);
 const WIRE_ONLY: ReadonlySet<string> = new Set(WIRE_ONLY_TYPES);

@@ -111,10 +111,17 @@ function dedupe(issues: ParseIssue[]): ParseIssue[] {
   });
 }
 
-/** Checks `value` against `schema`. Never throws: a value that throws when read is reported as unreadable. */
-export function validate<T>(schema: TSchema, value: unknown): ParseResult<T> {
+/**
+ * Checks `value` against `schema` (or against the branch `pick` selects, which must accept exactly what
+ * `schema` accepts for that value). Never throws: a value that throws when read is reported as unreadable. */
+export function validate<T>(
+  schema: TSchema,
+  value: unknown,
+  pick?: (value: unknown) => TSchema | undefined,
+): ParseResult<T> {
   try {
-    const validator = validatorFor(schema);
+    // `pick` names the only branch of a discriminated union that can match: same verdict, less work.
+    const validator = validatorFor(pick?.(value) ?? schema);
     if (validator.Check(value)) return { ok: true, value: value as T };
     const narrowed = narrow(schema, value) as TSchema;
     const [, errors] = SchemaErrors(narrowed, value);
