@@ -199,8 +199,15 @@ class AcpSession implements EngineSession {
           )) as unknown as JsonObject;
           origin = method === 'session/resume' ? 'resume' : 'load';
           this.sessionId = previousId;
-        } catch {
-          // The engine no longer knows the session (its state was lost): start a new one below.
+        } catch (error) {
+          // The engine no longer knows the session (its state was lost): say so, and start a new one below.
+          this.emit(
+            harness({
+              harness: 'engine.error',
+              message: `could not continue the previous session with ${method}: ${errorMessage(error)}; started a new one`,
+              fatal: false,
+            }),
+          );
           result = null;
         }
       }

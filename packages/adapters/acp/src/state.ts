@@ -56,6 +56,8 @@ export type AcpState = {
   /** A session response arrived; session.started waits one frame for the harness's session.bound. */
   pendingSession: PendingSession | null;
   sessionStarted: boolean;
+  /** Whether the source has harness frames (a live run): then session.started waits for session.bound. */
+  harnessSeen: boolean;
   turn: 'none' | 'open' | 'closed';
   turnStartedAt: string | null;
   message: OpenText | null;
@@ -82,6 +84,7 @@ export function initialAcpState(): AcpState {
     nativeSessionId: null,
     pendingSession: null,
     sessionStarted: false,
+    harnessSeen: false,
     turn: 'none',
     turnStartedAt: null,
     message: null,

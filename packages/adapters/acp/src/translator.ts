@@ -140,7 +140,9 @@ export function createAcpTranslator(options: AcpTranslatorOptions = {}): Transla
     const id = rpcId(msg.id);
     const params = obj(msg.params) ?? {};
     if (method !== undefined) {
-      flushPendingSession(step);
+      // In a live run a notification may slip between the session response and session.bound; only a
+      // trace without harness frames starts the session from the response here.
+      if (id !== undefined || !state.harnessSeen) flushPendingSession(step);
       // A trace with only the agent's side has no prompt request: the first update opens the turn.
       if (state.turn === 'none') openTurn(step, {});
       if (id !== undefined) {
@@ -280,9 +282,10 @@ export function createAcpTranslator(options: AcpTranslatorOptions = {}): Transla
         compact({ nativeSessionId: sessionId ?? state.nativeSessionId ?? ctx.nativeSessionId ?? undefined }),
       );
       try {
-        if (isHarnessFrame(frame)) onHarness(step, frame);
-        else if (isObj(frame) && frame.event === ACP_COMMANDS_EVENT) {
-          flushPendingSession(step);
+        if (isHarnessFrame(frame)) {
+          step.state.harnessSeen = true;
+          onHarness(step, frame);
+        } else if (isObj(frame) && frame.event === ACP_COMMANDS_EVENT) {
           onCommands(step, frame.availableCommands);
         } else if (wire?.dir === 'agent->client') fromAgent(step, wire.msg);
         else if (wire?.dir === 'client->agent') fromClient(step, wire.msg);
