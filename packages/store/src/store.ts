@@ -249,9 +249,10 @@ export interface Store {
   /** The highest committed deliverySeq of the thread (0 when none); cheap enough to poll. */
   headDeliverySeq(threadId: string): Promise<number>;
   /**
-   * Called after a commit that appended canonical events to a thread, with the thread's new head. On
-   * PostgreSQL this also fires for commits of other processes (LISTEN/NOTIFY); on SQLite it is in-process
-   * only (poll headDeliverySeq across processes). Returns the unsubscribe function.
+   * Called after a commit that appended canonical events to a thread, with the thread's new head. Commits of
+   * other stores and processes are heard too: LISTEN/NOTIFY on PostgreSQL; on SQLite other stores of this
+   * process at once and other processes through a cheap `PRAGMA data_version` poll (~25 ms). Several commits
+   * may fold into one call; a head is never announced twice. Returns the unsubscribe function.
    */
   onCommitted(listener: (threadId: string, headDeliverySeq: number) => void): () => void;
   /** The latest revision of every eventId of a run (or thread), in first-delivery order. */
