@@ -29,15 +29,17 @@ type Row = {
   parent_checkpoint_id: string | null;
 };
 
-const CHAIN_SQL = `WITH RECURSIVE chain AS (
-  SELECT 0 AS lvl, c.* FROM harness_checkpoints c
-   WHERE c.session_id = :session AND c.checkpoint_id = :checkpoint
+const CHAIN_SQL = `WITH RECURSIVE chain(lvl, checkpoint_id, parent_checkpoint_id, storage) AS (
+  SELECT 0, checkpoint_id, parent_checkpoint_id, storage FROM harness_checkpoints
+   WHERE session_id = :session AND checkpoint_id = :checkpoint
   UNION ALL
-  SELECT chain.lvl + 1, p.* FROM harness_checkpoints p
-    JOIN chain ON p.session_id = chain.session_id AND p.checkpoint_id = chain.parent_checkpoint_id
+  SELECT chain.lvl + 1, p.checkpoint_id, p.parent_checkpoint_id, p.storage FROM harness_checkpoints p
+    JOIN chain ON p.session_id = :session AND p.checkpoint_id = chain.parent_checkpoint_id
    WHERE chain.storage = 'delta'
 )
-SELECT * FROM chain ORDER BY lvl`;
+SELECT chain.lvl, t.* FROM chain
+  JOIN harness_checkpoints t ON t.session_id = :session AND t.checkpoint_id = chain.checkpoint_id
+ ORDER BY chain.lvl`;
 
 function hydrateByHand(db: Database.Database, session: string, checkpoint: string): Checkpoint {
   const rows = db.prepare(CHAIN_SQL).all({ session, checkpoint }) as Row[];

@@ -195,13 +195,17 @@ export class PgRows implements CheckpointRowStore {
 
   async chain(sessionId: string, checkpointId: string): Promise<CheckpointRow[]> {
     const r = await this.pool.query<SqlRow>(
-      `WITH RECURSIVE chain AS (
-         SELECT 0 AS lvl, c.* FROM ${this.t} c WHERE c.session_id = $1 AND c.checkpoint_id = $2
+      `WITH RECURSIVE chain(lvl, checkpoint_id, parent_checkpoint_id, storage) AS (
+         SELECT 0, checkpoint_id, parent_checkpoint_id, storage FROM ${this.t}
+          WHERE session_id = $1 AND checkpoint_id = $2
          UNION ALL
-         SELECT chain.lvl + 1, p.* FROM ${this.t} p
-           JOIN chain ON p.session_id = chain.session_id AND p.checkpoint_id = chain.parent_checkpoint_id
-           WHERE chain.storage = 'delta'
-       ) SELECT * FROM chain ORDER BY lvl`,
+         SELECT chain.lvl + 1, p.checkpoint_id, p.parent_checkpoint_id, p.storage FROM ${this.t} p
+           JOIN chain ON p.session_id = $1 AND p.checkpoint_id = chain.parent_checkpoint_id
+          WHERE chain.storage = 'delta'
+       )
+       SELECT chain.lvl, t.* FROM chain
+         JOIN ${this.t} t ON t.session_id = $1 AND t.checkpoint_id = chain.checkpoint_id
+        ORDER BY chain.lvl`,
       [sessionId, checkpointId],
     );
     return r.rows.map(toRow);
