@@ -21,6 +21,7 @@ import type {
   WriteInput,
 } from '../saver';
 import { isValidId, parseChannels, parseCheckpoint } from '../validate';
+import { planPrune } from './prune-plan';
 import type { CheckpointRow, CheckpointRowStore, NewRow, RowMeta } from './rows';
 
 export interface DeltaSaverOptions {
@@ -362,33 +363,13 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
   ): Promise<PruneResult | undefined> {
     const metas = await this.rows.allMeta(sessionId, namespace);
     if (metas.length === 0) return { deleted: 0, rebased: 0 };
-    const byId = new Map(metas.map((m) => [m.checkpointId, m]));
-    const keep = new Set(metas.slice(Math.max(0, metas.length - keepNewest)).map((m) => m.checkpointId));
-    for (const m of metas) if (m.pinned) keep.add(m.checkpointId);
-    const full = new Set(metas.filter((m) => m.storage === 'full').map((m) => m.checkpointId));
+    const { deleteIds, rebaseIds } = planPrune(metas, keepNewest);
     const rewrites: { checkpointId: string; payload: string }[] = [];
-    for (const meta of metas) {
-      if (!keep.has(meta.checkpointId) || full.has(meta.checkpointId)) continue;
-      // Walk towards the base; if the walk leaves the kept set, this row's base is being pruned.
-      let cursor = meta.parentCheckpointId;
-      let needsRebase = true;
-      while (cursor !== null && keep.has(cursor)) {
-        if (full.has(cursor)) {
-          needsRebase = false;
-          break;
-        }
-        cursor = byId.get(cursor)?.parentCheckpointId ?? null;
-      }
-      if (!needsRebase) continue;
-      const hydrated = await this.hydrate(sessionId, meta.checkpointId);
+    for (const checkpointId of rebaseIds) {
+      const hydrated = await this.hydrate(sessionId, checkpointId);
       if (!hydrated) return undefined;
-      rewrites.push({
-        checkpointId: meta.checkpointId,
-        payload: JSON.stringify(sortKeys(hydrated.checkpoint.channels)),
-      });
-      full.add(meta.checkpointId);
+      rewrites.push({ checkpointId, payload: JSON.stringify(sortKeys(hydrated.checkpoint.channels)) });
     }
-    const deleteIds = metas.filter((m) => !keep.has(m.checkpointId)).map((m) => m.checkpointId);
     const maxSeq = (metas[metas.length - 1] as RowMeta).seq;
     const outcome = await this.rows.applyPrune(sessionId, namespace, maxSeq, deleteIds, rewrites);
     if (outcome === 'changed') return undefined;
