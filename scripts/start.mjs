@@ -1,3 +1,15 @@
 #!/usr/bin/env node
-// `npm start`: until the server lands, say honestly what agentlane can do yet.
-console.log('agentlane: the server is not built yet. `npm test` runs what exists.');
+// `npm start`: `agentlane serve` on 127.0.0.1 with SQLite in ./.data (it prints the URL). Extra arguments
+// pass through (`npm start -- --port 8080`); AGENTLANE_* environment variables apply as usual.
+import { spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const bin = join(root, 'packages', 'cli', 'bin', 'agentlane.mjs');
+const args = [bin, 'serve', '--data-dir', join(root, '.data'), ...process.argv.slice(2)];
+if (!process.argv.includes('--host') && !process.env.AGENTLANE_HOST) args.push('--host', '127.0.0.1');
+
+const child = spawn(process.execPath, args, { stdio: 'inherit', cwd: root });
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -1,0 +1,7 @@
+import type { CliCommand } from './command';
+import { serveCommand } from './serve';
+
+/** Every subcommand, in `--help` order. Add a file next to serve.ts and list it here. */
+export const commands: CliCommand[] = [serveCommand];
+
+export type { CliCommand } from './command';

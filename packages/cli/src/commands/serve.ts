@@ -1,0 +1,126 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { createLane } from '@agentlane/lane';
+import { assertBindAllowed, createServer } from '@agentlane/server';
+import { openStore, type Store } from '@agentlane/store';
+import type { Command } from 'commander';
+import { CliError, redactUrl } from '../cli-error';
+import { resolveServeConfig, type ServeConfig, type ServeFlags } from '../config';
+import { buildDrivers, disposeDrivers } from '../engine-registry';
+import type { CliCommand } from './command';
+
+async function openDatabase(config: ServeConfig): Promise<Store> {
+  const isPostgres = /^postgres(ql)?:\/\//i.test(config.db);
+  if (!isPostgres) mkdirSync(config.dataDir, { recursive: true });
+  try {
+    return await openStore(config.db);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException & { errors?: NodeJS.ErrnoException[] };
+    const code = e.code ?? e.errors?.[0]?.code;
+    const reason = code ?? e.message.split('\n')[0];
+    throw new CliError(
+      isPostgres
+        ? `cannot reach the database ${redactUrl(config.db)} (${reason})`
+        : `cannot open the SQLite database ${config.db} (${reason})`,
+    );
+  }
+}
+
+/** Starts store, lane and HTTP server; resolves with a stop function once listening. */
+export async function serve(
+  config: ServeConfig,
+  log: (line: string) => void = (line) => console.log(line),
+): Promise<{ url: string; stop: () => Promise<void> }> {
+  try {
+    assertBindAllowed(config.host, config.tokens);
+  } catch (err) {
+    throw new CliError((err as Error).message);
+  }
+  const drivers = await buildDrivers(config.engines, { recordedSessions: config.recordedSessions });
+  const store = await openDatabase(config);
+  const lane = createLane({
+    store,
+    drivers,
+    ownerId: `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`,
+    workDirFor: (thread) => thread.workDir ?? config.workDir,
+    log: (level, message) => {
+      if (level !== 'info') log(`agentlane: ${level}: ${message}`);
+    },
+  });
+  await lane.start();
+  const server = await createServer({
+    store,
+    lane,
+    engines: { get: (name) => drivers.find((d) => d.name === name), list: () => drivers },
+    tokens: config.tokens,
+    heartbeatMs: config.heartbeatMs,
+    maxBufferBytes: config.maxBufferBytes,
+    bodyLimitBytes: config.bodyLimitBytes,
+    defaultWorkDir: config.workDir,
+    webRoot: config.webRoot,
+  });
+  const stopAll = async () => {
+    await server.shutdown().catch(() => {});
+    await lane.stop().catch(() => {});
+    await disposeDrivers(drivers);
+    await store.close().catch(() => {});
+  };
+  try {
+    await server.app.listen({ host: config.host, port: config.port });
+  } catch (err) {
+    await stopAll();
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE')
+      throw new CliError(
+        `port ${config.port} is already in use on ${config.host} (pick another with --port)`,
+      );
+    if (code === 'EADDRNOTAVAIL')
+      throw new CliError(`cannot listen on ${config.host}: no such address on this machine`);
+    if (code === 'EACCES') throw new CliError(`not allowed to listen on ${config.host}:${config.port}`);
+    throw new CliError(`cannot listen on ${config.host}:${config.port} (${(err as Error).message})`);
+  }
+  const address = server.app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = `http://${shownHost}:${port}`;
+  const where = store.backend === 'postgres' ? redactUrl(config.db) : config.db;
+  log(
+    `agentlane listening on ${url} (store: ${store.backend} ${where}; engines: ${drivers.map((d) => d.name).join(', ') || 'none'})`,
+  );
+  return { url, stop: stopAll };
+}
+
+export const serveCommand: CliCommand = {
+  name: 'serve',
+  register(program: Command) {
+    program
+      .command('serve')
+      .description('run the HTTP + SSE server (API under /api/harness, the web UI at / when built)')
+      .option('--host <host>', 'address to bind; anything but loopback needs tokens (env AGENTLANE_HOST)')
+      .option('--port <port>', `port to listen on, 0 for any (env AGENTLANE_PORT, default ${7433})`)
+      .option(
+        '--db <path|url>',
+        'SQLite file or postgres://… URL (env AGENTLANE_DB, default <data-dir>/agentlane.db)',
+      )
+      .option('--config <file>', 'JSON config file: engines, tokens, limits (env AGENTLANE_CONFIG)')
+      .option('--data-dir <dir>', 'folder for the SQLite database (env AGENTLANE_DATA_DIR, default ./.data)')
+      .option(
+        '--web-root <dir>',
+        'built web UI to serve at / (env AGENTLANE_WEB_ROOT, default packages/web/dist)',
+      )
+      .action(async (flags: ServeFlags) => {
+        const config = resolveServeConfig(flags);
+        const { stop } = await serve(config);
+        let stopping = false;
+        const onSignal = (signal: string) => {
+          if (stopping) return;
+          stopping = true;
+          console.log(`agentlane: ${signal}: closing streams and finishing in-flight requests`);
+          void stop().then(() => process.exit(0));
+        };
+        process.on('SIGTERM', () => onSignal('SIGTERM'));
+        process.on('SIGINT', () => onSignal('SIGINT'));
+      });
+  },
+};

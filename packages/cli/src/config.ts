@@ -1,0 +1,158 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Static, Type } from 'typebox';
+import { Compile } from 'typebox/compile';
+import { CliError } from './cli-error';
+
+const EngineEntry = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.:-]+$' }),
+    type: Type.Union([
+      Type.Literal('acp'),
+      Type.Literal('opencode'),
+      Type.Literal('replay'),
+      Type.Literal('builtin'),
+    ]),
+  },
+  // The rest are the adapter's own options, checked by the adapter.
+  { additionalProperties: true },
+);
+
+const TokenEntry = Type.Object(
+  {
+    token: Type.String({ minLength: 16 }),
+    threads: Type.Union([Type.Literal('*'), Type.Array(Type.String({ minLength: 1 }))]),
+    name: Type.Optional(Type.String({ minLength: 1 })),
+  },
+  { additionalProperties: false },
+);
+
+/** The JSON config file (`--config`), every field optional. */
+export const ConfigFile = Type.Object(
+  {
+    host: Type.Optional(Type.String({ minLength: 1 })),
+    port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+    db: Type.Optional(Type.String({ minLength: 1 })),
+    dataDir: Type.Optional(Type.String({ minLength: 1 })),
+    webRoot: Type.Optional(Type.String({ minLength: 1 })),
+    workDir: Type.Optional(Type.String({ minLength: 1 })),
+    heartbeatMs: Type.Optional(Type.Integer({ minimum: 100 })),
+    maxBufferBytes: Type.Optional(Type.Integer({ minimum: 1024 })),
+    bodyLimitBytes: Type.Optional(Type.Integer({ minimum: 1024 })),
+    tokens: Type.Optional(Type.Array(TokenEntry)),
+    engines: Type.Optional(Type.Array(EngineEntry)),
+    /** Also offer every bundled recorded session as a replay engine (default true). */
+    recordedSessions: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export type ConfigFile = Static<typeof ConfigFile>;
+export type EngineConfig = Static<typeof EngineEntry> & Record<string, unknown>;
+
+const checkConfig = Compile(ConfigFile);
+
+/** What `agentlane serve` runs with, after flags > environment > config file > defaults. */
+export interface ServeConfig {
+  host: string;
+  port: number;
+  /** A SQLite path or a postgres:// URL. */
+  db: string;
+  dataDir: string;
+  webRoot: string;
+  workDir: string;
+  heartbeatMs: number;
+  maxBufferBytes: number;
+  bodyLimitBytes: number;
+  tokens: NonNullable<ConfigFile['tokens']>;
+  engines: EngineConfig[];
+  recordedSessions: boolean;
+}
+
+export interface ServeFlags {
+  host?: string;
+  port?: string;
+  db?: string;
+  config?: string;
+  dataDir?: string;
+  webRoot?: string;
+}
+
+export const DEFAULT_PORT = 7433;
+
+/** The repository's built web UI, served at `/` when it exists. */
+const DEFAULT_WEB_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../web/dist');
+
+export function readConfigFile(path: string): ConfigFile {
+  if (!existsSync(path)) throw new CliError(`config file ${path} does not exist`);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new CliError(`config file ${path} is not valid JSON: ${(err as Error).message}`);
+  }
+  if (!checkConfig.Check(raw)) {
+    const errors = [...checkConfig.Errors(raw)];
+    const first = errors.find((e) => e.keyword !== 'boolean') ?? errors[0];
+    const where = first?.instancePath ? first.instancePath.slice(1).replace(/\//g, '.') : '(root)';
+    const extra = (first?.params as { additionalProperties?: string[] } | undefined)?.additionalProperties;
+    const what = extra ? `has an unknown field "${extra[0]}"` : (first?.message ?? 'is invalid');
+    throw new CliError(`config file ${path}: ${where} ${what}`);
+  }
+  return raw;
+}
+
+function parsePort(value: string, source: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new CliError(`${source} must be a port number (0-65535), got "${value}"`);
+  }
+  return port;
+}
+
+function parseTokens(value: string): ConfigFile['tokens'] {
+  // AGENTLANE_TOKENS: comma-separated tokens scoped to all threads (use the config file for scoped ones).
+  return value
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t.length > 0)
+    .map((token, i) => {
+      if (token.length < 16)
+        throw new CliError(`AGENTLANE_TOKENS: token ${i + 1} is shorter than 16 characters`);
+      return { token, threads: '*' as const, name: `env-token-${i + 1}` };
+    });
+}
+
+export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = process.env): ServeConfig {
+  const configPath = flags.config ?? env.AGENTLANE_CONFIG;
+  const file: ConfigFile = configPath ? readConfigFile(resolve(configPath)) : {};
+  const base = configPath ? dirname(resolve(configPath)) : process.cwd();
+  const fromFile = (p: string | undefined) =>
+    p === undefined ? undefined : isAbsolute(p) ? p : resolve(base, p);
+
+  const dataDir = resolve(flags.dataDir ?? env.AGENTLANE_DATA_DIR ?? fromFile(file.dataDir) ?? '.data');
+  const db =
+    flags.db ?? env.AGENTLANE_DB ?? (file.db && /^postgres/i.test(file.db) ? file.db : fromFile(file.db));
+  const port =
+    flags.port !== undefined
+      ? parsePort(flags.port, '--port')
+      : env.AGENTLANE_PORT !== undefined
+        ? parsePort(env.AGENTLANE_PORT, 'AGENTLANE_PORT')
+        : (file.port ?? DEFAULT_PORT);
+  const tokens = env.AGENTLANE_TOKENS !== undefined ? parseTokens(env.AGENTLANE_TOKENS) : (file.tokens ?? []);
+
+  return {
+    host: flags.host ?? env.AGENTLANE_HOST ?? file.host ?? '127.0.0.1',
+    port,
+    db: db ?? resolve(dataDir, 'agentlane.db'),
+    dataDir,
+    webRoot: resolve(flags.webRoot ?? env.AGENTLANE_WEB_ROOT ?? fromFile(file.webRoot) ?? DEFAULT_WEB_ROOT),
+    workDir: resolve(env.AGENTLANE_WORK_DIR ?? fromFile(file.workDir) ?? process.cwd()),
+    heartbeatMs: file.heartbeatMs ?? 10_000,
+    maxBufferBytes: file.maxBufferBytes ?? 1024 * 1024,
+    bodyLimitBytes: file.bodyLimitBytes ?? 1024 * 1024,
+    tokens: tokens ?? [],
+    engines: (file.engines ?? []) as EngineConfig[],
+    recordedSessions: file.recordedSessions ?? true,
+  };
+}

@@ -1,0 +1,78 @@
+import type { EngineDriver } from '@agentlane/engine-kit';
+import { CliError } from './cli-error';
+import type { EngineConfig } from './config';
+
+/**
+ * Which package implements each configured engine type. Every adapter exports `createDriver(config)`; the
+ * registry imports it only when an engine of that type is configured, so an unused adapter costs nothing.
+ */
+const ADAPTERS: Record<EngineConfig['type'], string> = {
+  acp: '@agentlane/adapter-acp',
+  opencode: '@agentlane/adapter-opencode',
+  replay: '@agentlane/adapter-replay',
+  builtin: '@agentlane/runtime',
+};
+
+type AdapterModule = {
+  createDriver?: (config: Record<string, unknown>) => EngineDriver | Promise<EngineDriver>;
+  recordedSessionDrivers?: (options?: { speed?: number }) => EngineDriver[];
+};
+
+async function loadAdapter(type: EngineConfig['type']): Promise<AdapterModule> {
+  const specifier = ADAPTERS[type];
+  try {
+    return (await import(specifier)) as AdapterModule;
+  } catch (err) {
+    throw new CliError(
+      `engine type "${type}" is not available (${specifier}: ${(err as Error).message.split('\n')[0]})`,
+    );
+  }
+}
+
+/** Builds one driver per configured engine, plus the bundled recorded sessions as replay engines. */
+export async function buildDrivers(
+  engines: readonly EngineConfig[],
+  options: { recordedSessions: boolean },
+): Promise<EngineDriver[]> {
+  const drivers: EngineDriver[] = [];
+  const names = new Set<string>();
+  const add = (driver: EngineDriver) => {
+    if (names.has(driver.name))
+      throw new CliError(`two engines are configured under the name "${driver.name}"`);
+    names.add(driver.name);
+    drivers.push(driver);
+  };
+  for (const [i, entry] of engines.entries()) {
+    const mod = await loadAdapter(entry.type);
+    if (typeof mod.createDriver !== 'function') {
+      throw new CliError(
+        `engines[${i}] (${entry.name}): ${ADAPTERS[entry.type]} does not export createDriver`,
+      );
+    }
+    const { type: _type, ...adapterOptions } = entry;
+    try {
+      add(await mod.createDriver(adapterOptions));
+    } catch (err) {
+      if (err instanceof CliError) throw err;
+      throw new CliError(`engines[${i}] (${entry.name}): ${(err as Error).message.split('\n')[0]}`);
+    }
+  }
+  if (options.recordedSessions) {
+    try {
+      const replay = await loadAdapter('replay');
+      for (const driver of replay.recordedSessionDrivers?.() ?? []) if (!names.has(driver.name)) add(driver);
+    } catch {
+      // No recordings bundled: the configured engines are all there is.
+    }
+  }
+  return drivers;
+}
+
+/** Stops engine processes a driver started (drivers that own a server expose dispose()). */
+export async function disposeDrivers(drivers: readonly EngineDriver[]): Promise<void> {
+  await Promise.allSettled(
+    drivers.map(
+      (d) => (d as EngineDriver & { dispose?: () => Promise<void> }).dispose?.() ?? Promise.resolve(),
+    ),
+  );
+}

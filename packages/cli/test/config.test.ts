@@ -1,0 +1,89 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_PORT, resolveServeConfig } from '../src';
+
+const dir = mkdtempSync(join(tmpdir(), 'agentlane-cli-'));
+const file = (name: string, content: unknown) => {
+  const path = join(dir, name);
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+  return path;
+};
+
+describe('serve configuration', () => {
+  it('defaults: loopback, the default port, SQLite in ./.data', () => {
+    const c = resolveServeConfig({}, {});
+    expect(c.host).toBe('127.0.0.1');
+    expect(c.port).toBe(DEFAULT_PORT);
+    expect(c.db).toBe(join(process.cwd(), '.data', 'agentlane.db'));
+    expect(c.tokens).toEqual([]);
+  });
+
+  it('flags win over environment, environment over the config file', () => {
+    const config = file('c.json', {
+      port: 1111,
+      host: '127.0.0.2',
+      db: 'rel.db',
+      engines: [{ name: 'x', type: 'acp', command: 'y' }],
+    });
+    const fromFile = resolveServeConfig({ config }, {});
+    expect(fromFile).toMatchObject({ port: 1111, host: '127.0.0.2', db: join(dir, 'rel.db') });
+    expect(fromFile.engines[0]).toMatchObject({ name: 'x', type: 'acp', command: 'y' });
+    const fromEnv = resolveServeConfig(
+      { config },
+      { AGENTLANE_PORT: '2222', AGENTLANE_DB: 'postgres://h/db' },
+    );
+    expect(fromEnv).toMatchObject({ port: 2222, db: 'postgres://h/db' });
+    const fromFlags = resolveServeConfig(
+      { config, port: '3333', host: '127.0.0.1' },
+      { AGENTLANE_PORT: '2222' },
+    );
+    expect(fromFlags).toMatchObject({ port: 3333, host: '127.0.0.1' });
+    const viaEnvConfig = resolveServeConfig({}, { AGENTLANE_CONFIG: config });
+    expect(viaEnvConfig.port).toBe(1111);
+  });
+
+  it('AGENTLANE_TOKENS gives all-thread tokens', () => {
+    const c = resolveServeConfig({}, { AGENTLANE_TOKENS: 'aaaaaaaaaaaaaaaaaaaa, bbbbbbbbbbbbbbbbbbbb' });
+    expect(c.tokens.map((t) => t.threads)).toEqual(['*', '*']);
+  });
+
+  it.each([
+    ['a missing file', () => resolveServeConfig({ config: join(dir, 'nope.json') }, {}), /does not exist/],
+    [
+      'invalid JSON',
+      () => resolveServeConfig({ config: file('bad.json', '{"port":') }, {}),
+      /not valid JSON/,
+    ],
+    [
+      'a wrong type',
+      () => resolveServeConfig({ config: file('t.json', { port: 'x' }) }, {}),
+      /port must be integer/,
+    ],
+    [
+      'an unknown field',
+      () => resolveServeConfig({ config: file('u.json', { prot: 1 }) }, {}),
+      /unknown field "prot"/,
+    ],
+    [
+      'an unknown engine type',
+      () => resolveServeConfig({ config: file('e.json', { engines: [{ name: 'a', type: 'zzz' }] }) }, {}),
+      /engines\.0/,
+    ],
+    [
+      'a short token',
+      () =>
+        resolveServeConfig({ config: file('k.json', { tokens: [{ token: 'short', threads: '*' }] }) }, {}),
+      /tokens\.0\.token/,
+    ],
+    ['a bad port flag', () => resolveServeConfig({ port: 'abc' }, {}), /--port must be a port number/],
+    [
+      'a bad AGENTLANE_PORT',
+      () => resolveServeConfig({}, { AGENTLANE_PORT: '99999' }),
+      /AGENTLANE_PORT must be a port number/,
+    ],
+  ])('refuses %s with one clear line', (_name, run, message) => {
+    expect(run).toThrow(message);
+  });
+});
