@@ -325,6 +325,23 @@ export function storeSuite(
       expect(leased.map((e) => e.runId).sort()).toEqual([a, b].sort());
     });
 
+    test('commands: createdAt is strictly increasing in commit order, so a createdAt cursor misses nothing', async () => {
+      const threadId = await newThread();
+      const peer = await fx.openPeer();
+      const created = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => (i % 2 ? peer : store).createRun({ threadId, prompt: `p${i}` })),
+      );
+      const commands = await store.listCommandsSince(null);
+      const times = commands.map((c) => c.createdAt);
+      expect(times).toEqual([...times].sort());
+      expect(new Set(times).size).toBe(times.length);
+      expect(commands).toHaveLength(created.length);
+      const cursor = times[5] ?? '';
+      expect((await store.listCommandsSince(cursor)).map((c) => c.commandId)).toEqual(
+        commands.slice(6).map((c) => c.commandId),
+      );
+    });
+
     test('events: deliverySeq per thread, identical re-emission is a no-op, changed content is a revision', async () => {
       const threadId = await newThread();
       const runId = await newRun(threadId);

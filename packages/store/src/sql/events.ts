@@ -82,6 +82,7 @@ export function appendEventsJob(
   now: () => string,
 ): WriteJob<AppendResult> {
   return {
+    rows: writes.length,
     threadIds: [threadId],
     runIds: [],
     async exec(ctx: BatchContext): Promise<AppendResult> {

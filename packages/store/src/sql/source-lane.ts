@@ -38,6 +38,7 @@ export function appendFramesJob(
   now: () => string,
 ): WriteJob<SourceFrameRecord[]> {
   return {
+    rows: frames.length,
     threadIds: [],
     runIds: [runId],
     async exec(ctx) {

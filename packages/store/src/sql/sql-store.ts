@@ -96,6 +96,22 @@ export class SqlStore implements Store {
     return (await c.all<SqlRow>(sql, params))[0];
   }
 
+  /**
+   * A createdAt for a command (and its run), taken under the command clock's row lock held until commit:
+   * strictly increasing and in commit order, so `listCommandsSince(createdAt)` never skips a late commit.
+   */
+  private async commandTime(c: SqlConn): Promise<string> {
+    const row = await this.one(
+      c,
+      `SELECT last_created_at FROM command_clock WHERE id = 1${this.db.forUpdate}`,
+      [],
+    );
+    const last = Date.parse(String(row?.last_created_at ?? '1970-01-01T00:00:00.000Z'));
+    const at = new Date(Math.max(Date.now(), last + 1)).toISOString();
+    await c.run('UPDATE command_clock SET last_created_at = ? WHERE id = 1', [at]);
+    return at;
+  }
+
   async migrate(): Promise<void> {
     await this.db.migrate(this.migrations);
   }
@@ -336,7 +352,7 @@ export class SqlStore implements Store {
           throw new StoreError('invalid', `parentRunId ${input.parentRunId} is not a run of this thread`);
         }
       }
-      const now = this.now();
+      const now = await this.commandTime(c);
       const run: RunRecord = {
         runId: `run_${this.newId()}`,
         threadId: input.threadId,
@@ -396,7 +412,7 @@ export class SqlStore implements Store {
         runId,
         idempotencyKey: key,
         payload: { runId },
-        createdAt: this.now(),
+        createdAt: await this.commandTime(c),
       };
       await c.run(
         'INSERT INTO commands (command_id, kind, thread_id, run_id, idempotency_key, body_hash, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',

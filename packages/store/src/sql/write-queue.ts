@@ -21,6 +21,8 @@ export interface BatchContext {
  * `Refusal`, which commits with the batch and then rejects the caller.
  */
 export interface WriteJob<R> {
+  /** Rows the job writes, to bound the size of one shared transaction. */
+  rows: number;
   threadIds: readonly string[];
   runIds: readonly string[];
   exec(ctx: BatchContext): Promise<R | Refusal>;
@@ -38,7 +40,8 @@ interface Entry {
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
-const MAX_BATCH = 256;
+const MAX_BATCH_JOBS = 256;
+const MAX_BATCH_ROWS = 20_000;
 const MAX_ATTEMPTS = 5;
 
 /**
@@ -72,7 +75,15 @@ export class WriteQueue {
   private async drain(): Promise<void> {
     try {
       while (this.pending.length > 0) {
-        const batch = this.pending.splice(0, MAX_BATCH);
+        let take = 0;
+        let rows = 0;
+        // At least one job, then more while the transaction stays bounded.
+        while (take < this.pending.length && take < MAX_BATCH_JOBS) {
+          rows += this.pending[take]?.job.rows ?? 0;
+          if (take > 0 && rows > MAX_BATCH_ROWS) break;
+          take++;
+        }
+        const batch = this.pending.splice(0, take);
         await this.runBatch(batch);
       }
     } finally {

@@ -159,4 +159,16 @@ CREATE TABLE artifacts (
 );
 `,
   },
+  {
+    // Commands are stamped under this row's lock, so createdAt order is commit order and never ties: a
+    // poller reading "commands after createdAt X" cannot miss one that commits late.
+    name: 'command clock',
+    sql: `
+CREATE TABLE command_clock (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  last_created_at TEXT NOT NULL
+);
+INSERT INTO command_clock (id, last_created_at) VALUES (1, '1970-01-01T00:00:00.000Z');
+`,
+  },
 ];
