@@ -8,6 +8,7 @@ import {
   newCheckpointId,
 } from '@agentlane/checkpoints';
 import type { Checkpoint } from '@agentlane/contract';
+import Database from 'better-sqlite3';
 import { SAMPLE_AT, type Timings, TURNS, turnWrites } from './workload';
 
 /** The same session through agentlane's channels and saver; a second, cache-less saver measures cold reads. */
@@ -69,6 +70,25 @@ export async function agentlaneSqlite(file: string, fileBytes: () => number): Pr
   } finally {
     await cold.close();
     await saver.close();
+  }
+}
+
+/**
+ * The same run on a handle with synchronous=NORMAL, which is what LangGraph's SQLite saver runs with
+ * (better-sqlite3's WAL default): a like-for-like durability comparison. agentlane's own default is FULL.
+ */
+export async function agentlaneSqliteNormal(file: string): Promise<Timings> {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  const saver = createSqliteSaver({ database: db });
+  const cold = createSqliteSaver({ database: db, cacheSize: 0 });
+  try {
+    return await drive(saver, cold, async () => 0);
+  } finally {
+    await cold.close();
+    await saver.close();
+    db.close();
   }
 }
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { agentlanePg, agentlaneSqlite } from '../checkpoints/agentlane';
+import { agentlanePg, agentlaneSqlite, agentlaneSqliteNormal } from '../checkpoints/agentlane';
 import { langgraphPg, langgraphSqlite } from '../checkpoints/langgraph';
 import { percentile, SAMPLE_AT, type Timings, TURNS } from '../checkpoints/workload';
 import type { BenchResult } from '../types';
@@ -31,6 +31,18 @@ export async function run(): Promise<BenchResult[]> {
     const ours = await agentlaneSqlite(join(dir, 'agentlane.db'), sqliteBytes(join(dir, 'agentlane.db')));
     const theirs = await langgraphSqlite(join(dir, 'langgraph.db'), sqliteBytes(join(dir, 'langgraph.db')));
     results.push(...compare('sqlite', ours, theirs));
+    const normal = await agentlaneSqliteNormal(join(dir, 'agentlane-normal.db'));
+    for (const p of [50, 99]) {
+      const mine = percentile(normal.put, p);
+      const base = percentile(theirs.put, p);
+      results.push({
+        name: `checkpoints sqlite: put p${p} (agentlane, synchronous=NORMAL like langgraph)`,
+        unit: 'ms',
+        value: round(mine),
+        extra: `${TURNS} turns; same durability setting as LangGraph's saver`,
+        ratio: round(base / mine),
+      });
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
