@@ -1,0 +1,205 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { claudeCodePreset, codexPreset, createDriver, geminiPreset } from '@agentlane/adapter-acp';
+import type { StreamEvent } from '@agentlane/contract';
+import {
+  answer,
+  type FakeModelServer,
+  slowStream,
+  startFakeModelServer,
+  toolThenAnswer,
+  writeFileTool,
+} from '@agentlane/fake-model-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engineEntries } from '../src/index';
+// The OpenCode suite's small stack helper (serve's composition around given drivers, SSE follower).
+import { post, startStack, ThreadStream } from './opencode-stack';
+
+const entries = engineEntries();
+const presets = { claude: claudeCodePreset, codex: codexPreset, gemini: geminiPreset } as const;
+const ENGINES = (['claude', 'codex', 'gemini'] as const).filter((name) => {
+  if (entries[name]) return true;
+  if (process.env.CI === 'true') throw new Error(`engine ${name} is not installed in testing/engines`);
+  console.warn(`[skip] ${name} HTTP end-to-end: the pinned engine is not installed in testing/engines`);
+  return false;
+});
+
+type Run = { run: { runId: string } };
+type Canonical = Extract<StreamEvent, { event: unknown }>;
+
+const done = (runId: string) => (events: StreamEvent[]) =>
+  events.some((e) => e.type === 'run.canonicalized' && e.runId === runId);
+
+/** The engine processes this test process spawned whose command line names `entry`. */
+function enginePids(entry: string): number[] {
+  const out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
+  return out
+    .split('\n')
+    .filter((line) => line.includes(entry))
+    .map((line) => Number(line.trim().split(/\s+/)[0]))
+    .filter((pid) => pid > 0);
+}
+
+describe.each(ENGINES)('%s end to end through agentlane’s HTTP API', { timeout: 300_000 }, (name) => {
+  let fake: FakeModelServer;
+  let dir: string;
+  let work: string;
+  let stack: Awaited<ReturnType<typeof startStack>>;
+  let threadId: string;
+  const kindsSeen = new Set<string>();
+
+  const boot = async () => {
+    const driver = createDriver(
+      presets[name]({ entry: entries[name]!, modelBaseUrl: fake.url, homeRoot: join(dir, 'homes') }),
+    );
+    stack = await startStack({ db: join(dir, 'agentlane.db'), drivers: [driver], workDir: work });
+  };
+
+  const startRun = async (prompt: string) => {
+    const created = await post(`${stack.api}/threads/${threadId}/runs`, { prompt });
+    expect(created.status).toBe(201);
+    return (created.json as Run).run.runId;
+  };
+
+  const collect = (events: Canonical[]) => {
+    for (const e of events) kindsSeen.add(e.type);
+  };
+
+  beforeAll(async () => {
+    fake = await startFakeModelServer();
+    dir = await mkdtemp(join(tmpdir(), `agentlane-acp-http-${name}-`));
+    work = await mkdtemp(join(tmpdir(), `agentlane-acp-http-${name}-work-`));
+    await boot();
+  }, 60_000);
+
+  afterAll(async () => {
+    console.info(`[${name} e2e] canonical kinds: ${[...kindsSeen].join(', ')}`);
+    await stack?.stop();
+    await fake?.close();
+    await rm(dir, { recursive: true, force: true });
+    await rm(work, { recursive: true, force: true });
+  });
+
+  it('a prompt writes a file after the approval is answered through the API', async () => {
+    const target = join(work, 'hello.txt');
+    fake.setScenario(
+      toolThenAnswer({ tool: writeFileTool(target, 'Hello over HTTP!\n'), answer: 'Done: hello.txt.' }),
+    );
+    const session = await post(`${stack.api}/sessions`, { engine: name, title: 'e2e', workDir: work });
+    expect(session.status).toBe(201);
+    threadId = (session.json as { session: { id: string } }).session.id;
+    const stream = new ThreadStream(`${stack.api}/threads/${threadId}/events`);
+    const runId = await startRun('Create hello.txt');
+    await stream.waitFor((events) => events.some((e) => e.type === 'approval.requested'));
+    const asked = stream.events.find((e): e is Canonical => e.type === 'approval.requested' && 'event' in e);
+    const payload = asked?.event.kind === 'approval.requested' ? asked.event.payload : null;
+    const option = payload?.options.find((o) => o.kind === 'allow_once');
+    expect(option).toBeDefined();
+    const answered = await post(`${stack.api}/runs/${runId}/approvals/${payload?.approvalId}`, {
+      outcome: 'selected',
+      optionId: option?.optionId,
+    });
+    expect(answered.status).toBe(202);
+    await stream.waitFor(done(runId));
+    stream.close();
+
+    expect(await readFile(target, 'utf8')).toBe('Hello over HTTP!\n');
+    const events = stream.canonical(runId);
+    collect(events);
+    const kinds = events.map((e) => e.type);
+    for (const kind of [
+      'session.started',
+      'turn.started',
+      'tool.started',
+      'approval.requested',
+      'approval.resolved',
+      'tool.completed',
+      'message.completed',
+      'turn.completed',
+    ]) {
+      expect(kinds, kind).toContain(kind);
+    }
+    // Codex writes files with a shell command, which reports no diff: only engines that edit report files.
+    if (name !== 'codex') expect(kinds).toContain('file.changed');
+    else expect(kinds).toContain('terminal.output');
+    const resolved = events.find((e) => e.type === 'approval.resolved');
+    expect(resolved?.event.payload).toMatchObject({
+      outcome: 'selected',
+      optionId: option?.optionId,
+      decision: 'allow_once',
+    });
+    const texts = events.flatMap((e) => (e.event.kind === 'message.completed' ? [e.event.payload.text] : []));
+    expect(texts).toContain('Done: hello.txt.');
+    expect(events.filter((e) => e.type === 'turn.completed')).toHaveLength(1);
+    expect(events.find((e) => e.type === 'turn.completed')?.event.payload).toMatchObject({
+      stopReason: 'end_turn',
+    });
+  });
+
+  it('run.cancel mid-turn ends the turn cancelled', async () => {
+    fake.setScenario(slowStream({ chunks: 400, delayMs: 50 }));
+    const stream = new ThreadStream(`${stack.api}/threads/${threadId}/events`);
+    const runId = await startRun('Talk slowly');
+    await stream.waitFor((events) =>
+      events.some((e) => 'event' in e && e.event.runId === runId && e.type === 'message.delta'),
+    );
+    expect((await post(`${stack.api}/runs/${runId}/cancel`, {})).status).toBe(202);
+    await stream.waitFor(done(runId));
+    stream.close();
+    const events = stream.canonical(runId);
+    collect(events);
+    const ended = events.filter((e) => e.type === 'turn.completed');
+    expect(ended).toHaveLength(1);
+    expect(ended[0]?.event.payload).toMatchObject({ stopReason: 'cancelled' });
+  });
+
+  it('after an agentlane restart the same thread takes a second prompt', async () => {
+    await stack.stop();
+    fake.setScenario(answer('Still here after the restart.'));
+    await boot();
+    const stream = new ThreadStream(`${stack.api}/threads/${threadId}/events`);
+    const runId = await startRun('Are you still there?');
+    await stream.waitFor(done(runId));
+    stream.close();
+    const events = stream.canonical(runId);
+    collect(events);
+    const started = events.find((e) => e.type === 'session.started');
+    const generation = started?.event.kind === 'session.started' ? started.event.payload.generation : 0;
+    expect(generation).toBeGreaterThan(1);
+    const texts = events.flatMap((e) => (e.event.kind === 'message.completed' ? [e.event.payload.text] : []));
+    expect(texts).toContain('Still here after the restart.');
+  });
+
+  it('an engine killed mid-turn fails the run with a fatal harness.error; the thread keeps working', async () => {
+    fake.setScenario(slowStream({ chunks: 400, delayMs: 50 }));
+    const stream = new ThreadStream(`${stack.api}/threads/${threadId}/events`);
+    const runId = await startRun('Talk slowly again');
+    await stream.waitFor((events) =>
+      events.some((e) => 'event' in e && e.event.runId === runId && e.type === 'message.delta'),
+    );
+    const pids = enginePids(entries[name]!);
+    expect(pids.length).toBeGreaterThan(0);
+    for (const pid of pids) process.kill(-pid, 'SIGKILL');
+    await stream.waitFor(done(runId));
+    const events = stream.canonical(runId);
+    collect(events);
+    const fatal = events.filter((e) => e.event.kind === 'harness.error' && e.event.payload.fatal);
+    expect(fatal.length).toBeGreaterThanOrEqual(1);
+    expect(events.find((e) => e.type === 'turn.completed')?.event.payload).toMatchObject({
+      stopReason: 'error',
+    });
+    const status = stream.events.filter((e) => e.type === 'run.status' && e.runId === runId).at(-1);
+    expect(status).toMatchObject({ status: 'failed' });
+
+    fake.setScenario(answer('A new engine answers.'));
+    const next = await startRun('Hello again');
+    await stream.waitFor(done(next));
+    stream.close();
+    const after = stream.canonical(next);
+    collect(after);
+    const texts = after.flatMap((e) => (e.event.kind === 'message.completed' ? [e.event.payload.text] : []));
+    expect(texts).toContain('A new engine answers.');
+  });
+});
