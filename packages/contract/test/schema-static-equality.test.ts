@@ -1,6 +1,11 @@
 import type { Static } from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { CONTRACT_SCHEMAS, type ContractShapeName, type ContractShapes } from '../src/index';
+import {
+  CONTRACT_SCHEMAS,
+  type ContractShapeName,
+  type ContractShapes,
+  type MessageDeltaPayload,
+} from '../src/index';
 
 // Compile-time proof that every schema and its declared TypeScript type are the same type, in both
 // directions. `npx tsc -p tsconfig.json` fails on this file when a field is added, dropped, made optional or
@@ -39,6 +44,11 @@ export type CatchesExtraOptional = Expect<
   Same<{ a: string; b?: number }, { a: string }> extends false ? true : false
 >;
 export type CatchesWidening = Expect<Same<{ a: 'x' | 'y' }, { a: 'x' }> extends false ? true : false>;
+
+// And on a real shape: a declared type that dropped a field no longer matches its schema.
+type DroppedPartId = Same<Static<Schemas['MessageDeltaPayload']>, Omit<MessageDeltaPayload, 'partId'>>;
+// @ts-expect-error MessageDeltaPayload without partId is not the schema's static type.
+export type DetectsRealDrift = Expect<DroppedPartId>;
 
 describe('schema static types', () => {
   it('has one schema per named shape (the type assertions above are checked by tsc)', () => {

@@ -113,7 +113,10 @@ function dedupe(issues: ParseIssue[]): ParseIssue[] {
 
 /**
  * Checks `value` against `schema` (or against the branch `pick` selects, which must accept exactly what
- * `schema` accepts for that value). Never throws: a value that throws when read is reported as unreadable. */
+ * `schema` accepts for that value). Never throws: a value that throws when read is reported as unreadable.
+ * TypeBox stops collecting after its `maxErrors` setting (8 by default), so a very broken value reports the
+ * first problems, not all of them.
+ */
 export function validate<T>(
   schema: TSchema,
   value: unknown,

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { AUDIT_RECORD_VERSION } from '../audit';
 import { MAX_PREVIEW_CHARS } from '../envelope';
 import { closedObject, count, id, JsonValueSchema, timestamp, ULID_PATTERN } from './common';
 
@@ -7,7 +8,7 @@ const preview = (description: string) =>
 
 export const ModelCallPayloadSchema = closedObject(
   {
-    kind: Type.Literal('model_call'),
+    kind: Type.Literal('model_call', { description: 'Payload discriminator.' }),
     request: closedObject(
       {
         messageCount: count('Number of messages sent.'),
@@ -49,7 +50,7 @@ export const ModelCallPayloadSchema = closedObject(
 
 export const ToolCallPayloadSchema = closedObject(
   {
-    kind: Type.Literal('tool_call'),
+    kind: Type.Literal('tool_call', { description: 'Payload discriminator.' }),
     toolCallId: id('The tool call.'),
     toolName: Type.String({ minLength: 1, description: 'Tool name.' }),
     input: JsonValueSchema,
@@ -78,7 +79,8 @@ export const AuditableCallSchema = closedObject(
     record_id: Type.String({ pattern: ULID_PATTERN, description: 'ULID, Crockford Base-32, 26 characters.' }),
     audit_record_version: Type.Integer({
       minimum: 1,
-      description: 'Row shape version (AUDIT_RECORD_VERSION).',
+      maximum: AUDIT_RECORD_VERSION,
+      description: `Row shape version; readers accept 1..${AUDIT_RECORD_VERSION} (see AUDIT_RECORD_VERSION_HISTORY).`,
     }),
     session_id: id('Idempotency key part: the session.'),
     turn_id: Type.String({ description: 'Idempotency key part: the turn.' }),

@@ -81,7 +81,7 @@ export const CanonicalStreamEventSchema = closedObject(
 
 export const StreamOpenedEventSchema = closedObject(
   {
-    type: Type.Literal('stream.opened'),
+    type: Type.Literal('stream.opened', { description: 'Wire-only frame type.' }),
     threadId: id('The thread.'),
     after: count('The stream delivers rows with deliverySeq strictly greater than this.'),
     headDeliverySeq: count('The highest deliverySeq committed when the stream opened.'),
@@ -95,7 +95,7 @@ const RunStatusSchema = Type.Enum(['queued', 'running', 'completed', 'failed'], 
 
 export const RunStatusEventSchema = closedObject(
   {
-    type: Type.Literal('run.status'),
+    type: Type.Literal('run.status', { description: 'Wire-only frame type.' }),
     threadId: id('The thread.'),
     runId: id('The run.'),
     status: RunStatusSchema,
@@ -106,7 +106,7 @@ export const RunStatusEventSchema = closedObject(
 
 export const RunCanonicalizedEventSchema = closedObject(
   {
-    type: Type.Literal('run.canonicalized'),
+    type: Type.Literal('run.canonicalized', { description: 'Wire-only frame type.' }),
     threadId: id('The thread.'),
     runId: id('The run.'),
     status: RunStatusSchema,
@@ -121,7 +121,7 @@ export const RunCanonicalizedEventSchema = closedObject(
 
 export const SyncConflictEventSchema = closedObject(
   {
-    type: Type.Literal('sync.conflict'),
+    type: Type.Literal('sync.conflict', { description: 'Wire-only frame type.' }),
     sessionId: id('The session.'),
     key: Type.String({ description: 'The state key both changes wrote.' }),
     changes: Type.Array(
@@ -144,7 +144,7 @@ export const SyncConflictEventSchema = closedObject(
 
 export const StreamClosingEventSchema = closedObject(
   {
-    type: Type.Literal('stream.closing'),
+    type: Type.Literal('stream.closing', { description: 'Wire-only frame type.' }),
     reason: Type.Enum(['shutdown', 'slow_consumer', 'run_settled'], { description: 'Why the stream ends.' }),
     retryMs: count('Reconnect after this many milliseconds.'),
   },

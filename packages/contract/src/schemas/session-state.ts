@@ -6,14 +6,23 @@ import { VersionVectorSchema } from './version-vector';
 
 export const ConversationPartSchema = Type.Union(
   [
-    closedObject({ type: Type.Literal('text'), text: Type.String() }, { description: 'Text.' }),
     closedObject(
-      { type: Type.Literal('reasoning'), text: Type.String() },
+      {
+        type: Type.Literal('text', { description: 'Part type.' }),
+        text: Type.String({ description: 'The text.' }),
+      },
+      { description: 'Text.' },
+    ),
+    closedObject(
+      {
+        type: Type.Literal('reasoning', { description: 'Part type.' }),
+        text: Type.String({ description: 'The reasoning text.' }),
+      },
       { description: 'Reasoning text.' },
     ),
     closedObject(
       {
-        type: Type.Literal('tool-call'),
+        type: Type.Literal('tool-call', { description: 'Part type.' }),
         toolCallId: id('The tool call.'),
         toolName: Type.String({ description: 'Tool name.' }),
         input: JsonValueSchema,
@@ -22,7 +31,7 @@ export const ConversationPartSchema = Type.Union(
     ),
     closedObject(
       {
-        type: Type.Literal('tool-result'),
+        type: Type.Literal('tool-result', { description: 'Part type.' }),
         toolCallId: id('The tool call.'),
         toolName: Type.String({ description: 'Tool name.' }),
         output: JsonValueSchema,
