@@ -9,7 +9,9 @@ import {
 /** Property schemas without a description, outside the if/then rules (whose text lives on `then`). */
 function undocumented(node: unknown, path: string, out: string[]): void {
   if (Array.isArray(node)) {
-    node.forEach((item, i) => undocumented(item, `${path}/${i}`, out));
+    node.forEach((item, i) => {
+      undocumented(item, `${path}/${i}`, out);
+    });
     return;
   }
   if (typeof node !== 'object' || node === null) return;
