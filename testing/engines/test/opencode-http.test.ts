@@ -143,6 +143,75 @@ describe.skipIf(!binary)('OpenCode end to end through agentlane’s HTTP API', (
     expect(done[0]?.event.payload).toMatchObject({ stopReason: 'cancelled' });
   }, 300_000);
 
+  it('todos become plan.updated and a question is answered through the API', async () => {
+    fake.setScenario(
+      scripted([
+        {
+          text: 'Planning first.',
+          toolCalls: [
+            {
+              name: 'todowrite',
+              arguments: { todos: [{ content: 'Ask the user', status: 'in_progress', priority: 'high' }] },
+            },
+          ],
+        },
+        {
+          toolCalls: [
+            {
+              name: 'question',
+              arguments: {
+                questions: [
+                  {
+                    question: 'Which greeting?',
+                    header: 'Greeting',
+                    options: [
+                      { label: 'Hello', description: 'plain' },
+                      { label: 'Ahoy', description: 'nautical' },
+                    ],
+                  },
+                ],
+              },
+            },
+          ],
+        },
+        { text: 'You picked a greeting.' },
+      ]),
+    );
+    const stream = new ThreadStream(`${stack.api}/threads/${threadId}/events`);
+    const created = await post(`${stack.api}/threads/${threadId}/runs`, { prompt: 'Ask me something' });
+    const runId = (created.json as Run).run.runId;
+    await stream.waitFor((events) =>
+      events.some((e) => 'event' in e && e.event.runId === runId && e.type === 'question.requested'),
+    );
+    const asked = stream.canonical(runId).find((e) => e.type === 'question.requested');
+    const question = asked?.event.kind === 'question.requested' ? asked.event.payload : null;
+    expect(question).toMatchObject({ prompt: 'Which greeting?', multiple: false });
+    expect(question?.choices.map((c) => c.id)).toEqual(['Hello', 'Ahoy']);
+    const answered = await post(`${stack.api}/runs/${runId}/questions/${question?.questionId}`, {
+      outcome: 'answered',
+      choiceIds: ['Ahoy'],
+    });
+    expect(answered.status).toBe(202);
+    await stream.waitFor((events) => events.some((e) => e.type === 'run.canonicalized' && e.runId === runId));
+    stream.close();
+    const events = stream.canonical(runId);
+    expect(events.find((e) => e.type === 'plan.updated')?.event.payload).toEqual({
+      entries: [{ content: 'Ask the user', status: 'in_progress', priority: 'high' }],
+    });
+    expect(events.find((e) => e.type === 'question.resolved')?.event.payload).toMatchObject({
+      outcome: 'answered',
+      answer: { choiceIds: ['Ahoy'] },
+    });
+    // OpenCode got the answer: the tool result in the next model request carries it.
+    expect(JSON.stringify(fake.modelRequests().at(-1)?.body)).toContain('Ahoy');
+    expect(events.find((e) => e.type === 'turn.completed')?.event.payload).toMatchObject({
+      stopReason: 'end_turn',
+    });
+    console.info(
+      `[opencode e2e] kinds of the question run: ${[...new Set(events.map((e) => e.type))].join(', ')}`,
+    );
+  }, 300_000);
+
   it('after an agentlane restart the thread continues in the same OpenCode session', async () => {
     await stack.stop();
     await driver.dispose();
@@ -165,5 +234,12 @@ describe.skipIf(!binary)('OpenCode end to end through agentlane’s HTTP API', (
         (e) => e.type === 'message.completed' && JSON.stringify(e.event.payload).includes('Still here'),
       ),
     ).toBe(true);
+    // The model list reached the thread (in whichever run the slow GET /config/providers answered).
+    const listed = stream.events.find(
+      (e) => 'event' in e && e.event.kind === 'session.metadata' && e.event.payload.availableModels,
+    );
+    expect(listed && 'event' in listed && listed.event.payload).toMatchObject({
+      availableModels: expect.arrayContaining([{ id: 'fake/fake-model-2', name: 'Fake Model 2' }]),
+    });
   }, 300_000);
 });
