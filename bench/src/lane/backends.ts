@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createPostgresStore, createSqliteStore, type Store } from '@agentlane/store';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { DELTA_TEXT } from './fixtures';
 
 export const PG_URL = process.env.AGENTLANE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -54,6 +55,11 @@ export interface Backend {
   plainInsert(rows: PlainRow[]): Promise<void>;
   /** A plain SELECT of a thread's rows in deliverySeq order from canonical_events; returns the count. */
   plainSelect(threadId: string): Promise<number>;
+  /**
+   * Fills a thread's canonical_events with `count` message.delta rows by bulk insert, bypassing the store's
+   * per-row revision checks (the rows are exactly what appendEvents would write), and moves the thread head.
+   */
+  bulkLoad(threadId: string, runId: string, count: number): Promise<void>;
   /** What durability the backend runs with, for the report. */
   durability(): Promise<string>;
   close(): Promise<void>;
@@ -77,6 +83,30 @@ export async function sqliteBackend(dir?: string): Promise<Backend> {
     for (const r of rows) insert.run(...r);
   });
   const select = db.prepare('SELECT * FROM canonical_events WHERE thread_id = ? ORDER BY delivery_seq');
+  const insertEvent = db.prepare(
+    `INSERT INTO canonical_events (${ROW_COLUMNS.join(',')}) VALUES (${ROW_COLUMNS.map(() => '?').join(',')})`,
+  );
+  const load = db.transaction((threadId: string, runId: string, from: number, to: number) => {
+    const ts = new Date().toISOString();
+    for (let i = from; i < to; i++) {
+      const e = replayEvent(threadId, runId, i, ts);
+      insertEvent.run(
+        threadId,
+        i + 1,
+        e.eventId,
+        1,
+        runId,
+        i + 1,
+        'message.delta',
+        1,
+        JSON.stringify(e),
+        `h${i}`,
+        0,
+        null,
+        ts,
+      );
+    }
+  });
   return {
     name: 'sqlite',
     store,
@@ -87,6 +117,10 @@ export async function sqliteBackend(dir?: string): Promise<Backend> {
       let n = 0;
       for (const _row of select.iterate(threadId)) n++;
       return n;
+    },
+    async bulkLoad(threadId, runId, count) {
+      for (let i = 0; i < count; i += 50_000) load(threadId, runId, i, Math.min(count, i + 50_000));
+      db.prepare('UPDATE thread_heads SET head = ? WHERE thread_id = ?').run(count, threadId);
     },
     async durability() {
       return `sqlite WAL synchronous=${String(db.pragma('synchronous', { simple: true }))} (2=FULL)`;
@@ -149,6 +183,24 @@ export async function postgresBackend(): Promise<Backend> {
       }
       return n;
     },
+    async bulkLoad(threadId, runId, count) {
+      // Generated server-side in chunks: a million rows in seconds instead of minutes.
+      const ts = new Date().toISOString();
+      for (let from = 0; from < count; from += 100_000) {
+        const to = Math.min(count, from + 100_000);
+        await client.query(
+          `INSERT INTO canonical_events (${ROW_COLUMNS.join(',')})
+           SELECT $1, g + 1, 'ev_' || $2 || '_' || g, 1, $2, g + 1, 'message.delta', 1,
+             '{"schemaVersion":1,"eventId":"ev_' || $2 || '_' || g || '","seq":' || (g + 1) || ',"runId":"' || $2 ||
+             '","threadId":"' || $1 || '","turnId":"' || $2 || '","ts":"' || $3 || '","identity":{"provider":"bench"},' ||
+             '"kind":"message.delta","payload":{"messageId":"m1","partId":"p' || g || '","delta":"' || $4 || '"}}',
+             'h' || g, 0, NULL, $3
+           FROM generate_series($5::bigint, $6::bigint) AS g`,
+          [threadId, runId, ts, DELTA_TEXT, from, to - 1],
+        );
+      }
+      await client.query('UPDATE thread_heads SET head = $1 WHERE thread_id = $2', [count, threadId]);
+    },
     async durability() {
       const res = await client.query('SHOW synchronous_commit');
       return `postgres synchronous_commit=${String(res.rows[0]?.synchronous_commit)}`;
@@ -158,5 +210,21 @@ export async function postgresBackend(): Promise<Backend> {
       await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
       await client.end();
     },
+  };
+}
+
+/** The canonical event of replay row i, as the lane would have built it. */
+export function replayEvent(threadId: string, runId: string, i: number, ts: string) {
+  return {
+    schemaVersion: 1,
+    eventId: `ev_${runId}_${i}`,
+    seq: i + 1,
+    runId,
+    threadId,
+    turnId: runId,
+    ts,
+    identity: { provider: 'bench' },
+    kind: 'message.delta',
+    payload: { messageId: 'm1', partId: `p${i}`, delta: DELTA_TEXT },
   };
 }

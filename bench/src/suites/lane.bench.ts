@@ -3,6 +3,7 @@
  * Env: BENCH_INGEST_FRAMES (default 20000), BENCH_REPLAY_EVENTS (default 1000000),
  * BENCH_LANE_BACKENDS (default "sqlite,postgres").
  */
+import { existsSync } from 'node:fs';
 import { type Backend, postgresAvailable, postgresBackend, sqliteBackend } from '../lane/backends';
 import {
   measureIdleLatency,
@@ -10,6 +11,7 @@ import {
   measurePlainInsert,
   measurePlainSelect,
   measureReplay,
+  measureStoreOnly,
   prepareReplay,
 } from '../lane/measure';
 import type { BenchResult } from '../types';
@@ -32,6 +34,14 @@ async function suiteFor(b: Backend): Promise<BenchResult[]> {
     unit: 'events/s',
     value: baseline,
     extra: `${INGEST_FRAMES} rows; ${durability}`,
+  });
+  const storeOnly = await measureStoreOnly(b, INGEST_FRAMES, 'diag');
+  out.push({
+    name: `${b.name}: diagnostic, store appendFrames + appendEvents only`,
+    unit: 'events/s',
+    value: storeOnly,
+    ratio: storeOnly / baseline,
+    extra: 'the store part of ingest: no translation, no delivery (ratio vs the plain INSERT baseline)',
   });
   for (const subs of [1, 100]) {
     log(`lane ingest: ${INGEST_FRAMES} frames, ${subs} subscriber(s)`);
@@ -71,6 +81,22 @@ async function suiteFor(b: Backend): Promise<BenchResult[]> {
     value: idle.p99Ms,
     extra: `${durability}${b.name === 'sqlite' ? '; target ≤ 2 ms' : ''}`,
   });
+
+  if (b.name === 'sqlite' && existsSync('/dev/shm')) {
+    // The same on tmpfs, where fsync is free: what the lane's own code costs, without the disk.
+    const mem = await sqliteBackend('/dev/shm');
+    try {
+      const fast = await measureIdleLatency(mem, 200, 'tmpfs');
+      out.push({
+        name: 'sqlite on tmpfs: idle single frame, p99 latency',
+        unit: 'ms',
+        value: fast.p99Ms,
+        extra: `p50 ${fmt(fast.p50Ms)} ms; diagnostic: same code and durability settings, fsync costs nothing`,
+      });
+    } finally {
+      await mem.close();
+    }
+  }
 
   log(`replay: preparing a ${REPLAY_EVENTS}-event thread`);
   const t0 = performance.now();

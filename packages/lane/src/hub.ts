@@ -65,7 +65,7 @@ export class PublishHub {
     private readonly store: Store,
     private readonly options: HubOptions = {},
   ) {
-    this.pageSize = options.pageSize ?? 1000;
+    this.pageSize = options.pageSize ?? 5000;
     this.unlisten = store.onCommitted((threadId, head) => this.wake(threadId, head));
     const pollMs = options.headPollMs ?? 250;
     this.pollTimer = pollMs > 0 ? setInterval(() => void this.pollHeads(), pollMs) : null;

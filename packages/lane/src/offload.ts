@@ -75,9 +75,9 @@ export class Materializer {
   }
 
   private isLarge(built: BuiltEvent): boolean {
-    // Cheap bound first: a payload cannot be larger in UTF-8 bytes than 3 × its UTF-16 length.
-    const json = JSON.stringify(built.event.payload) ?? '';
-    return json.length * 3 > this.thresholdBytes && Buffer.byteLength(json, 'utf8') > this.thresholdBytes;
+    // An upper bound first, without serialising: most payloads are far below the threshold.
+    if (jsonUpperBound(built.event.payload, this.thresholdBytes) <= this.thresholdBytes) return false;
+    return jsonBytes(built.event.payload) > this.thresholdBytes;
   }
 
   private async offload(built: BuiltEvent): Promise<EventWrite[]> {
@@ -144,6 +144,31 @@ function signature(event: CanonicalEvent, namespace?: string[]): string {
 
 function stableEvent(event: CanonicalEvent): string {
   return stableJson(event);
+}
+
+/**
+ * An upper bound of the UTF-8 JSON size (a character escapes to at most 6 bytes), computed without building
+ * the string; stops early once it passes `limit`.
+ */
+function jsonUpperBound(value: unknown, limit: number): number {
+  let total = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0 && total <= limit) {
+    const v = stack.pop();
+    if (typeof v === 'string') total += v.length * 6 + 2;
+    else if (v === null || typeof v !== 'object') total += 24;
+    else if (Array.isArray(v)) {
+      total += 2 + v.length;
+      for (const x of v) stack.push(x);
+    } else {
+      for (const [k, x] of Object.entries(v)) {
+        total += k.length * 6 + 4;
+        stack.push(x);
+      }
+      total += 2;
+    }
+  }
+  return total;
 }
 
 function jsonBytes(value: unknown): number {

@@ -10,6 +10,8 @@ import { createTestTranslator } from './test-translator';
 export function createTestDriver(options: { name?: string; spinMs?: number } = {}): EngineDriver & {
   opened: number;
 } {
+  // Each driver instance stands for one engine process: its runtime binding differs from any other's.
+  const instance = Math.random().toString(36).slice(2, 10);
   const driver = {
     name: options.name ?? 'test',
     provider: 'test',
@@ -30,7 +32,7 @@ export function createTestDriver(options: { name?: string; spinMs?: number } = {
         binding: {
           provider: 'test',
           nativeSessionId,
-          runtimeBinding: { pid: process.pid, opened: driver.opened },
+          runtimeBinding: { pid: process.pid, instance, opened: driver.opened },
           protocolVersion: '1',
           capabilities: {} as never,
         },
