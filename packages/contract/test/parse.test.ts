@@ -226,6 +226,7 @@ describe('fast paths', () => {
         const frame = { type, deliverySeq: 1, revision: 1, provisional: false, event };
         for (const [shape, value] of [
           ['CanonicalEvent', event],
+          ['CanonicalEventDraft', { kind, payload }],
           ['StreamEvent', frame],
           ['CanonicalStreamEvent', frame],
         ] as const) {

@@ -11,7 +11,7 @@ import {
   StreamOpenedEventSchema,
   SyncConflictEventSchema,
 } from '../schemas/delivery';
-import { EVENT_SCHEMAS } from '../schemas/events';
+import { DRAFT_SCHEMAS, EVENT_SCHEMAS } from '../schemas/events';
 
 // Fast paths for the hot shapes. A compiled union tries its branches one after another, so validating an
 // event of the 30th kind would check 30 envelopes. Every union here is discriminated (`kind` / `type`), so
@@ -68,6 +68,12 @@ const WIRE_ONLY_SCHEMAS: Record<(typeof WIRE_ONLY_TYPES)[number], TSchema> = {
 export function eventBranch(value: unknown): TSchema | undefined {
   const kind = tagOf(value, 'kind');
   return typeof kind === 'string' && KINDS.has(kind) ? EVENT_SCHEMAS[kind as CanonicalEventKind] : undefined;
+}
+
+/** The one branch a draft can match, or undefined when its kind is not known. */
+export function draftBranch(value: unknown): TSchema | undefined {
+  const kind = tagOf(value, 'kind');
+  return typeof kind === 'string' && KINDS.has(kind) ? DRAFT_SCHEMAS[kind as CanonicalEventKind] : undefined;
 }
 
 /** The per-kind row schema when the row's kind and its event's kind agree on a known kind. */

@@ -17,7 +17,7 @@ import { EVENT_SCHEMAS, PAYLOAD_SCHEMAS } from '../schemas/events';
 import { CONTRACT_SCHEMAS, type ContractShapeName, type ContractShapes } from '../schemas/registry';
 import type { SessionState } from '../session-state';
 import type { VersionedChange, VersionVector } from '../version-vector';
-import { canonicalFrameBranch, eventBranch, frameBranch, rowBranch } from './dispatch';
+import { canonicalFrameBranch, draftBranch, eventBranch, frameBranch, rowBranch } from './dispatch';
 import type { ParseResult } from './result';
 import { validate } from './validate';
 
@@ -35,6 +35,7 @@ export function parseShape<N extends ContractShapeName>(
 /** Branch pickers for the hot discriminated shapes (see dispatch.ts). */
 const FAST_PATHS: Partial<Record<ContractShapeName, (value: unknown) => TSchema | undefined>> = {
   CanonicalEvent: eventBranch,
+  CanonicalEventDraft: draftBranch,
   DeliveryRow: rowBranch,
   CanonicalStreamEvent: canonicalFrameBranch,
   StreamEvent: frameBranch,

@@ -116,7 +116,10 @@ export const EVENT_SCHEMAS = Object.fromEntries(
   [K in CanonicalEventKind]: EventSchemaOf<K>;
 };
 
-const DRAFT_SCHEMAS = Object.fromEntries(CANONICAL_EVENT_KINDS.map((kind) => [kind, draftSchema(kind)])) as {
+/** One draft schema per kind ({ kind, payload }). */
+export const DRAFT_SCHEMAS = Object.fromEntries(
+  CANONICAL_EVENT_KINDS.map((kind) => [kind, draftSchema(kind)]),
+) as {
   [K in CanonicalEventKind]: DraftSchemaOf<K>;
 };
 
