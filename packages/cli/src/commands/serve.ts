@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { createPgSaver, createSqliteSaver } from '@agentlane/checkpoints';
 import { createLane } from '@agentlane/lane';
 import { assertBindAllowed, createServer } from '@agentlane/server';
 import { openStore, type Store } from '@agentlane/store';
@@ -49,9 +50,14 @@ export async function serve(
     },
   });
   await lane.start();
+  // Checkpoints live next to the events: the same SQLite file (own tables) or the same PostgreSQL database.
+  const checkpoints = /^postgres(ql)?:\/\//i.test(config.db)
+    ? await createPgSaver({ connection: config.db })
+    : createSqliteSaver({ database: config.db });
   const server = await createServer({
     store,
     lane,
+    checkpoints,
     engines: { get: (name) => drivers.find((d) => d.name === name), list: () => drivers },
     tokens: config.tokens,
     heartbeatMs: config.heartbeatMs,
@@ -64,6 +70,7 @@ export async function serve(
     await server.shutdown().catch(() => {});
     await lane.stop().catch(() => {});
     await disposeDrivers(drivers);
+    await checkpoints.close().catch(() => {});
     await store.close().catch(() => {});
   };
   try {

@@ -1,0 +1,42 @@
+import { CheckpointsCommandError, runCheckpointsCommand } from '@agentlane/checkpoints';
+import type { Command } from 'commander';
+import { CliError } from '../cli-error';
+import { DEFAULT_PORT } from '../config';
+import type { CliCommand } from './command';
+
+interface CheckpointsFlags {
+  id?: string;
+  server?: string;
+  token?: string;
+  json?: boolean;
+}
+
+/** `agentlane checkpoints SESSION [--id ID]`: a session's checkpoints, read from a running server. */
+export const checkpointsCommand: CliCommand = {
+  name: 'checkpoints',
+  register(program: Command) {
+    program
+      .command('checkpoints')
+      .argument('<session>', 'session id')
+      .description("list a session's checkpoints (newest first), or print one hydrated checkpoint with --id")
+      .option('--id <checkpointId>', 'print this checkpoint, fully hydrated, as contract JSON')
+      .option('--server <url>', `server to ask (env AGENTLANE_URL, default http://127.0.0.1:${DEFAULT_PORT})`)
+      .option('--token <token>', 'bearer token (env AGENTLANE_TOKEN)')
+      .option('--json', 'print the list as JSON pages instead of a table')
+      .action(async (session: string, flags: CheckpointsFlags) => {
+        const token = flags.token ?? process.env.AGENTLANE_TOKEN;
+        try {
+          await runCheckpointsCommand({
+            server: flags.server ?? process.env.AGENTLANE_URL ?? `http://127.0.0.1:${DEFAULT_PORT}`,
+            session,
+            ...(flags.id === undefined ? {} : { id: flags.id }),
+            ...(token ? { token } : {}),
+            ...(flags.json ? { json: true } : {}),
+          });
+        } catch (err) {
+          if (err instanceof CheckpointsCommandError) throw new CliError(err.message);
+          throw err;
+        }
+      });
+  },
+};
