@@ -21,6 +21,7 @@ import {
 import { approvalIdFor } from './approvals';
 import { negotiateAcpCapabilities } from './capabilities';
 import { type AcpEngineConfig, substitute } from './config';
+import { parseAcpEngineOptions } from './config-schema';
 import { connectAcp, type WireDirection } from './connection';
 import { isObj, list, obj, str } from './narrow';
 import { ACP_COMMANDS_EVENT, createAcpTranslator } from './translator';
@@ -45,8 +46,15 @@ function errorMessage(error: unknown): string {
   return String(error);
 }
 
-/** A driver for any ACP agent command: it owns one engine process per open session. */
-export function createDriver(config: AcpEngineConfig): EngineDriver {
+/**
+ * A driver for any ACP agent command: it owns one engine process per open session. Accepts a typed config
+ * or, from agentlane's config file, untrusted options (checked, with errors naming the field).
+ */
+export function createDriver(input: AcpEngineConfig | Record<string, unknown>): EngineDriver {
+  // Everything is checked; only the stderr callback (code-only) passes around the schema.
+  const { onStderr, ...options } = input as AcpEngineConfig;
+  const config = parseAcpEngineOptions(options);
+  if (typeof onStderr === 'function') config.onStderr = onStderr;
   const provider = config.provider ?? 'acp';
   return {
     name: config.name,

@@ -1,6 +1,7 @@
 export * from './approvals';
 export * from './capabilities';
 export * from './config';
+export * from './config-schema';
 export * from './driver';
 export * from './presets';
 export type { AcpState } from './state';
