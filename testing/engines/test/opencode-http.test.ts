@@ -212,6 +212,61 @@ describe.skipIf(!binary)('OpenCode end to end through agentlane’s HTTP API', (
     );
   }, 300_000);
 
+  it('a bash command streams terminal output and a subagent runs as a child session', async () => {
+    fake.setScenario(
+      scripted([
+        { toolCalls: [{ name: 'bash', arguments: { command: 'echo hi-from-bash', description: 'Say hi' } }] },
+        {
+          toolCalls: [
+            {
+              name: 'task',
+              arguments: {
+                description: 'Check greeting',
+                prompt: 'Say the greeting',
+                subagent_type: 'general',
+              },
+            },
+          ],
+        },
+        { text: 'Child: the greeting is hi.' },
+        { text: 'All done.' },
+      ]),
+    );
+    const stream = new ThreadStream(`${stack.api}/threads/${threadId}/events`);
+    const created = await post(`${stack.api}/threads/${threadId}/runs`, {
+      prompt: 'Run a command, then delegate',
+    });
+    const runId = (created.json as Run).run.runId;
+    await stream.waitFor((events) =>
+      events.some((e) => 'event' in e && e.event.runId === runId && e.type === 'approval.requested'),
+    );
+    const asked = stream.canonical(runId).find((e) => e.type === 'approval.requested');
+    const approval = asked?.event.kind === 'approval.requested' ? asked.event.payload : null;
+    expect(approval?.subject).toMatchObject({ kind: 'command', command: 'echo hi-from-bash' });
+    await post(`${stack.api}/runs/${runId}/approvals/${approval?.approvalId}`, {
+      outcome: 'selected',
+      optionId: 'once',
+    });
+    await stream.waitFor((events) => events.some((e) => e.type === 'run.canonicalized' && e.runId === runId));
+    stream.close();
+    const events = stream.canonical(runId);
+    const output = events
+      .filter((e) => e.type === 'terminal.output')
+      .map((e) => (e.event.kind === 'terminal.output' ? e.event.payload.chunk : ''))
+      .join('');
+    expect(output).toContain('hi-from-bash');
+    const child = events.find((e) => e.type === 'child.started');
+    expect(child?.event.payload).toMatchObject({ parentToolCallId: expect.any(String) });
+    const childId = child?.event.kind === 'child.started' ? child.event.payload.childSessionId : '';
+    expect(events.some((e) => e.namespace?.[0] === childId && e.type === 'message.delta')).toBe(true);
+    expect(events.find((e) => e.type === 'child.completed')?.event.payload).toMatchObject({
+      status: 'completed',
+    });
+    console.info(
+      `[opencode e2e] kinds of the bash + subagent run: ${[...new Set(events.map((e) => e.type))].join(', ')}`,
+    );
+  }, 300_000);
+
   it('after an agentlane restart the thread continues in the same OpenCode session', async () => {
     await stack.stop();
     await driver.dispose();
