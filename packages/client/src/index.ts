@@ -8,4 +8,5 @@ export * from './subscribe-thread';
 export * from './timeline/entity-key';
 export * from './timeline/reduce';
 export * from './timeline/selectors';
+export * from './timeline/sharded';
 export * from './timeline/types';

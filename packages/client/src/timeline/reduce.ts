@@ -11,6 +11,7 @@ import {
 } from '@agentlane/contract';
 import { buildEntity, usageFrom } from './build-entity';
 import { entityKeyOf, qualifiedKey } from './entity-key';
+import { emptySharded, ShardedWriter, shardedEntries, shardedGet } from './sharded';
 import {
   type EntityAside,
   type PlanItem,
@@ -27,7 +28,16 @@ const CANONICAL: ReadonlySet<string> = new Set<string>(CANONICAL_EVENT_KINDS);
 const RUN_RANK: Record<RunStatus, number> = { queued: 0, running: 1, completed: 2, failed: 3 };
 
 export function initialTimelineState(): TimelineState {
-  return { lastDeliverySeq: 0, rows: {}, groups: {}, entities: {}, runs: {}, timelines: {}, conflicts: [] };
+  return {
+    lastDeliverySeq: 0,
+    rows: emptySharded(),
+    groups: emptySharded(),
+    entities: emptySharded(),
+    members: {},
+    runs: {},
+    timelines: {},
+    conflicts: [],
+  };
 }
 
 /** Applies one StreamEvent. Pure: returns a new state and leaves the argument untouched. */
@@ -41,8 +51,8 @@ export function reduceTimeline(state: TimelineState, event: StreamEvent | unknow
  * or on duplicates: entities are rebuilt from their rows, and each eventId keeps its latest revision.
  */
 export function reduceTimelineBatch(state: TimelineState, events: readonly unknown[]): TimelineState {
-  const rows = { ...state.rows };
-  const groups = { ...state.groups };
+  const rows = new ShardedWriter(state.rows);
+  const groups = new ShardedWriter(state.groups);
   const runs = { ...state.runs };
   let conflicts = state.conflicts;
   let lastDeliverySeq = state.lastDeliverySeq;
@@ -52,16 +62,18 @@ export function reduceTimelineBatch(state: TimelineState, events: readonly unkno
   let changed = false;
 
   const removeFromGroup = (key: string, eventId: string) => {
-    groups[key] = (groups[key] ?? []).filter((id) => id !== eventId);
+    groups.set(
+      key,
+      (groups.get(key) ?? []).filter((id) => id !== eventId),
+    );
     copiedGroups.add(key);
     dirty.add(key);
   };
   const addToGroup = (key: string, eventId: string) => {
-    const group = groups[key] ?? [];
-    if (group.includes(eventId)) return;
+    const group = groups.get(key) ?? [];
     if (copiedGroups.has(key)) group.push(eventId);
     else {
-      groups[key] = [...group, eventId];
+      groups.set(key, [...group, eventId]);
       copiedGroups.add(key);
     }
   };
@@ -109,7 +121,7 @@ export function reduceTimelineBatch(state: TimelineState, events: readonly unkno
         if (event.kind !== wire.type) break;
         const revision = typeof wire.revision === 'number' ? wire.revision : 1;
         const namespace = Array.isArray(wire.namespace) ? wire.namespace.map(String) : [];
-        const existing = rows[event.eventId];
+        const existing = rows.get(event.eventId);
         const order = Math.min(existing?.order ?? Number.POSITIVE_INFINITY, wire.deliverySeq);
         lastDeliverySeq = Math.max(lastDeliverySeq, wire.deliverySeq);
         changed = true;
@@ -125,7 +137,7 @@ export function reduceTimelineBatch(state: TimelineState, events: readonly unkno
           (revision === existing.revision && wire.deliverySeq > existing.deliverySeq);
         if (!newer) {
           if (existing && order < existing.order) {
-            rows[event.eventId] = { ...existing, order };
+            rows.set(event.eventId, { ...existing, order });
             dirty.add(qualifiedKey(existing.namespace, entityKeyOf(existing.event)));
           }
           break;
@@ -134,7 +146,7 @@ export function reduceTimelineBatch(state: TimelineState, events: readonly unkno
           const oldKey = qualifiedKey(existing.namespace, entityKeyOf(existing.event));
           if (oldKey !== key) removeFromGroup(oldKey, event.eventId);
         }
-        rows[event.eventId] = {
+        rows.set(event.eventId, {
           eventId: event.eventId,
           revision,
           deliverySeq: wire.deliverySeq,
@@ -142,17 +154,23 @@ export function reduceTimelineBatch(state: TimelineState, events: readonly unkno
           provisional: wire.provisional !== false,
           namespace,
           event,
-        };
-        addToGroup(key, event.eventId);
+        });
+        // A new revision of a row already in this entity keeps its place; only a new eventId joins it.
+        if (!existing || qualifiedKey(existing.namespace, entityKeyOf(existing.event)) !== key) {
+          addToGroup(key, event.eventId);
+        }
         dirty.add(key);
       }
     }
   }
   if (!changed) return state;
 
+  const rowsDone = rows.done();
+  const groupsDone = groups.done();
   if (canonicalizedRuns.size > 0) {
-    for (const [key, ids] of Object.entries(groups)) {
-      if (ids.some((id) => canonicalizedRuns.has(rows[id]?.event.runId ?? ''))) dirty.add(key);
+    for (const [key, ids] of shardedEntries(groupsDone)) {
+      if (ids.some((id) => canonicalizedRuns.has(shardedGet(rowsDone, id)?.event.runId ?? '')))
+        dirty.add(key);
     }
   }
 
@@ -164,43 +182,58 @@ export function reduceTimelineBatch(state: TimelineState, events: readonly unkno
     );
   };
 
-  const entities = { ...state.entities };
+  const entities = new ShardedWriter(state.entities);
+  const members = { ...state.members };
+  const copiedMembers = new Set<string>();
   const dirtyTimelines = new Set<string>();
   for (const key of dirty) {
-    const ids = groups[key] ?? [];
+    const ids = shardedGet(groupsDone, key) ?? [];
     const entityRows = ids
-      .map((id) => rows[id])
+      .map((id) => shardedGet(rowsDone, id))
       .filter((row): row is StoredRow => row !== undefined)
       .sort((a, b) => a.order - b.order || (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0));
     const hash = key.indexOf('#');
     const timelineKey = key.slice(0, hash);
     const namespace = timelineKey === '' ? [] : timelineKey.split('/');
     const entity = buildEntity(key.slice(hash + 1), entityRows, namespace, isFinal);
-    if (entity) entities[key] = entity;
-    else delete entities[key];
+    const known = entities.get(key) !== undefined;
+    if (entity) {
+      entities.set(key, entity);
+      if (!known) {
+        if (!copiedMembers.has(timelineKey)) {
+          members[timelineKey] = [...(members[timelineKey] ?? [])];
+          copiedMembers.add(timelineKey);
+        }
+        members[timelineKey]!.push(key);
+      }
+    } else if (known) {
+      entities.delete(key);
+      members[timelineKey] = (members[timelineKey] ?? []).filter((k) => k !== key);
+      copiedMembers.add(timelineKey);
+    }
     dirtyTimelines.add(timelineKey);
   }
+  const entitiesDone = entities.done();
 
   const timelines = { ...state.timelines };
-  if (dirtyTimelines.size > 0) {
-    const byTimeline = new Map<string, string[]>();
-    for (const key of Object.keys(entities)) {
-      const timelineKey = key.slice(0, key.indexOf('#'));
-      if (!dirtyTimelines.has(timelineKey)) continue;
-      const list = byTimeline.get(timelineKey) ?? [];
-      list.push(key);
-      byTimeline.set(timelineKey, list);
-    }
-    for (const timelineKey of dirtyTimelines) {
-      const keys = byTimeline.get(timelineKey) ?? [];
-      timelines[timelineKey] = buildView(
-        timelineKey,
-        keys.map((key) => entities[key]!),
-      );
-    }
+  for (const timelineKey of dirtyTimelines) {
+    const keys = members[timelineKey] ?? [];
+    timelines[timelineKey] = buildView(
+      timelineKey,
+      keys.map((key) => shardedGet(entitiesDone, key)!),
+    );
   }
 
-  return { lastDeliverySeq, rows, groups, entities, runs, timelines, conflicts };
+  return {
+    lastDeliverySeq,
+    rows: rowsDone,
+    groups: groupsDone,
+    entities: entitiesDone,
+    members,
+    runs,
+    timelines,
+    conflicts,
+  };
 }
 
 /** Which capability flag turns each surface on before any of its events arrives. */

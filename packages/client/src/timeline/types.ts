@@ -28,6 +28,7 @@ import type {
   ToolRunningStatus,
   UsageCost,
 } from '@agentlane/contract';
+import type { Sharded } from './sharded';
 
 /** The latest revision of one eventId, as the reducer keeps it. */
 export interface StoredRow {
@@ -248,11 +249,14 @@ export interface TimelineView {
 export interface TimelineState {
   /** The highest deliverySeq applied: resume from here. */
   lastDeliverySeq: number;
-  rows: Record<string, StoredRow>;
+  /** eventId → its latest revision. */
+  rows: Sharded<StoredRow>;
   /** Entity key → eventIds of its rows. */
-  groups: Record<string, string[]>;
+  groups: Sharded<string[]>;
   /** Entity key → the item built from its rows. */
-  entities: Record<string, TimelineItem | EntityAside>;
+  entities: Sharded<TimelineItem | EntityAside>;
+  /** Timeline key → entity keys of that timeline. */
+  members: Record<string, string[]>;
   runs: Record<string, RunView>;
   /** Timeline key (namespace joined by '/'; '' for the root) → view. */
   timelines: Record<string, TimelineView>;
