@@ -1,0 +1,8 @@
+/**
+ * @agentlane/ledger: the append-only audit ledger (harness_auditable_calls). One row per model or tool call,
+ * idempotent on (session_id, turn_id, stage_id, seq_within_turn), append-only down to the database.
+ */
+export * from './ledger';
+export { openLedger } from './open-ledger';
+export { createPgLedger, type PgLedgerOptions } from './pg-ledger';
+export { createSqliteLedger, type SqliteLedgerOptions } from './sqlite-ledger';

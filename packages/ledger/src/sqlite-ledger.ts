@@ -1,0 +1,102 @@
+import type { AuditableCall } from '@agentlane/contract';
+import Database from 'better-sqlite3';
+import {
+  type AuditLedger,
+  type AuditPage,
+  type AuditPageQuery,
+  clampLimit,
+  decodeCursor,
+  encodeCursor,
+  LEDGER_COLUMNS,
+} from './ledger';
+import { assertRows } from './validate';
+
+// The row id (rowid) is the insertion position the cursor walks; the idempotency key is a UNIQUE constraint,
+// so a retried write is INSERT OR IGNORE's no-op. The triggers make the table append-only in the database
+// itself: no code path, ours or a tool's, can rewrite an audit row.
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS harness_auditable_calls (
+  position INTEGER PRIMARY KEY AUTOINCREMENT,
+  record_id TEXT NOT NULL UNIQUE,
+  audit_record_version INTEGER NOT NULL,
+  session_id TEXT NOT NULL,
+  turn_id TEXT NOT NULL,
+  stage_id TEXT NOT NULL,
+  seq_within_turn INTEGER NOT NULL,
+  created_at TEXT NOT NULL,
+  actor_kind TEXT NOT NULL,
+  session_auth_method TEXT NOT NULL,
+  call_class TEXT NOT NULL,
+  provider TEXT NOT NULL,
+  model TEXT,
+  transport TEXT NOT NULL,
+  status TEXT NOT NULL,
+  latency_ms REAL NOT NULL,
+  finish_reason TEXT,
+  http_status INTEGER,
+  payload TEXT NOT NULL,
+  UNIQUE (session_id, turn_id, stage_id, seq_within_turn)
+);
+CREATE INDEX IF NOT EXISTS harness_auditable_calls_session ON harness_auditable_calls (session_id, position);
+CREATE TRIGGER IF NOT EXISTS harness_auditable_calls_no_update BEFORE UPDATE ON harness_auditable_calls
+BEGIN SELECT RAISE(ABORT, 'harness_auditable_calls is append-only: UPDATE refused'); END;
+CREATE TRIGGER IF NOT EXISTS harness_auditable_calls_no_delete BEFORE DELETE ON harness_auditable_calls
+BEGIN SELECT RAISE(ABORT, 'harness_auditable_calls is append-only: DELETE refused'); END;
+`;
+
+type Row = Record<(typeof LEDGER_COLUMNS)[number], unknown> & { position: number };
+
+export interface SqliteLedgerOptions {
+  /** A path (opened with WAL) or a handle shared with the store (left open by close()). */
+  database: string | Database.Database;
+}
+
+export function createSqliteLedger(options: SqliteLedgerOptions): AuditLedger {
+  const owned = typeof options.database === 'string';
+  const db = typeof options.database === 'string' ? new Database(options.database) : options.database;
+  if (owned) {
+    db.pragma('journal_mode = WAL');
+    db.pragma('busy_timeout = 5000');
+  }
+  db.exec(SCHEMA);
+  const insert = db.prepare(
+    `INSERT OR IGNORE INTO harness_auditable_calls (${LEDGER_COLUMNS.join(', ')}) VALUES (${LEDGER_COLUMNS.map(() => '?').join(', ')})`,
+  );
+  const page = db.prepare(
+    `SELECT * FROM harness_auditable_calls WHERE session_id = ? AND position > ? ORDER BY position LIMIT ?`,
+  );
+  const insertAll = db.transaction((rows: readonly AuditableCall[]) => {
+    let inserted = 0;
+    for (const row of rows) {
+      const values = LEDGER_COLUMNS.map((c) => (c === 'payload' ? JSON.stringify(row.payload) : row[c]));
+      inserted += insert.run(...values).changes;
+    }
+    return inserted;
+  });
+  return {
+    backend: 'sqlite',
+    async record(rows) {
+      assertRows(rows);
+      return { inserted: rows.length === 0 ? 0 : insertAll(rows) };
+    },
+    async list(sessionId: string, query: AuditPageQuery = {}): Promise<AuditPage> {
+      const limit = clampLimit(query.limit);
+      const rows = page.all(sessionId, decodeCursor(query.cursor), limit + 1) as Row[];
+      const items = rows.slice(0, limit);
+      const last = items[items.length - 1];
+      return {
+        items: items.map(fromRow),
+        nextCursor: rows.length > limit && last ? encodeCursor(last.position) : null,
+      };
+    },
+    async close() {
+      if (owned) db.close();
+    },
+  };
+}
+
+function fromRow(row: Row): AuditableCall {
+  const out: Record<string, unknown> = {};
+  for (const c of LEDGER_COLUMNS) out[c] = c === 'payload' ? JSON.parse(String(row.payload)) : row[c];
+  return out as unknown as AuditableCall;
+}
