@@ -1,8 +1,9 @@
 import { checkpointsCommand } from './checkpoints';
 import type { CliCommand } from './command';
 import { serveCommand } from './serve';
+import { translateCommand } from './translate';
 
 /** Every subcommand, in `--help` order. Add a file next to serve.ts and list it here. */
-export const commands: CliCommand[] = [serveCommand, checkpointsCommand];
+export const commands: CliCommand[] = [serveCommand, checkpointsCommand, translateCommand];
 
 export type { CliCommand } from './command';

@@ -1,0 +1,114 @@
+import { readFile } from 'node:fs/promises';
+import type { JsonValue } from '@agentlane/contract';
+import type { NativeFrameRecord, Translator } from '@agentlane/engine-kit';
+import { RunTranslation } from '@agentlane/lane';
+import type { Command } from 'commander';
+import { CliError } from '../cli-error';
+import type { CliCommand } from './command';
+
+interface TranslateFlags {
+  engine: string;
+  runId: string;
+  threadId: string;
+  latest?: boolean;
+}
+
+function isTranslator(value: unknown): value is Translator {
+  const t = value as Partial<Translator> | null;
+  return (
+    typeof t === 'object' &&
+    t !== null &&
+    typeof t.translate === 'function' &&
+    typeof t.initialState === 'function' &&
+    typeof t.finish === 'function'
+  );
+}
+
+/**
+ * The translator of an engine type. Adapters are packages named `@agentlane/adapter-<type>` that export
+ * their translator, so no engine is named here; the one whose provider is the type wins.
+ */
+async function loadTranslator(engine: string): Promise<Translator> {
+  if (!/^[a-z0-9-]+$/.test(engine)) throw new CliError(`--engine: "${engine}" is not an adapter name`);
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(`@agentlane/adapter-${engine}`)) as Record<string, unknown>;
+  } catch (err) {
+    throw new CliError(
+      `--engine: no adapter @agentlane/adapter-${engine} (${(err as Error).message.split('\n')[0]})`,
+    );
+  }
+  const translators = Object.values(mod).filter(isTranslator);
+  const translator = translators.find((t) => t.provider === engine) ?? translators[0];
+  if (!translator) throw new CliError(`--engine: @agentlane/adapter-${engine} exports no translator`);
+  return translator;
+}
+
+/**
+ * One line of a trace: a stored record `{nativeSeq, receivedAt, frame}`, a recorded wire line with a
+ * millisecond offset `t`, or a bare frame. Arrival times are synthesized when the trace has none.
+ */
+function toRecord(value: JsonValue, index: number, runId: string): NativeFrameRecord {
+  const base = Date.UTC(2026, 0, 1);
+  const o = typeof value === 'object' && value !== null && !Array.isArray(value) ? value : null;
+  if (o && 'frame' in o && typeof o.receivedAt === 'string') {
+    return { runId, nativeSeq: index + 1, receivedAt: o.receivedAt, frame: o.frame as JsonValue };
+  }
+  const offset = o && typeof o.t === 'number' ? o.t : (index + 1) * 10;
+  return { runId, nativeSeq: index + 1, receivedAt: new Date(base + offset).toISOString(), frame: value };
+}
+
+/** Translates a recorded trace and writes its canonical events as JSONL. Bad lines are reported on stderr. */
+export async function translateTrace(
+  file: string,
+  flags: TranslateFlags,
+  out: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+  err: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): Promise<number> {
+  const translator = await loadTranslator(flags.engine);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    throw new CliError(`cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  const frames: JsonValue[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (line.trim().length === 0) return;
+    try {
+      frames.push(JSON.parse(line) as JsonValue);
+    } catch {
+      err(`${file}:${i + 1}: not JSON, skipped`);
+    }
+  });
+  const run = new RunTranslation(translator, {
+    threadId: flags.threadId,
+    runId: flags.runId,
+    turnId: flags.runId,
+    provider: translator.provider,
+  });
+  const events = frames.flatMap((frame, i) => run.push(toRecord(frame, i, flags.runId)).events);
+  const lastTs = events.at(-1)?.event.ts ?? new Date(0).toISOString();
+  events.push(...run.finish(lastTs).events);
+  const shown = flags.latest ? [...new Map(events.map((e) => [e.event.eventId, e])).values()] : events;
+  for (const { event, namespace } of shown) out(JSON.stringify(namespace ? { ...event, namespace } : event));
+  return shown.length;
+}
+
+/** `agentlane translate --engine acp FILE.jsonl`: the canonical events of a recorded trace, as JSONL. */
+export const translateCommand: CliCommand = {
+  name: 'translate',
+  register(program: Command) {
+    program
+      .command('translate')
+      .argument('<file>', 'a recorded native trace, one JSON frame per line')
+      .description('print the canonical events of a recorded engine trace as JSONL')
+      .requiredOption('--engine <type>', 'the adapter that reads the trace (e.g. acp, opencode)')
+      .option('--run-id <id>', 'run id for the envelopes', 'run_translate')
+      .option('--thread-id <id>', 'thread id for the envelopes', 'thr_translate')
+      .option('--latest', 'print only the latest revision of each event')
+      .action(async (file: string, flags: TranslateFlags) => {
+        await translateTrace(file, flags);
+      });
+  },
+};

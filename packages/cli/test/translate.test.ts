@@ -1,0 +1,51 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseCanonicalEvent } from '@agentlane/contract';
+import { afterAll, describe, expect, it } from 'vitest';
+import { translateTrace } from '../src/commands/translate';
+
+const fixture = join(
+  import.meta.dirname,
+  '..',
+  '..',
+  'adapters',
+  'acp',
+  'test',
+  '__fixtures__',
+  'claude-agent-acp.wire.jsonl',
+);
+const dir = mkdtempSync(join(tmpdir(), 'agentlane-translate-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const flags = { engine: 'acp', runId: 'run_t', threadId: 'thr_t' };
+
+describe('agentlane translate', () => {
+  it('prints the canonical events of a recorded ACP trace as valid JSONL', async () => {
+    const lines: string[] = [];
+    const count = await translateTrace(fixture, flags, (l) => lines.push(l));
+    expect(count).toBe(lines.length);
+    const events = lines.map((l) => JSON.parse(l) as unknown);
+    for (const e of events) expect(parseCanonicalEvent(e).ok).toBe(true);
+    const kinds = events.map((e) => (e as { kind: string }).kind);
+    expect(kinds).toContain('session.started');
+    expect(kinds).toContain('file.changed');
+    expect(kinds.at(-1)).toBe('turn.completed');
+  });
+
+  it('reports lines that are not JSON and goes on; an unknown engine is a clear error', async () => {
+    const file = join(dir, 'bad.jsonl');
+    writeFileSync(file, 'not json\n{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}\n');
+    const errors: string[] = [];
+    const lines: string[] = [];
+    await translateTrace(
+      file,
+      flags,
+      (l) => lines.push(l),
+      (l) => errors.push(l),
+    );
+    expect(errors[0]).toMatch(/bad\.jsonl:1: not JSON/);
+    expect(lines.some((l) => l.includes('"turn.completed"'))).toBe(true);
+    await expect(translateTrace(file, { ...flags, engine: 'no-such-engine' })).rejects.toThrow(/no adapter/);
+  });
+});
