@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CanonicalEvent } from '@agentlane/contract';
+import Database from 'better-sqlite3';
 import pg from 'pg';
 import { createPostgresStore, createSqliteStore, type EventWrite, type Store } from '../src/index';
 
@@ -33,7 +34,64 @@ function batch(threadId: string, runId: string, from: number): EventWrite[] {
   });
 }
 
-async function measure(label: string, store: Store): Promise<void> {
+const BASELINE_TABLE = `CREATE TABLE plain_events (thread_id TEXT NOT NULL, delivery_seq BIGINT NOT NULL,
+  event_id TEXT NOT NULL, revision INTEGER NOT NULL, run_id TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL,
+  schema_version INTEGER NOT NULL, event TEXT NOT NULL, provisional INTEGER NOT NULL,
+  PRIMARY KEY (thread_id, delivery_seq), UNIQUE (event_id, revision))`;
+
+function baselineRows(from: number): (string | number)[][] {
+  return batch('bench', 'run_plain', from).map((w, i) => [
+    'bench',
+    from + i + 1,
+    w.event.eventId,
+    1,
+    w.event.runId,
+    w.event.seq,
+    w.event.kind,
+    1,
+    JSON.stringify(w.event),
+    1,
+  ]);
+}
+
+/** The baseline: plain batched INSERTs of the same rows, same driver and durability, 1000 per transaction. */
+async function baselineSqlite(path: string): Promise<number> {
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.exec(BASELINE_TABLE);
+  const insert = db.prepare('INSERT INTO plain_events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  const write = db.transaction((rows: (string | number)[][]) => {
+    for (const row of rows) insert.run(...row);
+  });
+  const start = performance.now();
+  for (let n = 0; n < TOTAL; n += BATCH) write(baselineRows(n));
+  const rate = (TOTAL / (performance.now() - start)) * 1000;
+  db.close();
+  return rate;
+}
+
+async function baselinePostgres(schema: string): Promise<number> {
+  const client = new pg.Client({
+    connectionString: PG_URL,
+    options: `-c search_path=${schema} -c synchronous_commit=on`,
+  });
+  await client.connect();
+  await client.query(BASELINE_TABLE);
+  const start = performance.now();
+  for (let n = 0; n < TOTAL; n += BATCH) {
+    const rows = baselineRows(n);
+    await client.query(
+      'INSERT INTO plain_events SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::int[], $5::text[], $6::int[], $7::text[], $8::int[], $9::text[], $10::int[])',
+      Array.from({ length: 10 }, (_, c) => rows.map((r) => r[c])),
+    );
+  }
+  const rate = (TOTAL / (performance.now() - start)) * 1000;
+  await client.end();
+  return rate;
+}
+
+async function measure(label: string, store: Store, baseline: () => Promise<number>): Promise<void> {
   await store.createThread({ threadId: 'bench', engine: 'bench', title: null, workDir: null, metadata: {} });
   const { run } = await store.createRun({ threadId: 'bench', prompt: 'bench' });
   // Sequential: one caller, one transaction per 1000-event batch.
@@ -66,6 +124,10 @@ async function measure(label: string, store: Store): Promise<void> {
     after = rows[rows.length - 1]?.deliverySeq ?? after;
   }
   const replay = (read / (performance.now() - start)) * 1000;
+  const plain = await baseline();
+  console.log(
+    `${label.padEnd(9)} baseline plain batched INSERT x${BATCH}: ${plain.toFixed(0)} events/s (store sequential / baseline = ${(sequential / plain).toFixed(2)})`,
+  );
   console.log(
     `${label.padEnd(9)} appendEvents x${BATCH}: ${sequential.toFixed(0)} events/s sequential, ${concurrent.toFixed(0)} events/s 8 concurrent callers; ` +
       `1-event append p50 ${lat[100]?.toFixed(2)} ms p99 ${lat[198]?.toFixed(2)} ms; readEvents replay ${replay.toFixed(0)} rows/s (${read} rows)`,
@@ -75,7 +137,7 @@ async function measure(label: string, store: Store): Promise<void> {
 const dir = await mkdtemp(join(tmpdir(), 'agentlane-write-path-'));
 const sqlite = createSqliteStore({ path: join(dir, 'store.db') });
 await sqlite.migrate();
-await measure('sqlite', sqlite);
+await measure('sqlite', sqlite, () => baselineSqlite(join(dir, 'plain.db')));
 await sqlite.close();
 await rm(dir, { recursive: true, force: true });
 
@@ -83,7 +145,7 @@ const schema = `agentlane_bench_${randomBytes(4).toString('hex')}`;
 const postgres = createPostgresStore({ url: PG_URL, schema });
 try {
   await postgres.migrate();
-  await measure('postgres', postgres);
+  await measure('postgres', postgres, () => baselinePostgres(schema));
 } catch (error) {
   console.log(`postgres skipped: ${(error as Error).message}`);
 } finally {

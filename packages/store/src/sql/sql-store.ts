@@ -101,9 +101,10 @@ export class SqlStore implements Store {
    * strictly increasing and in commit order, so `listCommandsSince(createdAt)` never skips a late commit.
    */
   private async commandTime(c: SqlConn): Promise<string> {
+    // The upsert locks the row (and recreates it if someone emptied the table).
     const row = await this.one(
       c,
-      `SELECT last_created_at FROM command_clock WHERE id = 1${this.db.forUpdate}`,
+      "INSERT INTO command_clock (id, last_created_at) VALUES (1, '1970-01-01T00:00:00.000Z') ON CONFLICT (id) DO UPDATE SET last_created_at = command_clock.last_created_at RETURNING last_created_at",
       [],
     );
     const last = Date.parse(String(row?.last_created_at ?? '1970-01-01T00:00:00.000Z'));
