@@ -65,6 +65,7 @@ export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
   reader.pragma('busy_timeout = 10000');
   reader.pragma('query_only = ON');
   const w = wrap(writer);
+  const inserts = new Map<string, Statement>();
   const r = wrap(reader);
   const key = resolve(path);
   const shared: SharedFile = fileQueues.get(key) ?? { tail: Promise.resolve(), users: 0, hearers: new Set() };
@@ -113,9 +114,15 @@ export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
     transaction,
     migrate: (migrations: readonly Migration[]) =>
       transaction((c) => applyMigrations(c, migrations, new Date().toISOString())),
-    insertRows: async (c, table, columns, rows) => {
+    // Inside the write transaction (the only caller): one prepared statement, run synchronously per row.
+    insertRows: async (_c, table, columns, rows) => {
       const sql = `INSERT INTO ${table} (${columns.map((col) => col.name).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`;
-      for (const row of rows) await c.run(sql, row);
+      let stmt = inserts.get(sql);
+      if (!stmt) {
+        stmt = writer.prepare(sql);
+        inserts.set(sql, stmt);
+      }
+      for (const row of rows) stmt.run(...row);
     },
     selectWhereIn: async <T>(c: SqlConn, sql: string, column: string, values: readonly string[]) => {
       const out: T[] = [];
