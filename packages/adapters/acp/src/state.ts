@@ -58,6 +58,8 @@ export type AcpState = {
   sessionStarted: boolean;
   /** Whether the source has harness frames (a live run): then session.started waits for session.bound. */
   harnessSeen: boolean;
+  /** Between a session/load request and its response the agent replays history already shown in earlier runs. */
+  replaying: boolean;
   turn: 'none' | 'open' | 'closed';
   turnStartedAt: string | null;
   message: OpenText | null;
@@ -85,6 +87,7 @@ export function initialAcpState(): AcpState {
     pendingSession: null,
     sessionStarted: false,
     harnessSeen: false,
+    replaying: false,
     turn: 'none',
     turnStartedAt: null,
     message: null,

@@ -15,7 +15,7 @@ import { Step } from './step';
 import { closeText } from './text';
 import { closeOpenTools } from './tools';
 import { completeTurn, onPromptError, onPromptResult, openTurn, promptText } from './turn';
-import { onCommands, onSessionUpdate } from './updates';
+import { onCommands, onReplayedUpdate, onSessionUpdate } from './updates';
 
 /** The durable provider event the driver stores for a command catalog (replayed as commands.updated). */
 export const ACP_COMMANDS_EVENT = 'acp.commands';
@@ -156,7 +156,8 @@ export function createAcpTranslator(options: AcpTranslatorOptions = {}): Transla
         return;
       }
       if (method === 'session/update') {
-        onSessionUpdate(step, params);
+        if (state.replaying) onReplayedUpdate(step, params);
+        else onSessionUpdate(step, params);
         return;
       }
       step.warn('acp.unhandled_notification', `an ACP notification agentlane does not translate: ${method}`);
@@ -171,6 +172,18 @@ export function createAcpTranslator(options: AcpTranslatorOptions = {}): Transla
     const error = obj(msg.error);
     const result = obj(msg.result);
     const requestMethod = request?.method ?? inferMethod(result);
+    if (requestMethod === 'session/load' && state.replaying) {
+      state.replaying = false;
+      step.emitHere({
+        kind: 'context.marker',
+        payload: {
+          markerKind: 'reconciling',
+          phase: 'end',
+          label: 'History replay finished',
+          source: 'session/load',
+        },
+      });
+    }
     if (error) {
       if (requestMethod === 'session/prompt') {
         onPromptError(step, error);
@@ -243,6 +256,18 @@ export function createAcpTranslator(options: AcpTranslatorOptions = {}): Transla
         if (state.turn === 'none') openTurn(step, { prompt: promptText(obj(msg.params) ?? {}) });
       }
       if (method === 'session/cancel') state.cancelRequested = true;
+      if (method === 'session/load') {
+        state.replaying = true;
+        step.emitHere({
+          kind: 'context.marker',
+          payload: {
+            markerKind: 'reconciling',
+            phase: 'start',
+            label: 'The engine replays the session history',
+            source: 'session/load',
+          },
+        });
+      }
       return;
     }
     // Our answer to an agent request.

@@ -111,6 +111,21 @@ export function onSessionUpdate(step: Step, params: JsonObject): void {
   }
 }
 
+/**
+ * During a session/load replay the history (messages, thoughts, tools) was already shown in earlier runs:
+ * only the session's current settings (commands, mode, config, title) are taken from it.
+ */
+export function onReplayedUpdate(step: Step, params: JsonObject): void {
+  const kind = str(obj(params.update)?.sessionUpdate);
+  const settings = [
+    'available_commands_update',
+    'current_mode_update',
+    'config_option_update',
+    'session_info_update',
+  ];
+  if (kind && settings.includes(kind)) onSessionUpdate(step, params);
+}
+
 function onChunk(step: Step, role: 'user' | 'assistant', update: JsonObject): void {
   const content = obj(update.content);
   const nativeId = str(update.messageId) ?? null;
