@@ -121,9 +121,10 @@ describe.each(ENGINES)('%s end to end through agentlane’s HTTP API', { timeout
     ]) {
       expect(kinds, kind).toContain(kind);
     }
-    // Codex writes files with a shell command, which reports no diff: only engines that edit report files.
-    if (name !== 'codex') expect(kinds).toContain('file.changed');
-    else expect(kinds).toContain('terminal.output');
+    // Every engine edits with a tool that reports a diff (Codex through apply_patch).
+    expect(kinds).toContain('file.changed');
+    const file = events.find((e) => e.type === 'file.changed');
+    expect(file?.event.payload).toMatchObject({ change: 'created' });
     const resolved = events.find((e) => e.type === 'approval.resolved');
     expect(resolved?.event.payload).toMatchObject({
       outcome: 'selected',

@@ -43,6 +43,16 @@ export function responsesStream(reply: ModelReply, ctx: EncodeContext): string[]
       for (const d of split(text, chunkSize(reply))) ev('response.output_text.delta', { ...part, delta: d });
       ev('response.output_text.done', { ...part, text });
       ev('response.content_part.done', { ...part, part: { type: 'output_text', text, annotations: [] } });
+    } else if (item.type === 'custom_tool_call') {
+      const input = item.input as string;
+      ev('response.output_item.added', {
+        output_index: outputIndex,
+        item: { ...item, input: '', status: 'in_progress' },
+      });
+      for (const d of split(input, 40)) {
+        ev('response.custom_tool_call_input.delta', { output_index: outputIndex, item_id: itemId, delta: d });
+      }
+      ev('response.custom_tool_call_input.done', { output_index: outputIndex, item_id: itemId, input });
     } else {
       const args = item.arguments as string;
       ev('response.output_item.added', {
@@ -87,6 +97,17 @@ function responsesOutput(reply: ModelReply, ctx: EncodeContext): Record<string, 
     });
   }
   (reply.toolCalls ?? []).forEach((call, i) => {
+    if (call.input !== undefined) {
+      output.push({
+        id: `ctc_fake_${ctx.index}_${i}`,
+        type: 'custom_tool_call',
+        status: 'completed',
+        call_id: toolId(ctx, call, i),
+        name: call.name,
+        input: call.input,
+      });
+      return;
+    }
     output.push({
       id: `fc_fake_${ctx.index}_${i}`,
       type: 'function_call',

@@ -72,6 +72,17 @@ export function writeFileTool(path: string, content: string): (request: Recorded
     if (names.has('Write')) return { name: 'Write', arguments: { file_path: path, content } };
     if (names.has('write_file')) return { name: 'write_file', arguments: { file_path: path, content } };
     if (names.has('write')) return { name: 'write', arguments: { filePath: path, content } };
+    if (names.has('apply_patch') && request.api === 'openai-responses') {
+      // Codex's freeform patch tool takes paths relative to its cwd (named in its environment context).
+      const cwd = /<cwd>([^<]+)<\/cwd>/.exec(JSON.stringify(request.body))?.[1];
+      const rel = cwd && path.startsWith(`${cwd}/`) ? path.slice(cwd.length + 1) : path;
+      const lines = content
+        .replace(/\n$/, '')
+        .split('\n')
+        .map((l) => `+${l}`);
+      const patch = ['*** Begin Patch', `*** Add File: ${rel}`, ...lines, '*** End Patch', ''].join('\n');
+      return { name: 'apply_patch', arguments: {}, input: patch };
+    }
     if (names.has('exec_command')) {
       const dir = path.slice(0, Math.max(1, path.lastIndexOf('/')));
       return {

@@ -5,6 +5,11 @@ export type ModelApi = 'anthropic-messages' | 'openai-responses' | 'openai-chat'
 export interface FakeToolCall {
   name: string;
   arguments: Record<string, unknown>;
+  /**
+   * Freeform input for a custom tool (OpenAI Responses `custom_tool_call`, e.g. Codex's apply_patch).
+   * When set, the Responses API sends a custom tool call instead of a function call.
+   */
+  input?: string;
   /** Stable id for the call; generated from the request number when absent. */
   id?: string;
 }
