@@ -194,9 +194,12 @@ export async function readEventRows(
   after: number,
   limit: number,
 ): Promise<DeliveryRow[]> {
+  // deliverySeqs of a thread are contiguous (allocated in the insert transaction, a rollback returns them),
+  // so the page is also bounded above: the scan touches at most `limit` rows whatever plan the database
+  // picks (with stale statistics PostgreSQL would otherwise sort every row after `after`).
   const rows = await conn.all<EventRow>(
-    `${EVENT_SELECT} WHERE e.thread_id = ? AND e.delivery_seq > ? ORDER BY e.delivery_seq LIMIT ?`,
-    [threadId, after, limit],
+    `${EVENT_SELECT} WHERE e.thread_id = ? AND e.delivery_seq > ? AND e.delivery_seq <= ? ORDER BY e.delivery_seq LIMIT ?`,
+    [threadId, after, after + limit, limit],
   );
   return rows.map(toDeliveryRow);
 }
