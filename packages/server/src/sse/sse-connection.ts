@@ -17,9 +17,12 @@ export interface SseConnectionOptions {
   retryMs: number;
 }
 
-// One serialization per committed row, shared by every connection it fans out to: the lane hands each
-// subscription its own wrapper object but the same stored event object, so the cache keys on that.
-const rowFrames = new WeakMap<object, { deliverySeq: number; revision: number; frame: string }>();
+// One serialization per committed row, shared by every connection it goes to. Live fan-out hands every
+// subscription the same stored event object (WeakMap hit); replays read their own copies from the store, so
+// a bounded LRU keyed by what determines a row's frame (thread, deliverySeq, provisional) shares those too.
+const rowFrames = new WeakMap<object, { deliverySeq: number; provisional: boolean; frame: string }>();
+const replayFrames = new Map<string, string>();
+const REPLAY_CACHE_ENTRIES = 20_000;
 
 /** The SSE frame of a StreamEvent: canonical rows carry `id: deliverySeq`, wire-only events carry no id. */
 export function streamEventFrame(event: StreamEvent): string {
@@ -27,10 +30,20 @@ export function streamEventFrame(event: StreamEvent): string {
     return formatSseFrame({ event: event.type, data: JSON.stringify(event) });
   }
   const cached = rowFrames.get(event.event);
-  if (cached && cached.deliverySeq === event.deliverySeq && cached.revision === event.revision)
+  if (cached && cached.deliverySeq === event.deliverySeq && cached.provisional === event.provisional) {
     return cached.frame;
-  const frame = formatSseFrame({ id: event.deliverySeq, event: event.type, data: JSON.stringify(event) });
-  rowFrames.set(event.event, { deliverySeq: event.deliverySeq, revision: event.revision, frame });
+  }
+  const key = `${event.event.threadId}|${event.deliverySeq}|${event.provisional ? 1 : 0}`;
+  let frame = replayFrames.get(key);
+  if (frame === undefined) {
+    frame = formatSseFrame({ id: event.deliverySeq, event: event.type, data: JSON.stringify(event) });
+    replayFrames.set(key, frame);
+    if (replayFrames.size > REPLAY_CACHE_ENTRIES) {
+      const oldest = replayFrames.keys().next().value;
+      if (oldest !== undefined) replayFrames.delete(oldest);
+    }
+  }
+  rowFrames.set(event.event, { deliverySeq: event.deliverySeq, provisional: event.provisional, frame });
   return frame;
 }
 
