@@ -40,7 +40,10 @@ interface Waiter {
 interface ActiveRun {
   run: RunRecord;
   abort: AbortController;
-  pipeline: RunPipeline;
+  /** Created once the thread and its driver are known; a cancel before that is caught by `cancelled`. */
+  pipeline?: RunPipeline;
+  /** turn.cancel_requested is in the source lane already. */
+  cancelRecorded?: boolean;
   waiters: Set<Waiter>;
   done: Promise<void>;
 }
@@ -108,7 +111,10 @@ export class RunExecutor {
     this.cancelled.add(runId);
     const a = this.active.get(runId);
     if (!a || a.abort.signal.aborted) return;
-    a.pipeline.emit(harness({ harness: 'turn.cancel_requested', ...(requestedBy ? { requestedBy } : {}) }));
+    if (a.pipeline) {
+      a.pipeline.emit(harness({ harness: 'turn.cancel_requested', ...(requestedBy ? { requestedBy } : {}) }));
+      a.cancelRecorded = true;
+    }
     a.abort.abort(new Error('run.cancel'));
     for (const w of a.waiters) w.resolve(null);
   }
@@ -207,7 +213,7 @@ export class RunExecutor {
       turnId: run.runId,
       provider: driver.provider,
     });
-    a.pipeline = new RunPipeline({
+    const pipeline = new RunPipeline({
       store,
       hub,
       threadId: run.threadId,
@@ -216,9 +222,10 @@ export class RunExecutor {
       materializer: new Materializer(store, this.o.artifactThresholdBytes),
       ...(this.o.log ? { log: this.o.log } : {}),
     });
+    a.pipeline = pipeline;
     const model = typeof run.options.model === 'string' ? run.options.model : undefined;
     const mode = typeof run.options.mode === 'string' ? run.options.mode : undefined;
-    a.pipeline.emit(
+    pipeline.emit(
       harness({
         harness: 'turn.started',
         prompt: run.prompt,
@@ -230,13 +237,13 @@ export class RunExecutor {
 
     let outcome: TurnOutcome;
     if (this.cancelled.has(run.runId)) {
-      a.pipeline.emit(harness({ harness: 'turn.cancel_requested' }));
+      if (!a.cancelRecorded) pipeline.emit(harness({ harness: 'turn.cancel_requested' }));
       outcome = { outcome: 'cancelled', error: 'cancelled before it started' };
     } else {
-      outcome = await this.runTurn(a, thread, driver, { model, mode });
+      outcome = await this.runTurn(a, pipeline, thread, driver, { model, mode });
     }
     if (a.abort.signal.aborted && outcome.outcome === 'completed') outcome = { outcome: 'cancelled' };
-    a.pipeline.emit(
+    pipeline.emit(
       harness({
         harness: 'turn.ended',
         outcome: outcome.outcome,
@@ -245,18 +252,19 @@ export class RunExecutor {
     );
     let error = outcome.error ?? (outcome.outcome === 'cancelled' ? 'cancelled' : null);
     try {
-      await a.pipeline.drain();
+      await pipeline.drain();
     } catch (err) {
       error = errorMessage(err);
       outcome = { outcome: 'failed', error };
     }
     // Anything the engine emits from now on is late: stored as refused once sealed, never translated live.
-    a.pipeline.close();
+    pipeline.close();
     await this.settle(run, outcome.outcome === 'completed' ? 'completed' : 'failed', error);
   }
 
   private async runTurn(
     a: ActiveRun,
+    pipeline: RunPipeline,
     thread: ThreadRecord,
     driver: EngineDriver,
     opts: { model: string | undefined; mode: string | undefined },
@@ -264,21 +272,21 @@ export class RunExecutor {
     const { run } = a;
     let open: OpenSession;
     try {
-      open = await this.openSession(thread, driver, (f) => a.pipeline.emit(f));
+      open = await this.openSession(thread, driver, (f) => pipeline.emit(f));
     } catch (err) {
       const message = `could not open the engine session: ${errorMessage(err)}`;
-      a.pipeline.emit(harness({ harness: 'engine.error', message, fatal: true }));
+      pipeline.emit(harness({ harness: 'engine.error', message, fatal: true }));
       return { outcome: 'failed', error: message };
     }
     const io: TurnIO = {
-      emit: (frame) => a.pipeline.emit(frame),
+      emit: (frame) => pipeline.emit(frame),
       signal: a.abort.signal,
       awaitApproval: async (approvalId) => {
         const answer = await this.awaitAnswer(a, 'approval', approvalId);
         const given: ApprovalAnswer = answer
           ? (answer.answer as unknown as ApprovalAnswer)
           : { outcome: 'cancelled' };
-        a.pipeline.emit(harness({ harness: 'approval.answered', approvalId, ...given }));
+        pipeline.emit(harness({ harness: 'approval.answered', approvalId, ...given }));
         if (answer) await this.o.store.markAnswerDelivered(answer.answerId);
         return given;
       },
@@ -287,7 +295,7 @@ export class RunExecutor {
         const given: QuestionAnswer = answer
           ? (answer.answer as unknown as QuestionAnswer)
           : { outcome: 'cancelled' };
-        a.pipeline.emit(harness({ harness: 'question.answered', questionId, ...given }));
+        pipeline.emit(harness({ harness: 'question.answered', questionId, ...given }));
         if (answer) await this.o.store.markAnswerDelivered(answer.answerId);
         return given;
       },
@@ -308,7 +316,7 @@ export class RunExecutor {
     } catch (err) {
       // An engine that throws is presumed broken: drop the session so the next run reopens it.
       const message = `the engine failed: ${errorMessage(err)}`;
-      a.pipeline.emit(harness({ harness: 'engine.error', message, fatal: true }));
+      pipeline.emit(harness({ harness: 'engine.error', message, fatal: true }));
       this.sessions.delete(thread.threadId);
       await open.session.close().catch(() => undefined);
       return { outcome: 'failed', error: message };

@@ -1,0 +1,39 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLane } from '../src';
+import { waitFor } from './helpers/collect';
+import { sqliteTestStore, type TestStore } from './helpers/stores';
+import { createTestDriver } from './helpers/test-driver';
+
+describe('run.cancel before the run is claimed (SQLite)', () => {
+  let t: TestStore;
+  afterEach(async () => {
+    await t.cleanup();
+  });
+
+  it('the executor that later claims it settles it failed without starting the engine', async () => {
+    t = await sqliteTestStore({ fast: true });
+    await t.store.createThread({ threadId: 'c', engine: 'test', title: null, workDir: null, metadata: {} });
+    // An API-only process records both commands; a second process executes.
+    const api = createLane({ store: t.store, drivers: [], ownerId: 'api', execute: false });
+    const { run } = await api.createRun({ threadId: 'c', prompt: 'delta never' });
+    await api.cancelRun(run.runId, 'cancel-1');
+    const driver = createTestDriver();
+    const worker = createLane({ store: t.store, drivers: [driver], ownerId: 'worker', pollIntervalMs: 20 });
+    await worker.start();
+    try {
+      const settled = await waitFor(async () => {
+        const r = await t.store.getRun(run.runId);
+        return r?.canonicalizedAt ? r : null;
+      });
+      expect(settled.status).toBe('failed');
+      expect(driver.opened).toBe(0);
+      const harness = (await t.store.readFrames(run.runId)).map(
+        (f) => (f.frame as { harness?: string }).harness,
+      );
+      expect(harness).toEqual(['turn.started', 'turn.cancel_requested', 'turn.ended']);
+    } finally {
+      await worker.stop();
+      await api.stop();
+    }
+  });
+});
