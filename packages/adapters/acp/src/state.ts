@@ -104,3 +104,28 @@ export function initialAcpState(): AcpState {
     children: {},
   };
 }
+
+/**
+ * A copy the translator may mutate without touching the prior state. Cheaper than a deep clone: strings
+ * are shared (immutable), and values the translator only ever replaces (capabilities, config options,
+ * modes) are shared too, so a long message costs O(1) per chunk instead of copying its text each frame.
+ */
+export function cloneState(s: AcpState): AcpState {
+  const tools: AcpState['tools'] = {};
+  for (const [id, t] of Object.entries(s.tools))
+    tools[id] = { ...t, diffs: [...t.diffs], reported: [...t.reported] };
+  const approvals: AcpState['approvals'] = {};
+  for (const [id, a] of Object.entries(s.approvals)) approvals[id] = { ...a };
+  return {
+    ...s,
+    clientRequests: { ...s.clientRequests },
+    agentRequests: { ...s.agentRequests },
+    agent: s.agent ? { ...s.agent } : null,
+    pendingSession: s.pendingSession ? { ...s.pendingSession } : null,
+    message: s.message ? { ...s.message } : null,
+    reasoning: s.reasoning ? { ...s.reasoning } : null,
+    tools,
+    approvals,
+    children: { ...s.children },
+  };
+}

@@ -10,7 +10,7 @@ import {
 import { onPermissionRequest, resolveApproval } from './approvals';
 import { compact, isObj, obj, rpcId, str } from './narrow';
 import { emitMetadata, emitMode, emitSessionStarted, onInitializeResult, onSessionResult } from './session';
-import { type AcpState, initialAcpState } from './state';
+import { type AcpState, cloneState, initialAcpState } from './state';
 import { Step } from './step';
 import { closeText } from './text';
 import { closeOpenTools } from './tools';
@@ -295,7 +295,7 @@ export function createAcpTranslator(options: AcpTranslatorOptions = {}): Transla
       prior: AcpState,
       ctx: TranslationContext,
     ): TranslationStep<AcpState> {
-      const state = structuredClone(prior);
+      const state = cloneState(prior);
       const frame = record.frame;
       const wire = readWire(frame);
       const sessionId = wire ? str(obj(wire.msg.params)?.sessionId) : undefined;
@@ -326,7 +326,7 @@ export function createAcpTranslator(options: AcpTranslatorOptions = {}): Transla
       };
     },
     finish(prior: AcpState, ctx: TranslationContext): TranslationStep<AcpState> {
-      const state = structuredClone(prior);
+      const state = cloneState(prior);
       const step = new Step(state, 'finish', state.turnStartedAt ?? new Date(0).toISOString(), ctx.runId, {});
       flushPendingSession(step);
       if (state.turn === 'open') {

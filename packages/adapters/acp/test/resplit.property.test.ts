@@ -1,8 +1,9 @@
+import { join } from 'node:path';
 import type { JsonValue } from '@agentlane/contract';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { acpTranslator } from '../src';
-import { records, translateAll } from './trace';
+import { readJsonl, records, translateAll } from './trace';
 
 const SESSION = 'sess-1';
 
@@ -86,5 +87,24 @@ describe('ACP text chunks re-split at random boundaries', () => {
       ),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('translator purity', () => {
+  it('never mutates the state it was given', () => {
+    const wire = readJsonl(join(import.meta.dirname, '__fixtures__', 'claude-agent-acp.wire.jsonl'));
+    const frames = [...wire, ...trace(['think ', 'more'], ['hello ', 'world'])];
+    let state = acpTranslator.initialState({ threadId: 't', runId: 'r', turnId: 'r', provider: 'acp' });
+    for (const record of records(frames)) {
+      const before = JSON.stringify(state);
+      const step = acpTranslator.translate(record, state, {
+        threadId: 't',
+        runId: 'r',
+        turnId: 'r',
+        provider: 'acp',
+      });
+      expect(JSON.stringify(state)).toBe(before);
+      state = step.state;
+    }
   });
 });
