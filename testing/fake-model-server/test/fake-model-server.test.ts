@@ -140,6 +140,36 @@ describe('fake model server', () => {
     expect(text).toBe('All done.');
   });
 
+  it('sends a freeform custom tool call (Codex apply_patch) with a path relative to the cwd', async () => {
+    const data = await sseData(
+      await post(`${server.url}/v1/responses`, {
+        model: 'gpt-5.5',
+        stream: true,
+        tools: [
+          { type: 'custom', name: 'apply_patch' },
+          { type: 'function', name: 'exec_command' },
+        ],
+        input: [
+          {
+            type: 'message',
+            role: 'user',
+            content: [
+              { type: 'input_text', text: '<environment_context><cwd>/tmp/x</cwd></environment_context>' },
+            ],
+          },
+          { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'write hello' }] },
+        ],
+      }),
+    );
+    const done = data.find(
+      (e) =>
+        (e as Obj).type === 'response.output_item.done' &&
+        ((e as Obj).item as Obj).type === 'custom_tool_call',
+    ) as Obj;
+    expect((done.item as Obj).name).toBe('apply_patch');
+    expect((done.item as Obj).input).toBe('*** Begin Patch\n*** Add File: hello.txt\n+hi\n*** End Patch\n');
+  });
+
   it('speaks Chat Completions with reasoning_content, tool_calls and include_usage', async () => {
     const data = await sseData(
       await post(`${server.url}/v1/chat/completions`, {
