@@ -79,9 +79,8 @@ describe('ACP translator and harness frames', () => {
     const errors = events.filter((e) => e.draft.kind === 'harness.error');
     expect(errors).toHaveLength(1);
     expect(errors[0]?.draft.payload).toMatchObject({ code: 'engine.exited', fatal: true, detail: 'boom' });
-    expect(events.find((e) => e.draft.kind === 'message.completed')?.draft.payload).toMatchObject({
-      text: 'half',
-    });
+    const assistant = events.filter((e) => e.draft.kind === 'message.completed').at(-1);
+    expect(assistant?.draft.payload).toMatchObject({ role: 'assistant', text: 'half' });
     expect(events.find((e) => e.draft.kind === 'turn.completed')?.draft.payload).toMatchObject({
       stopReason: 'error',
     });
