@@ -46,8 +46,11 @@ export function createDriver(config: OpenCodeDriverConfig = {}): OpenCodeDriver 
   let server: Promise<OpenCodeServer> | null = null;
   const sessions = new Set<OpenCodeSession>();
 
-  function ensureServer(cwd: string): Promise<OpenCodeServer> | null {
+  async function ensureServer(cwd: string): Promise<OpenCodeServer | null> {
     if (config.url) return null;
+    // A server that died (crash, OOM kill) is replaced; the sessions it stored are in HOME and reattach.
+    const current = server ? await server.catch(() => null) : null;
+    if (current?.process.exit()) server = null;
     server ??= startOpenCodeServer({
       binary: resolveOpenCodeBinary(config.binary),
       home: config.home ?? defaultHome(name),
@@ -69,8 +72,7 @@ export function createDriver(config: OpenCodeDriverConfig = {}): OpenCodeDriver 
     label: config.label ?? 'OpenCode',
     translator: openCodeTranslator,
     async openSession(options: OpenSessionOptions) {
-      const started = ensureServer(options.workDir);
-      const running = started ? await started : null;
+      const running = await ensureServer(options.workDir);
       const url = running?.url ?? config.url;
       if (!url) throw new Error('no OpenCode server to talk to');
       const client = createOpencodeClient({ baseUrl: url });

@@ -35,11 +35,17 @@ export class OpenCodeSession implements EngineSession {
     this.binding = deps.binding;
     this.sessionId = deps.binding.nativeSessionId ?? '';
     this.tree = new Set([this.sessionId]);
+    void deps.died.then((reason) => {
+      this.deadReason = reason;
+    });
   }
+
+  private deadReason: string | null = null;
 
   async runTurn(turn: TurnInput, io: TurnIO): Promise<TurnOutcome> {
     const { client, directory } = this.deps;
     if (io.signal.aborted) return { outcome: 'cancelled' };
+    if (this.deadReason) throw new Error(this.deadReason);
     let seenBusy = false;
     let failure: string | null = null;
     let finish: (reason: string | null) => void = () => {};
@@ -101,7 +107,8 @@ export class OpenCodeSession implements EngineSession {
         return { outcome: 'failed', error: `OpenCode refused the prompt: ${JSON.stringify(prompted.error)}` };
       }
       const died = await Promise.race([finished, this.deps.died]);
-      if (died) return { outcome: 'failed', error: died };
+      // Thrown, not returned: the harness then drops this session and the next run reopens (and restarts) it.
+      if (died) throw new Error(died);
       await new Promise((resolve) => setTimeout(resolve, this.deps.settleMs));
       await Promise.allSettled(answering);
     } finally {
