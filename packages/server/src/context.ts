@@ -2,7 +2,7 @@ import type { EngineDriver } from '@agentlane/engine-kit';
 import type { Store } from '@agentlane/store';
 import type { Authenticator, Principal } from './auth';
 import type { LanePort } from './lane-port';
-import type { SseConnection, SseConnectionOptions } from './sse/sse-connection';
+import type { FrameCache, SseConnection, SseConnectionOptions } from './sse/sse-connection';
 import type { ThreadHub } from './thread-hub';
 
 /** The configured engines, by name. */
@@ -19,6 +19,8 @@ export interface ServerContext {
   engines: EngineCatalog;
   auth: Authenticator;
   sse: SseConnectionOptions;
+  /** SSE frames of committed rows, serialized once per server. */
+  frames: FrameCache;
   /** Open SSE connections, closed with a retry hint on shutdown. */
   connections: Set<SseConnection>;
   defaultWorkDir: string;

@@ -17,6 +17,7 @@ import { runRoutes } from './routes/runs';
 import { sessionRoutes } from './routes/sessions';
 import { syncRoutes } from './routes/sync';
 import { threadRoutes } from './routes/threads';
+import { FrameCache } from './sse/sse-connection';
 import { ThreadHub } from './thread-hub';
 import { validationField } from './validation-field';
 import { validatorCompiler } from './validator';
@@ -74,6 +75,7 @@ export async function createServer(options: ServerOptions): Promise<AgentlaneSer
       retryMs: options.retryMs ?? 1000,
     },
     connections: new Set(),
+    frames: new FrameCache(),
     defaultWorkDir: options.defaultWorkDir ?? process.cwd(),
     version: options.version ?? '0.1.0',
     draining: false,

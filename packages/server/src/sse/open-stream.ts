@@ -39,7 +39,7 @@ export async function openThreadStream(
   hooks: StreamHooks = {},
 ): Promise<{ conn: SseConnection; subscription: LaneSubscription | null }> {
   reply.hijack();
-  const conn = new SseConnection(reply.raw, ctx.sse);
+  const conn = new SseConnection(reply.raw, ctx.sse, ctx.frames);
   conn.open();
   ctx.connections.add(conn);
   conn.onClose(() => ctx.connections.delete(conn));

@@ -17,34 +17,35 @@ export interface SseConnectionOptions {
   retryMs: number;
 }
 
-// One serialization per committed row, shared by every connection it goes to. Live fan-out hands every
-// subscription the same stored event object (WeakMap hit); replays read their own copies from the store, so
-// a bounded LRU keyed by what determines a row's frame (thread, deliverySeq, provisional) shares those too.
-const rowFrames = new WeakMap<object, { deliverySeq: number; provisional: boolean; frame: string }>();
-const replayFrames = new Map<string, string>();
-const REPLAY_CACHE_ENTRIES = 20_000;
+/**
+ * One serialization per committed row, shared by every connection of one server. Live fan-out hands every
+ * subscription the same stored event object (WeakMap hit); replays read their own copies from the store, so
+ * a bounded LRU keyed by what identifies a row's frame shares those too.
+ */
+export class FrameCache {
+  readonly #byObject = new WeakMap<object, { key: string; frame: string }>();
+  readonly #lru = new Map<string, string>();
 
-/** The SSE frame of a StreamEvent: canonical rows carry `id: deliverySeq`, wire-only events carry no id. */
-export function streamEventFrame(event: StreamEvent): string {
-  if (!('event' in event)) {
-    return formatSseFrame({ event: event.type, data: JSON.stringify(event) });
-  }
-  const cached = rowFrames.get(event.event);
-  if (cached && cached.deliverySeq === event.deliverySeq && cached.provisional === event.provisional) {
-    return cached.frame;
-  }
-  const key = `${event.event.threadId}|${event.deliverySeq}|${event.provisional ? 1 : 0}`;
-  let frame = replayFrames.get(key);
-  if (frame === undefined) {
-    frame = formatSseFrame({ id: event.deliverySeq, event: event.type, data: JSON.stringify(event) });
-    replayFrames.set(key, frame);
-    if (replayFrames.size > REPLAY_CACHE_ENTRIES) {
-      const oldest = replayFrames.keys().next().value;
-      if (oldest !== undefined) replayFrames.delete(oldest);
+  constructor(private readonly maxEntries = 20_000) {}
+
+  frame(event: StreamEvent): string {
+    if (!('event' in event)) return formatSseFrame({ event: event.type, data: JSON.stringify(event) });
+    const e = event.event;
+    const key = `${e.threadId}|${event.deliverySeq}|${e.eventId}|${event.revision}|${event.provisional ? 1 : 0}`;
+    const cached = this.#byObject.get(e);
+    if (cached?.key === key) return cached.frame;
+    let frame = this.#lru.get(key);
+    if (frame === undefined) {
+      frame = formatSseFrame({ id: event.deliverySeq, event: event.type, data: JSON.stringify(event) });
+      this.#lru.set(key, frame);
+      if (this.#lru.size > this.maxEntries) {
+        const oldest = this.#lru.keys().next().value;
+        if (oldest !== undefined) this.#lru.delete(oldest);
+      }
     }
+    this.#byObject.set(e, { key, frame });
+    return frame;
   }
-  rowFrames.set(event.event, { deliverySeq: event.deliverySeq, provisional: event.provisional, frame });
-  return frame;
 }
 
 /**
@@ -61,6 +62,7 @@ export class SseConnection {
   constructor(
     readonly res: ServerResponse,
     readonly options: SseConnectionOptions,
+    private readonly frames: FrameCache = new FrameCache(0),
   ) {}
 
   get closed(): boolean {
@@ -91,7 +93,7 @@ export class SseConnection {
   }
 
   send(event: StreamEvent): boolean {
-    return this.#write(streamEventFrame(event));
+    return this.#write(this.frames.frame(event));
   }
 
   /** Ends the stream on purpose, telling the client when to come back. */
