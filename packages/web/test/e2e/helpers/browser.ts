@@ -55,7 +55,7 @@ const require = createRequire(import.meta.url);
 export async function axeViolations(page: Page): Promise<{ id: string; impact: string; nodes: string[] }[]> {
   await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
   return page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe;
+    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe;
     interface AxeViolation {
       id: string;
       impact: string | null;

@@ -33,8 +33,11 @@ export async function buildOnce(): Promise<string> {
   try {
     const stale =
       !isWebBuilt() ||
-      Math.max(newestSourceMtime(join(packageDir, 'src')), statSync(join(packageDir, 'index.html')).mtimeMs) >
-        statSync(join(webRoot, 'index.html')).mtimeMs;
+      Math.max(
+        newestSourceMtime(join(packageDir, 'src')),
+        newestSourceMtime(join(packageDir, '../client/src')),
+        statSync(join(packageDir, 'index.html')).mtimeMs,
+      ) > statSync(join(webRoot, 'index.html')).mtimeMs;
     return await ensureWebBuilt({ force: stale, quiet: true });
   } finally {
     rmSync(lock, { recursive: true, force: true });

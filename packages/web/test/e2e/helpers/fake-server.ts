@@ -31,6 +31,8 @@ export interface Posted {
 export class FakeServer {
   readonly threads = new Map<string, Thread>();
   readonly posted: Posted[] = [];
+  /** Extra HTML pages by path (benchmark baselines). */
+  readonly pages = new Map<string, string>();
   onPost?: (posted: Posted) => void;
   private server?: Server;
   private readonly streams = new Set<{ threadId: string; res: ServerResponse }>();
@@ -88,6 +90,12 @@ export class FakeServer {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://x');
     const path = url.pathname;
+    const page = this.pages.get(path);
+    if (page !== undefined) {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(page);
+      return;
+    }
     if (!path.startsWith('/api/')) return this.serveStatic(path, res);
     const api = path.slice('/api/harness'.length);
     if (req.method === 'POST') {
