@@ -73,7 +73,8 @@ describe('agentlane serve', () => {
     child.stderr.on('data', (d) => {
       out += d;
     });
-    const deadline = Date.now() + 60_000;
+    // The first start may build the web UI before serving.
+    const deadline = Date.now() + 170_000;
     while (
       !/listening on (http:\/\/127\.0\.0\.1:\d+)/.test(out) &&
       Date.now() < deadline &&
@@ -88,5 +89,5 @@ describe('agentlane serve', () => {
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
-  }, 90_000);
+  }, 200_000);
 });
