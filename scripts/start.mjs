@@ -1,12 +1,25 @@
 #!/usr/bin/env node
 // `npm start`: `agentlane serve` on 127.0.0.1 with SQLite in ./.data (it prints the URL). Extra arguments
 // pass through (`npm start -- --port 8080`); AGENTLANE_* environment variables apply as usual.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = join(root, 'packages', 'cli', 'bin', 'agentlane.mjs');
+
+// A fresh clone has no built web UI: build it once (vite build → packages/web/dist) so `/` serves a page.
+const web = join(root, 'packages', 'web');
+if (!existsSync(join(web, 'dist', 'index.html'))) {
+  console.log('agentlane: building the web UI (first start)…');
+  const vite = join(root, 'node_modules', 'vite', 'bin', 'vite.js');
+  const built = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], {
+    cwd: web,
+    stdio: 'inherit',
+  });
+  if (built.status !== 0) console.error('agentlane: the web UI failed to build; the API still works.');
+}
 const args = [bin, 'serve', '--data-dir', join(root, '.data'), ...process.argv.slice(2)];
 if (!process.argv.includes('--host') && !process.env.AGENTLANE_HOST) args.push('--host', '127.0.0.1');
 
