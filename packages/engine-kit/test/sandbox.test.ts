@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
@@ -69,16 +70,13 @@ describe('engine sandbox helpers', () => {
     expect(owned.stderrTail()).toContain('oops');
     const exit = await owned.kill(500);
     expect(exit.signal ?? exit.code).toBeTruthy();
-    // The orphaned `sleep` is reaped by init a moment later.
-    const groupAlive = () => {
-      try {
-        process.kill(-owned.pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    for (let i = 0; i < 50 && groupAlive(); i++) await new Promise((r) => setTimeout(r, 20));
-    expect(groupAlive()).toBe(false);
+    // Killed members may linger as zombies until their new parent reaps them: count only live ones.
+    const liveMembers = () =>
+      execFileSync('ps', ['-e', '-o', 'pgid=,stat='], { encoding: 'utf8' })
+        .split('\n')
+        .map((line) => line.trim().split(/\s+/))
+        .filter(([pgid, stat]) => Number(pgid) === owned.pid && stat !== undefined && !stat.startsWith('Z'));
+    for (let i = 0; i < 100 && liveMembers().length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(liveMembers()).toEqual([]);
   });
 });
