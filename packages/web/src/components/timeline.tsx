@@ -46,6 +46,7 @@ export const Timeline = forwardRef<TimelineHandle, { view: TimelineView; threadI
     const [folded, setFolded] = useState<ReadonlySet<string>>(new Set());
     const list = useRef<VListHandle>(null);
     const atBottom = useRef(true);
+    const lastOffset = useRef(0);
     const rows = useMemo(() => displayRows(view.items, folded), [view.items, folded]);
     const turnsWithUserMessage = useMemo(
       () => new Set(view.items.filter((i) => i.type === 'message' && i.role === 'user').map((i) => i.turnId)),
@@ -91,7 +92,10 @@ export const Timeline = forwardRef<TimelineHandle, { view: TimelineView; threadI
         onScroll={(offset) => {
           const handle = list.current;
           if (!handle) return;
-          atBottom.current = offset + handle.viewportSize >= handle.scrollSize - BOTTOM_SLACK_PX;
+          // Only a move upwards (the user's) leaves the bottom; rows growing under us do not.
+          if (offset + handle.viewportSize >= handle.scrollSize - BOTTOM_SLACK_PX) atBottom.current = true;
+          else if (offset < lastOffset.current - 2) atBottom.current = false;
+          lastOffset.current = offset;
         }}
       >
         {(row) => (

@@ -76,10 +76,10 @@ describe.skipIf(skip)('web timeline in Chromium', { timeout: 120_000 }, () => {
       expect(await page.locator('[data-surface="file"] .diff').count()).toBe(0);
       await page.locator('[data-surface="file"] .card-head').scrollIntoViewIfNeeded();
       await page.locator('[data-surface="file"] .card-head').click();
+      await page.locator('[data-surface="file"] .diff').first().waitFor();
       await page.locator('[data-surface="terminal"] .card-head').scrollIntoViewIfNeeded();
       await page.locator('[data-surface="terminal"] .card-head').click();
-      await page.locator('[data-surface="file"] .diff').first().waitFor();
-      expect(await page.locator('.terminal span').count()).toBeGreaterThan(0);
+      await page.locator('.terminal span').first().waitFor();
       await page.locator('#prompt').fill('/re');
       await page.locator('[data-surface="commands"]').waitFor();
       await screenshot(page, `thread-expanded-${scheme}`);
