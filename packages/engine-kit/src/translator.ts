@@ -1,5 +1,6 @@
 import type {
   ArtifactRef,
+  AuditableCall,
   CanonicalEventDraft,
   CanonicalIdentity,
   JsonValue,
@@ -40,6 +41,11 @@ export interface TranslationStep<S> {
   state: S;
   events: TranslatedEvent[];
   artifacts?: ArtifactContent[];
+  /**
+   * Audit ledger rows the frames describe (a model or tool call that ended). The lane writes them to the
+   * ledger; the row's idempotency key makes re-translation of the same frames a no-op there.
+   */
+  audit?: AuditableCall[];
 }
 
 /**

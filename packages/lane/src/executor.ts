@@ -15,6 +15,7 @@ import type { PublishHub } from './hub';
 import { Materializer } from './offload';
 import { RunPipeline } from './run-pipeline';
 import { errorMessage, RunTranslation } from './run-translation';
+import type { AuditSink } from './types';
 
 type Log = (level: 'info' | 'warn' | 'error', message: string, detail?: unknown) => void;
 
@@ -28,6 +29,7 @@ export interface RunExecutorOptions {
   pollIntervalMs: number;
   maxConcurrentRuns: number;
   workDirFor: (thread: ThreadRecord) => string;
+  audit?: AuditSink;
   log?: Log;
 }
 
@@ -220,6 +222,7 @@ export class RunExecutor {
       runId: run.runId,
       translation,
       materializer: new Materializer(store, this.o.artifactThresholdBytes),
+      ...(this.o.audit ? { audit: this.o.audit } : {}),
       ...(this.o.log ? { log: this.o.log } : {}),
     });
     a.pipeline = pipeline;

@@ -42,6 +42,7 @@ export function createLane(options: LaneOptions): Lane {
     pollIntervalMs,
     maxConcurrentRuns: options.maxConcurrentRuns ?? 4,
     workDirFor: options.workDirFor ?? ((t) => t.workDir ?? process.cwd()),
+    ...(options.audit ? { audit: options.audit } : {}),
     ...(log ? { log } : {}),
   });
   const execute = options.execute ?? true;

@@ -5,6 +5,7 @@ import type { PublishHub } from './hub';
 import type { Materializer } from './offload';
 import type { RunTranslation } from './run-translation';
 import { errorMessage } from './run-translation';
+import type { AuditSink } from './types';
 
 export interface RunPipelineOptions {
   store: Store;
@@ -13,6 +14,7 @@ export interface RunPipelineOptions {
   runId: string;
   translation: RunTranslation;
   materializer: Materializer;
+  audit?: AuditSink;
   log?: (level: 'info' | 'warn' | 'error', message: string, detail?: unknown) => void;
 }
 
@@ -159,10 +161,20 @@ export class RunPipeline {
   private translate(records: NativeFrameRecord[]): EventWrite[] | Promise<EventWrite[]> {
     const events = [];
     const artifacts = [];
+    const audit = [];
     for (const record of records) {
       const step = this.o.translation.push(record);
       events.push(...step.events);
       artifacts.push(...step.artifacts);
+      if (step.audit) audit.push(...step.audit);
+    }
+    if (audit.length > 0 && this.o.audit) {
+      // The frames carrying the rows are stored in this same flush; the ledger write is idempotent.
+      this.o.audit.record(audit).catch((err) =>
+        this.o.log?.('warn', `audit rows of run ${this.o.runId} were not recorded`, {
+          error: errorMessage(err),
+        }),
+      );
     }
     return this.o.materializer.toWrites({ events, artifacts });
   }

@@ -1,4 +1,4 @@
-import type { JsonValue } from '@agentlane/contract';
+import type { AuditableCall, JsonValue } from '@agentlane/contract';
 import { type CanonicalEvent, SCHEMA_VERSION } from '@agentlane/contract';
 import type {
   ArtifactContent,
@@ -18,6 +18,8 @@ export interface BuiltEvent {
 export interface BuiltStep {
   events: BuiltEvent[];
   artifacts: ArtifactContent[];
+  /** Audit rows the translator surfaced (see TranslationStep.audit). */
+  audit?: AuditableCall[];
 }
 
 /**
@@ -50,6 +52,7 @@ export class RunTranslation {
       return {
         events: step.events.map((e) => this.build(e, record.receivedAt)),
         artifacts: step.artifacts ?? [],
+        ...(step.audit && step.audit.length > 0 ? { audit: step.audit } : {}),
       };
     } catch (err) {
       // A translator must not throw; if one does, the frame becomes a warning and the state is kept.

@@ -1,4 +1,4 @@
-import type { StreamEvent } from '@agentlane/contract';
+import type { AuditableCall, StreamEvent } from '@agentlane/contract';
 import type { ApprovalAnswer, EngineDriver, QuestionAnswer } from '@agentlane/engine-kit';
 import type {
   CommandRecord,
@@ -31,8 +31,18 @@ export interface LaneOptions {
   recovery?: 'all' | 'own';
   /** Runs the executor (claims queued runs). Default true; false makes a read/write-only lane (e.g. a test). */
   execute?: boolean;
+  /**
+   * Where audit rows that translators surface (TranslationStep.audit) are recorded, e.g. an AuditLedger.
+   * Writes are idempotent on the row key, so the live pass and a re-translation may both write them.
+   */
+  audit?: AuditSink;
   /** Diagnostics; never receives secrets. Default: silent. */
   log?: (level: 'info' | 'warn' | 'error', message: string, detail?: unknown) => void;
+}
+
+/** The part of @agentlane/ledger the lane needs (record only), so the lane does not depend on it. */
+export interface AuditSink {
+  record(rows: readonly AuditableCall[]): Promise<unknown>;
 }
 
 export interface CreateRunInput {

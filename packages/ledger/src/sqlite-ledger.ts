@@ -77,7 +77,8 @@ export function createSqliteLedger(options: SqliteLedgerOptions): AuditLedger {
     backend: 'sqlite',
     async record(rows) {
       assertRows(rows);
-      return { inserted: rows.length === 0 ? 0 : insertAll(rows) };
+      // IMMEDIATE: take the write lock up front so busy_timeout applies (a deferred upgrade fails at once).
+      return { inserted: rows.length === 0 ? 0 : insertAll.immediate(rows) };
     },
     async list(sessionId: string, query: AuditPageQuery = {}): Promise<AuditPage> {
       const limit = clampLimit(query.limit);

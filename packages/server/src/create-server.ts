@@ -11,6 +11,7 @@ import type { EngineCatalog, ServerContext } from './context';
 import { HttpError, toHttpError } from './errors';
 import type { LanePort } from './lane-port';
 import { artifactRoutes } from './routes/artifacts';
+import { type AuditReader, auditRoutes } from './routes/audit';
 import { checkpointRoutes } from './routes/checkpoints';
 import { healthRoutes } from './routes/health';
 import { runRoutes } from './routes/runs';
@@ -30,6 +31,8 @@ export interface ServerOptions {
   engines: EngineCatalog;
   /** Checkpoint saver behind GET /sessions/:id/checkpoints[/:checkpointId]; without one those answer 404. */
   checkpoints?: CheckpointSaver;
+  /** The audit ledger behind GET /sessions/:id/audit; without one it answers 404. */
+  audit?: AuditReader;
   /** Bearer tokens; none means local-only mode (loopback bind, no auth). */
   tokens?: AuthToken[];
   /** SSE heartbeat comment interval. Default 10 s. */
@@ -139,6 +142,7 @@ export async function createServer(options: ServerOptions): Promise<AgentlaneSer
       await api.register(threadRoutes(context));
       await api.register(artifactRoutes(context));
       await api.register(checkpointRoutes(options.checkpoints));
+      await api.register(auditRoutes(options.audit));
     },
     { prefix: API_PREFIX },
   );

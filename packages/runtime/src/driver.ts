@@ -1,0 +1,144 @@
+import { type CheckpointSaver, createPgSaver, createSqliteSaver } from '@agentlane/checkpoints';
+import type { EngineDriver, EngineSession, TurnInput, TurnIO } from '@agentlane/engine-kit';
+import { monotonicFactory } from 'ulid';
+import { BUILTIN_CAPABILITIES } from './capabilities';
+import type { ModelApi, ModelSettings } from './model';
+import type { HarnessPlugin } from './plugin';
+import { BUILTIN_PROVIDER } from './provider-id';
+import type { DefinedTool } from './tools/define-tool';
+import { type WorkspaceToolOptions, workspaceTools } from './tools/workspace-tools';
+import { runtimeTranslator } from './translator';
+import { runStagedTurn, type SessionMemory, type TurnDeps } from './turn';
+
+const APIS: readonly ModelApi[] = ['openai-chat', 'openai-responses', 'anthropic', 'google'];
+
+export interface BuiltinDriverConfig {
+  name?: string;
+  label?: string;
+  /** Which provider wire API: openai-chat (any Chat Completions server), openai-responses, anthropic, google. */
+  api: ModelApi;
+  model: string;
+  baseURL?: string;
+  /** Prefer the provider's environment variable; a key given here is kept in memory only. */
+  apiKey?: string;
+  /** Anchor-plan stage on (default true). */
+  plan?: boolean;
+  /** Model steps in the tool loop before the step limit (default 8). */
+  maxSteps?: number;
+  systemPrompt?: string;
+  /** Where checkpoints go: a saver, or the store's SQLite path / postgres URL. None: no resume across processes. */
+  checkpoints?: CheckpointSaver | string;
+  /** The workspace tools (default on, writes and commands need approval). false: none. */
+  workspaceTools?: WorkspaceToolOptions | false;
+  tools?: DefinedTool[];
+  plugins?: HarnessPlugin[];
+  /** Injected clock and id source (the recorded-turn corpus replays with them). */
+  clock?: () => string;
+  ids?: () => string;
+  modelFactory?: TurnDeps['modelFactory'];
+}
+
+function checkConfig(config: BuiltinDriverConfig): void {
+  if (!APIS.includes(config.api))
+    throw new Error(`api must be one of ${APIS.join(', ')} (got ${String(config.api)})`);
+  if (typeof config.model !== 'string' || config.model.length === 0)
+    throw new Error('model must be a non-empty string');
+  if (config.maxSteps !== undefined && (!Number.isInteger(config.maxSteps) || config.maxSteps < 1))
+    throw new Error('maxSteps must be a positive integer');
+}
+
+/** The built-in engine: a staged LLM loop on the AI SDK, registered like every adapter. */
+export function createDriver(config: BuiltinDriverConfig): EngineDriver & { dispose(): Promise<void> } {
+  checkConfig(config);
+  const ulid = monotonicFactory();
+  const ids = config.ids ?? (() => ulid());
+  const clock = config.clock ?? (() => new Date().toISOString());
+  let saverPromise: Promise<CheckpointSaver> | undefined;
+  const saver = async (): Promise<CheckpointSaver | undefined> => {
+    if (config.checkpoints === undefined) return undefined;
+    if (typeof config.checkpoints !== 'string') return config.checkpoints;
+    const where = config.checkpoints;
+    saverPromise ??= /^postgres(ql)?:\/\//i.test(where)
+      ? createPgSaver({ connection: where })
+      : Promise.resolve(createSqliteSaver({ database: where }));
+    return saverPromise;
+  };
+  const settings: ModelSettings = {
+    api: config.api,
+    model: config.model,
+    ...(config.baseURL ? { baseURL: config.baseURL } : {}),
+    ...(config.apiKey ? { apiKey: config.apiKey } : {}),
+  };
+  const plugins = config.plugins ?? [];
+  const tools = [
+    ...(config.workspaceTools === false ? [] : workspaceTools(config.workspaceTools ?? {})),
+    ...(config.tools ?? []),
+    ...plugins.flatMap((p) => p.tools?.() ?? []),
+  ];
+  return {
+    name: config.name ?? 'builtin',
+    provider: BUILTIN_PROVIDER,
+    translator: runtimeTranslator as EngineDriver['translator'],
+    label: config.label ?? `Built-in engine (${config.api} ${config.model})`,
+    async openSession(options): Promise<EngineSession> {
+      const memory: SessionMemory = {
+        loaded: false,
+        conversation: [],
+        plan: [],
+        checkpointId: undefined,
+        version: 0,
+      };
+      const binding = {
+        provider: BUILTIN_PROVIDER,
+        nativeSessionId: options.threadId,
+        // Never the key: only what is needed to find the same model again.
+        runtimeBinding: {
+          api: config.api,
+          model: config.model,
+          ...(config.baseURL ? { baseURL: config.baseURL } : {}),
+        },
+        protocolVersion: 'ai-sdk-6',
+        capabilities: BUILTIN_CAPABILITIES,
+      };
+      options.emit({
+        harness: 'session.bound',
+        origin: options.previous ? 'resume' : 'new',
+        generation: options.generation,
+        nativeSessionId: options.threadId,
+        capabilities: BUILTIN_CAPABILITIES,
+        agent: { name: 'agentlane-builtin' },
+        cwd: options.workDir,
+        protocolVersion: 'ai-sdk-6',
+      });
+      return {
+        binding,
+        runTurn: async (turn: TurnInput, io: TurnIO) =>
+          runStagedTurn(
+            {
+              threadId: options.threadId,
+              workspace: options.workDir,
+              settings,
+              tools,
+              plugins,
+              saver: await saver(),
+              plan: config.plan ?? true,
+              maxSteps: config.maxSteps ?? 8,
+              systemPrompt:
+                config.systemPrompt ??
+                'You are a coding agent working in a workspace folder. Use the tools to inspect and change files, then answer briefly.',
+              clock,
+              ids,
+              session: memory,
+              ...(config.modelFactory ? { modelFactory: config.modelFactory } : {}),
+            },
+            turn,
+            io,
+          ),
+        close: async () => {},
+      };
+    },
+    async dispose() {
+      if (saverPromise) await (await saverPromise).close();
+    },
+  };
+}

@@ -1,0 +1,87 @@
+import type {
+  ApprovalSubject,
+  AuditableCall,
+  ContextMarkerPayload,
+  FileChangeKind,
+  JsonObject,
+  JsonValue,
+  PlanEntry,
+  QuestionChoice,
+  StageId,
+  TerminalStream,
+  ToolKind,
+  UsageUpdatedPayload,
+} from '@agentlane/contract';
+
+/**
+ * The built-in engine's native frames, as stored in a run's source lane. `part` frames carry AI SDK stream
+ * parts (made JSON-safe); the rest are the runtime's own records of stages, tools, approvals and audit rows.
+ * Every frame is plain JSON so the pure translator can rebuild the run from the sealed source.
+ */
+export type RuntimeFrame =
+  | { rt: 'stage'; stage: StageId; phase: 'start' | 'end'; status?: 'ok' | 'error' | 'cancelled' }
+  | { rt: 'part'; stage: StageId; step: number; part: JsonObject }
+  | { rt: 'plan'; entries: PlanEntry[] }
+  | {
+      rt: 'tool.start';
+      toolCallId: string;
+      name: string;
+      kind: ToolKind;
+      input: JsonValue;
+      title?: string;
+    }
+  | { rt: 'tool.progress'; toolCallId: string; message: string }
+  | {
+      rt: 'tool.end';
+      toolCallId: string;
+      status: 'completed' | 'failed' | 'cancelled';
+      output?: JsonValue;
+      error?: string;
+      durationMs: number;
+    }
+  | {
+      rt: 'approval';
+      approvalId: string;
+      toolCallId: string;
+      title: string;
+      subject: ApprovalSubject;
+      input: JsonValue;
+      diff?: string;
+    }
+  | {
+      rt: 'question';
+      questionId: string;
+      toolCallId: string;
+      prompt: string;
+      choices: QuestionChoice[];
+      multiple: boolean;
+      allowFreeText: boolean;
+    }
+  | {
+      rt: 'terminal';
+      toolCallId: string;
+      terminalId: string;
+      stream: TerminalStream;
+      chunk: string;
+      command?: string;
+      exit?: { code: number | null; signal?: string | null };
+    }
+  | {
+      rt: 'file';
+      toolCallId: string;
+      path: string;
+      change: FileChangeKind;
+      diff: string;
+      additions: number;
+      deletions: number;
+    }
+  | { rt: 'usage'; usage: UsageUpdatedPayload }
+  | { rt: 'marker'; marker: ContextMarkerPayload }
+  | { rt: 'warning'; code: string; message: string; detail?: JsonValue }
+  | { rt: 'model'; model: string; availableModels: string[] }
+  | { rt: 'checkpoint'; stage: StageId; checkpointId: string }
+  | { rt: 'audit'; row: AuditableCall };
+
+export function frame(f: RuntimeFrame): JsonValue {
+  return f as unknown as JsonValue;
+}

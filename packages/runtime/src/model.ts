@@ -1,0 +1,72 @@
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createGoogleGenerativeAI } from '@ai-sdk/google';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModel } from 'ai';
+
+/** The provider wire APIs the built-in engine speaks, all through the AI SDK. */
+export type ModelApi = 'openai-chat' | 'openai-responses' | 'anthropic' | 'google';
+
+export interface ModelSettings {
+  api: ModelApi;
+  model: string;
+  /** e.g. http://127.0.0.1:4000/v1 for OpenAI-compatible servers; the provider's default when absent. */
+  baseURL?: string;
+  /** From configuration; when absent the provider reads its usual environment variable. Never logged. */
+  apiKey?: string;
+}
+
+/** What the fetch wrapper saw of the last HTTP exchange: the AI SDK does not report a successful call's status. */
+export interface HttpObservation {
+  status: number | null;
+  startedAt: number;
+  headersAt: number | null;
+}
+
+const ENV_KEYS: Record<ModelApi, string> = {
+  'openai-chat': 'OPENAI_API_KEY',
+  'openai-responses': 'OPENAI_API_KEY',
+  anthropic: 'ANTHROPIC_API_KEY',
+  google: 'GOOGLE_GENERATIVE_AI_API_KEY',
+};
+
+export function authMethodOf(settings: ModelSettings): 'api_key' | 'none' {
+  return settings.apiKey || process.env[ENV_KEYS[settings.api]] ? 'api_key' : 'none';
+}
+
+/**
+ * Builds the AI SDK model. `observe` receives every HTTP exchange (status, time to headers) through the
+ * provider's `fetch` option; the request headers (which carry the key) are never looked at.
+ */
+export function createModel(settings: ModelSettings, observe: (o: HttpObservation) => void): LanguageModel {
+  const fetchWithObservation: typeof fetch = async (input, init) => {
+    const observation: HttpObservation = { status: null, startedAt: performance.now(), headersAt: null };
+    observe(observation);
+    const response = await fetch(input, init);
+    observation.status = response.status;
+    observation.headersAt = performance.now();
+    return response;
+  };
+  const apiKey = settings.apiKey ?? process.env[ENV_KEYS[settings.api]];
+  const common = {
+    ...(settings.baseURL ? { baseURL: settings.baseURL } : {}),
+    ...(apiKey ? { apiKey } : {}),
+    fetch: fetchWithObservation,
+  };
+  switch (settings.api) {
+    case 'openai-chat':
+      return createOpenAICompatible({
+        name: 'openai-chat',
+        baseURL: settings.baseURL ?? 'https://api.openai.com/v1',
+        ...(apiKey ? { apiKey } : {}),
+        fetch: fetchWithObservation,
+        includeUsage: true,
+      })(settings.model);
+    case 'openai-responses':
+      return createOpenAI(common).responses(settings.model);
+    case 'anthropic':
+      return createAnthropic(common)(settings.model);
+    case 'google':
+      return createGoogleGenerativeAI(common)(settings.model);
+  }
+}

@@ -1,0 +1,1 @@
+export const BUILTIN_PROVIDER = 'builtin';

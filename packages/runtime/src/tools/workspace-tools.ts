@@ -1,0 +1,246 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
+import { createTwoFilesPatch } from 'diff';
+import { Type } from 'typebox';
+import { type DefinedTool, defineTool, ToolError } from './define-tool';
+import { displayPath, insideWorkspace } from './workspace-path';
+
+const MAX_READ = 256 * 1024;
+
+export function unifiedDiff(path: string, before: string | null, after: string) {
+  const patch = createTwoFilesPatch(
+    before === null ? '/dev/null' : `a/${path}`,
+    `b/${path}`,
+    before ?? '',
+    after,
+    undefined,
+    undefined,
+    {
+      context: 3,
+    },
+  );
+  let additions = 0;
+  let deletions = 0;
+  for (const line of patch.split('\n').slice(2)) {
+    if (line.startsWith('+') && !line.startsWith('+++')) additions++;
+    else if (line.startsWith('-') && !line.startsWith('---')) deletions++;
+  }
+  return { patch, additions, deletions };
+}
+
+async function readIfExists(path: string): Promise<string | null> {
+  return existsSync(path) ? readFile(path, 'utf8') : null;
+}
+
+export interface WorkspaceToolOptions {
+  /** Writes and edits ask first (default true). */
+  approveWrites?: boolean;
+  /** Commands ask first (default true). */
+  approveCommands?: boolean;
+  /** Default command timeout (default 60 s). */
+  commandTimeoutMs?: number;
+}
+
+/** The tools a coding agent needs, confined to the session's workspace. */
+export function workspaceTools(options: WorkspaceToolOptions = {}): DefinedTool[] {
+  const approveWrites = options.approveWrites ?? true;
+  const approveCommands = options.approveCommands ?? true;
+  const timeoutDefault = options.commandTimeoutMs ?? 60_000;
+
+  const readTool = defineTool<{ path: string }>({
+    name: 'read_file',
+    description: 'Read a UTF-8 text file of the workspace.',
+    kind: 'read',
+    inputSchema: Type.Object({ path: Type.String({ minLength: 1 }) }),
+    async execute({ path }, ctx) {
+      const abs = insideWorkspace(ctx.workspace, path);
+      const info = await stat(abs).catch(() => null);
+      if (!info?.isFile()) throw new ToolError(`no such file: ${path}`);
+      if (info.size > MAX_READ) throw new ToolError(`file is larger than ${MAX_READ} bytes: ${path}`);
+      return await readFile(abs, 'utf8');
+    },
+  });
+
+  const writeTool = defineTool<{ path: string; content: string }>({
+    name: 'write_file',
+    description: 'Create or overwrite a text file in the workspace.',
+    kind: 'edit',
+    inputSchema: Type.Object({ path: Type.String({ minLength: 1 }), content: Type.String() }),
+    needsApproval: approveWrites
+      ? async ({ path, content }, { workspace }) => {
+          const abs = insideWorkspace(workspace, path);
+          const before = await readIfExists(abs);
+          return {
+            title: `Write ${path}`,
+            subject: { kind: 'file_edit', path },
+            diff: unifiedDiff(displayPath(workspace, abs), before, content).patch,
+          };
+        }
+      : false,
+    async execute({ path, content }, ctx) {
+      const abs = insideWorkspace(ctx.workspace, path);
+      const before = await readIfExists(abs);
+      await mkdir(dirname(abs), { recursive: true });
+      await writeFile(abs, content);
+      const shown = displayPath(ctx.workspace, abs);
+      const d = unifiedDiff(shown, before, content);
+      ctx.fileChanged({
+        path: shown,
+        change: before === null ? 'created' : 'modified',
+        diff: d.patch,
+        additions: d.additions,
+        deletions: d.deletions,
+      });
+      return { path: shown, bytes: Buffer.byteLength(content) };
+    },
+  });
+
+  const editTool = defineTool<{ path: string; oldText: string; newText: string }>({
+    name: 'edit_file',
+    description: 'Replace one exact occurrence of oldText with newText in a workspace file.',
+    kind: 'edit',
+    inputSchema: Type.Object({
+      path: Type.String({ minLength: 1 }),
+      oldText: Type.String({ minLength: 1 }),
+      newText: Type.String(),
+    }),
+    needsApproval: approveWrites
+      ? ({ path }) => ({ title: `Edit ${path}`, subject: { kind: 'file_edit', path } })
+      : false,
+    async execute({ path, oldText, newText }, ctx) {
+      const abs = insideWorkspace(ctx.workspace, path);
+      const before = await readIfExists(abs);
+      if (before === null) throw new ToolError(`no such file: ${path}`);
+      const at = before.indexOf(oldText);
+      if (at < 0) throw new ToolError('oldText was not found in the file');
+      if (before.indexOf(oldText, at + 1) >= 0)
+        throw new ToolError('oldText occurs more than once; give more context');
+      const after = before.slice(0, at) + newText + before.slice(at + oldText.length);
+      await writeFile(abs, after);
+      const shown = displayPath(ctx.workspace, abs);
+      const d = unifiedDiff(shown, before, after);
+      ctx.fileChanged({
+        path: shown,
+        change: 'modified',
+        diff: d.patch,
+        additions: d.additions,
+        deletions: d.deletions,
+      });
+      return { path: shown, additions: d.additions, deletions: d.deletions };
+    },
+  });
+
+  const listTool = defineTool<{ path?: string }>({
+    name: 'list_files',
+    description: 'List the entries of a workspace folder (default: the workspace root).',
+    kind: 'read',
+    inputSchema: Type.Object({ path: Type.Optional(Type.String()) }),
+    async execute({ path }, ctx) {
+      const abs = insideWorkspace(ctx.workspace, path && path.length > 0 ? path : '.');
+      const entries = await readdir(abs, { withFileTypes: true });
+      return entries.map((e) => (e.isDirectory() ? `${e.name}/` : e.name)).sort();
+    },
+  });
+
+  const searchTool = defineTool<{ pattern: string; path?: string }>({
+    name: 'search_files',
+    description: 'Find lines containing a text (case-sensitive) in workspace files; at most 200 matches.',
+    kind: 'search',
+    inputSchema: Type.Object({ pattern: Type.String({ minLength: 1 }), path: Type.Optional(Type.String()) }),
+    async execute({ pattern, path }, ctx) {
+      const root = insideWorkspace(ctx.workspace, path && path.length > 0 ? path : '.');
+      const matches: string[] = [];
+      const walk = async (dir: string): Promise<void> => {
+        for (const e of await readdir(dir, { withFileTypes: true })) {
+          if (matches.length >= 200 || ctx.signal.aborted) return;
+          if (e.name === 'node_modules' || e.name === '.git') continue;
+          const full = join(dir, e.name);
+          if (e.isDirectory()) await walk(full);
+          else if (e.isFile()) {
+            const info = await stat(full);
+            if (info.size > MAX_READ) continue;
+            const lines = (await readFile(full, 'utf8')).split('\n');
+            lines.forEach((line, i) => {
+              if (matches.length < 200 && line.includes(pattern))
+                matches.push(`${relative(ctx.workspace, full)}:${i + 1}: ${line}`);
+            });
+          }
+        }
+      };
+      await walk(root);
+      return matches;
+    },
+  });
+
+  const runTool = defineTool<{ command: string; timeoutMs?: number }>({
+    name: 'run_command',
+    description: 'Run a shell command in the workspace; returns its exit code and output.',
+    kind: 'execute',
+    inputSchema: Type.Object({
+      command: Type.String({ minLength: 1 }),
+      timeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
+    }),
+    needsApproval: approveCommands
+      ? ({ command }) => ({ title: `Run ${command}`, subject: { kind: 'command', command } })
+      : false,
+    execute({ command, timeoutMs }, ctx) {
+      return new Promise((resolvePromise) => {
+        const terminalId = `term-${ctx.toolCallId}`;
+        const child = spawn('sh', ['-c', command], {
+          cwd: ctx.workspace,
+          stdio: ['ignore', 'pipe', 'pipe'],
+          detached: true,
+        });
+        let output = '';
+        let timedOut = false;
+        const kill = () => {
+          try {
+            if (child.pid) process.kill(-child.pid, 'SIGKILL');
+          } catch {
+            // already gone
+          }
+        };
+        const timer = setTimeout(() => {
+          timedOut = true;
+          kill();
+        }, timeoutMs ?? timeoutDefault);
+        ctx.signal.addEventListener('abort', kill, { once: true });
+        const pipe = (stream: 'stdout' | 'stderr') => (data: Buffer) => {
+          const chunk = data.toString('utf8');
+          if (output.length < MAX_READ) output += chunk;
+          ctx.terminal({ terminalId, stream, chunk, command });
+        };
+        child.stdout.on('data', pipe('stdout'));
+        child.stderr.on('data', pipe('stderr'));
+        child.on('close', (code, signal) => {
+          clearTimeout(timer);
+          ctx.signal.removeEventListener('abort', kill);
+          ctx.terminal({ terminalId, stream: 'stdout', chunk: '', command, exit: { code, signal } });
+          resolvePromise({ exitCode: code, signal, timedOut, output: output.slice(0, 16_384) });
+        });
+      });
+    },
+  });
+
+  const askTool = defineTool<{ prompt: string; choices?: string[] }>({
+    name: 'ask_user',
+    description: 'Ask the user a question and wait for the answer.',
+    kind: 'other',
+    inputSchema: Type.Object({
+      prompt: Type.String({ minLength: 1 }),
+      choices: Type.Optional(Type.Array(Type.String())),
+    }),
+    async execute({ prompt, choices }, ctx) {
+      const answer = await ctx.ask({
+        prompt,
+        choices: (choices ?? []).map((label, i) => ({ id: `c${i + 1}`, label })),
+        allowFreeText: true,
+      });
+      return answer as never;
+    },
+  });
+
+  return [readTool, writeTool, editTool, listTool, searchTool, runTool, askTool] as DefinedTool[];
+}

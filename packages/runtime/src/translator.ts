@@ -1,0 +1,589 @@
+import { createHash } from 'node:crypto';
+import {
+  type ApprovalOptionKind,
+  type ArtifactWithPreview,
+  type JsonObject,
+  type JsonValue,
+  MAX_PREVIEW_CHARS,
+  type StopReason,
+} from '@agentlane/contract';
+import {
+  type ArtifactContent,
+  isHarnessFrame,
+  type NativeFrameRecord,
+  type TranslatedEvent,
+  type TranslationStep,
+  type Translator,
+} from '@agentlane/engine-kit';
+import type { RuntimeFrame } from './frames';
+import { BUILTIN_PROVIDER } from './provider-id';
+
+type OpenText = { id: string; text: string };
+
+/** The translator's state: plain JSON, replaced (never mutated) by every step. */
+export type RuntimeTranslatorState = {
+  texts: Record<string, OpenText>;
+  reasoning: Record<string, OpenText>;
+  /** Tool calls by id: name and the raw input text received so far. */
+  tools: Record<string, { name: string; input: string; started: boolean }>;
+  warnings: number;
+  usageSteps: number;
+  turnStartedAt: string | null;
+  stopReason: string | null;
+  ended: boolean;
+};
+
+/** Approval options the built-in engine offers; the chosen optionId maps back to its kind. */
+export const APPROVAL_OPTIONS: { optionId: string; label: string; kind: ApprovalOptionKind }[] = [
+  { optionId: 'allow', label: 'Allow', kind: 'allow_once' },
+  { optionId: 'reject', label: 'Reject', kind: 'reject_once' },
+];
+
+class Step {
+  readonly events: TranslatedEvent[] = [];
+  readonly artifacts: ArtifactContent[] = [];
+  readonly audit: NonNullable<TranslationStep<JsonValue>['audit']> = [];
+  constructor(public state: RuntimeTranslatorState) {}
+  emit(key: string, draft: TranslatedEvent['draft']): void {
+    this.events.push({ key, draft });
+  }
+  warn(code: string, message: string, detail?: JsonValue): void {
+    const n = this.state.warnings + 1;
+    this.state = { ...this.state, warnings: n };
+    this.emit(`warning:${n}`, {
+      kind: 'harness.warning',
+      payload: { code, message, ...(detail !== undefined ? { detail } : {}) },
+    });
+  }
+  result(): TranslationStep<RuntimeTranslatorState> {
+    return {
+      state: this.state,
+      events: this.events,
+      ...(this.artifacts.length > 0 ? { artifacts: this.artifacts } : {}),
+      ...(this.audit.length > 0 ? { audit: this.audit } : {}),
+    };
+  }
+}
+
+function artifact(
+  content: string,
+  contentType: string,
+): { stored: ArtifactContent; withPreview: ArtifactWithPreview } {
+  const bytes = Buffer.from(content, 'utf8');
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const ref = { id: `sha256-${sha256}`, bytes: bytes.byteLength, sha256, contentType };
+  const preview = content.slice(0, MAX_PREVIEW_CHARS);
+  return {
+    stored: { ref, content },
+    withPreview: { artifact: ref, preview, truncated: preview.length < content.length },
+  };
+}
+
+const str = (v: JsonValue | undefined): string => (typeof v === 'string' ? v : '');
+const num = (v: JsonValue | undefined): number | undefined => (typeof v === 'number' ? v : undefined);
+
+/**
+ * The built-in engine's pure translator: AI SDK stream parts and the runtime's own records → canonical events.
+ * Text and reasoning blocks are keyed by (step, block id) because the SDK restarts block ids every step.
+ */
+export const runtimeTranslator: Translator<RuntimeTranslatorState> = {
+  provider: BUILTIN_PROVIDER,
+  initialState: () => ({
+    texts: {},
+    reasoning: {},
+    tools: {},
+    warnings: 0,
+    usageSteps: 0,
+    turnStartedAt: null,
+    stopReason: null,
+    ended: false,
+  }),
+  translate(record: NativeFrameRecord, state: RuntimeTranslatorState) {
+    const step = new Step(state);
+    const f = record.frame;
+    if (isHarnessFrame(f)) {
+      harnessFrame(step, f, record.receivedAt);
+      return step.result();
+    }
+    if (typeof f !== 'object' || f === null || Array.isArray(f) || typeof f.rt !== 'string') {
+      step.warn('builtin.bad_frame', `native frame ${record.nativeSeq} is not a built-in engine frame`, f);
+      return step.result();
+    }
+    runtimeFrame(step, f as unknown as RuntimeFrame);
+    return step.result();
+  },
+  finish(state: RuntimeTranslatorState) {
+    const step = new Step(state);
+    closeOpen(step);
+    if (!step.state.ended) {
+      step.state = { ...step.state, ended: true };
+      step.emit('turn.completed', {
+        kind: 'turn.completed',
+        payload: { stopReason: 'error', rawStopReason: 'source ended without turn.ended' },
+      });
+    }
+    return step.result();
+  },
+};
+
+function harnessFrame(step: Step, f: JsonObject, receivedAt: string): void {
+  switch (f.harness) {
+    case 'session.bound':
+      step.emit('session.started', {
+        kind: 'session.started',
+        payload: {
+          provider: BUILTIN_PROVIDER,
+          origin: (f.origin as 'new') ?? 'new',
+          generation: num(f.generation) ?? 1,
+          capabilities: f.capabilities as never,
+          ...(typeof f.nativeSessionId === 'string' ? { nativeSessionId: f.nativeSessionId } : {}),
+          ...(typeof f.cwd === 'string' ? { cwd: f.cwd } : {}),
+          ...(f.agent ? { agent: f.agent as { name: string } } : {}),
+        },
+      });
+      return;
+    case 'turn.started':
+      step.state = { ...step.state, turnStartedAt: receivedAt };
+      step.emit('turn.started', {
+        kind: 'turn.started',
+        payload: {
+          prompt: str(f.prompt),
+          ...(typeof f.parentRunId === 'string' ? { parentRunId: f.parentRunId } : {}),
+          ...(typeof f.model === 'string' ? { model: f.model } : {}),
+          ...(typeof f.mode === 'string' ? { mode: f.mode } : {}),
+        },
+      });
+      return;
+    case 'approval.answered': {
+      const option = APPROVAL_OPTIONS.find((o) => o.optionId === f.optionId);
+      const selected = f.outcome === 'selected';
+      step.emit(`approval.resolved:${str(f.approvalId)}`, {
+        kind: 'approval.resolved',
+        payload: {
+          approvalId: str(f.approvalId),
+          outcome: selected ? 'selected' : 'cancelled',
+          ...(selected && typeof f.optionId === 'string' ? { optionId: f.optionId } : {}),
+          ...(selected && option ? { decision: option.kind } : {}),
+          ...(typeof f.answeredBy === 'string' ? { answeredBy: f.answeredBy } : {}),
+          answeredAt: receivedAt,
+        },
+      });
+      return;
+    }
+    case 'question.answered': {
+      const answered = f.outcome === 'answered';
+      step.emit(`question.resolved:${str(f.questionId)}`, {
+        kind: 'question.resolved',
+        payload: {
+          questionId: str(f.questionId),
+          outcome: (f.outcome as 'answered') ?? 'cancelled',
+          ...(answered
+            ? {
+                answer: {
+                  choiceIds: Array.isArray(f.choiceIds) ? (f.choiceIds as string[]) : [],
+                  ...(typeof f.text === 'string' ? { text: f.text } : {}),
+                },
+              }
+            : {}),
+          ...(typeof f.answeredBy === 'string' ? { answeredBy: f.answeredBy } : {}),
+          answeredAt: receivedAt,
+        },
+      });
+      return;
+    }
+    case 'turn.cancel_requested':
+      return;
+    case 'engine.exited':
+    case 'engine.error': {
+      const n = step.state.warnings + 1;
+      step.state = { ...step.state, warnings: n };
+      step.emit(`error:${n}`, {
+        kind: 'harness.error',
+        payload: {
+          code: f.harness === 'engine.exited' ? 'engine_exited' : 'engine_error',
+          message: typeof f.message === 'string' ? f.message : 'the engine stopped',
+          fatal: f.fatal !== false,
+        },
+      });
+      return;
+    }
+    case 'turn.ended': {
+      closeOpen(step);
+      const outcome = str(f.outcome);
+      const stopReason: StopReason =
+        outcome === 'cancelled'
+          ? 'cancelled'
+          : outcome === 'failed'
+            ? 'error'
+            : step.state.stopReason === 'step_limit'
+              ? 'max_turn_requests'
+              : 'end_turn';
+      const started = step.state.turnStartedAt;
+      step.state = { ...step.state, ended: true };
+      step.emit('turn.completed', {
+        kind: 'turn.completed',
+        payload: {
+          stopReason,
+          ...(step.state.stopReason && stopReason !== 'end_turn'
+            ? { rawStopReason: step.state.stopReason }
+            : {}),
+          ...(started ? { durationMs: Math.max(0, Date.parse(receivedAt) - Date.parse(started)) } : {}),
+        },
+      });
+      return;
+    }
+    default:
+      step.warn('builtin.unknown_harness_frame', `an unknown harness frame ${str(f.harness)}`, f);
+  }
+}
+
+/** Closes text and reasoning blocks a step left open (a cancelled stream never sends their end). */
+function closeOpen(step: Step): void {
+  for (const key of Object.keys(step.state.texts)) endText(step, key);
+  for (const key of Object.keys(step.state.reasoning)) endReasoning(step, key);
+}
+
+function endText(step: Step, key: string): void {
+  const open = step.state.texts[key];
+  if (!open) return;
+  const { [key]: _, ...rest } = step.state.texts;
+  step.state = { ...step.state, texts: rest };
+  step.emit(`message.completed:${open.id}`, {
+    kind: 'message.completed',
+    payload: { messageId: open.id, role: 'assistant', text: open.text },
+  });
+}
+
+function endReasoning(step: Step, key: string): void {
+  const open = step.state.reasoning[key];
+  if (!open) return;
+  const { [key]: _, ...rest } = step.state.reasoning;
+  step.state = { ...step.state, reasoning: rest };
+  step.emit(`reasoning.completed:${open.id}`, {
+    kind: 'reasoning.completed',
+    payload: { reasoningId: open.id, text: open.text },
+  });
+}
+
+function runtimeFrame(step: Step, f: RuntimeFrame): void {
+  switch (f.rt) {
+    case 'part': {
+      streamPart(step, f.step, f.part);
+      return;
+    }
+    case 'plan':
+      step.emit(`plan:${step.events.length}:${JSON.stringify(f.entries).length}:${hashOf(f.entries)}`, {
+        kind: 'plan.updated',
+        payload: { planId: 'turn-plan', entries: f.entries },
+      });
+      return;
+    case 'tool.start': {
+      const known = step.state.tools[f.toolCallId];
+      if (!known?.started) {
+        step.state = {
+          ...step.state,
+          tools: { ...step.state.tools, [f.toolCallId]: { name: f.name, input: '', started: true } },
+        };
+        step.emit(`tool.started:${f.toolCallId}`, {
+          kind: 'tool.started',
+          payload: {
+            toolCallId: f.toolCallId,
+            name: f.name,
+            kind: f.kind,
+            input: f.input,
+            status: 'running',
+            ...(f.title ? { title: f.title } : {}),
+          },
+        });
+      } else {
+        step.emit(`tool.running:${f.toolCallId}`, {
+          kind: 'tool.progress',
+          payload: {
+            toolCallId: f.toolCallId,
+            status: 'running',
+            input: f.input,
+            ...(f.title ? { title: f.title } : {}),
+          },
+        });
+      }
+      return;
+    }
+    case 'tool.progress': {
+      const n = step.state.warnings + 1;
+      step.state = { ...step.state, warnings: n };
+      step.emit(`tool.progress:${f.toolCallId}:${n}`, {
+        kind: 'tool.progress',
+        payload: { toolCallId: f.toolCallId, status: 'running', message: f.message },
+      });
+      return;
+    }
+    case 'tool.end':
+      step.emit(`tool.completed:${f.toolCallId}`, {
+        kind: 'tool.completed',
+        payload: {
+          toolCallId: f.toolCallId,
+          status: f.status,
+          ...(f.output !== undefined ? { output: f.output } : {}),
+          ...(f.error !== undefined ? { error: f.error } : {}),
+          durationMs: f.durationMs,
+        },
+      });
+      return;
+    case 'approval': {
+      const diff = f.diff !== undefined ? artifact(f.diff, 'text/x-diff') : undefined;
+      if (diff) step.artifacts.push(diff.stored);
+      step.emit(`approval.requested:${f.approvalId}`, {
+        kind: 'approval.requested',
+        payload: {
+          approvalId: f.approvalId,
+          toolCallId: f.toolCallId,
+          title: f.title,
+          subject: diff ? { ...f.subject, diff: diff.withPreview } : f.subject,
+          input: f.input,
+          options: APPROVAL_OPTIONS,
+        },
+      });
+      return;
+    }
+    case 'question':
+      step.emit(`question.requested:${f.questionId}`, {
+        kind: 'question.requested',
+        payload: {
+          questionId: f.questionId,
+          toolCallId: f.toolCallId,
+          prompt: f.prompt,
+          choices: f.choices,
+          multiple: f.multiple,
+          allowFreeText: f.allowFreeText,
+        },
+      });
+      return;
+    case 'terminal': {
+      const n = step.state.warnings + 1;
+      step.state = { ...step.state, warnings: n };
+      step.emit(`terminal:${f.terminalId}:${n}`, {
+        kind: 'terminal.output',
+        payload: {
+          terminalId: f.terminalId,
+          toolCallId: f.toolCallId,
+          stream: f.stream,
+          chunk: f.chunk,
+          ...(f.command ? { command: f.command } : {}),
+          ...(f.exit ? { exit: f.exit } : {}),
+        },
+      });
+      return;
+    }
+    case 'file': {
+      const diff = artifact(f.diff, 'text/x-diff');
+      step.artifacts.push(diff.stored);
+      step.emit(`file.changed:${f.toolCallId}:${f.path}`, {
+        kind: 'file.changed',
+        payload: {
+          path: f.path,
+          change: f.change,
+          toolCallId: f.toolCallId,
+          diff: diff.withPreview,
+          additions: f.additions,
+          deletions: f.deletions,
+        },
+      });
+      return;
+    }
+    case 'usage':
+      step.emit(`usage:${f.usage.scope}`, { kind: 'usage.updated', payload: f.usage });
+      return;
+    case 'marker': {
+      const n = step.state.warnings + 1;
+      step.state = { ...step.state, warnings: n };
+      step.emit(`marker:${n}`, { kind: 'context.marker', payload: f.marker });
+      return;
+    }
+    case 'warning':
+      if (f.code === 'step_limit') step.state = { ...step.state, stopReason: 'step_limit' };
+      step.warn(f.code, f.message, f.detail);
+      return;
+    case 'model':
+      step.emit('session.metadata', {
+        kind: 'session.metadata',
+        payload: { model: { id: f.model }, availableModels: f.availableModels.map((id) => ({ id })) },
+      });
+      return;
+    case 'audit':
+      step.audit.push(f.row);
+      return;
+    case 'stage':
+    case 'checkpoint':
+      // Bookkeeping for resume and the corpus; no canonical event.
+      return;
+    default:
+      step.warn('builtin.unknown_frame', 'an unknown built-in engine frame', f as unknown as JsonValue);
+  }
+}
+
+function hashOf(value: JsonValue | object): string {
+  return createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 12);
+}
+
+function streamPart(step: Step, stepNo: number, part: JsonObject): void {
+  const id = str(part.id);
+  const key = `${stepNo}:${id}`;
+  switch (part.type) {
+    case 'text-start': {
+      const messageId = `msg-${stepNo}-${id}`;
+      step.state = { ...step.state, texts: { ...step.state.texts, [key]: { id: messageId, text: '' } } };
+      step.emit(`message.started:${messageId}`, {
+        kind: 'message.started',
+        payload: { messageId, role: 'assistant' },
+      });
+      return;
+    }
+    case 'text-delta': {
+      const open = step.state.texts[key];
+      if (!open) {
+        step.warn('builtin.orphan_delta', `text delta for unknown block ${key}`);
+        return;
+      }
+      const delta = str(part.text);
+      const n = open.text.length;
+      step.state = {
+        ...step.state,
+        texts: { ...step.state.texts, [key]: { id: open.id, text: open.text + delta } },
+      };
+      step.emit(`message.delta:${open.id}:${n}`, {
+        kind: 'message.delta',
+        payload: { messageId: open.id, partId: open.id, delta },
+      });
+      return;
+    }
+    case 'text-end': {
+      endText(step, key);
+      return;
+    }
+    case 'reasoning-start': {
+      const reasoningId = `rsn-${stepNo}-${id}`;
+      step.state = {
+        ...step.state,
+        reasoning: { ...step.state.reasoning, [key]: { id: reasoningId, text: '' } },
+      };
+      return;
+    }
+    case 'reasoning-delta': {
+      const open = step.state.reasoning[key];
+      if (!open) {
+        step.warn('builtin.orphan_delta', `reasoning delta for unknown block ${key}`);
+        return;
+      }
+      const delta = str(part.text);
+      const n = open.text.length;
+      step.state = {
+        ...step.state,
+        reasoning: { ...step.state.reasoning, [key]: { id: open.id, text: open.text + delta } },
+      };
+      step.emit(`reasoning.delta:${open.id}:${n}`, {
+        kind: 'reasoning.delta',
+        payload: { reasoningId: open.id, delta },
+      });
+      return;
+    }
+    case 'reasoning-end': {
+      endReasoning(step, key);
+      return;
+    }
+    case 'tool-input-start': {
+      const name = str(part.toolName);
+      step.state = {
+        ...step.state,
+        tools: { ...step.state.tools, [id]: { name, input: '', started: true } },
+      };
+      step.emit(`tool.started:${id}`, {
+        kind: 'tool.started',
+        payload: { toolCallId: id, name, kind: 'other', input: {}, status: 'pending' },
+      });
+      return;
+    }
+    case 'tool-input-delta': {
+      const known = step.state.tools[id];
+      if (!known) return;
+      const input = known.input + str(part.delta);
+      step.state = { ...step.state, tools: { ...step.state.tools, [id]: { ...known, input } } };
+      step.emit(`tool.input:${id}:${known.input.length}`, {
+        kind: 'tool.progress',
+        payload: { toolCallId: id, status: 'pending', input },
+      });
+      return;
+    }
+    case 'tool-call': {
+      const callId = str(part.toolCallId);
+      const known = step.state.tools[callId];
+      if (!known) {
+        const name = str(part.toolName);
+        step.state = {
+          ...step.state,
+          tools: { ...step.state.tools, [callId]: { name, input: '', started: true } },
+        };
+        step.emit(`tool.started:${callId}`, {
+          kind: 'tool.started',
+          payload: { toolCallId: callId, name, kind: 'other', input: part.input ?? {}, status: 'pending' },
+        });
+      } else {
+        step.emit(`tool.input:${callId}`, {
+          kind: 'tool.progress',
+          payload: { toolCallId: callId, status: 'pending', input: part.input ?? {} },
+        });
+      }
+      return;
+    }
+    case 'finish-step': {
+      const usage = (part.usage ?? {}) as JsonObject;
+      const n = step.state.usageSteps + 1;
+      step.state = { ...step.state, usageSteps: n };
+      step.emit(`usage:step:${n}`, {
+        kind: 'usage.updated',
+        payload: {
+          scope: 'step',
+          ...usageFields(usage),
+          ...(typeof part.model === 'string' ? { model: part.model } : {}),
+        },
+      });
+      return;
+    }
+    case 'error':
+      step.warn('builtin.model_stream_error', `the model stream reported an error: ${str(part.message)}`);
+      return;
+    case 'start':
+    case 'start-step':
+    case 'tool-input-end':
+    case 'finish':
+    case 'abort':
+    case 'source':
+    case 'file':
+    case 'raw':
+      return;
+    default:
+      step.warn(
+        'builtin.unknown_part',
+        `an AI SDK stream part this translator does not know: ${str(part.type)}`,
+      );
+  }
+}
+
+/** AI SDK usage → the canonical fields (absent counts stay absent, never 0). */
+export function usageFields(usage: JsonObject): {
+  inputTokens?: number;
+  outputTokens?: number;
+  reasoningTokens?: number;
+  cachedInputTokens?: number;
+  totalTokens?: number;
+} {
+  const out: ReturnType<typeof usageFields> = {};
+  const set = (k: keyof typeof out, v: JsonValue | undefined) => {
+    if (typeof v === 'number' && Number.isFinite(v)) out[k] = v;
+  };
+  set('inputTokens', usage.inputTokens);
+  set('outputTokens', usage.outputTokens);
+  set('reasoningTokens', usage.reasoningTokens);
+  set('cachedInputTokens', usage.cachedInputTokens);
+  set('totalTokens', usage.totalTokens);
+  return out;
+}

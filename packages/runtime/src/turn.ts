@@ -1,0 +1,577 @@
+import type { CheckpointSaver } from '@agentlane/checkpoints';
+import {
+  AUDIT_RECORD_VERSION,
+  type AuditableCall,
+  type AuditPayload,
+  type AuditStatus,
+  type ConversationMessage,
+  type JsonObject,
+  type JsonValue,
+  type PlanEntry,
+  type StageId,
+} from '@agentlane/contract';
+import type { TurnInput, TurnIO, TurnOutcome } from '@agentlane/engine-kit';
+import { jsonSchema, type LanguageModel, streamText, type ToolSet, tool } from 'ai';
+import { jsonSafe, toModelMessages } from './conversation';
+import { frame, type RuntimeFrame } from './frames';
+import { authMethodOf, createModel, type HttpObservation, type ModelSettings } from './model';
+import type { HarnessPlugin, PluginTurnContext } from './plugin';
+import { type DefinedTool, type ToolContext, ToolError } from './tools/define-tool';
+
+export interface TurnDeps {
+  threadId: string;
+  workspace: string;
+  settings: ModelSettings;
+  tools: DefinedTool[];
+  plugins: HarnessPlugin[];
+  saver: CheckpointSaver | undefined;
+  plan: boolean;
+  maxSteps: number;
+  systemPrompt: string;
+  clock: () => string;
+  ids: () => string;
+  /** The session's conversation so far (loaded from the latest checkpoint on the first turn). */
+  session: SessionMemory;
+  /** Test seam: build the model (default: the AI SDK provider with an observing fetch). */
+  modelFactory?: (settings: ModelSettings, observe: (o: HttpObservation) => void) => LanguageModel;
+}
+
+export interface SessionMemory {
+  loaded: boolean;
+  conversation: ConversationMessage[];
+  plan: PlanEntry[];
+  checkpointId: string | undefined;
+  version: number;
+}
+
+const PREVIEW = 200;
+
+/** One turn through the stages anchor-plan → tool-loop → synthesize → post-turn. */
+export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO): Promise<TurnOutcome> {
+  const emit = (f: RuntimeFrame) => io.emit(frame(f));
+  const settings: ModelSettings = { ...deps.settings, ...(turn.model ? { model: turn.model } : {}) };
+  let observation: HttpObservation | null = null;
+  const model = (deps.modelFactory ?? createModel)(settings, (o) => {
+    observation = o;
+  });
+  const mem = deps.session;
+  if (!mem.loaded) await loadLatest(deps);
+  const pctx: PluginTurnContext = {
+    threadId: deps.threadId,
+    turnId: turn.turnId,
+    prompt: turn.prompt,
+    workspace: deps.workspace,
+  };
+  let seq = 0;
+  const totals = { inputTokens: 0, outputTokens: 0, reasoningTokens: 0, cachedInputTokens: 0 };
+  const conversation = [...mem.conversation];
+  conversation.push({
+    id: `${turn.turnId}:user`,
+    role: 'user',
+    parts: [{ type: 'text', text: turn.prompt }],
+  });
+  let plan = mem.plan;
+  const toolsByName = new Map(deps.tools.map((t) => [t.name, t]));
+
+  const audit = (
+    stage: StageId,
+    callClass: 'model' | 'tool',
+    status: AuditStatus,
+    latency: number,
+    payload: AuditPayload,
+    extra: { finish_reason?: string | null; http_status?: number | null } = {},
+  ) => {
+    seq += 1;
+    const row: AuditableCall = {
+      record_id: deps.ids(),
+      audit_record_version: AUDIT_RECORD_VERSION,
+      session_id: deps.threadId,
+      turn_id: turn.turnId,
+      stage_id: stage,
+      seq_within_turn: seq,
+      created_at: deps.clock(),
+      actor_kind: 'runtime',
+      session_auth_method: callClass === 'model' ? authMethodOf(settings) : 'none',
+      call_class: callClass,
+      provider: callClass === 'model' ? settings.api : 'builtin',
+      model: callClass === 'model' ? settings.model : null,
+      transport: callClass === 'model' ? settings.api : 'in-process',
+      status,
+      latency_ms: Math.max(0, Math.round(latency)),
+      finish_reason: extra.finish_reason ?? null,
+      http_status: extra.http_status ?? null,
+      payload,
+    };
+    emit({ rt: 'audit', row });
+  };
+
+  const checkpoint = async (stage: StageId) => {
+    mem.conversation = conversation;
+    mem.plan = plan;
+    if (!deps.saver) return;
+    const id = deps.ids();
+    mem.version += 1;
+    const saver = deps.saver;
+    await withBusyRetry(() =>
+      saver.put({
+        id,
+        sessionId: deps.threadId,
+        stageId: stage,
+        createdAt: deps.clock(),
+        schemaVersion: 1,
+        channels: {
+          conversation: {
+            kind: 'last_value',
+            version: mem.version,
+            value: { value: jsonSafe(conversation) },
+          },
+          plan: { kind: 'last_value', version: mem.version, value: { value: jsonSafe(plan) } },
+        },
+        ...(mem.checkpointId ? { parentCheckpointId: mem.checkpointId } : {}),
+      }),
+    );
+    mem.checkpointId = id;
+    emit({ rt: 'checkpoint', stage, checkpointId: id });
+  };
+
+  const pluginHook = async (run: (p: HarnessPlugin) => unknown, label: string) => {
+    for (const p of deps.plugins) {
+      try {
+        await run(p);
+      } catch (err) {
+        emit({
+          rt: 'warning',
+          code: 'plugin_failed',
+          message: `plugin ${p.name} failed in ${label}: ${(err as Error).message}`,
+        });
+      }
+    }
+  };
+  const systemFor = async (stage: StageId, base: string) => {
+    const extras: string[] = [];
+    await pluginHook(async (p) => {
+      const s = await p.beforeModelCall?.({ ...pctx, stage });
+      if (s) extras.push(s);
+    }, 'beforeModelCall');
+    return [base, ...extras].join('\n\n');
+  };
+
+  /** One streamed model call; every stream part is emitted; returns what the step produced. */
+  const modelCall = async (stage: StageId, step: number, system: string, withTools: boolean) => {
+    const started = performance.now();
+    observation = null;
+    const messages = toModelMessages(conversation);
+    const tools: ToolSet = {};
+    if (withTools)
+      for (const t of deps.tools)
+        tools[t.name] = tool({ description: t.description, inputSchema: jsonSchema(t.inputSchema as never) });
+    let streamError: unknown = null;
+    let text = '';
+    const toolCalls: { toolCallId: string; toolName: string; input: JsonValue }[] = [];
+    let finishReason: string | null = null;
+    let usage: JsonObject = {};
+    try {
+      const result = streamText({
+        model,
+        system,
+        messages,
+        ...(withTools ? { tools } : {}),
+        abortSignal: io.signal,
+        maxRetries: 0,
+        onError: ({ error }) => {
+          streamError = error;
+        },
+      });
+      for await (const part of result.fullStream) {
+        const safe = safePart(part as unknown as Record<string, unknown>);
+        if (stage !== 'anchor-plan') emit({ rt: 'part', stage, step, part: safe });
+        if (part.type === 'text-delta') text += part.text;
+        else if (part.type === 'tool-call')
+          toolCalls.push({
+            toolCallId: part.toolCallId,
+            toolName: part.toolName,
+            input: jsonSafe(part.input),
+          });
+        else if (part.type === 'finish-step') {
+          finishReason = part.finishReason;
+          usage = safe.usage as JsonObject;
+        } else if (part.type === 'error') streamError = part.error;
+      }
+    } catch (err) {
+      streamError = err;
+    }
+    const obs = observation as HttpObservation | null;
+    const latency = performance.now() - started;
+    const cancelled = io.signal.aborted;
+    const status: AuditStatus = cancelled ? 'cancelled' : streamError ? 'error' : 'ok';
+    const usageOut = numbers(usage);
+    for (const k of Object.keys(totals) as (keyof typeof totals)[]) totals[k] += usageOut[k] ?? 0;
+    const last = [...conversation].reverse().find((m) => m.role === 'user');
+    audit(
+      stage,
+      'model',
+      status,
+      latency,
+      {
+        kind: 'model_call',
+        request: {
+          messageCount: messages.length,
+          toolNames: withTools ? deps.tools.map((t) => t.name) : [],
+          ...(last ? { promptPreview: partText(last).slice(0, PREVIEW) } : {}),
+        },
+        response: {
+          ...(text ? { textPreview: text.slice(0, PREVIEW) } : {}),
+          toolCalls: toolCalls.map(({ toolCallId, toolName }) => ({ toolCallId, toolName })),
+        },
+        ...(Object.keys(usageOut).length > 0 ? { usage: usageOut } : {}),
+        ...(streamError && !cancelled ? { error: errorText(streamError) } : {}),
+      },
+      { finish_reason: cancelled ? 'cancelled' : finishReason, http_status: obs?.status ?? null },
+    );
+    return { status, text, toolCalls, error: streamError ? errorText(streamError) : undefined };
+  };
+
+  const runTool = async (call: { toolCallId: string; toolName: string; input: JsonValue }) => {
+    const started = performance.now();
+    const def = toolsByName.get(call.toolName);
+    let status: AuditStatus = 'ok';
+    let output: JsonValue = null;
+    let error: string | undefined;
+    let approval: { decision: string; answeredBy?: string } | undefined;
+    emit({
+      rt: 'tool.start',
+      toolCallId: call.toolCallId,
+      name: call.toolName,
+      kind: def?.kind ?? 'other',
+      input: call.input,
+    });
+    try {
+      if (!def) throw new ToolError(`no tool named ${call.toolName}`);
+      const problems = def.check(call.input);
+      if (problems.length > 0) throw new ToolError(`invalid input for ${def.name}: ${problems.join('; ')}`);
+      const ask =
+        typeof def.needsApproval === 'function'
+          ? await def.needsApproval(call.input as never, { workspace: deps.workspace })
+          : def.needsApproval
+            ? { title: `Run ${def.name}`, subject: { kind: 'tool_call' as const } }
+            : null;
+      if (ask) {
+        const approvalId = `apr-${call.toolCallId}`;
+        emit({
+          rt: 'approval',
+          approvalId,
+          toolCallId: call.toolCallId,
+          title: ask.title,
+          subject: ask.subject,
+          input: call.input,
+          ...(ask.diff !== undefined ? { diff: ask.diff } : {}),
+        });
+        const answer = await io.awaitApproval(approvalId);
+        const allowed = answer.outcome === 'selected' && answer.optionId === 'allow';
+        approval = {
+          decision: answer.outcome === 'cancelled' ? 'cancelled' : allowed ? 'allow_once' : 'reject_once',
+          ...(answer.answeredBy ? { answeredBy: answer.answeredBy } : {}),
+        };
+        if (io.signal.aborted) throw new CancelledError();
+        if (!allowed) throw new ToolError('the user rejected this tool call');
+      }
+      const ctx: ToolContext = {
+        signal: io.signal,
+        workspace: deps.workspace,
+        toolCallId: call.toolCallId,
+        progress: (message) => emit({ rt: 'tool.progress', toolCallId: call.toolCallId, message }),
+        terminal: (c) => emit({ rt: 'terminal', toolCallId: call.toolCallId, ...c }),
+        fileChanged: (c) => emit({ rt: 'file', toolCallId: call.toolCallId, ...c }),
+        ask: async (q) => {
+          const questionId = `q-${call.toolCallId}`;
+          emit({
+            rt: 'question',
+            questionId,
+            toolCallId: call.toolCallId,
+            prompt: q.prompt,
+            choices: q.choices ?? [],
+            multiple: q.multiple ?? false,
+            allowFreeText: q.allowFreeText ?? true,
+          });
+          const a = await io.awaitQuestion(questionId);
+          return {
+            outcome: a.outcome,
+            ...(a.choiceIds ? { choiceIds: a.choiceIds } : {}),
+            ...(a.text !== undefined ? { text: a.text } : {}),
+          };
+        },
+      };
+      output = jsonSafe(await def.execute(call.input as never, ctx));
+      if (io.signal.aborted) throw new CancelledError();
+    } catch (err) {
+      if (err instanceof CancelledError || io.signal.aborted) {
+        status = 'cancelled';
+        error = 'cancelled';
+      } else {
+        status = 'error';
+        error = (err as Error).message ?? String(err);
+      }
+    }
+    const latency = performance.now() - started;
+    emit({
+      rt: 'tool.end',
+      toolCallId: call.toolCallId,
+      status: status === 'ok' ? 'completed' : status === 'error' ? 'failed' : 'cancelled',
+      ...(status === 'ok' ? { output } : { error: error ?? 'failed' }),
+      durationMs: Math.round(latency),
+    });
+    audit('tool-loop', 'tool', status, latency, {
+      kind: 'tool_call',
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      input: call.input,
+      ...(status === 'ok'
+        ? { outputPreview: JSON.stringify(output).slice(0, PREVIEW) }
+        : { error: error ?? 'failed' }),
+      ...(approval ? { approval } : {}),
+    });
+    return { status, output: status === 'ok' ? output : (error ?? 'failed'), isError: status !== 'ok' };
+  };
+
+  const stage = async (id: StageId, body: () => Promise<'ok' | 'cancelled' | { error: string }>) => {
+    emit({ rt: 'stage', stage: id, phase: 'start' });
+    await pluginHook((p) => p.onStageStart?.(id, pctx), 'onStageStart');
+    const result = await body();
+    const status = result === 'ok' ? 'ok' : result === 'cancelled' ? 'cancelled' : 'error';
+    emit({ rt: 'stage', stage: id, phase: 'end', status });
+    await pluginHook((p) => p.onStageEnd?.(id, pctx), 'onStageEnd');
+    // A stage that failed leaves the previous checkpoint as the resume point.
+    if (status === 'ok') await checkpoint(id);
+    return result;
+  };
+
+  const settle = (r: 'ok' | 'cancelled' | { error: string }): TurnOutcome | null =>
+    r === 'ok' ? null : r === 'cancelled' ? { outcome: 'cancelled' } : { outcome: 'failed', error: r.error };
+
+  emit({ rt: 'model', model: settings.model, availableModels: [settings.model] });
+
+  // ---- anchor-plan
+  if (deps.plan) {
+    const r = await stage('anchor-plan', async () => {
+      const system = await systemFor(
+        'anchor-plan',
+        'Draft a short plan for the request as a numbered list, one step per line. Do not call tools and do not answer yet.',
+      );
+      const out = await modelCall('anchor-plan', 0, system, false);
+      if (out.status === 'cancelled') return 'cancelled';
+      if (out.status === 'error') return { error: `the planning call failed: ${out.error}` };
+      plan = parsePlan(out.text);
+      if (plan.length > 0) emit({ rt: 'plan', entries: plan });
+      return 'ok';
+    });
+    const done = settle(r);
+    if (done) return done;
+  }
+
+  // ---- tool-loop
+  let answer = '';
+  let needsSynthesis = false;
+  const loop = await stage('tool-loop', async () => {
+    const system = await systemFor('tool-loop', planSystem(deps.systemPrompt, plan));
+    for (let step = 1; ; step++) {
+      if (step > deps.maxSteps) {
+        emit({
+          rt: 'warning',
+          code: 'step_limit',
+          message: `the tool loop stopped after ${deps.maxSteps} model steps (maxSteps); the answer is synthesized from what was done`,
+        });
+        needsSynthesis = true;
+        return 'ok';
+      }
+      const out = await modelCall('tool-loop', step, system, true);
+      const parts: ConversationMessage['parts'] = [];
+      if (out.text) parts.push({ type: 'text', text: out.text });
+      for (const c of out.toolCalls) parts.push({ type: 'tool-call', ...c });
+      if (parts.length > 0) conversation.push({ id: `${turn.turnId}:a${step}`, role: 'assistant', parts });
+      if (out.status === 'cancelled') return 'cancelled';
+      if (out.status === 'error') return { error: `the model call failed: ${out.error}` };
+      if (out.toolCalls.length === 0) {
+        answer = out.text;
+        return 'ok';
+      }
+      const results: ConversationMessage['parts'] = [];
+      for (const call of out.toolCalls) {
+        const r = await runTool(call);
+        results.push({
+          type: 'tool-result',
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          output: r.output,
+          isError: r.isError,
+        });
+        if (r.status === 'cancelled') {
+          conversation.push({ id: `${turn.turnId}:t${step}`, role: 'tool', parts: results });
+          return 'cancelled';
+        }
+      }
+      conversation.push({ id: `${turn.turnId}:t${step}`, role: 'tool', parts: results });
+      plan = advancePlan(plan);
+      if (plan.length > 0) emit({ rt: 'plan', entries: plan });
+    }
+  });
+  const loopDone = settle(loop);
+  if (loopDone) return loopDone;
+
+  // ---- synthesize: the loop's last text is the answer; a loop stopped by the limit gets one call without tools.
+  const syn = await stage('synthesize', async () => {
+    if (needsSynthesis) {
+      const system = await systemFor(
+        'synthesize',
+        'Answer the user now from what was done so far. Do not call tools.',
+      );
+      const out = await modelCall('synthesize', deps.maxSteps + 1, system, false);
+      if (out.status === 'cancelled') return 'cancelled';
+      if (out.status === 'error') return { error: `the synthesis call failed: ${out.error}` };
+      answer = out.text;
+      if (out.text)
+        conversation.push({
+          id: `${turn.turnId}:answer`,
+          role: 'assistant',
+          parts: [{ type: 'text', text: out.text }],
+        });
+    }
+    if (plan.length > 0) {
+      plan = plan.map((e) => ({ ...e, status: e.status === 'cancelled' ? e.status : 'completed' }));
+      emit({ rt: 'plan', entries: plan });
+    }
+    return 'ok';
+  });
+  const synDone = settle(syn);
+  if (synDone) return synDone;
+
+  // ---- post-turn
+  const post = await stage('post-turn', async () => {
+    emit({ rt: 'usage', usage: { scope: 'turn', ...nonZero(totals), model: settings.model } });
+    for (const p of deps.plugins) {
+      try {
+        const markers = (await p.afterTurn?.({ ...pctx, answer })) ?? [];
+        for (const marker of markers)
+          emit({ rt: 'marker', marker: { ...marker, source: marker.source ?? p.name } });
+      } catch (err) {
+        emit({
+          rt: 'warning',
+          code: 'plugin_failed',
+          message: `plugin ${p.name} failed in afterTurn: ${(err as Error).message}`,
+        });
+      }
+    }
+    return 'ok';
+  });
+  return settle(post) ?? { outcome: 'completed' };
+}
+
+class CancelledError extends Error {}
+
+/**
+ * SQLite answers SQLITE_BUSY at once (no busy wait) when a deferred transaction sharing the file with the
+ * store's writer must upgrade to a write lock; retrying the whole put is the documented remedy.
+ */
+async function withBusyRetry<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      const busy =
+        /database is locked|SQLITE_BUSY/i.test(String((err as Error).message)) ||
+        (err as { code?: string }).code === 'SQLITE_BUSY';
+      if (!busy || attempt >= 40) throw err;
+      await new Promise((r) => setTimeout(r, 25 * Math.min(attempt, 8)));
+    }
+  }
+}
+
+async function loadLatest(deps: TurnDeps): Promise<void> {
+  const mem = deps.session;
+  mem.loaded = true;
+  const latest = deps.saver ? await deps.saver.getLatest(deps.threadId) : undefined;
+  if (!latest) return;
+  const conv = latest.channels.conversation?.value as { value?: ConversationMessage[] } | undefined;
+  const plan = latest.channels.plan?.value as { value?: PlanEntry[] } | undefined;
+  // Checkpoints are frozen when cached: copy before the turn appends to them.
+  mem.conversation = structuredClone(conv?.value ?? []);
+  mem.plan = structuredClone(plan?.value ?? []);
+  mem.checkpointId = latest.id;
+  mem.version = Math.max(latest.channels.conversation?.version ?? 0, latest.channels.plan?.version ?? 0);
+}
+
+function partText(m: ConversationMessage): string {
+  return m.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
+}
+
+function errorText(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  if (typeof err === 'object' && err !== null && 'message' in err)
+    return String((err as { message: unknown }).message);
+  return String(err);
+}
+
+const DROP = new Set(['request', 'response', 'providerMetadata', 'warnings', 'rawValue', 'providerOptions']);
+
+/** An AI SDK stream part as JSON: no request/response bodies or headers, errors as messages. */
+export function safePart(part: Record<string, unknown>): JsonObject {
+  if (part.type === 'text-delta' || part.type === 'reasoning-delta')
+    return { type: part.type, id: String(part.id), text: String(part.text) };
+  if (part.type === 'error') return { type: 'error', message: errorText(part.error) };
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(part)) {
+    if (DROP.has(k) || v === undefined) continue;
+    out[k] = jsonSafe(v);
+  }
+  if (part.type === 'finish-step') out.usage = jsonSafe(part.usage);
+  return out;
+}
+
+function numbers(usage: JsonObject) {
+  const out: {
+    inputTokens?: number;
+    outputTokens?: number;
+    reasoningTokens?: number;
+    cachedInputTokens?: number;
+  } = {};
+  const n = (v: JsonValue | undefined) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+  const set = (k: keyof typeof out, v: number | undefined) => {
+    if (v !== undefined) out[k] = v;
+  };
+  set('inputTokens', n(usage.inputTokens));
+  set('outputTokens', n(usage.outputTokens));
+  set('reasoningTokens', n(usage.reasoningTokens));
+  set('cachedInputTokens', n(usage.cachedInputTokens));
+  return out;
+}
+
+function nonZero(t: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(t).filter(([, v]) => v > 0));
+}
+
+/** "1. Do x" / "- Do y" lines → plan entries; the first one in progress. */
+export function parsePlan(text: string): PlanEntry[] {
+  const lines = text
+    .split('\n')
+    .map((l) => l.replace(/^\s*(?:\d+[.)]|[-*])\s*/, '').trim())
+    .filter((l) => l.length > 0)
+    .slice(0, 20);
+  return lines.map((content, i) => ({
+    id: `p${i + 1}`,
+    content,
+    status: i === 0 ? 'in_progress' : 'pending',
+  }));
+}
+
+/** After a tool step: the entry in progress is done and the next one starts. */
+export function advancePlan(plan: PlanEntry[]): PlanEntry[] {
+  const current = plan.findIndex((e) => e.status === 'in_progress');
+  if (current < 0 || current === plan.length - 1) return plan;
+  return plan.map((e, i) =>
+    i === current ? { ...e, status: 'completed' } : i === current + 1 ? { ...e, status: 'in_progress' } : e,
+  );
+}
+
+function planSystem(base: string, plan: PlanEntry[]): string {
+  if (plan.length === 0) return base;
+  return `${base}\n\nThe plan for this turn:\n${plan.map((e, i) => `${i + 1}. ${e.content}`).join('\n')}`;
+}

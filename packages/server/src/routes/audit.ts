@@ -1,0 +1,55 @@
+import { type AuditableCall, AuditableCallSchema } from '@agentlane/contract';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { assertThreadAccess } from '../auth';
+import { HttpError } from '../errors';
+import { ErrorSchema } from '../schemas';
+
+/** What the audit route reads (an @agentlane/ledger AuditLedger fits); structural so the server needs no ledger dependency. */
+export interface AuditReader {
+  list(
+    sessionId: string,
+    query: { limit?: number; cursor?: string },
+  ): Promise<{ items: AuditableCall[]; nextCursor: string | null }>;
+}
+
+const Reply = Type.Object({
+  calls: Type.Array(AuditableCallSchema),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
+});
+
+/** GET /sessions/:id/audit: the session's audit ledger rows, oldest first, with cursor pagination. */
+export const auditRoutes =
+  (reader: AuditReader | undefined): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.get(
+      '/sessions/:id/audit',
+      {
+        schema: {
+          summary:
+            "The session's audit ledger (one row per model or tool call), oldest first, cursor-paginated",
+          params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }),
+          querystring: Type.Object({
+            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+            cursor: Type.Optional(Type.String({ maxLength: 128 })),
+          }),
+          response: { 200: Reply, 400: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema },
+        },
+      },
+      async (request) => {
+        assertThreadAccess(request.principal, request.params.id);
+        if (!reader) throw new HttpError('not_found', 'the audit ledger is not enabled on this server');
+        try {
+          const page = await reader.list(request.params.id, {
+            ...(request.query.limit !== undefined ? { limit: request.query.limit } : {}),
+            ...(request.query.cursor !== undefined ? { cursor: request.query.cursor } : {}),
+          });
+          return { calls: page.items, nextCursor: page.nextCursor };
+        } catch (err) {
+          if ((err as { code?: string }).code === 'bad_cursor')
+            throw new HttpError('invalid_request', (err as Error).message, 'query.cursor');
+          throw err;
+        }
+      },
+    );
+  };

@@ -1,0 +1,213 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSqliteSaver } from '@agentlane/checkpoints';
+import type { AuditableCall } from '@agentlane/contract';
+import { type FakeModelServer, startFakeModelServer } from '@agentlane/fake-model-server';
+import { createLane } from '@agentlane/lane';
+import { createSqliteLedger } from '@agentlane/ledger';
+import { createDriver, type ModelApi } from '@agentlane/runtime';
+import { createServer } from '@agentlane/server';
+import { openStore } from '@agentlane/store';
+import { afterEach, describe, expect, it } from 'vitest';
+import { post, ThreadStream } from './opencode-stack';
+
+const PLANTED_KEY = 'sk-planted-secret-key-0123456789';
+
+/** agentlane as serve composes it, plus the ledger and the checkpoint saver on the same SQLite file. */
+async function startBuiltinStack(options: { db: string; workDir: string; api: ModelApi; baseURL: string }) {
+  const store = await openStore(options.db);
+  const ledger = createSqliteLedger({ database: options.db });
+  const checkpoints = createSqliteSaver({ database: options.db });
+  const driver = createDriver({
+    name: 'builtin',
+    api: options.api,
+    model: 'fake-model',
+    baseURL: options.baseURL,
+    apiKey: PLANTED_KEY,
+    checkpoints,
+  });
+  const lines: string[] = [];
+  const lane = createLane({
+    store,
+    drivers: [driver],
+    ownerId: `e2e-${process.pid}-${Date.now()}`,
+    pollIntervalMs: 50,
+    workDirFor: () => options.workDir,
+    audit: ledger,
+    log: (level, message, detail) => lines.push(`${level} ${message} ${JSON.stringify(detail ?? null)}`),
+  });
+  await lane.start();
+  const server = await createServer({
+    store,
+    lane,
+    checkpoints,
+    audit: ledger,
+    engines: { get: (n) => (n === driver.name ? driver : undefined), list: () => [driver] },
+    defaultWorkDir: options.workDir,
+  });
+  await server.app.listen({ host: '127.0.0.1', port: 0 });
+  const address = server.app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    api: `http://127.0.0.1:${port}/api/harness`,
+    lines,
+    async stop() {
+      await server.shutdown().catch(() => {});
+      await lane.stop().catch(() => {});
+      await driver.dispose();
+      await checkpoints.close();
+      await ledger.close();
+      await store.close().catch(() => {});
+    },
+  };
+}
+
+const BASE: Record<ModelApi, (url: string) => string> = {
+  'openai-chat': (u) => `${u}/v1`,
+  'openai-responses': (u) => `${u}/v1`,
+  anthropic: (u) => `${u}/v1`,
+  google: (u) => `${u}/v1beta`,
+};
+
+describe.each(['openai-chat', 'openai-responses', 'anthropic', 'google'] as ModelApi[])(
+  'built-in engine through the HTTP API (%s)',
+  (api) => {
+    let cleanup: (() => Promise<void>)[] = [];
+    afterEach(async () => {
+      for (const c of cleanup.reverse()) await c();
+      cleanup = [];
+    });
+
+    it('plans, asks approval for a write, writes the file, answers; ledger rows and checkpoints', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'builtin-e2e-'));
+      const work = await mkdtemp(join(tmpdir(), 'builtin-work-'));
+      const fake: FakeModelServer = await startFakeModelServer({
+        script: [
+          { text: '1. Write hello.txt\n2. Tell the user' },
+          {
+            text: 'Writing it.',
+            toolCalls: [
+              { name: 'write_file', arguments: { path: 'hello.txt', content: 'hi\n' }, id: 'call_w1' },
+            ],
+          },
+          { text: 'Done: hello.txt holds hi.' },
+        ],
+      });
+      const stack = await startBuiltinStack({
+        db: join(dir, 'a.db'),
+        workDir: work,
+        api,
+        baseURL: BASE[api](fake.url),
+      });
+      cleanup.push(
+        () => fake.close(),
+        () => stack.stop(),
+        () => rm(dir, { recursive: true, force: true }),
+        () => rm(work, { recursive: true, force: true }),
+      );
+
+      const session = await post(`${stack.api}/sessions`, { engine: 'builtin', title: 'e2e', workDir: work });
+      expect(session.status).toBe(201);
+      const threadId = (session.json as { session: { id: string } }).session.id;
+      const stream = new ThreadStream(`${stack.api}/threads/${threadId}/events`);
+      const created = await post(`${stack.api}/threads/${threadId}/runs`, { prompt: 'Create hello.txt' });
+      expect(created.status).toBe(201);
+      const runId = (created.json as { run: { runId: string } }).run.runId;
+      await stream.waitFor(
+        (events) => events.some((e) => e.type === 'approval.requested' || e.type === 'run.canonicalized'),
+        30_000,
+      );
+      expect(
+        stream
+          .canonical(runId)
+          .filter((e) => e.type === 'harness.error')
+          .map((e) => e.event.payload),
+      ).toEqual([]);
+      const asked = stream.canonical(runId).find((e) => e.type === 'approval.requested');
+      const approvalId = asked?.event.kind === 'approval.requested' ? asked.event.payload.approvalId : '';
+      const answered = await post(`${stack.api}/runs/${runId}/approvals/${approvalId}`, {
+        outcome: 'selected',
+        optionId: 'allow',
+      });
+      expect(answered.status).toBe(202);
+      await stream.waitFor(
+        (events) => events.some((e) => e.type === 'run.canonicalized' && e.runId === runId),
+        30_000,
+      );
+      stream.close();
+
+      expect(await readFile(join(work, 'hello.txt'), 'utf8')).toBe('hi\n');
+      const events = stream.canonical(runId);
+      const kinds = events.map((e) => e.type);
+      for (const kind of [
+        'session.started',
+        'turn.started',
+        'plan.updated',
+        'message.started',
+        'message.delta',
+        'message.completed',
+        'tool.started',
+        'approval.requested',
+        'approval.resolved',
+        'tool.completed',
+        'file.changed',
+        'usage.updated',
+        'turn.completed',
+      ])
+        expect(kinds, kind).toContain(kind);
+      expect(events.find((e) => e.type === 'turn.completed')?.event.payload).toMatchObject({
+        stopReason: 'end_turn',
+      });
+      const messages = events.filter((e) => e.type === 'message.completed').map((e) => e.event.payload);
+      expect(messages.at(-1)).toMatchObject({ text: 'Done: hello.txt holds hi.' });
+
+      // The ledger through the API: 3 model calls and 1 tool call, in order, with HTTP status from fetch.
+      const audit = await fetch(`${stack.api}/sessions/${threadId}/audit`);
+      expect(audit.status).toBe(200);
+      const calls = ((await audit.json()) as { calls: AuditableCall[] }).calls;
+      expect(calls.map((c) => [c.stage_id, c.call_class, c.status, c.seq_within_turn])).toEqual([
+        ['anchor-plan', 'model', 'ok', 1],
+        ['tool-loop', 'model', 'ok', 2],
+        ['tool-loop', 'tool', 'ok', 3],
+        ['tool-loop', 'model', 'ok', 4],
+      ]);
+      expect(calls.filter((c) => c.call_class === 'model').every((c) => c.http_status === 200)).toBe(true);
+      expect(calls[2]?.payload).toMatchObject({
+        kind: 'tool_call',
+        toolName: 'write_file',
+        approval: { decision: 'allow_once' },
+      });
+      const page = await fetch(`${stack.api}/sessions/${threadId}/audit?limit=2`);
+      const first = (await page.json()) as { calls: AuditableCall[]; nextCursor: string };
+      expect(first.calls).toHaveLength(2);
+      const rest = await fetch(`${stack.api}/sessions/${threadId}/audit?limit=2&cursor=${first.nextCursor}`);
+      expect(((await rest.json()) as { calls: AuditableCall[] }).calls.map((c) => c.seq_within_turn)).toEqual(
+        [3, 4],
+      );
+
+      // One checkpoint per stage; the newest holds the whole conversation.
+      const list = await fetch(`${stack.api}/sessions/${threadId}/checkpoints`);
+      const cps = ((await list.json()) as { checkpoints: { stageId: string; checkpointId: string }[] })
+        .checkpoints;
+      expect(cps.map((c) => c.stageId).reverse()).toEqual([
+        'anchor-plan',
+        'tool-loop',
+        'synthesize',
+        'post-turn',
+      ]);
+      const latest = await (
+        await fetch(`${stack.api}/sessions/${threadId}/checkpoints/${cps[0]?.checkpointId}`)
+      ).json();
+      const conv = (latest as { channels: { conversation: { value: { value: { role: string }[] } } } })
+        .channels.conversation.value.value;
+      expect(conv.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+
+      // The planted key reaches neither events, ledger, checkpoints nor the log.
+      const everything = JSON.stringify([stream.events, calls, latest, stack.lines]);
+      expect(everything).not.toContain(PLANTED_KEY);
+      const dbBytes = await readFile(join(dir, 'a.db'));
+      expect(dbBytes.includes(Buffer.from(PLANTED_KEY))).toBe(false);
+    }, 60_000);
+  },
+);
