@@ -1,11 +1,14 @@
 import { resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { applyMigrations } from '../sql/migrate';
-import type { Migration, SqlBackend, SqlConn, SqlParam } from '../sql/sql-conn';
+import type { BulkColumn, Migration, SqlBackend, SqlConn, SqlParam } from '../sql/sql-conn';
 import { type HeadListener, HeadPoller } from './head-poller';
 
 type Db = Database.Database;
 type Statement = Database.Statement<unknown[], unknown>;
+
+/** Rows per multi-row INSERT, largest first: any count is a sum of these (13 columns × 64 rows = 832 params). */
+const INSERT_CHUNKS = [64, 16, 4, 1] as const;
 
 /** Wraps one better-sqlite3 connection; statements are prepared once and reused. */
 function wrap(db: Db): SqlConn {
@@ -66,6 +69,18 @@ export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
   reader.pragma('query_only = ON');
   const w = wrap(writer);
   const inserts = new Map<string, Statement>();
+  const insertStatement = (table: string, columns: readonly BulkColumn[], rows: number): Statement => {
+    const key = `${table}\n${columns.map((c) => c.name).join(',')}\n${rows}`;
+    let stmt = inserts.get(key);
+    if (!stmt) {
+      const tuple = `(${columns.map(() => '?').join(', ')})`;
+      stmt = writer.prepare(
+        `INSERT INTO ${table} (${columns.map((col) => col.name).join(', ')}) VALUES ${Array(rows).fill(tuple).join(', ')}`,
+      );
+      inserts.set(key, stmt);
+    }
+    return stmt;
+  };
   const r = wrap(reader);
   const key = resolve(path);
   const shared: SharedFile = fileQueues.get(key) ?? { tail: Promise.resolve(), users: 0, hearers: new Set() };
@@ -114,15 +129,19 @@ export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
     transaction,
     migrate: (migrations: readonly Migration[]) =>
       transaction((c) => applyMigrations(c, migrations, new Date().toISOString())),
-    // Inside the write transaction (the only caller): one prepared statement, run synchronously per row.
+    // Inside the write transaction (the only caller). Multi-row statements (prepared once per shape, run
+    // synchronously) cut the per-statement cost that dominated a one-statement-per-row loop.
     insertRows: async (_c, table, columns, rows) => {
-      const sql = `INSERT INTO ${table} (${columns.map((col) => col.name).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`;
-      let stmt = inserts.get(sql);
-      if (!stmt) {
-        stmt = writer.prepare(sql);
-        inserts.set(sql, stmt);
+      let at = 0;
+      for (const size of INSERT_CHUNKS) {
+        if (rows.length - at < size) continue;
+        const stmt = insertStatement(table, columns, size);
+        for (; rows.length - at >= size; at += size) {
+          const params: SqlParam[] = [];
+          for (let i = at; i < at + size; i++) for (const v of rows[i] as SqlParam[]) params.push(v);
+          stmt.run(params);
+        }
       }
-      for (const row of rows) stmt.run(...row);
     },
     selectWhereIn: async <T>(c: SqlConn, sql: string, column: string, values: readonly string[]) => {
       const out: T[] = [];
