@@ -1,0 +1,62 @@
+import { createSqliteSaver } from '@agentlane/checkpoints';
+import { createLane } from '@agentlane/lane';
+import { createSqliteLedger } from '@agentlane/ledger';
+import { createDriver, type ModelApi } from '@agentlane/runtime';
+import { createServer } from '@agentlane/server';
+import { openStore } from '@agentlane/store';
+
+export const PLANTED_KEY = 'sk-planted-secret-key-0123456789';
+
+/** agentlane as serve composes it, plus the ledger and the checkpoint saver on the same SQLite file. */
+export async function startBuiltinStack(options: {
+  db: string;
+  workDir: string;
+  api: ModelApi;
+  baseURL: string;
+}) {
+  const store = await openStore(options.db);
+  const ledger = createSqliteLedger({ database: options.db });
+  const checkpoints = createSqliteSaver({ database: options.db });
+  const driver = createDriver({
+    name: 'builtin',
+    api: options.api,
+    model: 'fake-model',
+    baseURL: options.baseURL,
+    apiKey: PLANTED_KEY,
+    checkpoints,
+  });
+  const lines: string[] = [];
+  const lane = createLane({
+    store,
+    drivers: [driver],
+    ownerId: `e2e-${process.pid}-${Date.now()}`,
+    pollIntervalMs: 50,
+    workDirFor: () => options.workDir,
+    audit: ledger,
+    log: (level, message, detail) => lines.push(`${level} ${message} ${JSON.stringify(detail ?? null)}`),
+  });
+  await lane.start();
+  const server = await createServer({
+    store,
+    lane,
+    checkpoints,
+    audit: ledger,
+    engines: { get: (n) => (n === driver.name ? driver : undefined), list: () => [driver] },
+    defaultWorkDir: options.workDir,
+  });
+  await server.app.listen({ host: '127.0.0.1', port: 0 });
+  const address = server.app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    api: `http://127.0.0.1:${port}/api/harness`,
+    lines,
+    async stop() {
+      await server.shutdown().catch(() => {});
+      await lane.stop().catch(() => {});
+      await driver.dispose();
+      await checkpoints.close();
+      await ledger.close();
+      await store.close().catch(() => {});
+    },
+  };
+}
