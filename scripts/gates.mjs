@@ -6,7 +6,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), 'gates');
-const gates = readdirSync(dir).filter((f) => /\.(mjs|ts)$/.test(f)).sort();
+const gates = readdirSync(dir)
+  .filter((f) => /\.(mjs|ts)$/.test(f))
+  .sort();
 let failed = 0;
 for (const gate of gates) {
   const args = gate.endsWith('.ts') ? ['--import', 'tsx', join(dir, gate)] : [join(dir, gate)];

@@ -5,7 +5,7 @@ import type { JsonObject } from '@agentlane/contract';
 import type { EngineDriver, HarnessFrame, OpenSessionOptions, SessionBinding } from '@agentlane/engine-kit';
 import { createOpencodeClient, type OpencodeClient } from '@opencode-ai/sdk/v2/client';
 import { OPENCODE_CAPABILITIES } from '../capabilities';
-import { openCodeTranslator, RESPONSE_FRAME } from '../translator';
+import { openCodeTranslator } from '../translator';
 import { resolveOpenCodeBinary } from './binary';
 import { EventFeed } from './event-feed';
 import { type OpenCodeServer, startOpenCodeServer } from './server-process';
