@@ -56,7 +56,9 @@ export function createSqliteLedger(options: SqliteLedgerOptions): AuditLedger {
   const db = typeof options.database === 'string' ? new Database(options.database) : options.database;
   if (owned) {
     db.pragma('journal_mode = WAL');
-    db.pragma('busy_timeout = 5000');
+    // No synchronous busy wait: it would block the event loop while the store's writer (same process, between
+    // awaits of its own transaction) holds the lock, a deadlock until the timeout. Busy → async retry below.
+    db.pragma('busy_timeout = 0');
   }
   db.exec(SCHEMA);
   const insert = db.prepare(
@@ -77,8 +79,16 @@ export function createSqliteLedger(options: SqliteLedgerOptions): AuditLedger {
     backend: 'sqlite',
     async record(rows) {
       assertRows(rows);
-      // IMMEDIATE: take the write lock up front so busy_timeout applies (a deferred upgrade fails at once).
-      return { inserted: rows.length === 0 ? 0 : insertAll.immediate(rows) };
+      if (rows.length === 0) return { inserted: 0 };
+      // IMMEDIATE: take the write lock up front; a busy database is retried without blocking the event loop.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return { inserted: insertAll.immediate(rows) };
+        } catch (err) {
+          if ((err as { code?: string }).code !== 'SQLITE_BUSY' || attempt >= 200) throw err;
+          await new Promise((r) => setTimeout(r, Math.min(attempt, 20)));
+        }
+      }
     },
     async list(sessionId: string, query: AuditPageQuery = {}): Promise<AuditPage> {
       const limit = clampLimit(query.limit);

@@ -479,8 +479,8 @@ async function withBusyRetry<T>(fn: () => Promise<T>): Promise<T> {
       const busy =
         /database is locked|SQLITE_BUSY/i.test(String((err as Error).message)) ||
         (err as { code?: string }).code === 'SQLITE_BUSY';
-      if (!busy || attempt >= 40) throw err;
-      await new Promise((r) => setTimeout(r, 25 * Math.min(attempt, 8)));
+      if (!busy || attempt >= 400) throw err;
+      await new Promise((r) => setTimeout(r, Math.min(attempt, 20)));
     }
   }
 }

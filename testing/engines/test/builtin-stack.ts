@@ -23,7 +23,8 @@ export async function startBuiltinStack(options: {
     model: 'fake-model',
     baseURL: options.baseURL,
     apiKey: PLANTED_KEY,
-    checkpoints,
+    // The driver opens its own saver on the file (never blocking the event loop on a busy lock).
+    checkpoints: options.db,
   });
   const lines: string[] = [];
   const lane = createLane({
