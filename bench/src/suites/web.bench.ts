@@ -15,7 +15,7 @@ const EVENTS = 20_000;
 const END_MARKER = 'END-OF-THREAD';
 
 /** 20,000 events: turns of a prompt, a streamed answer, a tool call, usage. */
-function bigThread(threadId: string): StreamEvent[] {
+export function bigThread(threadId: string): StreamEvent[] {
   const w = new FrameWriter(threadId);
   let turn = 0;
   while (w.deliverySeq < EVENTS - 120) {
@@ -49,9 +49,10 @@ function bigThread(threadId: string): StreamEvent[] {
   }
   w.turnId = 'turn-last';
   w.emit({ kind: 'turn.started', payload: { prompt: 'Last one' } });
-  w.streamText('m-last', `All done. ${END_MARKER}`, 4);
-  while (w.deliverySeq < EVENTS)
+  while (w.deliverySeq < EVENTS - 7) {
     w.emit({ kind: 'context.marker', payload: { markerKind: 'memory', phase: 'point', label: 'pad' } });
+  }
+  w.streamText('m-last', `All done. ${END_MARKER}`, 4);
   w.canonicalized();
   return w.frames;
 }

@@ -47,6 +47,10 @@ export const Timeline = forwardRef<TimelineHandle, { view: TimelineView; threadI
     const list = useRef<VListHandle>(null);
     const atBottom = useRef(true);
     const lastOffset = useRef(0);
+    const userInputAt = useRef(0);
+    const markUserInput = () => {
+      userInputAt.current = performance.now();
+    };
     const rows = useMemo(() => displayRows(view.items, folded), [view.items, folded]);
     const turnsWithUserMessage = useMemo(
       () => new Set(view.items.filter((i) => i.type === 'message' && i.role === 'user').map((i) => i.turnId)),
@@ -79,29 +83,46 @@ export const Timeline = forwardRef<TimelineHandle, { view: TimelineView; threadI
     }));
 
     useLayoutEffect(() => {
-      if (atBottom.current && rows.length > 0) list.current?.scrollToIndex(rows.length - 1, { align: 'end' });
+      if (!atBottom.current || rows.length === 0) return;
+      list.current?.scrollToIndex(rows.length - 1, { align: 'end' });
+      // Rows are measured after they mount and may grow; follow them once more on the next frame.
+      const frame = requestAnimationFrame(() => {
+        if (atBottom.current) list.current?.scrollToIndex(rows.length - 1, { align: 'end' });
+      });
+      return () => cancelAnimationFrame(frame);
     }, [rows]);
 
     return (
-      <VList
-        ref={list}
-        className="timeline"
-        data={rows}
-        role="log"
-        aria-label="Thread timeline"
-        onScroll={(offset) => {
-          const handle = list.current;
-          if (!handle) return;
-          // Only a move upwards (the user's) leaves the bottom; rows growing under us do not.
-          if (offset + handle.viewportSize >= handle.scrollSize - BOTTOM_SLACK_PX) atBottom.current = true;
-          else if (offset < lastOffset.current - 2) atBottom.current = false;
-          lastOffset.current = offset;
-        }}
+      // biome-ignore lint/a11y/noStaticElementInteractions: only notes that the user is scrolling; the list inside stays the interactive element
+      <div
+        className="timeline-frame"
+        onWheel={markUserInput}
+        onTouchMove={markUserInput}
+        onPointerDown={markUserInput}
+        onKeyDown={markUserInput}
       >
-        {(row) => (
-          <TimelineRow key={row.kind === 'item' ? row.item.key : row.key} row={row} context={context} />
-        )}
-      </VList>
+        <VList
+          ref={list}
+          className="timeline"
+          data={rows}
+          role="log"
+          aria-label="Thread timeline"
+          onScroll={(offset) => {
+            const handle = list.current;
+            if (!handle) return;
+            // Only the user scrolling up leaves the bottom; rows being measured or growing under us do not.
+            if (offset + handle.viewportSize >= handle.scrollSize - BOTTOM_SLACK_PX) atBottom.current = true;
+            else if (offset < lastOffset.current - 2 && performance.now() - userInputAt.current < 500) {
+              atBottom.current = false;
+            }
+            lastOffset.current = offset;
+          }}
+        >
+          {(row) => (
+            <TimelineRow key={row.kind === 'item' ? row.item.key : row.key} row={row} context={context} />
+          )}
+        </VList>
+      </div>
     );
   },
 );
