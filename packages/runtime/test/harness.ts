@@ -1,0 +1,76 @@
+import type { AuditableCall, CanonicalEventDraft, JsonValue } from '@agentlane/contract';
+import type { ApprovalAnswer, EngineDriver, TurnIO, TurnOutcome } from '@agentlane/engine-kit';
+import { runtimeTranslator } from '../src/index';
+
+/** Runs one turn of a driver with an in-memory TurnIO (approvals answered by `approve`), then translates it. */
+export async function runTurn(
+  driver: EngineDriver,
+  options: {
+    prompt: string;
+    workDir: string;
+    approve?: (approvalId: string) => ApprovalAnswer;
+    signal?: AbortSignal;
+    onFrame?: (frame: JsonValue) => void;
+  },
+) {
+  const frames: JsonValue[] = [];
+  const emit = (f: JsonValue) => {
+    frames.push(f);
+    options.onFrame?.(f);
+  };
+  const session = await driver.openSession({
+    threadId: 'thr_test',
+    workDir: options.workDir,
+    generation: 1,
+    emit,
+  });
+  emit({ harness: 'turn.started', prompt: options.prompt });
+  const io: TurnIO = {
+    emit,
+    signal: options.signal ?? new AbortController().signal,
+    awaitApproval: async (approvalId) => {
+      const answer = options.approve?.(approvalId) ?? { outcome: 'selected', optionId: 'allow' };
+      emit({ harness: 'approval.answered', approvalId, ...answer } as JsonValue);
+      return answer;
+    },
+    awaitQuestion: async (questionId) => {
+      emit({ harness: 'question.answered', questionId, outcome: 'answered', text: 'yes' });
+      return { outcome: 'answered', text: 'yes' };
+    },
+  };
+  const outcome: TurnOutcome = await session.runTurn(
+    { threadId: 'thr_test', runId: 'run_test', turnId: 'run_test', prompt: options.prompt },
+    io,
+  );
+  emit({
+    harness: 'turn.ended',
+    outcome: outcome.outcome,
+    ...(outcome.error ? { error: outcome.error } : {}),
+  });
+  return { outcome, frames, ...translate(frames) };
+}
+
+export function translate(frames: JsonValue[]) {
+  const ctx = { threadId: 'thr_test', runId: 'run_test', turnId: 'run_test', provider: 'builtin' };
+  let state = runtimeTranslator.initialState(ctx);
+  const events: { key: string; draft: CanonicalEventDraft }[] = [];
+  const audit: AuditableCall[] = [];
+  frames.forEach((frame, i) => {
+    const step = runtimeTranslator.translate(
+      {
+        runId: 'run_test',
+        nativeSeq: i + 1,
+        receivedAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+        frame,
+      },
+      state,
+      ctx,
+    );
+    state = step.state;
+    events.push(...step.events);
+    audit.push(...(step.audit ?? []));
+  });
+  const end = runtimeTranslator.finish(state, ctx);
+  events.push(...end.events);
+  return { events, audit };
+}

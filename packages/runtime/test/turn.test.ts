@@ -1,0 +1,140 @@
+import { mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type FakeModelServer, startFakeModelServer } from '@agentlane/fake-model-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDriver, insideWorkspace } from '../src/index';
+import { runTurn, translate } from './harness';
+
+let fake: FakeModelServer;
+let work: string;
+beforeAll(async () => {
+  fake = await startFakeModelServer({ script: [{ text: 'ok' }] });
+  work = await mkdtemp(join(tmpdir(), 'rt-turn-'));
+});
+afterAll(async () => {
+  await fake.close();
+  await rm(work, { recursive: true, force: true });
+});
+
+const driver = (over: Record<string, unknown> = {}) =>
+  createDriver({
+    api: 'openai-chat',
+    model: 'fake-model',
+    baseURL: `${fake.url}/v1`,
+    apiKey: 'k',
+    plan: false,
+    ...over,
+  });
+
+describe('workspace confinement', () => {
+  it('refuses absolute paths, .. escapes and symlinks out', async () => {
+    expect(insideWorkspace(work, 'a/b.txt')).toBe(join(work, 'a/b.txt'));
+    expect(() => insideWorkspace(work, '/etc/passwd')).toThrow(/absolute/);
+    expect(() => insideWorkspace(work, '../x')).toThrow(/leaves the workspace/);
+    await symlink(tmpdir(), join(work, 'out'));
+    expect(() => insideWorkspace(work, 'out/x.txt')).toThrow(/symlink/);
+  });
+});
+
+describe('the staged turn', () => {
+  it('a bad tool input goes back to the model as a tool error and is recorded, not thrown', async () => {
+    fake.setScenario([
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'x.txt' }, id: 'call_bad' }] },
+      { text: 'Sorry.' },
+    ]);
+    const r = await runTurn(driver(), { prompt: 'write', workDir: work });
+    expect(r.outcome.outcome).toBe('completed');
+    const done = r.events.find((e) => e.draft.kind === 'tool.completed');
+    expect(done?.draft.payload).toMatchObject({ toolCallId: 'call_bad', status: 'failed' });
+    const tool = r.audit.find((a) => a.call_class === 'tool');
+    expect(tool).toMatchObject({ status: 'error', stage_id: 'tool-loop' });
+    expect(JSON.stringify(tool?.payload)).toContain('content');
+    const second = fake.modelRequests().at(-1);
+    expect(JSON.stringify(second?.body)).toContain('invalid input for write_file');
+  });
+
+  it('a rejected approval does not write and tells the model', async () => {
+    fake.setScenario([
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'no.txt', content: 'x' }, id: 'call_no' }] },
+      { text: 'Understood.' },
+    ]);
+    const r = await runTurn(driver(), {
+      prompt: 'write',
+      workDir: work,
+      approve: () => ({ outcome: 'selected', optionId: 'reject' }),
+    });
+    await expect(readFile(join(work, 'no.txt'), 'utf8')).rejects.toThrow();
+    expect(r.events.find((e) => e.draft.kind === 'approval.resolved')?.draft.payload).toMatchObject({
+      decision: 'reject_once',
+    });
+    expect(r.audit.find((a) => a.call_class === 'tool')?.payload).toMatchObject({
+      approval: { decision: 'reject_once' },
+    });
+  });
+
+  it('the step limit is a harness.warning and a synthesized answer, not a hang', async () => {
+    fake.setScenario((req) =>
+      req.toolNames.length > 0
+        ? { toolCalls: [{ name: 'list_files', arguments: {}, id: `call_${req.index}` }] }
+        : { text: 'Here is what I found.' },
+    );
+    const r = await runTurn(driver({ maxSteps: 2 }), { prompt: 'loop forever', workDir: work });
+    expect(r.outcome.outcome).toBe('completed');
+    expect(r.events.find((e) => e.draft.kind === 'harness.warning')?.draft.payload).toMatchObject({
+      code: 'step_limit',
+    });
+    expect(r.events.find((e) => e.draft.kind === 'turn.completed')?.draft.payload).toMatchObject({
+      stopReason: 'max_turn_requests',
+    });
+    expect(r.audit.map((a) => `${a.stage_id}/${a.call_class}`)).toEqual([
+      'tool-loop/model',
+      'tool-loop/tool',
+      'tool-loop/model',
+      'tool-loop/tool',
+      'synthesize/model',
+    ]);
+  });
+
+  it('run.cancel mid-command aborts it; its ledger row says cancelled', async () => {
+    fake.setScenario([
+      { toolCalls: [{ name: 'run_command', arguments: { command: 'sleep 5' }, id: 'call_sleep' }] },
+    ]);
+    const abort = new AbortController();
+    const r = await runTurn(driver(), {
+      prompt: 'sleep',
+      workDir: work,
+      signal: abort.signal,
+      onFrame: (f) => {
+        if (typeof f === 'object' && f !== null && (f as { rt?: string }).rt === 'tool.start')
+          setTimeout(() => abort.abort(), 100);
+      },
+    });
+    expect(r.outcome.outcome).toBe('cancelled');
+    expect(r.audit.find((a) => a.call_class === 'tool')).toMatchObject({ status: 'cancelled' });
+    expect(r.events.find((e) => e.draft.kind === 'turn.completed')?.draft.payload).toMatchObject({
+      stopReason: 'cancelled',
+    });
+  });
+
+  it('the translator is pure: the same frames give the same events and rows', async () => {
+    fake.setScenario([{ reasoning: 'thinking', text: 'Hello there, how are you?' }]);
+    const r = await runTurn(driver(), { prompt: 'hi', workDir: work });
+    const frozen = JSON.stringify(r.frames);
+    const again = translate(JSON.parse(frozen));
+    expect(again.events).toEqual(r.events);
+    expect(again.audit).toEqual(r.audit);
+    expect(JSON.stringify(r.frames)).toBe(frozen);
+    const kinds = r.events.map((e) => e.draft.kind);
+    for (const k of [
+      'reasoning.delta',
+      'reasoning.completed',
+      'message.delta',
+      'message.completed',
+      'usage.updated',
+    ])
+      expect(kinds).toContain(k);
+    const text = r.events.find((e) => e.draft.kind === 'message.completed')?.draft.payload;
+    expect(text).toMatchObject({ text: 'Hello there, how are you?' });
+  });
+});
