@@ -1,9 +1,10 @@
+import { auditCommand } from './audit';
 import { checkpointsCommand } from './checkpoints';
 import type { CliCommand } from './command';
 import { serveCommand } from './serve';
 import { translateCommand } from './translate';
 
 /** Every subcommand, in `--help` order. Add a file next to serve.ts and list it here. */
-export const commands: CliCommand[] = [serveCommand, checkpointsCommand, translateCommand];
+export const commands: CliCommand[] = [serveCommand, checkpointsCommand, auditCommand, translateCommand];
 
 export type { CliCommand } from './command';

@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { createPgSaver, createSqliteSaver } from '@agentlane/checkpoints';
 import { createLane } from '@agentlane/lane';
+import { openLedger } from '@agentlane/ledger';
 import { assertBindAllowed, createServer } from '@agentlane/server';
 import { openStore, type Store } from '@agentlane/store';
 import type { Command } from 'commander';
@@ -40,9 +41,12 @@ export async function serve(
   }
   const drivers = await buildDrivers(config.engines, { recordedSessions: config.recordedSessions });
   const store = await openDatabase(config);
+  // The audit ledger lives next to the events (own table in the same SQLite file or PostgreSQL database).
+  const ledger = await openLedger(config.db);
   const lane = createLane({
     store,
     drivers,
+    audit: ledger,
     ownerId: `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`,
     workDirFor: (thread) => thread.workDir ?? config.workDir,
     log: (level, message) => {
@@ -58,6 +62,7 @@ export async function serve(
     store,
     lane,
     checkpoints,
+    audit: ledger,
     engines: { get: (name) => drivers.find((d) => d.name === name), list: () => drivers },
     tokens: config.tokens,
     heartbeatMs: config.heartbeatMs,
@@ -71,6 +76,7 @@ export async function serve(
     await lane.stop().catch(() => {});
     await disposeDrivers(drivers);
     await checkpoints.close().catch(() => {});
+    await ledger.close().catch(() => {});
     await store.close().catch(() => {});
   };
   try {

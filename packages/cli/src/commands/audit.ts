@@ -1,0 +1,66 @@
+import type { Command } from 'commander';
+import { CliError } from '../cli-error';
+import { DEFAULT_PORT } from '../config';
+import type { CliCommand } from './command';
+
+interface AuditFlags {
+  server?: string;
+  token?: string;
+}
+
+/** Pages through GET /sessions/:id/audit and writes one ledger row per line (JSONL). */
+export async function runAuditCommand(options: {
+  server: string;
+  session: string;
+  token?: string;
+  write?: (line: string) => void;
+}): Promise<number> {
+  const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
+  let cursor: string | null = null;
+  let count = 0;
+  do {
+    const url = new URL(`/api/harness/sessions/${encodeURIComponent(options.session)}/audit`, options.server);
+    url.searchParams.set('limit', '500');
+    if (cursor) url.searchParams.set('cursor', cursor);
+    let res: Response;
+    try {
+      res = await fetch(url, { headers: options.token ? { authorization: `Bearer ${options.token}` } : {} });
+    } catch (err) {
+      throw new CliError(`cannot reach ${options.server} (${(err as Error).message})`);
+    }
+    const body = (await res.json().catch(() => null)) as {
+      calls?: unknown[];
+      nextCursor?: string | null;
+      error?: { message?: string };
+    } | null;
+    if (!res.ok)
+      throw new CliError(`audit of ${options.session}: ${res.status} ${body?.error?.message ?? ''}`.trim());
+    for (const row of body?.calls ?? []) {
+      write(JSON.stringify(row));
+      count++;
+    }
+    cursor = body?.nextCursor ?? null;
+  } while (cursor);
+  return count;
+}
+
+/** `agentlane audit SESSION`: the session's audit ledger as JSONL, read from a running server. */
+export const auditCommand: CliCommand = {
+  name: 'audit',
+  register(program: Command) {
+    program
+      .command('audit')
+      .argument('<session>', 'session id')
+      .description("print a session's audit ledger (one model or tool call per line, JSONL, oldest first)")
+      .option('--server <url>', `server to ask (env AGENTLANE_URL, default http://127.0.0.1:${DEFAULT_PORT})`)
+      .option('--token <token>', 'bearer token (env AGENTLANE_TOKEN)')
+      .action(async (session: string, flags: AuditFlags) => {
+        const token = flags.token ?? process.env.AGENTLANE_TOKEN;
+        await runAuditCommand({
+          server: flags.server ?? process.env.AGENTLANE_URL ?? `http://127.0.0.1:${DEFAULT_PORT}`,
+          session,
+          ...(token ? { token } : {}),
+        });
+      });
+  },
+};

@@ -1,0 +1,47 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAuditCommand } from '../src/commands/audit';
+
+describe('agentlane audit SESSION', () => {
+  const seen: string[] = [];
+  const server = createServer((req, res) => {
+    seen.push(req.url ?? '');
+    const url = new URL(req.url ?? '/', 'http://x');
+    res.setHeader('content-type', 'application/json');
+    if (!url.pathname.endsWith('/sessions/s1/audit')) {
+      res.statusCode = 404;
+      res.end(JSON.stringify({ error: { code: 'not_found', message: 'no such session' } }));
+      return;
+    }
+    const second = url.searchParams.get('cursor') === 'c2';
+    res.end(
+      JSON.stringify({
+        calls: second ? [{ seq_within_turn: 3 }] : [{ seq_within_turn: 1 }, { seq_within_turn: 2 }],
+        nextCursor: second ? null : 'c2',
+      }),
+    );
+  });
+  let base = '';
+  beforeAll(async () => {
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  it('follows the cursor and prints one row per line', async () => {
+    const lines: string[] = [];
+    const n = await runAuditCommand({ server: base, session: 's1', write: (l) => lines.push(l) });
+    expect(n).toBe(3);
+    expect(lines.map((l) => (JSON.parse(l) as { seq_within_turn: number }).seq_within_turn)).toEqual([
+      1, 2, 3,
+    ]);
+    expect(seen.at(-1)).toContain('cursor=c2');
+  });
+
+  it('an unknown session is a one-line error', async () => {
+    await expect(runAuditCommand({ server: base, session: 'nope', write: () => {} })).rejects.toThrow(
+      /404 no such session/,
+    );
+  });
+});
