@@ -1,7 +1,7 @@
 /** A value bound to a `?` placeholder. Booleans are stored as 0/1 by the callers. */
 export type SqlParam = string | number | null | Buffer;
 
-/** A column of a bulk insert, with its PostgreSQL type (for the unnest form). */
+/** A column of a bulk insert, with its PostgreSQL type (documents the column; inserts bind plain parameters). */
 export interface BulkColumn {
   name: string;
   pgType: 'text' | 'bigint' | 'integer';
