@@ -1,3 +1,4 @@
+export * from './artifact';
 export * from './driver';
 export * from './harness-frame';
 export * from './native-frame';
