@@ -65,8 +65,9 @@ export class ThreadStream {
         },
       });
       const decoder = new TextDecoder();
-      for await (const chunk of res.body ?? [])
-        parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }));
+      // Node's web ReadableStream is async-iterable at run time; the DOM typings in scope do not say so.
+      const body = (res.body ?? []) as unknown as AsyncIterable<Uint8Array>;
+      for await (const chunk of body) parser.feed(decoder.decode(chunk, { stream: true }));
     } catch {
       // closed by the test
     }
