@@ -8,6 +8,7 @@ import type {
   RowListQuery,
   RowMeta,
 } from './rows';
+import { META_COLUMNS, type SqlCheckpointRow, toCheckpointRow, toRowMeta } from './sql-row';
 
 /** Append-only: the index is the schema version. `$S` is replaced by the quoted schema name. */
 export const PG_MIGRATIONS: readonly string[] = [
@@ -39,47 +40,6 @@ export const PG_MIGRATIONS: readonly string[] = [
     UNIQUE (session_id, checkpoint_id, task_id, idx)
   );`,
 ];
-
-interface SqlRow {
-  seq: string;
-  session_id: string;
-  checkpoint_id: string;
-  namespace: string;
-  parent_checkpoint_id: string | null;
-  stage_id: string;
-  created_at: string;
-  schema_version: number;
-  storage: 'full' | 'delta';
-  base_distance: number;
-  channels?: string;
-  bytes?: number;
-  pinned: boolean;
-}
-
-const META_COLUMNS =
-  'seq, session_id, checkpoint_id, namespace, parent_checkpoint_id, stage_id, created_at, schema_version, storage, base_distance, pinned';
-
-function toRow(r: SqlRow): CheckpointRow {
-  return {
-    seq: Number(r.seq),
-    sessionId: r.session_id,
-    checkpointId: r.checkpoint_id,
-    namespace: r.namespace,
-    parentCheckpointId: r.parent_checkpoint_id,
-    stageId: r.stage_id,
-    createdAt: r.created_at,
-    schemaVersion: r.schema_version,
-    storage: r.storage,
-    baseDistance: r.base_distance,
-    payload: r.channels ?? '',
-    pinned: r.pinned,
-  };
-}
-
-function toMeta(r: SqlRow): RowMeta {
-  const { payload: _payload, ...rest } = toRow(r);
-  return { ...rest, bytes: Number(r.bytes ?? 0) };
-}
 
 export function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
@@ -178,23 +138,23 @@ export class PgRows implements CheckpointRowStore {
   }
 
   async head(sessionId: string, checkpointId: string): Promise<CheckpointRow | undefined> {
-    const r = await this.pool.query<SqlRow>(
+    const r = await this.pool.query<SqlCheckpointRow>(
       `SELECT * FROM ${this.t} WHERE session_id = $1 AND checkpoint_id = $2`,
       [sessionId, checkpointId],
     );
-    return r.rows[0] ? toRow(r.rows[0]) : undefined;
+    return r.rows[0] ? toCheckpointRow(r.rows[0]) : undefined;
   }
 
   async latest(sessionId: string, namespace: string): Promise<CheckpointRow | undefined> {
-    const r = await this.pool.query<SqlRow>(
+    const r = await this.pool.query<SqlCheckpointRow>(
       `SELECT * FROM ${this.t} WHERE session_id = $1 AND namespace = $2 ORDER BY seq DESC LIMIT 1`,
       [sessionId, namespace],
     );
-    return r.rows[0] ? toRow(r.rows[0]) : undefined;
+    return r.rows[0] ? toCheckpointRow(r.rows[0]) : undefined;
   }
 
   async chain(sessionId: string, checkpointId: string): Promise<CheckpointRow[]> {
-    const r = await this.pool.query<SqlRow>(
+    const r = await this.pool.query<SqlCheckpointRow>(
       `WITH RECURSIVE chain(lvl, checkpoint_id, parent_checkpoint_id, storage) AS (
          SELECT 0, checkpoint_id, parent_checkpoint_id, storage FROM ${this.t}
           WHERE session_id = $1 AND checkpoint_id = $2
@@ -208,7 +168,7 @@ export class PgRows implements CheckpointRowStore {
         ORDER BY chain.lvl`,
       [sessionId, checkpointId],
     );
-    return r.rows.map(toRow);
+    return r.rows.map(toCheckpointRow);
   }
 
   async list(query: RowListQuery): Promise<RowMeta[]> {
@@ -223,21 +183,21 @@ export class PgRows implements CheckpointRowStore {
     if (query.pinned !== undefined) add('pinned = ?', query.pinned);
     if (query.beforeSeq !== undefined) add('seq < ?', query.beforeSeq);
     params.push(query.limit);
-    const r = await this.pool.query<SqlRow>(
+    const r = await this.pool.query<SqlCheckpointRow>(
       `SELECT ${META_COLUMNS}, octet_length(channels) AS bytes FROM ${this.t}
        WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $${params.length}`,
       params,
     );
-    return r.rows.map(toMeta);
+    return r.rows.map(toRowMeta);
   }
 
   async allMeta(sessionId: string, namespace: string): Promise<RowMeta[]> {
-    const r = await this.pool.query<SqlRow>(
+    const r = await this.pool.query<SqlCheckpointRow>(
       `SELECT ${META_COLUMNS}, octet_length(channels) AS bytes FROM ${this.t}
        WHERE session_id = $1 AND namespace = $2 ORDER BY seq`,
       [sessionId, namespace],
     );
-    return r.rows.map(toMeta);
+    return r.rows.map(toRowMeta);
   }
 
   async applyPrune(

@@ -8,6 +8,7 @@ import type {
   RowListQuery,
   RowMeta,
 } from './rows';
+import { META_COLUMNS, type SqlCheckpointRow, toCheckpointRow, toRowMeta } from './sql-row';
 
 /**
  * Append-only: the index is the schema version. Own table names and own migration table, so the file
@@ -42,47 +43,6 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     UNIQUE (session_id, checkpoint_id, task_id, idx)
   );`,
 ];
-
-interface SqlRow {
-  seq: number;
-  session_id: string;
-  checkpoint_id: string;
-  namespace: string;
-  parent_checkpoint_id: string | null;
-  stage_id: string;
-  created_at: string;
-  schema_version: number;
-  storage: 'full' | 'delta';
-  base_distance: number;
-  channels?: string;
-  bytes?: number;
-  pinned: number;
-}
-
-const META_COLUMNS =
-  'seq, session_id, checkpoint_id, namespace, parent_checkpoint_id, stage_id, created_at, schema_version, storage, base_distance, pinned';
-
-function toRow(r: SqlRow): CheckpointRow {
-  return {
-    seq: r.seq,
-    sessionId: r.session_id,
-    checkpointId: r.checkpoint_id,
-    namespace: r.namespace,
-    parentCheckpointId: r.parent_checkpoint_id,
-    stageId: r.stage_id,
-    createdAt: r.created_at,
-    schemaVersion: r.schema_version,
-    storage: r.storage,
-    baseDistance: r.base_distance,
-    payload: r.channels ?? '',
-    pinned: r.pinned !== 0,
-  };
-}
-
-function toMeta(r: SqlRow): RowMeta {
-  const { payload: _payload, ...rest } = toRow(r);
-  return { ...rest, bytes: r.bytes ?? 0 };
-}
 
 export function migrateSqlite(db: Database.Database): void {
   db.exec(
@@ -190,19 +150,19 @@ export class SqliteRows implements CheckpointRowStore {
   }
 
   async head(sessionId: string, checkpointId: string): Promise<CheckpointRow | undefined> {
-    const row = this.statements.head.get(sessionId, checkpointId) as SqlRow | undefined;
-    return row ? toRow(row) : undefined;
+    const row = this.statements.head.get(sessionId, checkpointId) as SqlCheckpointRow | undefined;
+    return row ? toCheckpointRow(row) : undefined;
   }
 
   async latest(sessionId: string, namespace: string): Promise<CheckpointRow | undefined> {
-    const row = this.statements.latest.get(sessionId, namespace) as SqlRow | undefined;
-    return row ? toRow(row) : undefined;
+    const row = this.statements.latest.get(sessionId, namespace) as SqlCheckpointRow | undefined;
+    return row ? toCheckpointRow(row) : undefined;
   }
 
   async chain(sessionId: string, checkpointId: string): Promise<CheckpointRow[]> {
-    return (this.statements.chain.all({ session: sessionId, checkpoint: checkpointId }) as SqlRow[]).map(
-      toRow,
-    );
+    return (
+      this.statements.chain.all({ session: sessionId, checkpoint: checkpointId }) as SqlCheckpointRow[]
+    ).map(toCheckpointRow);
   }
 
   async list(query: RowListQuery): Promise<RowMeta[]> {
@@ -219,11 +179,11 @@ export class SqliteRows implements CheckpointRowStore {
     params.push(query.limit);
     const sql = `SELECT ${META_COLUMNS}, length(CAST(channels AS BLOB)) AS bytes FROM harness_checkpoints
       WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`;
-    return (this.db.prepare(sql).all(...params) as SqlRow[]).map(toMeta);
+    return (this.db.prepare(sql).all(...params) as SqlCheckpointRow[]).map(toRowMeta);
   }
 
   async allMeta(sessionId: string, namespace: string): Promise<RowMeta[]> {
-    return (this.statements.allMeta.all(sessionId, namespace) as SqlRow[]).map(toMeta);
+    return (this.statements.allMeta.all(sessionId, namespace) as SqlCheckpointRow[]).map(toRowMeta);
   }
 
   async applyPrune(
