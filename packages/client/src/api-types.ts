@@ -113,6 +113,8 @@ export interface RunRecord {
   startedAt: string | null;
   endedAt: string | null;
   error: string | null;
+  /** How the settled run ended (null until then): a cancelled run is status completed, outcome cancelled. */
+  outcome: 'completed' | 'failed' | 'cancelled' | null;
   canonicalizedAt: string | null;
 }
 

@@ -55,6 +55,12 @@ export interface EngineSession {
   readonly binding: SessionBinding;
   runTurn(turn: TurnInput, io: TurnIO): Promise<TurnOutcome>;
   close(): Promise<void>;
+  /**
+   * False once the engine behind the session is gone (its process exited between turns). The lane then
+   * reopens the session, from its persisted binding, before the next turn instead of failing that turn.
+   * Sessions without a process of their own leave it out.
+   */
+  isAlive?(): boolean;
 }
 
 export interface OpenSessionOptions {

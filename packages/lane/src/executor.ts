@@ -9,7 +9,7 @@ import type {
   TurnIO,
   TurnOutcome,
 } from '@agentlane/engine-kit';
-import type { InteractionAnswerRecord, RunRecord, Store, ThreadRecord } from '@agentlane/store';
+import type { InteractionAnswerRecord, RunOutcome, RunRecord, Store, ThreadRecord } from '@agentlane/store';
 import type { Canonicalizer } from './canonicalizer';
 import type { PublishHub } from './hub';
 import { Materializer } from './offload';
@@ -253,7 +253,8 @@ export class RunExecutor {
         ...(outcome.error ? { error: outcome.error } : {}),
       }),
     );
-    let error = outcome.error ?? (outcome.outcome === 'cancelled' ? 'cancelled' : null);
+    // A cancel is no failure: the run settles completed with outcome cancelled and no error.
+    let error = outcome.outcome === 'cancelled' ? null : (outcome.error ?? null);
     try {
       await pipeline.drain();
     } catch (err) {
@@ -262,7 +263,7 @@ export class RunExecutor {
     }
     // Anything the engine emits from now on is late: stored as refused once sealed, never translated live.
     pipeline.close();
-    await this.settle(run, outcome.outcome === 'completed' ? 'completed' : 'failed', error);
+    await this.settle(run, outcome.outcome === 'failed' ? 'failed' : 'completed', error, outcome.outcome);
   }
 
   private async runTurn(
@@ -332,7 +333,20 @@ export class RunExecutor {
     emit: (frame: JsonValue) => void,
   ): Promise<OpenSession> {
     const cached = this.sessions.get(thread.threadId);
-    if (cached && cached.driver === driver) return cached;
+    if (cached && cached.driver === driver) {
+      if (cached.session.isAlive?.() !== false) return cached;
+      // The engine died between turns: reopen from the persisted binding (load/resume, new generation)
+      // so this run goes on instead of failing once.
+      this.sessions.delete(thread.threadId);
+      void cached.session.close().catch(() => undefined);
+      emit(
+        harness({
+          harness: 'engine.error',
+          message: 'the engine process exited after the previous run; a new one continues the session',
+          fatal: false,
+        }),
+      );
+    }
     const inFlight = this.opening.get(thread.threadId);
     if (inFlight) return inFlight;
     const opening = (async () => {
@@ -404,8 +418,13 @@ export class RunExecutor {
     }
   }
 
-  private async settle(run: RunRecord, status: 'completed' | 'failed', error: string | null): Promise<void> {
-    const settled = await this.o.store.finalizeRun(run.runId, status, error);
+  private async settle(
+    run: RunRecord,
+    status: 'completed' | 'failed',
+    error: string | null,
+    outcome: RunOutcome = status,
+  ): Promise<void> {
+    const settled = await this.o.store.finalizeRun(run.runId, status, error, outcome);
     this.o.hub.publishSignal(run.threadId, {
       type: 'run.status',
       threadId: run.threadId,

@@ -10,7 +10,7 @@ describe('run.cancel before the run is claimed (SQLite)', () => {
     await t.cleanup();
   });
 
-  it('the executor that later claims it settles it failed without starting the engine', async () => {
+  it('the executor that later claims it settles it cancelled without starting the engine', async () => {
     t = await sqliteTestStore({ fast: true });
     await t.store.createThread({ threadId: 'c', engine: 'test', title: null, workDir: null, metadata: {} });
     // An API-only process records both commands; a second process executes.
@@ -25,7 +25,7 @@ describe('run.cancel before the run is claimed (SQLite)', () => {
         const r = await t.store.getRun(run.runId);
         return r?.canonicalizedAt ? r : null;
       });
-      expect(settled.status).toBe('failed');
+      expect(settled).toMatchObject({ status: 'completed', outcome: 'cancelled', error: null });
       expect(driver.opened).toBe(0);
       const harness = (await t.store.readFrames(run.runId)).map(
         (f) => (f.frame as { harness?: string }).harness,

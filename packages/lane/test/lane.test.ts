@@ -121,7 +121,7 @@ describe('lane on SQLite: run execution, live rows, completion', () => {
     expect((await t.store.getRun(run.runId))?.status).toBe('completed');
   });
 
-  it('run.cancel aborts the turn; the run settles failed and is canonicalized', async () => {
+  it('run.cancel aborts the turn; the run settles completed with outcome cancelled and is canonicalized', async () => {
     const { run } = await lane.createRun({ threadId: 'th1', prompt: 'delta start\nwait-cancel' });
     await waitFor(async () => (await t.store.getRun(run.runId))?.status === 'running');
     await lane.cancelRun(run.runId);
@@ -129,7 +129,7 @@ describe('lane on SQLite: run execution, live rows, completion', () => {
       const r = await t.store.getRun(run.runId);
       return r?.canonicalizedAt ? r : null;
     });
-    expect(settled.status).toBe('failed');
+    expect(settled).toMatchObject({ status: 'completed', outcome: 'cancelled', error: null });
     const frames = (await t.store.readFrames(run.runId)).map(
       (f) => f.frame as { harness?: string; outcome?: string },
     );

@@ -84,6 +84,14 @@ export const RunView = Type.Object({
   startedAt: Type.Union([Type.String(), Type.Null()]),
   endedAt: Type.Union([Type.String(), Type.Null()]),
   error: Type.Union([Type.String(), Type.Null()]),
+  /** How a settled run ended; a run.cancel'ed run is status completed with outcome cancelled. */
+  outcome: Type.Union(
+    [Type.Literal('completed'), Type.Literal('failed'), Type.Literal('cancelled'), Type.Null()],
+    {
+      description:
+        'How the settled run ended (null until it settles). A run stopped by run.cancel is status "completed" with outcome "cancelled" and no error.',
+    },
+  ),
   canonicalizedAt: Type.Union([Type.String(), Type.Null()]),
 });
 

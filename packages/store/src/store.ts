@@ -23,6 +23,13 @@ export interface ThreadRecord {
   metadata: JsonObject;
 }
 
+/**
+ * How a settled run's turn ended. `status` keeps the contract's four lifecycle states; a run stopped by
+ * run.cancel ended as asked, so it is `completed` with outcome `cancelled` (its turn.completed says
+ * stopReason "cancelled"), never a failure with an error string.
+ */
+export type RunOutcome = 'completed' | 'failed' | 'cancelled';
+
 export interface RunRecord {
   runId: string;
   threadId: string;
@@ -35,6 +42,8 @@ export interface RunRecord {
   startedAt: string | null;
   endedAt: string | null;
   error: string | null;
+  /** Set when the run settles (null while queued or running). */
+  outcome: RunOutcome | null;
   /** The process that owns the running engine turn (for crash recovery). */
   ownerId: string | null;
   /** Set once the completion record exists. */
@@ -221,7 +230,13 @@ export interface Store {
    * Settles a run (completed or failed) and enqueues its canonicalization in the same transaction, so a
    * settled run always gets a canonical history.
    */
-  finalizeRun(runId: string, status: 'completed' | 'failed', error?: string | null): Promise<RunRecord>;
+  /** `outcome` defaults to the status; a cancelled run is settled `completed` with outcome `cancelled`. */
+  finalizeRun(
+    runId: string,
+    status: 'completed' | 'failed',
+    error?: string | null,
+    outcome?: RunOutcome,
+  ): Promise<RunRecord>;
 
   // source lane
   /** Appends native frames in order; refused with source_sealed (and recorded) once the lane is sealed. */

@@ -325,6 +325,19 @@ export function storeSuite(
       expect(leased.map((e) => e.runId).sort()).toEqual([a, b].sort());
     });
 
+    test('runs: a cancelled run settles completed with outcome cancelled, never as a failure', async () => {
+      const threadId = await newThread();
+      const a = await newRun(threadId);
+      const b = await newRun(threadId);
+      expect((await store.getRun(a))?.outcome).toBeNull();
+      expect(await code(store.finalizeRun(a, 'failed', null, 'cancelled'))).toBe('invalid');
+      expect(await code(store.finalizeRun(a, 'completed', null, 'failed'))).toBe('invalid');
+      const cancelled = await store.finalizeRun(a, 'completed', null, 'cancelled');
+      expect(cancelled).toMatchObject({ status: 'completed', outcome: 'cancelled', error: null });
+      expect(await store.getRun(a)).toMatchObject({ status: 'completed', outcome: 'cancelled' });
+      expect(await store.finalizeRun(b, 'failed', 'engine died')).toMatchObject({ outcome: 'failed' });
+    });
+
     test('commands: createdAt is strictly increasing in commit order, so a createdAt cursor misses nothing', async () => {
       const threadId = await newThread();
       const peer = await fx.openPeer();

@@ -31,6 +31,7 @@ export function runView(run: RunRecord) {
     startedAt: run.startedAt,
     endedAt: run.endedAt,
     error: run.error,
+    outcome: run.outcome,
     canonicalizedAt: run.canonicalizedAt,
   };
 }

@@ -6,6 +6,7 @@ import type {
   HarnessSessionRecord,
   InteractionAnswerRecord,
   OutboxEntry,
+  RunOutcome,
   RunRecord,
   SyncChangeRecord,
   ThreadRecord,
@@ -39,6 +40,7 @@ export const toRun = (r: SqlRow): RunRecord => ({
   startedAt: strOrNull(r.started_at),
   endedAt: strOrNull(r.ended_at),
   error: strOrNull(r.error),
+  outcome: strOrNull(r.outcome) as RunOutcome | null,
   ownerId: strOrNull(r.owner_id),
   canonicalizedAt: strOrNull(r.canonicalized_at),
 });

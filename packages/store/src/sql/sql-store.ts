@@ -11,6 +11,7 @@ import {
   type ListThreadsQuery,
   type OutboxEntry,
   type Page,
+  type RunOutcome,
   type RunRecord,
   type SourceFrameRecord,
   type SourceWatermark,
@@ -365,6 +366,7 @@ export class SqlStore implements Store {
         startedAt: null,
         endedAt: null,
         error: null,
+        outcome: null,
         ownerId: null,
         canonicalizedAt: null,
       };
@@ -493,9 +495,13 @@ export class SqlStore implements Store {
     runId: string,
     status: 'completed' | 'failed',
     error?: string | null,
+    outcome: RunOutcome = status,
   ): Promise<RunRecord> {
     if (status !== 'completed' && status !== 'failed')
       throw new StoreError('invalid', 'status must be completed or failed');
+    // A cancel is an end the client asked for: never a failure.
+    if (outcome === 'cancelled' ? status !== 'completed' : outcome !== status)
+      throw new StoreError('invalid', `outcome ${outcome} does not go with status ${status}`);
     return this.tx(async (c) => {
       const row = await this.one(c, `SELECT * FROM runs WHERE run_id = ?${this.db.forUpdate}`, [runId]);
       if (!row) throw new StoreError('not_found', `run ${runId} not found`);
@@ -505,10 +511,11 @@ export class SqlStore implements Store {
         throw new StoreError('conflict', `run ${runId} is already ${run.status}`);
       }
       const endedAt = this.now();
-      await c.run('UPDATE runs SET status = ?, ended_at = ?, error = ? WHERE run_id = ?', [
+      await c.run('UPDATE runs SET status = ?, ended_at = ?, error = ?, outcome = ? WHERE run_id = ?', [
         status,
         endedAt,
         error ?? null,
+        outcome,
         runId,
       ]);
       // The canonicalization intent commits with the settled status: a crash cannot separate them.
@@ -516,7 +523,7 @@ export class SqlStore implements Store {
         'INSERT INTO canonicalization_outbox (run_id, thread_id, enqueued_at, attempts) VALUES (?, ?, ?, 0) ON CONFLICT (run_id) DO NOTHING',
         [runId, run.threadId, endedAt],
       );
-      return { ...run, status, endedAt, error: error ?? null };
+      return { ...run, status, endedAt, error: error ?? null, outcome };
     });
   }
 

@@ -171,4 +171,16 @@ CREATE TABLE command_clock (
 INSERT INTO command_clock (id, last_created_at) VALUES (1, '1970-01-01T00:00:00.000Z');
 `,
   },
+  {
+    // How a settled run's turn ended, next to the contract's four statuses: a run stopped by run.cancel is
+    // completed with outcome cancelled. Runs settled before this entry get theirs from status and error
+    // (the lane used to settle a cancel as failed with error "cancelled").
+    name: 'run outcome',
+    sql: `
+ALTER TABLE runs ADD COLUMN outcome TEXT CHECK (outcome IN ('completed', 'failed', 'cancelled'));
+UPDATE runs SET status = 'completed', outcome = 'cancelled', error = NULL
+  WHERE status = 'failed' AND error IN ('cancelled', 'cancelled before it started');
+UPDATE runs SET outcome = status WHERE outcome IS NULL AND status IN ('completed', 'failed');
+`,
+  },
 ];
