@@ -28,26 +28,43 @@ export interface AuditLedger {
 export const LEDGER_TABLE = 'harness_auditable_calls';
 
 /** Column order shared by both backends. */
-export const LEDGER_COLUMNS = [
-  'record_id',
-  'audit_record_version',
-  'session_id',
-  'turn_id',
-  'stage_id',
-  'seq_within_turn',
-  'created_at',
-  'actor_kind',
-  'session_auth_method',
-  'call_class',
-  'provider',
-  'model',
-  'transport',
-  'status',
-  'latency_ms',
-  'finish_reason',
-  'http_status',
-  'payload',
-] as const;
+/**
+ * The contract's AuditableCall columns in order, each with its SQL type per dialect: one list, so the two
+ * DDLs and the readers cannot drift apart.
+ */
+const COLUMN_TYPES = {
+  record_id: ['TEXT NOT NULL UNIQUE', 'TEXT NOT NULL UNIQUE'],
+  audit_record_version: ['INTEGER NOT NULL', 'INTEGER NOT NULL'],
+  session_id: ['TEXT NOT NULL', 'TEXT NOT NULL'],
+  turn_id: ['TEXT NOT NULL', 'TEXT NOT NULL'],
+  stage_id: ['TEXT NOT NULL', 'TEXT NOT NULL'],
+  seq_within_turn: ['INTEGER NOT NULL', 'INTEGER NOT NULL'],
+  created_at: ['TEXT NOT NULL', 'TEXT NOT NULL'],
+  actor_kind: ['TEXT NOT NULL', 'TEXT NOT NULL'],
+  session_auth_method: ['TEXT NOT NULL', 'TEXT NOT NULL'],
+  call_class: ['TEXT NOT NULL', 'TEXT NOT NULL'],
+  provider: ['TEXT NOT NULL', 'TEXT NOT NULL'],
+  model: ['TEXT', 'TEXT'],
+  transport: ['TEXT NOT NULL', 'TEXT NOT NULL'],
+  status: ['TEXT NOT NULL', 'TEXT NOT NULL'],
+  latency_ms: ['REAL NOT NULL', 'DOUBLE PRECISION NOT NULL'],
+  finish_reason: ['TEXT', 'TEXT'],
+  http_status: ['INTEGER', 'INTEGER'],
+  payload: ['TEXT NOT NULL', 'JSONB NOT NULL'],
+} as const;
+
+export const LEDGER_COLUMNS = Object.keys(COLUMN_TYPES) as (keyof typeof COLUMN_TYPES)[];
+
+/**
+ * The body of `CREATE TABLE harness_auditable_calls (...)`: an insertion position for the cursor, the
+ * contract's columns, and the idempotency key as a UNIQUE constraint (a retried write is a no-op).
+ */
+export function ledgerTableBody(dialect: 'sqlite' | 'postgres'): string {
+  const position =
+    dialect === 'sqlite' ? 'position INTEGER PRIMARY KEY AUTOINCREMENT' : 'position BIGSERIAL PRIMARY KEY';
+  const columns = LEDGER_COLUMNS.map((name) => `${name} ${COLUMN_TYPES[name][dialect === 'sqlite' ? 0 : 1]}`);
+  return [position, ...columns, 'UNIQUE (session_id, turn_id, stage_id, seq_within_turn)'].join(',\n  ');
+}
 
 export function clampLimit(limit: number | undefined): number {
   if (limit === undefined) return 100;

@@ -8,6 +8,7 @@ import {
   decodeCursor,
   encodeCursor,
   LEDGER_COLUMNS,
+  ledgerTableBody,
 } from './ledger';
 import { assertRows } from './validate';
 
@@ -21,26 +22,7 @@ function schemaSql(schema: string | undefined): string {
   return `
 ${schema ? `CREATE SCHEMA IF NOT EXISTS ${quote(schema)};` : ''}
 CREATE TABLE IF NOT EXISTS ${t} (
-  position BIGSERIAL PRIMARY KEY,
-  record_id TEXT NOT NULL UNIQUE,
-  audit_record_version INTEGER NOT NULL,
-  session_id TEXT NOT NULL,
-  turn_id TEXT NOT NULL,
-  stage_id TEXT NOT NULL,
-  seq_within_turn INTEGER NOT NULL,
-  created_at TEXT NOT NULL,
-  actor_kind TEXT NOT NULL,
-  session_auth_method TEXT NOT NULL,
-  call_class TEXT NOT NULL,
-  provider TEXT NOT NULL,
-  model TEXT,
-  transport TEXT NOT NULL,
-  status TEXT NOT NULL,
-  latency_ms DOUBLE PRECISION NOT NULL,
-  finish_reason TEXT,
-  http_status INTEGER,
-  payload JSONB NOT NULL,
-  UNIQUE (session_id, turn_id, stage_id, seq_within_turn)
+  ${ledgerTableBody('postgres')}
 );
 CREATE INDEX IF NOT EXISTS harness_auditable_calls_session ON ${t} (session_id, position);
 CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -8,6 +8,7 @@ import {
   decodeCursor,
   encodeCursor,
   LEDGER_COLUMNS,
+  ledgerTableBody,
 } from './ledger';
 import { assertRows } from './validate';
 
@@ -16,26 +17,7 @@ import { assertRows } from './validate';
 // itself: no code path, ours or a tool's, can rewrite an audit row.
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS harness_auditable_calls (
-  position INTEGER PRIMARY KEY AUTOINCREMENT,
-  record_id TEXT NOT NULL UNIQUE,
-  audit_record_version INTEGER NOT NULL,
-  session_id TEXT NOT NULL,
-  turn_id TEXT NOT NULL,
-  stage_id TEXT NOT NULL,
-  seq_within_turn INTEGER NOT NULL,
-  created_at TEXT NOT NULL,
-  actor_kind TEXT NOT NULL,
-  session_auth_method TEXT NOT NULL,
-  call_class TEXT NOT NULL,
-  provider TEXT NOT NULL,
-  model TEXT,
-  transport TEXT NOT NULL,
-  status TEXT NOT NULL,
-  latency_ms REAL NOT NULL,
-  finish_reason TEXT,
-  http_status INTEGER,
-  payload TEXT NOT NULL,
-  UNIQUE (session_id, turn_id, stage_id, seq_within_turn)
+  ${ledgerTableBody('sqlite')}
 );
 CREATE INDEX IF NOT EXISTS harness_auditable_calls_session ON harness_auditable_calls (session_id, position);
 CREATE TRIGGER IF NOT EXISTS harness_auditable_calls_no_update BEFORE UPDATE ON harness_auditable_calls
