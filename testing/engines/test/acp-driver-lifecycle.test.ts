@@ -44,6 +44,23 @@ const isMethod = (frame: JsonValue, method: string) =>
   !Array.isArray(frame) &&
   (frame.msg as { method?: string } | undefined)?.method === method;
 
+/** Whether frames[i] is the agent's successful response to a session/new|load|resume request in frames. */
+function boundResponse(frames: JsonValue[], i: number): boolean {
+  const wire = (f: JsonValue | undefined) =>
+    (f as { dir?: string; msg?: { id?: unknown; method?: string; result?: unknown } } | undefined) ?? {};
+  const response = wire(frames[i]);
+  if (response.dir !== 'agent->client' || response.msg?.method || response.msg?.result === undefined)
+    return false;
+  return frames.some((f) => {
+    const w = wire(f);
+    return (
+      w.dir === 'client->agent' &&
+      w.msg?.id === response.msg?.id &&
+      ['session/new', 'session/load', 'session/resume'].includes(w.msg?.method ?? '')
+    );
+  });
+}
+
 // Each engine starts two or three times per test; cold starts take seconds on a busy machine.
 describe.each(ENGINES)('ACP driver lifecycle with the real %s engine', { timeout: 180_000 }, (name) => {
   let model: FakeModelServer;
@@ -114,11 +131,9 @@ describe.each(ENGINES)('ACP driver lifecycle with the real %s engine', { timeout
     }
   });
 
-  // Retried: a real engine's restart is timing-sensitive on a loaded machine (seen once: Claude Code came back
-  // on generation 1). Each try is a whole fresh restart; the assertions are unchanged.
-  it('continues the same native session after a restart (resume or load, new generation)', {
-    retry: 2,
-  }, async () => {
+  // Claude Code sends its command catalog on a 0 ms timer after the session response; the driver holds it
+  // until session.bound is recorded, so the generation never falls back to the translator's default of 1.
+  it('continues the same native session after a restart (resume or load, new generation)', async () => {
     model.setScenario(answer('first answer'));
     const driver = createDriver(config());
     const first = new DriverHarness(driver, workDir);
@@ -133,6 +148,10 @@ describe.each(ENGINES)('ACP driver lifecycle with the real %s engine', { timeout
     try {
       await second.open(binding, 2);
       expect((await second.turn('What was the word?')).outcome).toEqual({ outcome: 'completed' });
+      // session.bound is recorded right after the response that bound the session, whatever the engine sent next.
+      const bound = second.frames.findIndex((f) => (f as { harness?: string }).harness === 'session.bound');
+      expect(bound).toBeGreaterThan(0);
+      expect(boundResponse(second.frames, bound - 1)).toBe(true);
       const events = second.translate(second.frames);
       const started = events.find((e) => e.draft.kind === 'session.started');
       expect(started?.draft.payload).toMatchObject({ generation: 2 });

@@ -28,6 +28,9 @@ import { ACP_COMMANDS_EVENT, createAcpTranslator } from './translator';
 
 const PROTOCOL_VERSION = 1;
 
+/** Requests whose successful response binds the native session (session.bound must follow it directly). */
+const SESSION_METHODS = new Set(['session/new', 'session/load', 'session/resume']);
+
 function harness(frame: HarnessFrame): JsonValue {
   return frame as unknown as JsonValue;
 }
@@ -84,6 +87,16 @@ class AcpSession implements EngineSession {
   private configOptions: JsonObject[] = [];
   private hasModes = false;
   private dead = false;
+  /** JSON-RPC ids of the session/new|load|resume requests sent while starting. */
+  private readonly sessionRequests = new Set<string | number>();
+  /**
+   * Frames that arrived after the session response but before session.bound was emitted: they wait, so the
+   * recorded order is response → session.bound → the rest. Without this an agent notification sent right
+   * after the response (Claude Code sends its command catalog on a 0 ms timer) can reach the source lane
+   * first, and a translator that has not seen a harness frame yet starts the session from the bare response
+   * (generation 1, capabilities negotiated without the harness's view).
+   */
+  private held: JsonValue[] | null = null;
 
   private constructor(
     private readonly config: AcpEngineConfig,
@@ -137,7 +150,22 @@ class AcpSession implements EngineSession {
   private conn!: ClientConnection;
 
   private record = (dir: WireDirection, msg: JsonValue) => {
+    const rpc = isObj(msg) ? msg : undefined;
+    const id = typeof rpc?.id === 'string' || typeof rpc?.id === 'number' ? rpc.id : undefined;
+    if (dir === 'client->agent' && id !== undefined && SESSION_METHODS.has(str(rpc?.method) ?? '')) {
+      this.sessionRequests.add(id);
+    }
     this.emit({ dir, msg });
+    if (
+      dir === 'agent->client' &&
+      id !== undefined &&
+      rpc?.method === undefined &&
+      this.sessionRequests.has(id)
+    ) {
+      this.sessionRequests.delete(id);
+      // A failed load falls back to session/new; only a bound session holds what follows.
+      if (rpc?.result !== undefined && this.held === null) this.held = [];
+    }
     // The command catalog is also kept as a durable provider event, replayed as commands.updated.
     const update = isObj(msg) && msg.method === 'session/update' ? obj(obj(msg.params)?.update) : undefined;
     if (update?.sessionUpdate === 'available_commands_update') {
@@ -150,8 +178,17 @@ class AcpSession implements EngineSession {
   };
 
   private emit(frame: JsonValue): void {
-    if (this.sink) this.sink(frame);
+    if (this.held) this.held.push(frame);
+    else if (this.sink) this.sink(frame);
     else this.buffered.push(frame);
+  }
+
+  /** Emits session.bound right after the session response, then the frames that arrived in between. */
+  private emitBound(frame: JsonValue): void {
+    const held = this.held ?? [];
+    this.held = null;
+    this.emit(frame);
+    for (const f of held) this.emit(f);
   }
 
   private async start(provider: string, options: OpenSessionOptions, home: string): Promise<void> {
@@ -244,7 +281,7 @@ class AcpSession implements EngineSession {
     });
     const info = init.agentInfo;
     const agent = info ? { name: info.name, ...(info.version ? { version: info.version } : {}) } : undefined;
-    this.emit(
+    this.emitBound(
       harness({
         harness: 'session.bound',
         origin,
@@ -289,8 +326,13 @@ class AcpSession implements EngineSession {
     return cancelled;
   }
 
+  isAlive(): boolean {
+    return !this.dead && !this.engine.exit();
+  }
+
   async runTurn(turn: TurnInput, io: TurnIO): Promise<TurnOutcome> {
-    if (this.dead || this.engine.exit()) {
+    // The lane asks isAlive() before each turn; this only catches a death in the moment since.
+    if (!this.isAlive()) {
       throw new Error('the engine process is no longer running; the next run starts a new one');
     }
     this.io = io;

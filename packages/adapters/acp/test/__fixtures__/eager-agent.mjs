@@ -1,0 +1,43 @@
+// A minimal ACP agent over stdio for driver tests. Like Claude Code, it sends a session/update right after
+// each session response, and here in the same write, so the client reads both before it can act on the
+// response: the worst case of that race, every time.
+import { createInterface } from 'node:readline';
+
+const write = (...messages) => process.stdout.write(messages.map((m) => `${JSON.stringify(m)}\n`).join(''));
+const commands = (sessionId) => ({
+  jsonrpc: '2.0',
+  method: 'session/update',
+  params: {
+    sessionId,
+    update: { sessionUpdate: 'available_commands_update', availableCommands: [{ name: 'hello', description: 'Say hello' }] },
+  },
+});
+const chunk = (sessionId, text) => ({
+  jsonrpc: '2.0',
+  method: 'session/update',
+  params: { sessionId, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } } },
+});
+
+let next = 1;
+createInterface({ input: process.stdin }).on('line', (line) => {
+  const msg = JSON.parse(line);
+  const reply = (result) => ({ jsonrpc: '2.0', id: msg.id, result });
+  switch (msg.method) {
+    case 'initialize':
+      write(reply({ protocolVersion: 1, agentCapabilities: { loadSession: true }, agentInfo: { name: 'eager-agent', version: '1.0.0' } }));
+      return;
+    case 'session/new': {
+      const sessionId = `sess-${process.pid}-${next++}`;
+      write(reply({ sessionId }), commands(sessionId));
+      return;
+    }
+    case 'session/load':
+      write(chunk(msg.params.sessionId, 'replayed history'), reply({}), commands(msg.params.sessionId));
+      return;
+    case 'session/prompt':
+      write(chunk(msg.params.sessionId, 'hello from the eager agent'), reply({ stopReason: 'end_turn' }));
+      return;
+    default:
+      if (msg.id !== undefined) write({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'not found' } });
+  }
+});

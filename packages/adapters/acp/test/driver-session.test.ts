@@ -1,0 +1,100 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { JsonValue } from '@agentlane/contract';
+import type {
+  EngineSession,
+  NativeFrameRecord,
+  SessionBinding,
+  TranslatedEvent,
+} from '@agentlane/engine-kit';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createDriver } from '../src';
+
+// A real process speaking ACP over stdio (test/__fixtures__/eager-agent.mjs): it writes a notification in the
+// same write as every session response, the race Claude Code runs with its 0 ms command-catalog timer.
+const agent = fileURLToPath(new URL('./__fixtures__/eager-agent.mjs', import.meta.url));
+const root = mkdtempSync(join(tmpdir(), 'agentlane-acp-driver-'));
+const driver = createDriver({ name: 'eager', command: process.execPath, args: [agent], homeRoot: root });
+
+const open: EngineSession[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((s) => s.close()));
+});
+
+async function openSession(frames: JsonValue[], generation: number, previous?: SessionBinding) {
+  const session = await driver.openSession({
+    threadId: 'thr_driver',
+    workDir: root,
+    generation,
+    ...(previous ? { previous } : {}),
+    emit: (frame) => frames.push(frame),
+  });
+  open.push(session);
+  return session;
+}
+
+type Wire = { dir?: string; msg?: { id?: unknown; method?: string; result?: unknown }; harness?: string };
+const wire = (f: JsonValue | undefined) => (f ?? {}) as Wire;
+
+function translate(frames: JsonValue[]): TranslatedEvent[] {
+  const ctx = { threadId: 'thr_driver', runId: 'run_1', turnId: 'run_1', provider: driver.provider };
+  let state = driver.translator.initialState(ctx);
+  const events: TranslatedEvent[] = [];
+  frames.forEach((frame, i) => {
+    const record: NativeFrameRecord = {
+      runId: 'run_1',
+      nativeSeq: i + 1,
+      receivedAt: new Date().toISOString(),
+      frame,
+    };
+    const step = driver.translator.translate(record, state, ctx);
+    state = step.state;
+    events.push(...step.events);
+  });
+  return events;
+}
+
+describe('ACP driver: session binding and process liveness', () => {
+  it('records session.bound right after the session response, before a notification sent with it', async () => {
+    const frames: JsonValue[] = [];
+    await openSession(frames, 3);
+    const request = wire(frames.find((f) => wire(f).msg?.method === 'session/new')).msg?.id;
+    const response = frames.findIndex(
+      (f) => wire(f).dir === 'agent->client' && wire(f).msg?.id === request && !wire(f).msg?.method,
+    );
+    expect(response).toBeGreaterThan(0);
+    expect(wire(frames[response + 1]).harness).toBe('session.bound');
+    // The notification that came in the same write is kept, after session.bound.
+    expect(frames.slice(response + 2).some((f) => wire(f).msg?.method === 'session/update')).toBe(true);
+    const started = translate(frames).filter((e) => e.draft.kind === 'session.started');
+    expect(started).toHaveLength(1);
+    expect(started[0]?.draft.payload).toMatchObject({ generation: 3, origin: 'new' });
+  });
+
+  it('after session/load the bound generation survives the notification too', async () => {
+    const first: JsonValue[] = [];
+    const before = await openSession(first, 1);
+    const binding = before.binding;
+    await before.close();
+    const frames: JsonValue[] = [];
+    const after = await openSession(frames, 2, binding);
+    expect(after.binding.nativeSessionId).toBe(binding.nativeSessionId);
+    const bound = frames.findIndex((f) => wire(f).harness === 'session.bound');
+    const request = frames.find((f) => wire(f).msg?.method === 'session/load');
+    expect(wire(frames[bound - 1]).msg?.id).toBe(wire(request).msg?.id);
+    const started = translate(frames).find((e) => e.draft.kind === 'session.started');
+    expect(started?.draft.payload).toMatchObject({ generation: 2, origin: 'load' });
+  });
+
+  it('isAlive() turns false when the engine process dies between turns', async () => {
+    const session = await openSession([], 1);
+    expect(session.isAlive?.()).toBe(true);
+    const pid = (session as unknown as { process: { pid: number } }).process.pid;
+    const gone = (session as unknown as { process: { exited: Promise<unknown> } }).process.exited;
+    process.kill(-pid, 'SIGKILL');
+    await gone;
+    expect(session.isAlive?.()).toBe(false);
+  });
+});
