@@ -1,5 +1,6 @@
 import type { ConversationMessage, JsonValue } from '@agentlane/contract';
 import type { ModelMessage } from 'ai';
+import { asDeniedOutput } from './approvals';
 
 /** The contract's conversation (what checkpoints hold) → AI SDK model messages. Reasoning is not replayed. */
 export function toModelMessages(conversation: readonly ConversationMessage[]): ModelMessage[] {
@@ -30,12 +31,14 @@ export function toModelMessages(conversation: readonly ConversationMessage[]): M
                   type: 'tool-result' as const,
                   toolCallId: p.toolCallId,
                   toolName: p.toolName,
-                  output: p.isError
-                    ? {
-                        type: 'error-text' as const,
-                        value: typeof p.output === 'string' ? p.output : JSON.stringify(p.output),
-                      }
-                    : { type: 'json' as const, value: p.output as never },
+                  output:
+                    (p.isError ? asDeniedOutput(p.output) : null) ??
+                    (p.isError
+                      ? {
+                          type: 'error-text' as const,
+                          value: typeof p.output === 'string' ? p.output : JSON.stringify(p.output),
+                        }
+                      : { type: 'json' as const, value: p.output as never }),
                 },
               ]
             : [],

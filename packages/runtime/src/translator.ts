@@ -554,6 +554,11 @@ function streamPart(step: Step, stepNo: number, part: JsonObject): void {
     case 'start':
     case 'start-step':
     case 'tool-input-end':
+    // Approval parts: the runtime's own approval / tool.end frames carry the card and the outcome.
+    case 'tool-approval-request':
+    case 'tool-output-denied':
+    // The SDK's answer to a call it could not parse; the runtime's tool.end frame reports it.
+    case 'tool-error':
     case 'finish':
     case 'abort':
     case 'source':

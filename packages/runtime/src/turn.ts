@@ -12,6 +12,13 @@ import {
 } from '@agentlane/contract';
 import type { TurnInput, TurnIO, TurnOutcome } from '@agentlane/engine-kit';
 import { jsonSchema, type LanguageModel, streamText, type ToolSet, tool } from 'ai';
+import {
+  type AnsweredApproval,
+  DENIED_REASON,
+  deniedOutput,
+  sdkNeedsApproval,
+  withApprovalParts,
+} from './approvals';
 import { jsonSafe, toModelMessages } from './conversation';
 import { frame, type RuntimeFrame } from './frames';
 import { authMethodOf, createModel, type HttpObservation, type ModelSettings } from './model';
@@ -72,6 +79,8 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
   });
   let plan = mem.plan;
   const toolsByName = new Map(deps.tools.map((t) => [t.name, t]));
+  /** Approvals answered since the last model call: the next call hands them to the SDK as its approval parts. */
+  let answered: AnsweredApproval[] = [];
 
   const audit = (
     stage: StageId,
@@ -160,14 +169,21 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
   const modelCall = async (stage: StageId, step: number, system: string, withTools: boolean) => {
     const started = performance.now();
     observation = null;
-    const messages = toModelMessages(conversation);
+    const messages = withApprovalParts(toModelMessages(conversation), answered);
+    answered = [];
     const tools: ToolSet = {};
     if (withTools)
       for (const t of deps.tools)
-        tools[t.name] = tool({ description: t.description, inputSchema: jsonSchema(t.inputSchema as never) });
+        tools[t.name] = tool({
+          description: t.description,
+          inputSchema: jsonSchema(t.inputSchema as never),
+          needsApproval: sdkNeedsApproval(t, deps.workspace),
+        });
     let streamError: unknown = null;
     let text = '';
     const toolCalls: { toolCallId: string; toolName: string; input: JsonValue }[] = [];
+    /** The SDK's tool-approval-request parts: tool call id → the SDK's approval id. */
+    const approvalRequests = new Map<string, string>();
     let finishReason: string | null = null;
     let usage: JsonObject = {};
     try {
@@ -192,6 +208,8 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
             toolName: part.toolName,
             input: jsonSafe(part.input),
           });
+        else if (part.type === 'tool-approval-request')
+          approvalRequests.set(part.toolCall.toolCallId, part.approvalId);
         else if (part.type === 'finish-step') {
           finishReason = part.finishReason;
           usage = safe.usage as JsonObject;
@@ -228,16 +246,27 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
       },
       { finish_reason: cancelled ? 'cancelled' : finishReason, http_status: obs?.status ?? null },
     );
-    return { status, text, toolCalls, error: streamError ? errorText(streamError) : undefined };
+    return {
+      status,
+      text,
+      toolCalls,
+      approvalRequests,
+      error: streamError ? errorText(streamError) : undefined,
+    };
   };
 
-  const runTool = async (call: { toolCallId: string; toolName: string; input: JsonValue }) => {
+  /** Runs one tool call; `sdkApprovalId` is set when the SDK asked for approval of this call. */
+  const runTool = async (
+    call: { toolCallId: string; toolName: string; input: JsonValue },
+    sdkApprovalId: string | undefined,
+  ) => {
     const started = performance.now();
     const def = toolsByName.get(call.toolName);
     let status: AuditStatus = 'ok';
     let output: JsonValue = null;
     let error: string | undefined;
     let approval: { decision: string; answeredBy?: string } | undefined;
+    let denied = false;
     emit({
       rt: 'tool.start',
       toolCallId: call.toolCallId,
@@ -249,13 +278,14 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
       if (!def) throw new ToolError(`no tool named ${call.toolName}`);
       const problems = def.check(call.input);
       if (problems.length > 0) throw new ToolError(`invalid input for ${def.name}: ${problems.join('; ')}`);
-      const ask =
-        typeof def.needsApproval === 'function'
-          ? await def.needsApproval(call.input as never, { workspace: deps.workspace })
-          : def.needsApproval
-            ? { title: `Run ${def.name}`, subject: { kind: 'tool_call' as const } }
+      if (sdkApprovalId !== undefined) {
+        // The SDK decided that this call needs approval; the tool describes the card (computed now, so a
+        // diff sees what earlier calls of the step changed).
+        const described =
+          typeof def.needsApproval === 'function'
+            ? await def.needsApproval(call.input as never, { workspace: deps.workspace })
             : null;
-      if (ask) {
+        const ask = described ?? { title: `Run ${def.name}`, subject: { kind: 'tool_call' as const } };
         const approvalId = `apr-${call.toolCallId}`;
         emit({
           rt: 'approval',
@@ -273,7 +303,16 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
           ...(answer.answeredBy ? { answeredBy: answer.answeredBy } : {}),
         };
         if (io.signal.aborted) throw new CancelledError();
-        if (!allowed) throw new ToolError('the user rejected this tool call');
+        answered.push({
+          sdkApprovalId,
+          toolCallId: call.toolCallId,
+          approved: allowed,
+          ...(allowed ? {} : { reason: DENIED_REASON }),
+        });
+        if (!allowed) {
+          denied = true;
+          throw new ToolError(DENIED_REASON);
+        }
       }
       const ctx: ToolContext = {
         signal: io.signal,
@@ -330,7 +369,12 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
         : { error: error ?? 'failed' }),
       ...(approval ? { approval } : {}),
     });
-    return { status, output: status === 'ok' ? output : (error ?? 'failed'), isError: status !== 'ok' };
+    return {
+      status,
+      // A denial is stored as the SDK's execution-denied output (what the model reads of it).
+      output: status === 'ok' ? output : denied ? deniedOutput(DENIED_REASON) : (error ?? 'failed'),
+      isError: status !== 'ok',
+    };
   };
 
   const stage = async (id: StageId, body: () => Promise<'ok' | 'cancelled' | { error: string }>) => {
@@ -396,7 +440,7 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
       }
       const results: ConversationMessage['parts'] = [];
       for (const call of out.toolCalls) {
-        const r = await runTool(call);
+        const r = await runTool(call, out.approvalRequests.get(call.toolCallId));
         results.push({
           type: 'tool-result',
           toolCallId: call.toolCallId,

@@ -71,6 +71,91 @@ describe('the staged turn', () => {
     expect(r.audit.find((a) => a.call_class === 'tool')?.payload).toMatchObject({
       approval: { decision: 'reject_once' },
     });
+    // The decision went through the AI SDK's approval flow: the SDK asked (tool-approval-request) and,
+    // given the rejection as a tool-approval-response, wrote the denial itself (tool-output-denied).
+    const partTypes = r.frames.flatMap((f) => {
+      const part = (f as { rt?: string; part?: { type?: string } }).part;
+      return (f as { rt?: string }).rt === 'part' && part ? [part.type] : [];
+    });
+    expect(partTypes).toContain('tool-approval-request');
+    expect(partTypes).toContain('tool-output-denied');
+    const second = fake.modelRequests().at(-1)?.body as { messages: { role: string; content: unknown }[] };
+    expect(second.messages.find((m) => m.role === 'tool')?.content).toBe('The user rejected this tool call.');
+  });
+
+  it.each([
+    ['openai-responses', '/v1'],
+    ['anthropic', '/v1'],
+    ['google', '/v1beta'],
+  ])('a denial reaches the model through the SDK on %s too', async (api, path) => {
+    fake.setScenario([
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'no2.txt', content: 'x' }, id: 'call_no2' }] },
+      { text: 'Understood.' },
+    ]);
+    const r = await runTurn(driver({ api, baseURL: `${fake.url}${path}` }), {
+      prompt: 'write',
+      workDir: work,
+      approve: () => ({ outcome: 'selected', optionId: 'reject' }),
+    });
+    expect(r.outcome.outcome).toBe('completed');
+    expect(JSON.stringify(fake.modelRequests().at(-1)?.body)).toContain('The user rejected this tool call.');
+    await expect(readFile(join(work, 'no2.txt'), 'utf8')).rejects.toThrow();
+  });
+
+  it('an approved call runs, a denied one does not; a later turn replays the denial as the SDK wrote it', async () => {
+    fake.setScenario([
+      {
+        toolCalls: [
+          { name: 'write_file', arguments: { path: 'yes.txt', content: 'y' }, id: 'call_yes' },
+          { name: 'write_file', arguments: { path: 'nope.txt', content: 'n' }, id: 'call_nope' },
+        ],
+      },
+      { text: 'One written.' },
+      { text: 'Still here.' },
+    ]);
+    const d = driver();
+    const session = await d.openSession({
+      threadId: 'thr_two',
+      workDir: work,
+      generation: 1,
+      emit: () => {},
+    });
+    const asked: string[] = [];
+    const io = (signal = new AbortController().signal) => ({
+      emit: () => {},
+      signal,
+      awaitApproval: async (approvalId: string) => {
+        asked.push(approvalId);
+        return approvalId.endsWith('call_yes')
+          ? { outcome: 'selected' as const, optionId: 'allow' }
+          : { outcome: 'selected' as const, optionId: 'reject' };
+      },
+      awaitQuestion: async () => ({ outcome: 'declined' as const }),
+    });
+    const first = await session.runTurn(
+      { threadId: 'thr_two', runId: 'r1', turnId: 'r1', prompt: 'write both' },
+      io(),
+    );
+    expect(first.outcome).toBe('completed');
+    expect(asked).toEqual(['apr-call_yes', 'apr-call_nope']);
+    expect(await readFile(join(work, 'yes.txt'), 'utf8')).toBe('y');
+    await expect(readFile(join(work, 'nope.txt'), 'utf8')).rejects.toThrow();
+    const second = await session.runTurn(
+      { threadId: 'thr_two', runId: 'r2', turnId: 'r2', prompt: 'again' },
+      io(),
+    );
+    expect(second.outcome).toBe('completed');
+    // Both model calls after the decision see the approved result and the denial, in call order.
+    for (const req of fake.modelRequests().slice(-2)) {
+      const tool = (
+        req.body as { messages: { role: string; content: string; tool_call_id: string }[] }
+      ).messages
+        .filter((m) => m.role === 'tool')
+        .map((m) => [m.tool_call_id, m.content]);
+      expect(tool).toHaveLength(2);
+      expect(tool[0]?.[0]).toBe('call_yes');
+      expect(tool[1]).toEqual(['call_nope', 'The user rejected this tool call.']);
+    }
   });
 
   it('the step limit is a harness.warning and a synthesized answer, not a hang', async () => {
