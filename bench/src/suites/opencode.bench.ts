@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { openCodeTranslator } from '@agentlane/adapter-opencode';
 import type { JsonValue } from '@agentlane/contract';
-import type { NativeFrameRecord } from '@agentlane/engine-kit';
+import { readJsonl, translatorThroughput } from '../translators/throughput';
 import type { BenchResult } from '../types';
 
 const CTX = { threadId: 't', runId: 'r', turnId: 'r', provider: 'opencode' };
@@ -48,60 +47,16 @@ function longStream(deltas: number): JsonValue[] {
   return frames;
 }
 
-function translateAll(frames: JsonValue[]): number {
-  const records: NativeFrameRecord[] = frames.map((frame, i) => ({
-    runId: 'r',
-    nativeSeq: i + 1,
-    receivedAt: '2026-01-01T00:00:00.000Z',
-    frame,
-  }));
-  let state = openCodeTranslator.initialState(CTX);
-  let events = 0;
-  const started = performance.now();
-  for (const record of records) {
-    const step = openCodeTranslator.translate(record, state, CTX);
-    state = step.state;
-    events += step.events.length;
-  }
-  events += openCodeTranslator.finish(state, CTX).events.length;
-  if (events === 0) throw new Error('nothing translated');
-  return performance.now() - started;
-}
-
-function best(frames: JsonValue[], rounds: number): number {
-  let min = Number.POSITIVE_INFINITY;
-  for (let i = 0; i < rounds; i++) min = Math.min(min, translateAll(frames));
-  return min;
-}
-
 /** Throughput of the pure OpenCode translator on the recorded trace and on long streams. */
 export async function run(): Promise<BenchResult[]> {
-  const fixture = readFileSync(
-    fileURLToPath(
-      new URL('../../../packages/adapters/opencode/test/__fixtures__/opencode.jsonl', import.meta.url),
-    ),
-    'utf8',
-  )
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as JsonValue);
-  const results: BenchResult[] = [];
-  const fixtureMs = best(fixture, 20);
-  results.push({
-    name: 'opencode translator: recorded trace',
-    unit: 'frames/s',
-    value: Math.round(fixture.length / (fixtureMs / 1000)),
-    extra: `${fixture.length} frames in ${fixtureMs.toFixed(2)} ms`,
+  const fixture = fileURLToPath(
+    new URL('../../../packages/adapters/opencode/test/__fixtures__/opencode.jsonl', import.meta.url),
+  );
+  return translatorThroughput({
+    name: 'opencode translator',
+    translator: openCodeTranslator,
+    ctx: CTX,
+    fixture: { label: 'recorded trace', frames: readJsonl(fixture) },
+    streams: { sizes: [1_000, 10_000], unit: 'text deltas', build: longStream },
   });
-  for (const deltas of [1_000, 10_000]) {
-    const frames = longStream(deltas);
-    const ms = best(frames, 3);
-    results.push({
-      name: `opencode translator: ${deltas} text deltas`,
-      unit: 'frames/s',
-      value: Math.round(frames.length / (ms / 1000)),
-      extra: `${frames.length} frames in ${ms.toFixed(1)} ms`,
-    });
-  }
-  return results;
 }
