@@ -1,4 +1,5 @@
 export * from './artifact';
+export * from './audit/index';
 export * from './driver';
 export * from './harness-frame';
 export * from './native-frame';

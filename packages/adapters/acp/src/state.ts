@@ -1,4 +1,5 @@
 import type { JsonObject, ToolKind } from '@agentlane/contract';
+import { type EngineAuditState, initialEngineAuditState } from '@agentlane/engine-kit';
 
 // Plain JSON types (type aliases, `null` instead of optional) so the state is a JsonValue.
 
@@ -74,6 +75,8 @@ export type AcpState = {
   cancelRequested: boolean;
   fatalReported: boolean;
   children: { [childSessionId: string]: boolean };
+  /** What the audit rows need (engine-kit's tracker; immutable, so shared by clones). */
+  audit: EngineAuditState;
 };
 
 export function initialAcpState(): AcpState {
@@ -102,6 +105,7 @@ export function initialAcpState(): AcpState {
     cancelRequested: false,
     fatalReported: false,
     children: {},
+    audit: initialEngineAuditState(),
   };
 }
 

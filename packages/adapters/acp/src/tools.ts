@@ -19,6 +19,29 @@ function durationMs(from: string, to: string): number | undefined {
   return Number.isFinite(d) && d >= 0 ? d : undefined;
 }
 
+/**
+ * The tool's own run time when the engine reports one (Codex: `duration {secs, nanos}`, or
+ * `started_at_ms`/`completed_at_ms` in rawInput/rawOutput). Arrival times also count the approval wait
+ * and the transport, so the engine's figure wins when there is one.
+ */
+function nativeDurationMs(tool: ToolState, rawOutput: JsonValue | undefined): number | undefined {
+  const out = obj(rawOutput);
+  const duration = obj(out?.duration);
+  const secs = num(duration?.secs);
+  const nanos = num(duration?.nanos);
+  if (secs !== undefined && secs >= 0) return Math.round(secs * 1000 + (nanos ?? 0) / 1e6);
+  const completed = num(out?.completed_at_ms);
+  let started: number | undefined;
+  try {
+    started = tool.inputSig ? num(obj(JSON.parse(tool.inputSig))?.started_at_ms) : undefined;
+  } catch {
+    started = undefined;
+  }
+  return completed !== undefined && started !== undefined && completed >= started
+    ? Math.round(completed - started)
+    : undefined;
+}
+
 /** `content` replaces the whole collection; keep the latest diff per path. */
 function absorbDiffs(tool: ToolState, content: JsonValue[]): void {
   for (const item of content) {
@@ -154,7 +177,7 @@ export function completeTool(
       status,
       output,
       error,
-      durationMs: durationMs(tool.startedAt, step.receivedAt),
+      durationMs: nativeDurationMs(tool, rawOutput) ?? durationMs(tool.startedAt, step.receivedAt),
     }),
   });
   if (status === 'completed') reportFiles(step, id, tool);

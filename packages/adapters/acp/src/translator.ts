@@ -1,5 +1,6 @@
 import type { CapabilityFlag, JsonObject, JsonValue, SessionOrigin } from '@agentlane/contract';
 import {
+  auditEngineEvents,
   type HarnessFrame,
   isHarnessFrame,
   type NativeFrameRecord,
@@ -19,6 +20,9 @@ import { onCommands, onReplayedUpdate, onSessionUpdate } from './updates';
 
 /** The durable provider event the driver stores for a command catalog (replayed as commands.updated). */
 export const ACP_COMMANDS_EVENT = 'acp.commands';
+
+/** The `transport` of ACP engines' audit rows: JSON-RPC over the agent's stdio. */
+export const ACP_AUDIT_TRANSPORT = 'acp';
 
 export interface AcpTranslatorOptions {
   provider?: string;
@@ -287,6 +291,21 @@ export function createAcpTranslator(options: AcpTranslatorOptions = {}): Transla
     );
   }
 
+  /** The step's result, with the audit rows of the calls that ended in it (see engine-kit's tracker). */
+  const withAudit = (step: Step, at: string | null, ctx: TranslationContext): TranslationStep<AcpState> => {
+    const audit = auditEngineEvents(step.state.audit, step.events, at, ctx, {
+      provider,
+      transport: ACP_AUDIT_TRANSPORT,
+    });
+    step.state.audit = audit.state;
+    return {
+      state: step.state,
+      events: step.events,
+      ...(step.artifacts.length ? { artifacts: step.artifacts } : {}),
+      ...(audit.rows.length ? { audit: audit.rows } : {}),
+    };
+  };
+
   return {
     provider,
     initialState: () => initialAcpState(),
@@ -319,11 +338,7 @@ export function createAcpTranslator(options: AcpTranslatorOptions = {}): Transla
         // A translator never throws: a frame it cannot read becomes a warning.
         step.warn('acp.translate_failed', `could not translate a frame: ${String(error)}`, frame);
       }
-      return {
-        state: step.state,
-        events: step.events,
-        ...(step.artifacts.length ? { artifacts: step.artifacts } : {}),
-      };
+      return withAudit(step, record.receivedAt, ctx);
     },
     finish(prior: AcpState, ctx: TranslationContext): TranslationStep<AcpState> {
       const state = cloneState(prior);
@@ -339,11 +354,7 @@ export function createAcpTranslator(options: AcpTranslatorOptions = {}): Transla
         closeText(step);
         closeOpenTools(step, 'failed');
       }
-      return {
-        state: step.state,
-        events: step.events,
-        ...(step.artifacts.length ? { artifacts: step.artifacts } : {}),
-      };
+      return withAudit(step, null, ctx);
     },
   };
 }

@@ -1,6 +1,6 @@
 export { OPENCODE_CAPABILITIES } from './capabilities';
 export type { OpenCodeState } from './state';
-export { openCodeTranslator, RESPONSE_FRAME } from './translator';
+export { OPENCODE_AUDIT_TRANSPORT, openCodeTranslator, RESPONSE_FRAME } from './translator';
 
 import { openCodeTranslator } from './translator';
 

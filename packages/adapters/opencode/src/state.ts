@@ -1,3 +1,5 @@
+import { type EngineAuditState, initialEngineAuditState } from '@agentlane/engine-kit';
+
 /**
  * The translator's explicit state. Plain JSON (no optional fields, no Maps) so a run can be checkpointed and
  * re-translated from its sealed source with the same result every time.
@@ -79,6 +81,8 @@ export type OpenCodeState = {
   questions: Record<string, { count: number; resolved: boolean }>;
   files: Record<string, FileState>;
   counters: Record<string, number>;
+  /** What the audit rows need (engine-kit's tracker; immutable, so shared by clones). */
+  audit: EngineAuditState;
 };
 
 export function initialOpenCodeState(nativeSessionId: string | undefined): OpenCodeState {
@@ -104,6 +108,7 @@ export function initialOpenCodeState(nativeSessionId: string | undefined): OpenC
     questions: {},
     files: {},
     counters: {},
+    audit: initialEngineAuditState(),
   };
 }
 
@@ -119,7 +124,8 @@ export function nextCount(state: OpenCodeState, name: string): number {
  * grows with the number of open parts and tools, not with how much text has streamed.
  */
 export function cloneState(state: OpenCodeState): OpenCodeState {
-  return cloneJson(state) as OpenCodeState;
+  const { audit, ...rest } = state;
+  return { ...(cloneJson(rest) as Omit<OpenCodeState, 'audit'>), audit };
 }
 
 function cloneJson(value: unknown): unknown {

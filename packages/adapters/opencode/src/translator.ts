@@ -1,5 +1,6 @@
 import type { JsonObject } from '@agentlane/contract';
 import {
+  auditEngineEvents,
   isHarnessFrame,
   type NativeFrameRecord,
   type TranslationContext,
@@ -72,7 +73,11 @@ export const openCodeTranslator: Translator<OpenCodeState> = {
   initialState(ctx: TranslationContext): OpenCodeState {
     return initialOpenCodeState(ctx.nativeSessionId);
   },
-  translate(record: NativeFrameRecord, previous: OpenCodeState): TranslationStep<OpenCodeState> {
+  translate(
+    record: NativeFrameRecord,
+    previous: OpenCodeState,
+    ctx: TranslationContext,
+  ): TranslationStep<OpenCodeState> {
     const state = cloneState(previous);
     const frame = asObject(record.frame);
     const out = new StepOutput(
@@ -103,18 +108,40 @@ export const openCodeTranslator: Translator<OpenCodeState> = {
         ],
       };
     }
-    return { state, events: out.events, artifacts: out.artifacts };
+    return withAudit(out, record.receivedAt, ctx);
   },
-  finish(previous: OpenCodeState): TranslationStep<OpenCodeState> {
+  finish(previous: OpenCodeState, ctx: TranslationContext): TranslationStep<OpenCodeState> {
     const state = cloneState(previous);
     const out = new StepOutput(state, { nativeSessionId: state.rootSessionId ?? undefined }, '', 'finish');
     closeOpenTools(out);
     closeOpenParts(out);
     cancelOpenInteractions(out);
     if (state.turn === 'open') completeTurn(out, state.cancelRequested || state.aborted ? 'cancelled' : null);
-    return { state, events: out.events, artifacts: out.artifacts };
+    return withAudit(out, null, ctx);
   },
 };
+
+/** The `transport` of OpenCode's audit rows: its HTTP API and `/event` SSE stream. */
+export const OPENCODE_AUDIT_TRANSPORT = 'opencode-http';
+
+/** The step's result, with the audit rows of the calls that ended in it (see engine-kit's tracker). */
+function withAudit(
+  out: StepOutput,
+  at: string | null,
+  ctx: TranslationContext,
+): TranslationStep<OpenCodeState> {
+  const audit = auditEngineEvents(out.state.audit, out.events, at, ctx, {
+    provider: openCodeTranslator.provider,
+    transport: OPENCODE_AUDIT_TRANSPORT,
+  });
+  out.state.audit = audit.state;
+  return {
+    state: out.state,
+    events: out.events,
+    artifacts: out.artifacts,
+    ...(audit.rows.length > 0 ? { audit: audit.rows } : {}),
+  };
+}
 
 /**
  * Responses of HTTP calls the driver made (GET /config/providers, GET /session/:id), recorded as frames so

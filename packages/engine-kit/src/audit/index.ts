@@ -1,0 +1,2 @@
+export * from './engine-audit';
+export { auditKey, deterministicUlid } from './record-id';
