@@ -1,8 +1,10 @@
+import type { AuditableCall } from '@agentlane/contract';
 import type { EngineDriver } from '@agentlane/engine-kit';
 import type { CompletionRecord, OutboxEntry, Store } from '@agentlane/store';
 import type { PublishHub } from './hub';
 import { Materializer } from './offload';
 import { errorMessage, RunTranslation } from './run-translation';
+import type { AuditSink } from './types';
 
 export interface CanonicalizerOptions {
   store: Store;
@@ -11,6 +13,8 @@ export interface CanonicalizerOptions {
   /** The driver (and so the translator) of a thread's engine; undefined when none is configured. */
   driverFor: (engine: string) => EngineDriver | undefined;
   artifactThresholdBytes?: number;
+  /** Where the audit rows of the final translation go (the same rows the live pass wrote: a no-op there). */
+  audit?: AuditSink;
   /** Outbox entries leased per round. */
   batch?: number;
   /** How long a lease lasts before another worker may take the entry (a crashed worker's entries). */
@@ -123,15 +127,19 @@ export class Canonicalizer {
       }
       const events = [];
       const artifacts = [];
+      const audit = [];
       const frames = await store.readFrames(run.runId);
       for (const frame of frames) {
         const step = translation.push(frame);
         events.push(...step.events);
         artifacts.push(...step.artifacts);
+        if (step.audit) audit.push(...step.audit);
       }
       const end = translation.finish(run.endedAt ?? new Date().toISOString());
       events.push(...end.events);
       artifacts.push(...end.artifacts);
+      if (end.audit) audit.push(...end.audit);
+      await this.recordAudit(run.runId, audit);
       // Only what differs from the latest stored revision is written: the final pass makes no needless revisions.
       const writes = await materializer.toWrites({ events, artifacts });
       if (writes.length > 0) {
@@ -167,5 +175,22 @@ export class Canonicalizer {
       completedAt: record.completedAt,
     });
     return { runId: run.runId, status: 'completed', record, revised };
+  }
+
+  /**
+   * The final pass writes every audit row of the sealed source. Rows are keyed (session, turn, stage, seq) and
+   * rebuilt byte-identical from the same frames, so rows the live pass wrote are no-ops and only rows it
+   * missed (a crash, a failed write, calls only the end of the source closes) are inserted. A ledger failure
+   * is logged, not fatal: the ledger must not hold a thread's completion hostage.
+   */
+  private async recordAudit(runId: string, rows: AuditableCall[]): Promise<void> {
+    if (rows.length === 0 || !this.o.audit) return;
+    try {
+      await this.o.audit.record(rows);
+    } catch (err) {
+      this.o.log?.('warn', `audit rows of run ${runId} were not recorded by the final pass`, {
+        error: errorMessage(err),
+      });
+    }
   }
 }

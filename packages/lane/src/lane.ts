@@ -30,6 +30,7 @@ export function createLane(options: LaneOptions): Lane {
     workerId: ownerId,
     driverFor,
     artifactThresholdBytes,
+    ...(options.audit ? { audit: options.audit } : {}),
     ...(log ? { log } : {}),
   });
   const executor = new RunExecutor({

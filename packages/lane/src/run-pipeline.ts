@@ -1,4 +1,4 @@
-import type { JsonValue } from '@agentlane/contract';
+import type { AuditableCall, JsonValue } from '@agentlane/contract';
 import type { NativeFrameRecord } from '@agentlane/engine-kit';
 import { type EventWrite, type Store, StoreError } from '@agentlane/store';
 import type { PublishHub } from './hub';
@@ -37,6 +37,11 @@ export class RunPipeline {
   private nextNativeSeq: number | null = null;
   /** After close(), frames are still stored (so a late one is refused and recorded) but never translated. */
   private closed = false;
+  /**
+   * Live audit rows are written only while the live pass has translated exactly the frames the store kept, in
+   * its order; after any doubt (seqs moved, frames refused or re-stored) the final pass writes them instead.
+   */
+  private auditTrusted = true;
   framesStored = 0;
   rowsPublished = 0;
   /** Flushes so far: framesStored / flushes is the mean group-commit batch. */
@@ -115,8 +120,11 @@ export class RunPipeline {
     }));
     this.nextNativeSeq = firstSeq + batch.length;
     let writes: EventWrite[] = [];
+    let audit: AuditableCall[] = [];
     try {
-      writes = await this.translate(predicted);
+      const translated = this.translate(predicted);
+      audit = translated.audit;
+      writes = await translated.writes;
     } catch (err) {
       this.o.log?.('warn', `live translation of run ${this.o.runId} failed; the final pass will repair it`, {
         error: errorMessage(err),
@@ -136,10 +144,15 @@ export class RunPipeline {
         );
         const last = frames.value[frames.value.length - 1];
         this.nextNativeSeq = last ? last.nativeSeq + 1 : null;
+        this.auditTrusted = false;
       }
+      // The frames the rows were derived from are committed, under the seqs they were translated with.
+      this.writeAudit(audit);
     } else if (isSealed(frames.reason)) {
       this.nextNativeSeq = null;
+      this.auditTrusted = false;
     } else {
+      this.auditTrusted = false;
       // Not stored as one transaction: retry the frames alone; their rows come from the final pass.
       this.nextNativeSeq = null;
       await this.storeFrames(batch);
@@ -158,7 +171,10 @@ export class RunPipeline {
     }
   }
 
-  private translate(records: NativeFrameRecord[]): EventWrite[] | Promise<EventWrite[]> {
+  private translate(records: NativeFrameRecord[]): {
+    writes: EventWrite[] | Promise<EventWrite[]>;
+    audit: AuditableCall[];
+  } {
     const events = [];
     const artifacts = [];
     const audit = [];
@@ -168,20 +184,28 @@ export class RunPipeline {
       artifacts.push(...step.artifacts);
       if (step.audit) audit.push(...step.audit);
     }
-    if (audit.length > 0 && this.o.audit) {
-      // The frames carrying the rows are stored in this same flush; the ledger write is idempotent.
-      this.o.audit.record(audit).catch((err) =>
-        this.o.log?.('warn', `audit rows of run ${this.o.runId} were not recorded`, {
-          error: errorMessage(err),
-        }),
-      );
-    }
-    return this.o.materializer.toWrites({ events, artifacts });
+    return { writes: this.o.materializer.toWrites({ events, artifacts }), audit };
+  }
+
+  /**
+   * Records audit rows of frames that are committed. Not awaited: the ledger write is idempotent on the row
+   * key, and the final pass over the sealed source writes the same rows again (a no-op) or repairs a miss.
+   */
+  private writeAudit(rows: AuditableCall[]): void {
+    if (rows.length === 0 || !this.o.audit || !this.auditTrusted) return;
+    this.o.audit.record(rows).catch((err) =>
+      this.o.log?.('warn', `audit rows of run ${this.o.runId} were not recorded; the final pass retries`, {
+        error: errorMessage(err),
+      }),
+    );
   }
 
   private async translateAndPublish(records: NativeFrameRecord[]): Promise<void> {
     try {
-      const writes = await this.translate(records);
+      const translated = this.translate(records);
+      // These frames are already stored: their audit rows may go now.
+      this.writeAudit(translated.audit);
+      const writes = await translated.writes;
       if (writes.length === 0) return;
       const result = await this.o.store.appendEvents(this.o.threadId, writes, true);
       this.rowsPublished += result.inserted.length;

@@ -83,7 +83,12 @@ export class RunTranslation {
     try {
       const step = this.translator.finish(this.state, this.ctx);
       this.state = step.state;
-      return { events: step.events.map((e) => this.build(e, ts)), artifacts: step.artifacts ?? [] };
+      return {
+        events: step.events.map((e) => this.build(e, ts)),
+        artifacts: step.artifacts ?? [],
+        // Calls only the end of the source closes (a tool left running, a turn without its end).
+        ...(step.audit && step.audit.length > 0 ? { audit: step.audit } : {}),
+      };
     } catch (err) {
       return {
         events: [
