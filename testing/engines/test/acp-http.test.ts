@@ -42,6 +42,23 @@ function enginePids(entry: string): number[] {
     .filter((pid) => pid > 0);
 }
 
+function exists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(check: () => boolean, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 describe.each(ENGINES)('%s end to end through agentlane’s HTTP API', { timeout: 300_000 }, (name) => {
   let fake: FakeModelServer;
   let dir: string;
@@ -62,6 +79,15 @@ describe.each(ENGINES)('%s end to end through agentlane’s HTTP API', { timeout
     expect(created.status).toBe(201);
     return (created.json as Run).run.runId;
   };
+
+  const getRun = async (runId: string) =>
+    ((await (await fetch(`${stack.api}/runs/${runId}`)).json()) as { run: Record<string, unknown> }).run;
+  const getSession = async () =>
+    (
+      (await (await fetch(`${stack.api}/sessions/${threadId}`)).json()) as {
+        session: { generation: number; nativeSessionId: string | null };
+      }
+    ).session;
 
   const collect = (events: Canonical[]) => {
     for (const e of events) kindsSeen.add(e.type);
@@ -156,6 +182,10 @@ describe.each(ENGINES)('%s end to end through agentlane’s HTTP API', { timeout
     const ended = events.filter((e) => e.type === 'turn.completed');
     expect(ended).toHaveLength(1);
     expect(ended[0]?.event.payload).toMatchObject({ stopReason: 'cancelled' });
+    // The contract has four run statuses: a cancelled run ends completed, with outcome cancelled and no error.
+    const status = stream.events.filter((e) => e.type === 'run.status' && e.runId === runId).at(-1);
+    expect(status).toMatchObject({ status: 'completed' });
+    expect(await getRun(runId)).toMatchObject({ status: 'completed', outcome: 'cancelled', error: null });
   });
 
   it('after an agentlane restart the same thread takes a second prompt', async () => {
@@ -173,6 +203,57 @@ describe.each(ENGINES)('%s end to end through agentlane’s HTTP API', { timeout
     expect(generation).toBeGreaterThan(1);
     const texts = events.flatMap((e) => (e.event.kind === 'message.completed' ? [e.event.payload.text] : []));
     expect(texts).toContain('Still here after the restart.');
+  });
+
+  it('an engine that dies between runs is restarted before the next run, which continues the session', async () => {
+    fake.setScenario(answer('Noted.'));
+    const stream = new ThreadStream(`${stack.api}/threads/${threadId}/events`);
+    const first = await startRun('Remember the word mango.');
+    await stream.waitFor(done(first));
+    const before = await getSession();
+    const pids = enginePids(entries[name]!);
+    expect(pids.length).toBeGreaterThan(0);
+    for (const pid of pids) process.kill(-pid, 'SIGKILL');
+    // Gone means reaped (a zombie still answers signal 0), so agentlane has seen the exit too.
+    await until(() => pids.every((pid) => !exists(pid)));
+
+    fake.setScenario(answer('The word was mango.'));
+    const requests = fake.modelRequests().length;
+    const next = await startRun('What was the word?');
+    await stream.waitFor(done(next));
+    stream.close();
+    const events = stream.canonical(next);
+    collect(events);
+    expect(await getRun(next)).toMatchObject({ status: 'completed', outcome: 'completed', error: null });
+    const texts = events.flatMap((e) => (e.event.kind === 'message.completed' ? [e.event.payload.text] : []));
+    expect(texts).toContain('The word was mango.');
+    const errors = events.flatMap((e) => (e.event.kind === 'harness.error' ? [e.event.payload] : []));
+    expect(errors.every((e) => !e.fatal)).toBe(true);
+    expect(errors.map((e) => e.message)).toContainEqual(
+      expect.stringContaining('exited after the previous run'),
+    );
+    const started = events.find((e) => e.type === 'session.started');
+    const payload = started?.event.kind === 'session.started' ? started.event.payload : null;
+    const after = await getSession();
+    expect(payload?.generation).toBe(after.generation);
+    expect(after.generation).toBeGreaterThan(before.generation);
+    if (after.nativeSessionId === before.nativeSessionId) {
+      expect(['load', 'resume']).toContain(payload?.origin);
+      // The restarted engine sent the earlier turn with the new prompt.
+      expect(
+        JSON.stringify(
+          fake
+            .modelRequests()
+            .slice(requests)
+            .map((r) => r.body),
+        ),
+      ).toContain('mango');
+    } else {
+      // The engine could not continue its own session: agentlane says so and goes on with a new one.
+      console.warn(`${name} could not continue its session after its process died; a new one was started`);
+      expect(payload?.origin).toBe('new');
+      expect(errors.map((e) => e.message)).toContainEqual(expect.stringContaining('could not continue'));
+    }
   });
 
   it('an engine killed mid-turn fails the run with a fatal harness.error; the thread keeps working', async () => {
