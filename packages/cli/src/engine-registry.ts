@@ -13,6 +13,15 @@ const ADAPTERS: Record<EngineConfig['type'], string> = {
   builtin: '@agentlane/runtime',
 };
 
+/**
+ * Adapters that keep session state next to the events, and the option that says where: unless the entry
+ * names a place itself, they get the server's database (SQLite path or postgres URL), so a restarted
+ * `agentlane serve` resumes their sessions from it.
+ */
+const DATABASE_OPTION: Partial<Record<EngineConfig['type'], string>> = {
+  builtin: 'checkpoints',
+};
+
 type AdapterModule = {
   createDriver?: (config: Record<string, unknown>) => EngineDriver | Promise<EngineDriver>;
   recordedSessionDrivers?: (options?: { speed?: number }) => EngineDriver[];
@@ -32,7 +41,11 @@ async function loadAdapter(type: EngineConfig['type']): Promise<AdapterModule> {
 /** Builds one driver per configured engine, plus the bundled recorded sessions as replay engines. */
 export async function buildDrivers(
   engines: readonly EngineConfig[],
-  options: { recordedSessions: boolean },
+  options: {
+    recordedSessions: boolean;
+    /** The server's database, the default place of the adapters in DATABASE_OPTION. */
+    database?: string;
+  },
 ): Promise<EngineDriver[]> {
   const drivers: EngineDriver[] = [];
   const names = new Set<string>();
@@ -50,6 +63,9 @@ export async function buildDrivers(
       );
     }
     const { type: _type, ...adapterOptions } = entry;
+    const databaseOption = DATABASE_OPTION[entry.type];
+    if (databaseOption && options.database !== undefined && adapterOptions[databaseOption] === undefined)
+      adapterOptions[databaseOption] = options.database;
     try {
       add(await mod.createDriver(adapterOptions));
     } catch (err) {

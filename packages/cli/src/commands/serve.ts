@@ -39,7 +39,10 @@ export async function serve(
   } catch (err) {
     throw new CliError((err as Error).message);
   }
-  const drivers = await buildDrivers(config.engines, { recordedSessions: config.recordedSessions });
+  const drivers = await buildDrivers(config.engines, {
+    recordedSessions: config.recordedSessions,
+    database: config.db,
+  });
   const store = await openDatabase(config);
   // The audit ledger lives next to the events (own table in the same SQLite file or PostgreSQL database).
   const ledger = await openLedger(config.db);

@@ -1,0 +1,255 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { AuditableCall, StreamEvent } from '@agentlane/contract';
+import { startFakeModelServer } from '@agentlane/fake-model-server';
+import { afterAll, describe, expect, it } from 'vitest';
+import { post, ThreadStream } from './opencode-stack';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const bin = join(here, '..', '..', '..', 'packages', 'cli', 'bin', 'agentlane.mjs');
+
+type ChatMessage = { role: string; content?: unknown; tool_calls?: unknown[]; tool_call_id?: string };
+type Canonical = Extract<StreamEvent, { event: unknown }>;
+
+/** `agentlane serve` as its own process, so the test can SIGKILL it like a crash. */
+async function startServe(configPath: string, db: string): Promise<{ child: ChildProcess; api: string }> {
+  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--db', db, '--config', configPath], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d) => {
+    out += d;
+  });
+  child.stderr?.on('data', (d) => {
+    out += d;
+  });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
+    if (url) return { child, api: `${url}/api/harness` };
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`agentlane serve did not start: ${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const getJson = async (url: string) => (await fetch(url)).json() as Promise<Record<string, unknown>>;
+
+async function startRun(api: string, threadId: string, prompt: string): Promise<string> {
+  const created = await post(`${api}/threads/${threadId}/runs`, { prompt });
+  return (created.json as { run: { runId: string } }).run.runId;
+}
+
+async function approveNext(api: string, stream: ThreadStream, runId: string, toolCallId: string) {
+  const asked = () =>
+    stream
+      .canonical(runId)
+      .find((e) => e.event.kind === 'approval.requested' && e.event.payload.toolCallId === toolCallId);
+  await stream.waitFor(() => asked() !== undefined, 60_000);
+  const event = asked()?.event;
+  const approvalId = event?.kind === 'approval.requested' ? event.payload.approvalId : '';
+  await post(`${api}/runs/${runId}/approvals/${approvalId}`, { outcome: 'selected', optionId: 'allow' });
+}
+
+async function waitCanonicalized(api: string, runId: string) {
+  return waitFor(`run ${runId} canonicalized`, async () => {
+    const { run } = (await getJson(`${api}/runs/${runId}`)) as {
+      run: { status: string; canonicalizedAt: string | null; error: string | null };
+    };
+    return run.canonicalizedAt ? run : undefined;
+  });
+}
+
+async function auditRows(api: string, threadId: string): Promise<AuditableCall[]> {
+  const rows: AuditableCall[] = [];
+  for (let cursor: string | null = null; ; ) {
+    const page = (await getJson(
+      `${api}/sessions/${threadId}/audit?limit=1000${cursor ? `&cursor=${cursor}` : ''}`,
+    )) as { calls: AuditableCall[]; nextCursor: string | null };
+    rows.push(...page.calls);
+    if (!page.nextCursor) return rows;
+    cursor = page.nextCursor;
+  }
+}
+
+describe('built-in engine: agentlane serve killed in the middle of the tool loop', () => {
+  const cleanup: (() => Promise<void> | void)[] = [];
+  afterAll(async () => {
+    for (const c of cleanup.reverse()) await c();
+  });
+
+  it('crash recovery settles the run, nothing is duplicated, the next prompt carries the conversation', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'builtin-kill-'));
+    const work = await mkdtemp(join(tmpdir(), 'builtin-kill-work-'));
+    cleanup.push(
+      () => rm(dir, { recursive: true, force: true }),
+      () => rm(work, { recursive: true, force: true }),
+    );
+    const pidFile = join(work, 'sleeper.pid');
+    // The command the model runs in the second turn: it records its pid (to be reaped by the test, since a
+    // SIGKILLed server cannot stop it) and blocks far longer than the test waits.
+    const sleeper = 'echo $$ > sleeper.pid; exec sleep 120';
+    const histories: ChatMessage[][] = [];
+    const fake = await startFakeModelServer({
+      scenario: (request) => {
+        const body = request.body as { messages?: ChatMessage[]; tools?: unknown[] };
+        const planning = !body.tools;
+        const done = request.toolResultsSinceUserPrompt;
+        switch (request.lastUserPrompt) {
+          case 'Create hello.txt':
+            if (planning) return { text: '1. Write hello.txt' };
+            return done === 0
+              ? {
+                  toolCalls: [
+                    { name: 'write_file', arguments: { path: 'hello.txt', content: 'hi\n' }, id: 'call_k1' },
+                  ],
+                }
+              : { text: 'Written.' };
+          case 'Look around, then wait for the build':
+            if (planning) return { text: '1. List the files\n2. Wait for the build' };
+            if (done === 0) return { toolCalls: [{ name: 'list_files', arguments: {}, id: 'call_k2' }] };
+            return { toolCalls: [{ name: 'run_command', arguments: { command: sleeper }, id: 'call_k3' }] };
+          default:
+            if (planning) return { text: '1. Recall what happened' };
+            histories.push(body.messages ?? []);
+            return { text: 'The build wait was interrupted; hello.txt is there.' };
+        }
+      },
+    });
+    cleanup.push(() => fake.close());
+
+    const db = join(dir, 'agentlane.db');
+    const configPath = join(dir, 'agentlane.json');
+    await writeFile(
+      configPath,
+      JSON.stringify({
+        workDir: work,
+        recordedSessions: false,
+        engines: [
+          {
+            name: 'builtin',
+            type: 'builtin',
+            api: 'openai-chat',
+            model: 'fake-model',
+            baseURL: `${fake.url}/v1`,
+            apiKey: 'sk-kill-test-key-0123456789',
+            // No `checkpoints`: serve keeps the engine's checkpoints in its own database by default.
+          },
+        ],
+      }),
+    );
+
+    // ---- first process: one complete turn, then a turn killed while its command runs
+    const first = await startServe(configPath, db);
+    cleanup.push(() => {
+      first.child.kill('SIGKILL');
+    });
+    const session = await post(`${first.api}/sessions`, { engine: 'builtin', title: 'kill', workDir: work });
+    const threadId = (session.json as { session: { id: string } }).session.id;
+    const stream = new ThreadStream(`${first.api}/threads/${threadId}/events`);
+    cleanup.push(() => stream.close());
+
+    const runA = await startRun(first.api, threadId, 'Create hello.txt');
+    await approveNext(first.api, stream, runA, 'call_k1');
+    expect((await waitCanonicalized(first.api, runA)).status).toBe('completed');
+
+    const runB = await startRun(first.api, threadId, 'Look around, then wait for the build');
+    await approveNext(first.api, stream, runB, 'call_k3');
+    // The command is running: the tool loop is blocked inside a tool.
+    await waitFor('the command to start', async () => (existsSync(pidFile) ? true : undefined));
+    const rowsBeforeKill = await auditRows(first.api, threadId);
+    const exited = new Promise((r) => first.child.once('exit', r));
+    first.child.kill('SIGKILL');
+    await exited;
+    stream.close();
+    const sleeperPid = Number(readFileSync(pidFile, 'utf8').trim());
+    cleanup.push(() => {
+      try {
+        process.kill(-sleeperPid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    });
+
+    // ---- second process on the same SQLite file: crash recovery settles run B
+    const second = await startServe(configPath, db);
+    cleanup.push(() => {
+      second.child.kill('SIGKILL');
+    });
+    const settled = await waitCanonicalized(second.api, runB);
+    expect(settled.status).toBe('failed');
+    expect(settled.error).toBe('engine process lost');
+
+    const replay = new ThreadStream(`${second.api}/threads/${threadId}/events`);
+    cleanup.push(() => replay.close());
+    await replay.waitFor(() => replay.canonical(runB).some((e) => e.event.kind === 'turn.completed'), 30_000);
+    const eventsB: Canonical[] = replay.canonical(runB);
+    const kinds = (kind: string) => eventsB.filter((e) => e.event.kind === kind);
+    expect(kinds('turn.completed').map((e) => e.event.payload)).toEqual([
+      expect.objectContaining({ stopReason: 'error' }),
+    ]);
+    expect(kinds('turn.started')).toHaveLength(1);
+    expect(kinds('harness.error').map((e) => e.event.payload)).toEqual([
+      expect.objectContaining({ message: 'engine process lost', fatal: true }),
+    ]);
+    // Each tool call of the killed run shows up once, the interrupted one included.
+    const started = kinds('tool.started').map((e) =>
+      e.event.kind === 'tool.started' ? e.event.payload.toolCallId : '',
+    );
+    expect(started).toEqual(['call_k2', 'call_k3']);
+    // No canonical event is delivered twice as two events: one eventId per delivery row's latest revision,
+    // and delivery sequence numbers never repeat.
+    const seqs = replay.events.flatMap((e) => ('event' in e ? [e.deliverySeq] : []));
+    expect(new Set(seqs).size).toBe(seqs.length);
+
+    // Ledger: the rows written before the kill are all there, once each, and re-translation added none twice.
+    const rows = await auditRows(second.api, threadId);
+    const keys = rows.map((r) => `${r.turn_id}/${r.stage_id}/${r.seq_within_turn}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(rows.map((r) => r.record_id)).toEqual(
+      expect.arrayContaining(rowsBeforeKill.map((r) => r.record_id)),
+    );
+    expect(rows.filter((r) => r.turn_id === runB).map((r) => `${r.stage_id}/${r.call_class}`)).toEqual([
+      'anchor-plan/model',
+      'tool-loop/model',
+      'tool-loop/tool',
+      'tool-loop/model',
+    ]);
+
+    // ---- the next prompt continues from the latest checkpoint with the whole conversation
+    const runC = await startRun(second.api, threadId, 'What happened?');
+    const doneC = await waitCanonicalized(second.api, runC);
+    expect(doneC.status).toBe('completed');
+    const history = histories[0] ?? [];
+    // Turn A in full; turn B from its last good checkpoint (the end of anchor-plan: its prompt); then C.
+    expect(history.filter((m) => m.role !== 'system').map((m) => m.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'user',
+      'user',
+    ]);
+    const text = JSON.stringify(history);
+    for (const needle of ['Create hello.txt', 'call_k1', 'Written.', 'Look around, then wait for the build'])
+      expect(text).toContain(needle);
+    expect(text).not.toContain('call_k3');
+    expect(histories).toHaveLength(1);
+  }, 180_000);
+});
