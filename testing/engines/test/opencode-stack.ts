@@ -1,12 +1,21 @@
 import type { StreamEvent } from '@agentlane/contract';
 import type { EngineDriver } from '@agentlane/engine-kit';
 import { createLane } from '@agentlane/lane';
+import type { AuditLedger } from '@agentlane/ledger';
 import { createServer } from '@agentlane/server';
 import { openStore } from '@agentlane/store';
 import { createParser } from 'eventsource-parser';
 
-/** agentlane as `serve` composes it (SQLite store, lane, HTTP server on 127.0.0.1:0) around given engines. */
-export async function startStack(options: { db: string; drivers: EngineDriver[]; workDir: string }) {
+/**
+ * agentlane as `serve` composes it (SQLite store, lane, HTTP server on 127.0.0.1:0) around given engines;
+ * with `audit`, the ledger the lane writes and GET /sessions/:id/audit reads (serve opens it on the same file).
+ */
+export async function startStack(options: {
+  db: string;
+  drivers: EngineDriver[];
+  workDir: string;
+  audit?: AuditLedger;
+}) {
   const store = await openStore(options.db);
   const lane = createLane({
     store,
@@ -14,11 +23,13 @@ export async function startStack(options: { db: string; drivers: EngineDriver[];
     ownerId: `e2e-${process.pid}-${Date.now()}`,
     pollIntervalMs: 50,
     workDirFor: (thread) => thread.workDir ?? options.workDir,
+    ...(options.audit ? { audit: options.audit } : {}),
   });
   await lane.start();
   const server = await createServer({
     store,
     lane,
+    ...(options.audit ? { audit: options.audit } : {}),
     engines: { get: (n) => options.drivers.find((d) => d.name === n), list: () => options.drivers },
     defaultWorkDir: options.workDir,
   });
