@@ -6,6 +6,7 @@ import { createTestTranslator } from './test-translator';
  * A driver whose "engine" follows a script in the prompt, one command per line:
  *   delta <text> | snapshot <id> <text> | big <chars> | sleep <ms> | deltas <count> <ms-between>
  *   approval <id> (emits a request, waits for the answer) | fail <message> | throw <message> | wait-cancel
+ *   die (the turn completes, then the session's "process" is gone: isAlive() turns false)
  */
 export function createTestDriver(options: { name?: string; spinMs?: number } = {}): EngineDriver & {
   opened: number;
@@ -28,6 +29,7 @@ export function createTestDriver(options: { name?: string; spinMs?: number } = {
         nativeSessionId,
         capabilities: {} as never,
       } as unknown as JsonValue);
+      let alive = true;
       return {
         binding: {
           provider: 'test',
@@ -36,8 +38,12 @@ export function createTestDriver(options: { name?: string; spinMs?: number } = {
           protocolVersion: '1',
           capabilities: {} as never,
         },
-        runTurn: (turn, io) => runScript(turn.prompt, io),
+        runTurn: (turn, io) =>
+          runScript(turn.prompt, io, () => {
+            alive = false;
+          }),
         close: async () => {},
+        isAlive: () => alive,
       };
     },
   };
@@ -53,7 +59,7 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     });
   });
 
-async function runScript(prompt: string, io: TurnIO): Promise<TurnOutcome> {
+async function runScript(prompt: string, io: TurnIO, die: () => void): Promise<TurnOutcome> {
   for (const line of prompt.split('\n')) {
     if (io.signal.aborted) return { outcome: 'cancelled' };
     const [cmd, ...args] = line.trim().split(' ');
@@ -92,6 +98,9 @@ async function runScript(prompt: string, io: TurnIO): Promise<TurnOutcome> {
         return { outcome: 'failed', error: args.join(' ') };
       case 'throw':
         throw new Error(args.join(' '));
+      case 'die':
+        die();
+        break;
       default:
         break;
     }
