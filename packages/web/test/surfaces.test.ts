@@ -119,7 +119,10 @@ describe('expectedSurfaces', () => {
 
   it('reads the latest revision of a row: commands and modes come and go with their payload', () => {
     const w = new FrameWriter('t');
-    const commands = w.emit({ kind: 'commands.updated', payload: { commands: [{ name: 'review', description: 'Review' }] } });
+    const commands = w.emit({
+      kind: 'commands.updated',
+      payload: { commands: [{ name: 'review', description: 'Review' }] },
+    });
     const mode = w.emit({
       kind: 'mode.updated',
       payload: { currentModeId: 'a', availableModes: [{ id: 'a', name: 'A' }] },
