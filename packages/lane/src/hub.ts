@@ -77,7 +77,10 @@ export class PublishHub {
     if (rows.length === 0) return;
     const subs = this.threads.get(threadId);
     if (!subs) return;
-    for (const sub of subs) sub.offerRows(rows);
+    // One wire object per row, shared by every subscriber (listeners must not mutate what they are handed):
+    // with 100 subscribers this was 100 copies of every row.
+    const events = rows.map(rowToStreamEvent);
+    for (const sub of subs) sub.offerRows(rows, events);
   }
 
   publishSignal(threadId: string, signal: HubSignal): void {
@@ -201,7 +204,7 @@ class Subscription implements HubSubscription {
     void this.readLoop();
   }
 
-  offerRows(rows: readonly DeliveryRow[]): void {
+  offerRows(rows: readonly DeliveryRow[], events?: readonly CanonicalStreamEvent[]): void {
     if (this.closed) return;
     if (!this.opened || this.reading) {
       for (const row of rows) this.buffer.push({ row });
@@ -217,7 +220,7 @@ class Subscription implements HubSubscription {
         void this.readLoop();
         return;
       }
-      this.deliverRow(row);
+      this.deliverRow(row, events?.[i]);
     }
   }
 
@@ -305,9 +308,9 @@ class Subscription implements HubSubscription {
     return false;
   }
 
-  private deliverRow(row: DeliveryRow): void {
+  private deliverRow(row: DeliveryRow, event?: CanonicalStreamEvent): void {
     this.cursor = row.deliverySeq;
-    this.emit(rowToStreamEvent(row));
+    this.emit(event ?? rowToStreamEvent(row));
   }
 
   private emit(event: StreamEvent): void {

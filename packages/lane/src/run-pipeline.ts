@@ -1,6 +1,6 @@
 import type { AuditableCall, JsonValue } from '@agentlane/contract';
 import type { NativeFrameRecord } from '@agentlane/engine-kit';
-import { type EventWrite, type Store, StoreError } from '@agentlane/store';
+import { type EventWrite, type SourceFrameInput, type Store, StoreError } from '@agentlane/store';
 import type { PublishHub } from './hub';
 import type { Materializer } from './offload';
 import type { RunTranslation } from './run-translation';
@@ -30,7 +30,7 @@ export interface RunPipelineOptions {
  * native seq turns out wrong), the final pass over the sealed source repairs it with revisions.
  */
 export class RunPipeline {
-  private pending: { receivedAt: string; frame: JsonValue }[] = [];
+  private pending: SourceFrameInput[] = [];
   private flushing: Promise<void> | null = null;
   private failure: Error | null = null;
   /** The native seq the next stored frame will get; null until a flush has learnt it from the store. */
@@ -49,8 +49,11 @@ export class RunPipeline {
 
   constructor(private readonly o: RunPipelineOptions) {}
 
-  emit(frame: JsonValue): void {
-    this.pending.push({ receivedAt: new Date().toISOString(), frame });
+  /** Queues a frame; `raw` (the frame as the engine's wire carried it) goes to the store's bounded raw sidecar. */
+  emit(frame: JsonValue, raw?: string | Uint8Array): void {
+    this.pending.push(
+      raw === undefined ? { receivedAt: receivedNow(), frame } : { receivedAt: receivedNow(), frame, raw },
+    );
     if (!this.flushing) this.flushing = this.flushLoop();
   }
 
@@ -92,7 +95,7 @@ export class RunPipeline {
     }
   }
 
-  private async storeFrames(batch: { receivedAt: string; frame: JsonValue }[]): Promise<NativeFrameRecord[]> {
+  private async storeFrames(batch: SourceFrameInput[]): Promise<NativeFrameRecord[]> {
     for (let attempt = 1; ; attempt++) {
       try {
         const stored = await this.o.store.appendFrames(this.o.runId, batch);
@@ -108,10 +111,7 @@ export class RunPipeline {
     }
   }
 
-  private async storeAndTranslateTogether(
-    batch: { receivedAt: string; frame: JsonValue }[],
-    firstSeq: number,
-  ): Promise<void> {
+  private async storeAndTranslateTogether(batch: SourceFrameInput[], firstSeq: number): Promise<void> {
     const predicted: NativeFrameRecord[] = batch.map((f, i) => ({
       runId: this.o.runId,
       nativeSeq: firstSeq + i,
@@ -230,6 +230,18 @@ export class RunPipeline {
     this.failure = new Error(`could not store native frames: ${errorMessage(err)}`);
     this.o.log?.('error', this.failure.message, { runId: this.o.runId });
   }
+}
+
+let lastMs = -1;
+let lastIso = '';
+/** The receive time as ISO text; frames of one millisecond share one string (one Date per ms, not per frame). */
+function receivedNow(): string {
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
 }
 
 function isSealed(err: unknown): boolean {

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { afterAll, describe, it } from 'vitest';
 import { createPostgresStore, type Store } from '../src/index';
 import { POSTGRES_MIGRATIONS } from '../src/postgres/postgres-migrations';
+import type { SqlStoreOptions } from '../src/sql/sql-store';
 import { PG_URL, pgAvailable } from './pg-available';
 import { storeSuite } from './store-suite';
 
@@ -41,8 +42,8 @@ if (available) {
 
   storeSuite('postgres', async () => {
     const opened: Store[] = [];
-    const open = async (): Promise<Store> => {
-      const s = createPostgresStore({ url: PG_URL, schema, poolSize: 4 });
+    const open = async (options: SqlStoreOptions = {}): Promise<Store> => {
+      const s = createPostgresStore({ url: PG_URL, schema, poolSize: 4, ...options });
       opened.push(s);
       await s.migrate();
       return s;
@@ -70,7 +71,7 @@ if (available) {
           nativeSeq,
         ]),
       execSql: (statement, params) => sql(schema, statement, params),
-      openPeer: open,
+      openPeer: (options) => open(options),
       async dispose() {
         for (const s of opened) await s.close();
       },

@@ -36,8 +36,8 @@ storeSuite('sqlite', async () => {
         db.close();
       }
     },
-    async openPeer() {
-      const peer = createSqliteStore({ path });
+    async openPeer(options) {
+      const peer = createSqliteStore({ path, ...options });
       await peer.migrate();
       opened.push(peer);
       return peer;

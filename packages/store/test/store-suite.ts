@@ -1,8 +1,9 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { type CanonicalEvent, type JsonValue, noCapabilities, SCHEMA_VERSION } from '@agentlane/contract';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type EventWrite, type Store, StoreError } from '../src/index';
+import type { SqlStoreOptions } from '../src/sql/sql-store';
 
 /** One isolated, migrated, empty store plus the backdoors the suite needs. */
 export interface StoreFixture {
@@ -12,7 +13,7 @@ export interface StoreFixture {
   /** Runs one statement directly on the database, bypassing the store (`?` placeholders). */
   execSql(sql: string, params?: (string | number | null)[]): Promise<void>;
   /** Another store on the same database: its own connections, as a second process would have. */
-  openPeer(): Promise<Store>;
+  openPeer(options?: SqlStoreOptions): Promise<Store>;
   /** Closes everything the fixture opened and removes its data (temp dir, schema). */
   dispose(): Promise<void>;
 }
@@ -577,6 +578,50 @@ export function storeSuite(
       expect(await code(store.appendFrames(runId, [{ receivedAt: 5 as unknown as string, frame: 1 }]))).toBe(
         'invalid',
       );
+    });
+
+    test('raw sidecar: inline up to the limit, larger raw as an artifact, omitted past the run budget', async () => {
+      const threadId = await newThread();
+      const runId = await newRun(threadId);
+      // A store with small bounds on the same database: 16 bytes inline, 64 bytes per run.
+      const small = await fx.openPeer({ rawSidecar: { inlineMaxBytes: 16, maxBytesPerRun: 64 } });
+      const at = new Date().toISOString();
+      const big = 'x'.repeat(40);
+      const bytes = new Uint8Array([0, 255, 10, 13]);
+      await small.appendFrames(runId, [
+        { receivedAt: at, frame: { n: 1 }, raw: '{"n":1}\n' },
+        { receivedAt: at, frame: { n: 2 } },
+        { receivedAt: at, frame: { n: 3 }, raw: big },
+        { receivedAt: at, frame: { n: 4 }, raw: bytes },
+      ]);
+      // 8 + 40 + 4 = 52 bytes kept; 20 more would pass 64: omitted, size and sha256 still recorded.
+      await small.appendFrames(runId, [{ receivedAt: at, frame: { n: 5 }, raw: 'y'.repeat(20) }]);
+      const raw = await store.readRawFrames(runId);
+      expect(raw.map((r) => [r.nativeSeq, r.storage, r.bytes])).toEqual([
+        [1, 'inline', 8],
+        [3, 'artifact', 40],
+        [4, 'inline', 4],
+        [5, 'omitted', 20],
+      ]);
+      expect(Buffer.from(raw[0]?.content ?? []).toString('utf8')).toBe('{"n":1}\n');
+      expect([...(raw[2]?.content ?? [])]).toEqual([0, 255, 10, 13]);
+      expect(raw[3]?.content).toBeNull();
+      expect(raw[3]?.sha256).toBe(createHash('sha256').update('y'.repeat(20)).digest('hex'));
+      const artifact = await store.getArtifact(raw[1]?.artifactId ?? '');
+      expect(Buffer.from(artifact?.content ?? []).toString('utf8')).toBe(big);
+      expect(raw[1]?.sha256).toBe(artifact?.ref.sha256);
+      // The budget is the run's, across calls and stores: it is kept on the locked lane row.
+      await small.appendFrames(runId, [{ receivedAt: at, frame: { n: 6 }, raw: 'z'.repeat(12) }]);
+      expect((await store.readRawFrames(runId, 5)).map((r) => r.storage)).toEqual(['inline']);
+      // The sidecar is evidence beside the frames: the parsed frames and the watermark are unchanged by it.
+      expect((await store.readFrames(runId)).map((f) => f.frame)).toEqual(
+        [1, 2, 3, 4, 5, 6].map((n) => ({ n })),
+      );
+      expect(
+        await code(store.appendFrames(runId, [{ receivedAt: at, frame: 1, raw: 5 as unknown as string }])),
+      ).toBe('invalid');
+      await store.deleteThread(threadId);
+      expect(await store.readRawFrames(runId)).toEqual([]);
     });
 
     test('completion: written only while the watermark holds; an in-place frame rewrite is caught', async () => {

@@ -1,9 +1,9 @@
-import { SqlStore } from '../sql/sql-store';
+import { SqlStore, type SqlStoreOptions } from '../sql/sql-store';
 import type { Store } from '../store';
 import { createPostgresBackend } from './postgres-backend';
 import { POSTGRES_MIGRATIONS } from './postgres-migrations';
 
-export interface PostgresStoreOptions {
+export interface PostgresStoreOptions extends SqlStoreOptions {
   /** postgres://user@host:port/db */
   url: string;
   /** A schema of its own (created by migrate); default: the server's search_path. */
@@ -14,5 +14,5 @@ export interface PostgresStoreOptions {
 
 /** The shared backend for several server processes. Call `migrate()` before use (openStore does it). */
 export function createPostgresStore(options: PostgresStoreOptions): Store {
-  return new SqlStore(createPostgresBackend(options), POSTGRES_MIGRATIONS);
+  return new SqlStore(createPostgresBackend(options), POSTGRES_MIGRATIONS, options);
 }

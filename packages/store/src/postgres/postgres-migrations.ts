@@ -186,4 +186,23 @@ UPDATE runs SET status = 'completed', outcome = 'cancelled', error = NULL
 UPDATE runs SET outcome = status WHERE outcome IS NULL AND status IN ('completed', 'failed');
 `,
   },
+  {
+    // The bounded raw sidecar of native frames: the bytes as the engine's wire carried them, inline up to a
+    // limit, else an artifact, within a per-run budget (source_lanes.raw_bytes); over budget only the size and
+    // sha256 are kept.
+    name: 'raw frame sidecar',
+    sql: `
+ALTER TABLE source_lanes ADD COLUMN raw_bytes BIGINT NOT NULL DEFAULT 0;
+CREATE TABLE source_frame_raw (
+  run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+  native_seq BIGINT NOT NULL,
+  bytes BIGINT NOT NULL,
+  sha256 TEXT NOT NULL,
+  storage TEXT NOT NULL CHECK (storage IN ('inline', 'artifact', 'omitted')),
+  content BYTEA,
+  artifact_id TEXT,
+  PRIMARY KEY (run_id, native_seq)
+);
+`,
+  },
 ];

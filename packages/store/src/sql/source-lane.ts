@@ -1,6 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { JsonValue } from '@agentlane/contract';
-import { type SourceFrameRecord, type SourceWatermark, StoreError } from '../store';
+import {
+  type RawSidecarLimits,
+  type SourceFrameInput,
+  type SourceFrameRecord,
+  type SourceWatermark,
+  StoreError,
+} from '../store';
+import { keepRaw } from './raw-sidecar';
 import type { BulkColumn, SqlBackend, SqlConn, SqlParam } from './sql-conn';
 import { Refusal, type WriteJob } from './write-queue';
 
@@ -10,12 +17,18 @@ const FRAME_COLUMNS: readonly BulkColumn[] = [
   { name: 'received_at', pgType: 'text' },
   { name: 'frame', pgType: 'text' },
 ];
+const RAW_COLUMNS: readonly BulkColumn[] = [
+  { name: 'run_id', pgType: 'text' },
+  { name: 'native_seq', pgType: 'bigint' },
+  { name: 'bytes', pgType: 'bigint' },
+  { name: 'sha256', pgType: 'text' },
+  { name: 'storage', pgType: 'text' },
+  { name: 'content', pgType: 'bytea' },
+  { name: 'artifact_id', pgType: 'text' },
+];
 const PAGE = 5000;
 
-export interface FrameInput {
-  receivedAt: string;
-  frame: JsonValue;
-}
+export type FrameInput = SourceFrameInput;
 
 export function validateFrames(runId: string, frames: readonly FrameInput[]): void {
   if (typeof runId !== 'string' || runId === '') throw new StoreError('invalid', 'runId is required');
@@ -24,6 +37,8 @@ export function validateFrames(runId: string, frames: readonly FrameInput[]): vo
     if (typeof f?.receivedAt !== 'string')
       throw new StoreError('invalid', `frames[${i}].receivedAt is required`);
     if (f.frame === undefined) throw new StoreError('invalid', `frames[${i}].frame is required`);
+    if (f.raw !== undefined && typeof f.raw !== 'string' && !(f.raw instanceof Uint8Array))
+      throw new StoreError('invalid', `frames[${i}].raw must be a string or bytes`);
   });
 }
 
@@ -36,6 +51,7 @@ export function appendFramesJob(
   runId: string,
   frames: readonly FrameInput[],
   now: () => string,
+  rawLimits: RawSidecarLimits,
 ): WriteJob<SourceFrameRecord[]> {
   return {
     rows: frames.length,
@@ -62,12 +78,18 @@ export function appendFramesJob(
       }
       const records: SourceFrameRecord[] = [];
       const params: SqlParam[][] = [];
+      let raws: SqlParam[][] | null = null;
       for (const f of frames) {
         lane.maxNativeSeq += 1;
         records.push({ runId, nativeSeq: lane.maxNativeSeq, receivedAt: f.receivedAt, frame: f.frame });
         params.push([runId, lane.maxNativeSeq, f.receivedAt, JSON.stringify(f.frame)]);
+        if (f.raw !== undefined) {
+          raws ??= [];
+          raws.push(await keepRaw(ctx.conn, lane, runId, lane.maxNativeSeq, f.raw, rawLimits, now));
+        }
       }
       await db.insertRows(ctx.conn, 'source_frames', FRAME_COLUMNS, params);
+      if (raws) await db.insertRows(ctx.conn, 'source_frame_raw', RAW_COLUMNS, raws);
       if (records.length > 0) ctx.movedLanes.add(runId);
       return records;
     },

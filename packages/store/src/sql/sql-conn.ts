@@ -4,7 +4,7 @@ export type SqlParam = string | number | null | Buffer;
 /** A column of a bulk insert, with its PostgreSQL type (documents the column; inserts bind plain parameters). */
 export interface BulkColumn {
   name: string;
-  pgType: 'text' | 'bigint' | 'integer';
+  pgType: 'text' | 'bigint' | 'integer' | 'bytea';
 }
 
 export type SqlRow = Record<string, unknown>;

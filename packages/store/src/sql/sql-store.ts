@@ -5,12 +5,15 @@ import {
   type AppendResult,
   type CommandRecord,
   type CompletionRecord,
+  DEFAULT_RAW_SIDECAR_LIMITS,
   type EventWrite,
   type HarnessSessionRecord,
   type InteractionAnswerRecord,
   type ListThreadsQuery,
   type OutboxEntry,
   type Page,
+  type RawFrameRecord,
+  type RawSidecarLimits,
   type RunOutcome,
   type RunRecord,
   type SourceFrameRecord,
@@ -22,6 +25,7 @@ import {
 } from '../store';
 import { appendEventsJob, latestEventRows, readEventRows, validateWrites } from './events';
 import { canonicalJson, sha256Hex } from './hash';
+import { readRawRows, validateRawLimits } from './raw-sidecar';
 import {
   toAnswer,
   toCommand,
@@ -44,6 +48,11 @@ import { WriteQueue } from './write-queue';
 
 const ARTIFACT_ID = /^sha256-[0-9a-f]{64}$/;
 
+export interface SqlStoreOptions {
+  /** Bounds of the raw frame sidecar (defaults: DEFAULT_RAW_SIDECAR_LIMITS). */
+  rawSidecar?: Partial<RawSidecarLimits>;
+}
+
 /**
  * The store logic, shared by both backends: every behaviour the conformance suite checks is written once,
  * and a backend only supplies connections, locking clauses and notifications.
@@ -57,11 +66,15 @@ export class SqlStore implements Store {
   private readonly newId = monotonicFactory();
   private closed = false;
 
+  private readonly rawLimits: RawSidecarLimits;
+
   constructor(
     private readonly db: SqlBackend,
     private readonly migrations: readonly Migration[],
+    options: SqlStoreOptions = {},
   ) {
     this.backend = db.dialect;
+    this.rawLimits = validateRawLimits({ ...DEFAULT_RAW_SIDECAR_LIMITS, ...options.rawSidecar });
     this.queue = new WriteQueue(db, (heads) => this.publish(heads), this.origin);
   }
 
@@ -536,7 +549,7 @@ export class SqlStore implements Store {
       return Promise.reject(error);
     }
     if (frames.length === 0) return this.readLaneExists(runId).then(() => []);
-    return this.queue.enqueue(appendFramesJob(this.db, runId, frames, () => this.now()));
+    return this.queue.enqueue(appendFramesJob(this.db, runId, frames, () => this.now(), this.rawLimits));
   }
 
   private async readLaneExists(runId: string): Promise<void> {
@@ -548,6 +561,10 @@ export class SqlStore implements Store {
 
   readFrames(runId: string, afterNativeSeq = 0): Promise<SourceFrameRecord[]> {
     return this.db.read((c) => readFrameRows(c, runId, afterNativeSeq));
+  }
+
+  readRawFrames(runId: string, afterNativeSeq = 0): Promise<RawFrameRecord[]> {
+    return this.db.read((c) => readRawRows(c, runId, afterNativeSeq));
   }
 
   async sealSource(runId: string): Promise<SourceWatermark> {

@@ -1,13 +1,21 @@
 import { StoreError } from '../store';
 import type { SqlBackend, SqlConn } from './sql-conn';
 
+/** A locked source lane: its counters move in memory during the batch and are written back before commit. */
+export interface LaneState {
+  maxNativeSeq: number;
+  sealed: boolean;
+  /** Raw sidecar bytes kept so far (inline + artifact), against the per-run budget. */
+  rawBytes: number;
+}
+
 /** The rows one batch transaction has locked, shared by the jobs of the batch. */
 export interface BatchContext {
   conn: SqlConn;
   /** Current head of each locked thread; a thread absent here does not exist. */
   heads: Map<string, number>;
   /** Current state of each locked source lane; a run absent here does not exist. */
-  lanes: Map<string, { maxNativeSeq: number; sealed: boolean }>;
+  lanes: Map<string, LaneState>;
   /** Latest revision + content hash of eventIds written earlier in this batch. */
   revisions: Map<string, { revision: number; hash: string }>;
   /** Threads and lanes whose counters the batch moved (written back before commit). */
@@ -150,14 +158,18 @@ export class WriteQueue {
     }
     const runIds = [...new Set(batch.flatMap((e) => e.job.runIds))].sort();
     for (const runId of runIds) {
-      const rows = await conn.all<{ max_native_seq: number | string; sealed_at: string | null }>(
-        `SELECT max_native_seq, sealed_at FROM source_lanes WHERE run_id = ?${forUpdate}`,
-        [runId],
-      );
+      const rows = await conn.all<{
+        max_native_seq: number | string;
+        sealed_at: string | null;
+        raw_bytes: number | string;
+      }>(`SELECT max_native_seq, sealed_at, raw_bytes FROM source_lanes WHERE run_id = ?${forUpdate}`, [
+        runId,
+      ]);
       if (rows[0]) {
         ctx.lanes.set(runId, {
           maxNativeSeq: Number(rows[0].max_native_seq),
           sealed: rows[0].sealed_at !== null,
+          rawBytes: Number(rows[0].raw_bytes),
         });
       }
     }
@@ -182,8 +194,9 @@ export class WriteQueue {
     for (const runId of ctx.movedLanes) {
       const lane = ctx.lanes.get(runId);
       if (lane) {
-        await conn.run('UPDATE source_lanes SET max_native_seq = ? WHERE run_id = ?', [
+        await conn.run('UPDATE source_lanes SET max_native_seq = ?, raw_bytes = ? WHERE run_id = ?', [
           lane.maxNativeSeq,
+          lane.rawBytes,
           runId,
         ]);
       }

@@ -183,4 +183,35 @@ UPDATE runs SET status = 'completed', outcome = 'cancelled', error = NULL
 UPDATE runs SET outcome = status WHERE outcome IS NULL AND status IN ('completed', 'failed');
 `,
   },
+  {
+    // Frames clustered by their key (WITHOUT ROWID): one b-tree per frame instead of a rowid table plus its
+    // primary-key index, so a group commit writes fewer pages. And the bounded raw sidecar: the bytes of a
+    // native frame as the engine's wire carried them, inline up to a limit, else an artifact, within a per-run
+    // budget (source_lanes.raw_bytes); over budget only the size and sha256 are kept.
+    name: 'clustered source frames, raw frame sidecar',
+    sql: `
+CREATE TABLE source_frames_clustered (
+  run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+  native_seq INTEGER NOT NULL,
+  received_at TEXT NOT NULL,
+  frame TEXT NOT NULL,
+  PRIMARY KEY (run_id, native_seq)
+) WITHOUT ROWID;
+INSERT INTO source_frames_clustered (run_id, native_seq, received_at, frame)
+  SELECT run_id, native_seq, received_at, frame FROM source_frames;
+DROP TABLE source_frames;
+ALTER TABLE source_frames_clustered RENAME TO source_frames;
+ALTER TABLE source_lanes ADD COLUMN raw_bytes INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE source_frame_raw (
+  run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+  native_seq INTEGER NOT NULL,
+  bytes INTEGER NOT NULL,
+  sha256 TEXT NOT NULL,
+  storage TEXT NOT NULL CHECK (storage IN ('inline', 'artifact', 'omitted')),
+  content BLOB,
+  artifact_id TEXT,
+  PRIMARY KEY (run_id, native_seq)
+) WITHOUT ROWID;
+`,
+  },
 ];

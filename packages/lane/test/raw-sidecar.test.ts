@@ -1,0 +1,74 @@
+import { createHash } from 'node:crypto';
+import type { StreamEvent } from '@agentlane/contract';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Materializer, PublishHub, RunPipeline, RunTranslation } from '../src';
+import { pgAvailable, pgTestStore, sqliteTestStore, type TestStore } from './helpers/stores';
+import { createTestTranslator } from './helpers/test-translator';
+
+const pg = await pgAvailable();
+
+const backends: [string, () => Promise<TestStore>, boolean][] = [
+  ['sqlite', () => sqliteTestStore({ fast: true }), true],
+  ['postgres', pgTestStore, pg],
+];
+
+describe.each(backends)('raw sidecar through the live pipeline (%s)', (_name, open, available) => {
+  let t: TestStore | null = null;
+  afterEach(async () => {
+    await t?.cleanup();
+    t = null;
+  });
+
+  it.skipIf(!available)(
+    'stores the raw bytes beside each frame, in the same commit as its rows',
+    async () => {
+      t = await open();
+      const { store } = t;
+      await store.createThread({ threadId: 'raw', engine: 'test', title: null, workDir: null, metadata: {} });
+      const { run } = await store.createRun({ threadId: 'raw', prompt: 'p' });
+      const hub = new PublishHub(store, { headPollMs: 0 });
+      const seen: StreamEvent[] = [];
+      await hub.subscribe('raw', 0, (e) => seen.push(e));
+      const pipeline = new RunPipeline({
+        store,
+        hub,
+        threadId: 'raw',
+        runId: run.runId,
+        translation: new RunTranslation(createTestTranslator(), {
+          threadId: 'raw',
+          runId: run.runId,
+          turnId: run.runId,
+          provider: 'test',
+        }),
+        materializer: new Materializer(store),
+      });
+      // As an engine's wire carried them: one JSON line each, with its own spacing (parsing would lose it).
+      const lines = ['{ "t": "delta", "text": "a" }\n', '{"t":"delta",  "text":"b"}\n'];
+      for (const line of lines) pipeline.emit(JSON.parse(line), line);
+      pipeline.emit({ t: 'delta', text: 'c' }); // a frame without raw: no sidecar row
+      await pipeline.drain();
+      hub.close();
+
+      const raw = await store.readRawFrames(run.runId);
+      expect(raw.map((r) => [r.nativeSeq, r.storage])).toEqual([
+        [1, 'inline'],
+        [2, 'inline'],
+      ]);
+      expect(raw.map((r) => Buffer.from(r.content ?? []).toString('utf8'))).toEqual(lines);
+      expect(raw.map((r) => r.sha256)).toEqual(
+        lines.map((l) => createHash('sha256').update(l).digest('hex')),
+      );
+      expect((await store.readFrames(run.runId)).map((f) => f.frame)).toEqual([
+        { t: 'delta', text: 'a' },
+        { t: 'delta', text: 'b' },
+        { t: 'delta', text: 'c' },
+      ]);
+      // Every committed row was delivered, in order (the sidecar rides in the same group commit).
+      const head = await store.headDeliverySeq('raw');
+      expect(head).toBeGreaterThanOrEqual(3);
+      expect(seen.flatMap((e) => ('deliverySeq' in e ? [e.deliverySeq] : []))).toEqual(
+        Array.from({ length: head }, (_, i) => i + 1),
+      );
+    },
+  );
+});
