@@ -36,9 +36,15 @@ export function authMethodOf(settings: ModelSettings): 'api_key' | 'none' {
 
 /**
  * Builds the AI SDK model. `observe` receives every HTTP exchange (status, time to headers) through the
- * provider's `fetch` option; the request headers (which carry the key) are never looked at.
+ * provider's `fetch` option; the request headers (which carry the key) are never looked at. `generateId`
+ * replaces the ids a provider client mints itself (Gemini function calls carry none on the wire), so a
+ * recorded turn can be replayed with the same ids.
  */
-export function createModel(settings: ModelSettings, observe: (o: HttpObservation) => void): LanguageModel {
+export function createModel(
+  settings: ModelSettings,
+  observe: (o: HttpObservation) => void,
+  generateId?: () => string,
+): LanguageModel {
   const fetchWithObservation: typeof fetch = async (input, init) => {
     const observation: HttpObservation = { status: null, startedAt: performance.now(), headersAt: null };
     observe(observation);
@@ -65,8 +71,8 @@ export function createModel(settings: ModelSettings, observe: (o: HttpObservatio
     case 'openai-responses':
       return createOpenAI(common).responses(settings.model);
     case 'anthropic':
-      return createAnthropic(common)(settings.model);
+      return createAnthropic({ ...common, ...(generateId ? { generateId } : {}) })(settings.model);
     case 'google':
-      return createGoogleGenerativeAI(common)(settings.model);
+      return createGoogleGenerativeAI({ ...common, ...(generateId ? { generateId } : {}) })(settings.model);
   }
 }
