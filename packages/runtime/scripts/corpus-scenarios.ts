@@ -1,4 +1,5 @@
 import type { ModelReply } from '@agentlane/fake-model-server';
+import type { ModelApi } from '../src/index';
 import type { CorpusInput } from '../src/recording/index';
 
 /** One recorded turn: its input and what the fake model server answers, request by request. */
@@ -8,21 +9,58 @@ export interface CorpusScenario {
   replies: ModelReply[];
 }
 
+/** Where each provider API lives on the fake model server (its SDK appends the rest of the path). */
+const BASE_PATH: Record<ModelApi, string> = {
+  'openai-chat': '/v1',
+  'openai-responses': '/v1',
+  anthropic: '/v1',
+  google: '/v1beta',
+};
+
+const engine = (api: ModelApi, over: { plan?: boolean; maxSteps?: number } = {}): CorpusInput['engine'] => ({
+  api,
+  model: 'fake-model',
+  basePath: BASE_PATH[api],
+  plan: over.plan ?? true,
+  maxSteps: over.maxSteps ?? 8,
+});
+
 const base = (name: string, description: string, over: Partial<CorpusInput>): CorpusInput => ({
   description,
   threadId: `thr_corpus_${name.replace(/-/g, '_')}`,
   turnId: `run_corpus_${name.replace(/-/g, '_')}`,
   prompt: '',
-  engine: { api: 'openai-chat', model: 'fake-model', plan: false, maxSteps: 8 },
+  engine: engine('openai-chat', { plan: false }),
   files: {},
   approvals: [],
   clock: { start: '2026-01-01T00:00:00.000Z', stepMs: 1000 },
   ids: { startMs: Date.parse('2026-01-01T00:00:00.000Z') },
+  providerIds: { startMs: Date.parse('2026-02-01T00:00:00.000Z') },
   frameClock: { start: '2026-01-01T01:00:00.000Z', stepMs: 10 },
   ...over,
 });
 
-const plan = { api: 'openai-chat' as const, model: 'fake-model', plan: true, maxSteps: 8 };
+const plan = engine('openai-chat');
+
+/** The plan + approved write turn, on another provider wire API. */
+const writeOn = (api: ModelApi): CorpusScenario => ({
+  name: `plan-write-approval-${api}`,
+  input: base(
+    `plan-write-approval-${api}`,
+    `The plan-write-approval turn over the ${api} wire API (reasoning included).`,
+    { prompt: 'Create notes.txt with a first line.', engine: engine(api) },
+  ),
+  replies: [
+    { text: '1. Write notes.txt\n2. Confirm it is there' },
+    {
+      reasoning: 'A new file is needed.',
+      toolCalls: [
+        { name: 'write_file', arguments: { path: 'notes.txt', content: 'first line\n' }, id: 'call_w1' },
+      ],
+    },
+    { text: 'I wrote notes.txt with one line.' },
+  ],
+});
 
 /** The corpus: each turn exercises a different path through the stages. */
 export const CORPUS_SCENARIOS: CorpusScenario[] = [
@@ -119,7 +157,7 @@ export const CORPUS_SCENARIOS: CorpusScenario[] = [
       'The tool loop hits maxSteps (2): a harness.warning and a synthesized answer without tools.',
       {
         prompt: 'Keep listing files.',
-        engine: { api: 'openai-chat', model: 'fake-model', plan: false, maxSteps: 2 },
+        engine: engine('openai-chat', { plan: false, maxSteps: 2 }),
         files: { 'a.txt': 'a\n' },
       },
     ),
@@ -129,4 +167,7 @@ export const CORPUS_SCENARIOS: CorpusScenario[] = [
       { text: 'The workspace holds a.txt.' },
     ],
   },
+  writeOn('openai-responses'),
+  writeOn('anthropic'),
+  writeOn('google'),
 ];

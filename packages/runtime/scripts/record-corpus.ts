@@ -25,7 +25,7 @@ for (const scenario of CORPUS_SCENARIOS) {
   const fake = await startFakeModelServer({ script: scenario.replies });
   const recorder = await startWireRecorder(fake.url);
   try {
-    const record = await runCorpusTurn(scenario.input, `${recorder.url}/v1`);
+    const record = await runCorpusTurn(scenario.input, recorder.url);
     const fixture: CorpusFixture = {
       corpusVersion: CORPUS_VERSION,
       name: scenario.name,

@@ -26,7 +26,8 @@ export interface CorpusInput {
   /** The run and turn id (one turn per run). */
   turnId: string;
   prompt: string;
-  engine: { api: ModelApi; model: string; plan: boolean; maxSteps: number };
+  /** `basePath` is appended to the model server's origin to give the provider's base URL (e.g. /v1). */
+  engine: { api: ModelApi; model: string; basePath: string; plan: boolean; maxSteps: number };
   /** Files the workspace holds before the turn (relative path → UTF-8 content). */
   files: Record<string, string>;
   /** Approval answers in the order the turn asks; a missing one allows. */
@@ -35,6 +36,8 @@ export interface CorpusInput {
   clock: ClockSpec;
   /** The runtime's injected id source (ledger record_id, checkpoint id). */
   ids: IdSpec;
+  /** Ids the provider client mints itself (e.g. Gemini tool-call ids, absent from its wire format). */
+  providerIds: IdSpec;
   /** receivedAt of native frame n handed to the translator (the lane's receive time in production). */
   frameClock: ClockSpec;
 }

@@ -6,6 +6,7 @@ import type { AuditableCall, Checkpoint, JsonValue } from '@agentlane/contract';
 import type { TurnIO, TurnOutcome } from '@agentlane/engine-kit';
 import { createSqliteLedger } from '@agentlane/ledger';
 import { createDriver } from '../driver';
+import { createModel } from '../model';
 import { runtimeTranslator } from '../translator';
 import {
   CORPUS_API_KEY,
@@ -23,12 +24,12 @@ export type TurnRecord = Omit<
 
 /**
  * Runs one corpus turn the way the lane would (turn.started, session open, the turn, turn.ended), with the
- * injected clock and ids, against a model server at `baseURL`. The frames go through the pure translator
+ * injected clock and ids, against a model server at `origin` (e.g. http://127.0.0.1:4000). The frames go through the pure translator
  * with deterministic receive times; the audit rows go into a real SQLite ledger and the checkpoints into a
  * real SQLite saver, and both are read back from there. Paths of the throwaway workspace are replaced by
  * the workspace placeholder.
  */
-export async function runCorpusTurn(input: CorpusInput, baseURL: string): Promise<TurnRecord> {
+export async function runCorpusTurn(input: CorpusInput, origin: string): Promise<TurnRecord> {
   const root = await mkdtemp(join(tmpdir(), 'agentlane-corpus-'));
   const workspace = join(root, 'workspace');
   await mkdir(workspace);
@@ -37,18 +38,20 @@ export async function runCorpusTurn(input: CorpusInput, baseURL: string): Promis
     await writeFile(join(workspace, path), content);
   }
   const db = join(root, 'corpus.db');
+  const providerIds = sequentialIds(input.providerIds);
   const saver = createSqliteSaver({ database: db });
   const ledger = createSqliteLedger({ database: db });
   const driver = createDriver({
     api: input.engine.api,
     model: input.engine.model,
-    baseURL,
+    baseURL: `${origin}${input.engine.basePath}`,
     apiKey: CORPUS_API_KEY,
     plan: input.engine.plan,
     maxSteps: input.engine.maxSteps,
     checkpoints: saver,
     clock: fixedClock(input.clock),
     ids: sequentialIds(input.ids),
+    modelFactory: (settings, observe) => createModel(settings, observe, providerIds),
   });
   try {
     const frames: JsonValue[] = [];

@@ -47,7 +47,7 @@ describe.each(fixtures.map((f) => [f.name, f] as const))('replaying %s', (_name,
   it('gives the same requests, ledger rows, checkpoints, events and SessionState fingerprint', async () => {
     const replayer = await startWireReplayer(fixture.exchanges);
     try {
-      const replay = await runCorpusTurn(fixture.input, `${replayer.url}/v1`);
+      const replay = await runCorpusTurn(fixture.input, replayer.url);
       // The runtime sent the recorded requests, no more and no fewer.
       expect(replayer.mismatches).toEqual([]);
       expect(replayer.served()).toBe(fixture.exchanges.length);
