@@ -102,12 +102,26 @@ export function auditEngineEvents(
 ): EngineAuditStep {
   const when = at ?? prior.lastAt ?? new Date(0).toISOString();
   if (events.length === 0) return { state: at === null ? prior : { ...prior, lastAt: at }, rows: [] };
-  const state: EngineAuditState = {
-    ...prior,
-    lastAt: when,
-    turn: prior.turn ? { ...prior.turn } : null,
-    tools: { ...prior.tools },
-    approvals: { ...prior.approvals },
+  const state: EngineAuditState = { ...prior, lastAt: when };
+  // Copy-on-write: most steps (text deltas) change nothing here, so the turn and the maps are copied only
+  // when this step writes them, and the prior state is never touched.
+  let ownTurn = false;
+  let ownTools = false;
+  let ownApprovals = false;
+  const turnW = (): TurnSeen | null => {
+    if (state.turn && !ownTurn) state.turn = { ...state.turn };
+    ownTurn = true;
+    return state.turn;
+  };
+  const toolsW = () => {
+    if (!ownTools) state.tools = { ...state.tools };
+    ownTools = true;
+    return state.tools;
+  };
+  const approvalsW = () => {
+    if (!ownApprovals) state.approvals = { ...state.approvals };
+    ownApprovals = true;
+    return state.approvals;
   };
   const ended: { kind: 'tool'; toolCallId: string; payload: JsonObject }[] = [];
   let turnEnd: JsonObject | null = null;
@@ -125,6 +139,7 @@ export function auditEngineEvents(
         break;
       }
       case 'turn.started':
+        ownTurn = true;
         state.turn = {
           startedAt: when,
           prompt: str(p.prompt) ?? null,
@@ -141,35 +156,39 @@ export function auditEngineEvents(
       case 'message.delta':
       case 'reasoning.delta':
       case 'reasoning.completed':
-        if (turn && root) turn.active = true;
+        if (turn && root && !turn.active) setActive(turnW());
         break;
       case 'message.completed':
         if (turn && root && p.role === 'assistant') {
-          turn.active = true;
-          turn.text = str(p.text) ?? turn.text;
+          const t = turnW();
+          if (t) {
+            t.active = true;
+            t.text = str(p.text) ?? t.text;
+          }
         }
         break;
       case 'tool.started': {
         const id = str(p.toolCallId);
         if (!id || state.tools[id]) break;
         const name = str(p.name) || 'tool';
-        state.tools[id] = { name, input: p.input ?? {}, startedAt: when, approval: null, ended: false };
-        if (turn && root) {
-          turn.active = true;
-          turn.toolCalls = [...turn.toolCalls, { toolCallId: id, toolName: name }];
+        toolsW()[id] = { name, input: p.input ?? {}, startedAt: when, approval: null, ended: false };
+        const t = turn && root ? turnW() : null;
+        if (t) {
+          t.active = true;
+          t.toolCalls = [...t.toolCalls, { toolCallId: id, toolName: name }];
         }
         break;
       }
       case 'tool.progress': {
         const tool = state.tools[str(p.toolCallId) ?? ''];
         if (tool && !tool.ended && p.input !== undefined)
-          state.tools[str(p.toolCallId) ?? ''] = { ...tool, input: p.input };
+          toolsW()[str(p.toolCallId) ?? ''] = { ...tool, input: p.input };
         break;
       }
       case 'approval.requested': {
         const approvalId = str(p.approvalId);
         const toolCallId = str(p.toolCallId);
-        if (approvalId && toolCallId) state.approvals[approvalId] = toolCallId;
+        if (approvalId && toolCallId) approvalsW()[approvalId] = toolCallId;
         break;
       }
       case 'approval.resolved': {
@@ -178,7 +197,7 @@ export function auditEngineEvents(
         if (!toolCallId || !tool || tool.approval) break;
         const decision =
           str(p.decision) ?? (p.outcome === 'cancelled' ? 'cancelled' : (str(p.optionId) ?? 'selected'));
-        state.tools[toolCallId] = { ...tool, approval: { decision, answeredBy: str(p.answeredBy) ?? null } };
+        toolsW()[toolCallId] = { ...tool, approval: { decision, answeredBy: str(p.answeredBy) ?? null } };
         break;
       }
       case 'tool.completed': {
@@ -186,23 +205,25 @@ export function auditEngineEvents(
         if (!id) break;
         const tool = state.tools[id];
         if (tool?.ended) break;
-        if (!tool)
-          state.tools[id] = { name: 'tool', input: {}, startedAt: null, approval: null, ended: false };
+        if (!tool) toolsW()[id] = { name: 'tool', input: {}, startedAt: null, approval: null, ended: false };
         ended.push({ kind: 'tool', toolCallId: id, payload: p });
         break;
       }
       case 'usage.updated': {
-        if (!turn) break;
+        const t = turnW();
+        if (!t) break;
         const usage = usageOf(p);
-        if (p.scope === 'turn') turn.turnUsage = usage;
-        else if (p.scope === 'step') turn.stepUsage = { ...turn.stepUsage, [key]: usage };
-        else turn.sessionUsage = usage;
-        if (p.scope !== 'session') turn.active = true;
+        if (p.scope === 'turn') t.turnUsage = usage;
+        else if (p.scope === 'step') t.stepUsage = { ...t.stepUsage, [key]: usage };
+        else t.sessionUsage = usage;
+        if (p.scope !== 'session') t.active = true;
         break;
       }
-      case 'harness.error':
-        if (turn) turn.error = str(p.message) ?? turn.error;
+      case 'harness.error': {
+        const t = turnW();
+        if (t) t.error = str(p.message) ?? t.error;
         break;
+      }
       case 'turn.completed':
         if (turn) turnEnd = p;
         break;
@@ -220,7 +241,7 @@ export function auditEngineEvents(
   for (const end of ended) {
     const tool = state.tools[end.toolCallId];
     if (!tool) continue;
-    state.tools[end.toolCallId] = { ...tool, input: null, ended: true };
+    toolsW()[end.toolCallId] = { ...tool, input: null, ended: true };
     const status = toolStatus(end.payload.status);
     const preview = outputPreview(end.payload);
     row({
@@ -279,6 +300,10 @@ export function auditEngineEvents(
     }
   }
   return { state, rows };
+}
+
+function setActive(turn: TurnSeen | null): void {
+  if (turn) turn.active = true;
 }
 
 type RowFields = {
