@@ -6,6 +6,7 @@ import { BUILTIN_CAPABILITIES } from './capabilities';
 import type { ModelApi, ModelSettings } from './model';
 import type { HarnessPlugin } from './plugin';
 import { BUILTIN_PROVIDER } from './provider-id';
+import type { SubagentSettings } from './subagent';
 import type { DefinedTool } from './tools/define-tool';
 import { type WorkspaceToolOptions, workspaceTools } from './tools/workspace-tools';
 import { runtimeTranslator } from './translator';
@@ -46,6 +47,11 @@ export interface BuiltinDriverConfig {
   workspaceTools?: WorkspaceToolOptions | false;
   tools?: DefinedTool[];
   plugins?: HarnessPlugin[];
+  /**
+   * The `task` tool (sub-agents as child sessions on the same thread). true: children may not spawn their own
+   * (maxDepth 1); `plan` turns on the child's anchor-plan stage. Default off.
+   */
+  subagents?: boolean | { maxDepth?: number; plan?: boolean };
   /** Injected clock and id source (the recorded-turn corpus replays with them). */
   clock?: () => string;
   ids?: () => string;
@@ -59,6 +65,13 @@ function checkConfig(config: BuiltinDriverConfig): void {
     throw new Error('model must be a non-empty string');
   if (config.maxSteps !== undefined && (!Number.isInteger(config.maxSteps) || config.maxSteps < 1))
     throw new Error('maxSteps must be a positive integer');
+  const sub = config.subagents;
+  if (
+    typeof sub === 'object' &&
+    sub.maxDepth !== undefined &&
+    (!Number.isInteger(sub.maxDepth) || sub.maxDepth < 1)
+  )
+    throw new Error('subagents.maxDepth must be a positive integer');
 }
 
 /** The built-in engine: a staged LLM loop on the AI SDK, registered like every adapter. */
@@ -98,6 +111,15 @@ export function createDriver(config: BuiltinDriverConfig): EngineDriver & { disp
     ...(config.apiKey ? { apiKey: config.apiKey } : {}),
   };
   const plugins = config.plugins ?? [];
+  const subagents: SubagentSettings | undefined = config.subagents
+    ? {
+        depth: 0,
+        maxDepth: (typeof config.subagents === 'object' ? config.subagents.maxDepth : undefined) ?? 1,
+        plan: (typeof config.subagents === 'object' ? config.subagents.plan : undefined) ?? false,
+      }
+    : undefined;
+  // childSessions is true exactly when the task tool is offered.
+  const capabilities = { ...BUILTIN_CAPABILITIES, childSessions: subagents !== undefined };
   const tools = [
     ...(config.workspaceTools === false ? [] : workspaceTools(config.workspaceTools ?? {})),
     ...(config.tools ?? []),
@@ -126,14 +148,14 @@ export function createDriver(config: BuiltinDriverConfig): EngineDriver & { disp
           ...(config.baseURL ? { baseURL: config.baseURL } : {}),
         },
         protocolVersion: 'ai-sdk-6',
-        capabilities: BUILTIN_CAPABILITIES,
+        capabilities,
       };
       options.emit({
         harness: 'session.bound',
         origin: options.previous ? 'resume' : 'new',
         generation: options.generation,
         nativeSessionId: options.threadId,
-        capabilities: BUILTIN_CAPABILITIES,
+        capabilities,
         agent: { name: 'agentlane-builtin' },
         cwd: options.workDir,
         protocolVersion: 'ai-sdk-6',
@@ -158,6 +180,7 @@ export function createDriver(config: BuiltinDriverConfig): EngineDriver & { disp
               ids,
               session: memory,
               ...(config.modelFactory ? { modelFactory: config.modelFactory } : {}),
+              ...(subagents ? { subagents } : {}),
             },
             turn,
             io,

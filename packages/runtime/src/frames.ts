@@ -1,6 +1,7 @@
 import type {
   ApprovalSubject,
   AuditableCall,
+  ChildState,
   ContextMarkerPayload,
   FileChangeKind,
   JsonObject,
@@ -80,7 +81,25 @@ export type RuntimeFrame =
   | { rt: 'warning'; code: string; message: string; detail?: JsonValue }
   | { rt: 'model'; model: string; availableModels: string[] }
   | { rt: 'checkpoint'; stage: StageId; checkpointId: string }
-  | { rt: 'audit'; row: AuditableCall };
+  | { rt: 'audit'; row: AuditableCall }
+  /** A sub-agent (task tool) started in this scope: its own session id and run id. */
+  | {
+      rt: 'child.start';
+      childSessionId: string;
+      childRunId: string;
+      parentToolCallId: string;
+      title?: string;
+      description?: string;
+    }
+  | { rt: 'child.state'; childSessionId: string; state: ChildState; summary?: string }
+  | {
+      rt: 'child.end';
+      childSessionId: string;
+      status: 'completed' | 'failed' | 'cancelled';
+      summary?: string;
+    }
+  /** A frame of a sub-agent's own turn, wrapped once per level (the translator tags it with the namespace). */
+  | { rt: 'child'; childSessionId: string; frame: RuntimeFrame };
 
 export function frame(f: RuntimeFrame): JsonValue {
   return f as unknown as JsonValue;

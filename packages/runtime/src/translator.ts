@@ -31,6 +31,10 @@ export type RuntimeTranslatorState = {
   turnStartedAt: string | null;
   stopReason: string | null;
   ended: boolean;
+  /** Each sub-agent's own translator state, keyed by its namespace path joined with '/'. */
+  children?: Record<string, RuntimeTranslatorState>;
+  /** Approval / question ids asked inside a sub-agent → its namespace (their answers arrive at the top). */
+  scoped?: Record<string, string[]>;
 };
 
 /** Approval options the built-in engine offers; the chosen optionId maps back to its kind. */
@@ -97,6 +101,8 @@ export const runtimeTranslator: Translator<RuntimeTranslatorState> = {
     turnStartedAt: null,
     stopReason: null,
     ended: false,
+    children: {},
+    scoped: {},
   }),
   translate(record: NativeFrameRecord, state: RuntimeTranslatorState) {
     const step = new Step(state);
@@ -155,6 +161,11 @@ function harnessFrame(step: Step, f: JsonObject, receivedAt: string): void {
       });
       return;
     case 'approval.answered': {
+      const where = step.state.scoped?.[`approval:${str(f.approvalId)}`];
+      if (where) {
+        inScope(step, where, (sub) => harnessFrame(sub, { ...f }, receivedAt));
+        return;
+      }
       const option = APPROVAL_OPTIONS.find((o) => o.optionId === f.optionId);
       const selected = f.outcome === 'selected';
       step.emit(`approval.resolved:${str(f.approvalId)}`, {
@@ -171,6 +182,11 @@ function harnessFrame(step: Step, f: JsonObject, receivedAt: string): void {
       return;
     }
     case 'question.answered': {
+      const where = step.state.scoped?.[`question:${str(f.questionId)}`];
+      if (where) {
+        inScope(step, where, (sub) => harnessFrame(sub, { ...f }, receivedAt));
+        return;
+      }
       const answered = f.outcome === 'answered';
       step.emit(`question.resolved:${str(f.questionId)}`, {
         kind: 'question.resolved',
@@ -237,10 +253,55 @@ function harnessFrame(step: Step, f: JsonObject, receivedAt: string): void {
   }
 }
 
-/** Closes text and reasoning blocks a step left open (a cancelled stream never sends their end). */
+/** Closes text and reasoning blocks a step left open (a cancelled stream never sends their end), sub-agents' too. */
 function closeOpen(step: Step): void {
+  for (const path of Object.keys(step.state.children ?? {}))
+    inScope(step, path.split('/'), (sub) => {
+      for (const key of Object.keys(sub.state.texts)) endText(sub, key);
+      for (const key of Object.keys(sub.state.reasoning)) endReasoning(sub, key);
+    });
   for (const key of Object.keys(step.state.texts)) endText(step, key);
   for (const key of Object.keys(step.state.reasoning)) endReasoning(step, key);
+}
+
+/**
+ * Runs `body` on a sub-agent's own state and moves what it produced into this step: event keys prefixed with
+ * the child path, events tagged with the namespace (the path of child session ids), rows and artifacts as is.
+ */
+function inScope(step: Step, namespace: string[], body: (sub: Step) => void): void {
+  const path = namespace.join('/');
+  const children = step.state.children ?? {};
+  const sub = new Step(
+    children[path] ?? { ...runtimeTranslator.initialState(SCOPE_CTX), children: {}, scoped: {} },
+  );
+  body(sub);
+  step.state = { ...step.state, children: { ...children, [path]: sub.state } };
+  for (const e of sub.events) step.events.push({ ...e, key: `child:${path}:${e.key}`, namespace });
+  step.artifacts.push(...sub.artifacts);
+  step.audit.push(...sub.audit);
+}
+
+const SCOPE_CTX = { threadId: '', runId: '', turnId: '', provider: BUILTIN_PROVIDER };
+
+/** A wrapped sub-agent frame: unwrap every level, remember where its approvals and questions live. */
+function childFrame(step: Step, f: Extract<RuntimeFrame, { rt: 'child' }>): void {
+  const namespace: string[] = [];
+  let inner: RuntimeFrame = f;
+  while (inner.rt === 'child') {
+    namespace.push(inner.childSessionId);
+    inner = inner.frame;
+  }
+  const asked =
+    inner.rt === 'approval'
+      ? `approval:${inner.approvalId}`
+      : inner.rt === 'question'
+        ? `question:${inner.questionId}`
+        : null;
+  if (asked) step.state = { ...step.state, scoped: { ...(step.state.scoped ?? {}), [asked]: namespace } };
+  // The session's model metadata is the parent's; a child's own turn does not restate it.
+  if (inner.rt === 'model') return;
+  const frameInScope = inner;
+  inScope(step, namespace, (sub) => runtimeFrame(sub, frameInScope));
 }
 
 function endText(step: Step, key: string): void {
@@ -411,6 +472,47 @@ function runtimeFrame(step: Step, f: RuntimeFrame): void {
       return;
     case 'audit':
       step.audit.push(f.row);
+      return;
+    case 'child':
+      childFrame(step, f);
+      return;
+    case 'child.start':
+      step.emit(`child.started:${f.childSessionId}`, {
+        kind: 'child.started',
+        payload: {
+          childSessionId: f.childSessionId,
+          childRunId: f.childRunId,
+          parentToolCallId: f.parentToolCallId,
+          ...(f.title ? { title: f.title } : {}),
+          ...(f.description ? { description: f.description } : {}),
+        },
+      });
+      return;
+    case 'child.state': {
+      const n = step.state.warnings + 1;
+      step.state = { ...step.state, warnings: n };
+      step.emit(`child.updated:${f.childSessionId}:${n}`, {
+        kind: 'child.updated',
+        payload: {
+          childSessionId: f.childSessionId,
+          state: f.state,
+          ...(f.summary ? { summary: f.summary } : {}),
+        },
+      });
+      return;
+    }
+    case 'child.end':
+      step.emit(`child.completed:${f.childSessionId}`, {
+        kind: 'child.completed',
+        payload: {
+          childSessionId: f.childSessionId,
+          status: f.status,
+          ...(f.summary ? { summary: f.summary } : {}),
+          ...(f.status !== 'completed'
+            ? { stopReason: f.status === 'cancelled' ? 'cancelled' : 'error' }
+            : {}),
+        },
+      });
       return;
     case 'stage':
     case 'checkpoint':

@@ -23,6 +23,7 @@ import { jsonSafe, toModelMessages } from './conversation';
 import { frame, type RuntimeFrame } from './frames';
 import { authMethodOf, createModel, type HttpObservation, type ModelSettings } from './model';
 import type { HarnessPlugin, PluginTurnContext } from './plugin';
+import { type SubagentSettings, taskTool } from './subagent';
 import { type DefinedTool, type ToolContext, ToolError } from './tools/define-tool';
 
 export interface TurnDeps {
@@ -39,6 +40,10 @@ export interface TurnDeps {
   ids: () => string;
   /** The session's conversation so far (loaded from the latest checkpoint on the first turn). */
   session: SessionMemory;
+  /** Sub-agents: the `task` tool is offered while depth < maxDepth. Absent: no task tool. */
+  subagents?: SubagentSettings;
+  /** Prefix of approval and question ids (a child's never collide with its parent's). */
+  scope?: string;
   /** Test seam: build the model (default: the AI SDK provider with an observing fetch). */
   modelFactory?: (settings: ModelSettings, observe: (o: HttpObservation) => void) => LanguageModel;
 }
@@ -52,6 +57,8 @@ export interface SessionMemory {
 }
 
 const PREVIEW = 200;
+const SUBAGENT_PROMPT =
+  'You are a sub-agent: another agent gave you one task. Do it with the tools, then answer with the result.';
 
 /** One turn through the stages anchor-plan → tool-loop → synthesize → post-turn. */
 export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO): Promise<TurnOutcome> {
@@ -78,7 +85,42 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
     parts: [{ type: 'text', text: turn.prompt }],
   });
   let plan = mem.plan;
-  const toolsByName = new Map(deps.tools.map((t) => [t.name, t]));
+  const sub = deps.subagents;
+  const tools: DefinedTool[] =
+    sub && sub.depth < sub.maxDepth
+      ? [
+          ...deps.tools,
+          taskTool({
+            parentThreadId: deps.threadId,
+            parent: turn,
+            io,
+            runChildTurn: async (child, childIo) => {
+              const memory: SessionMemory = {
+                loaded: true,
+                conversation: [],
+                plan: [],
+                checkpointId: undefined,
+                version: 0,
+              };
+              const outcome = await runStagedTurn(
+                {
+                  ...deps,
+                  threadId: child.sessionId,
+                  session: memory,
+                  plan: sub.plan,
+                  scope: child.scope,
+                  subagents: { ...sub, depth: sub.depth + 1 },
+                  systemPrompt: `${deps.systemPrompt}\n\n${SUBAGENT_PROMPT}`,
+                },
+                child.turn,
+                childIo,
+              );
+              return { outcome, conversation: memory.conversation };
+            },
+          }) as DefinedTool,
+        ]
+      : deps.tools;
+  const toolsByName = new Map(tools.map((t) => [t.name, t]));
   /** Approvals answered since the last model call: the next call hands them to the SDK as its approval parts. */
   let answered: AnsweredApproval[] = [];
 
@@ -171,10 +213,10 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
     observation = null;
     const messages = withApprovalParts(toModelMessages(conversation), answered);
     answered = [];
-    const tools: ToolSet = {};
+    const sdkTools: ToolSet = {};
     if (withTools)
-      for (const t of deps.tools)
-        tools[t.name] = tool({
+      for (const t of tools)
+        sdkTools[t.name] = tool({
           description: t.description,
           inputSchema: jsonSchema(t.inputSchema as never),
           needsApproval: sdkNeedsApproval(t, deps.workspace),
@@ -191,7 +233,7 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
         model,
         system,
         messages,
-        ...(withTools ? { tools } : {}),
+        ...(withTools ? { tools: sdkTools } : {}),
         abortSignal: io.signal,
         maxRetries: 0,
         onError: ({ error }) => {
@@ -234,7 +276,7 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
         kind: 'model_call',
         request: {
           messageCount: messages.length,
-          toolNames: withTools ? deps.tools.map((t) => t.name) : [],
+          toolNames: withTools ? tools.map((t) => t.name) : [],
           ...(last ? { promptPreview: partText(last).slice(0, PREVIEW) } : {}),
         },
         response: {
@@ -286,7 +328,7 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
             ? await def.needsApproval(call.input as never, { workspace: deps.workspace })
             : null;
         const ask = described ?? { title: `Run ${def.name}`, subject: { kind: 'tool_call' as const } };
-        const approvalId = `apr-${call.toolCallId}`;
+        const approvalId = `apr-${deps.scope ?? ''}${call.toolCallId}`;
         emit({
           rt: 'approval',
           approvalId,
@@ -322,7 +364,7 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
         terminal: (c) => emit({ rt: 'terminal', toolCallId: call.toolCallId, ...c }),
         fileChanged: (c) => emit({ rt: 'file', toolCallId: call.toolCallId, ...c }),
         ask: async (q) => {
-          const questionId = `q-${call.toolCallId}`;
+          const questionId = `q-${deps.scope ?? ''}${call.toolCallId}`;
           emit({
             rt: 'question',
             questionId,

@@ -53,7 +53,7 @@ export async function runTurn(
 export function translate(frames: JsonValue[]) {
   const ctx = { threadId: 'thr_test', runId: 'run_test', turnId: 'run_test', provider: 'builtin' };
   let state = runtimeTranslator.initialState(ctx);
-  const events: { key: string; draft: CanonicalEventDraft }[] = [];
+  const events: { key: string; draft: CanonicalEventDraft; namespace?: string[] }[] = [];
   const audit: AuditableCall[] = [];
   frames.forEach((frame, i) => {
     const step = runtimeTranslator.translate(

@@ -154,5 +154,115 @@ describe.each(['openai-chat', 'openai-responses', 'anthropic', 'google'] as Mode
       const dbBytes = await readFile(join(dir, 'a.db'));
       expect(dbBytes.includes(Buffer.from(PLANTED_KEY))).toBe(false);
     }, 60_000);
+
+    it('a task call runs a sub-agent on the same thread: child.* in the parent, its events namespaced, its approval answered through the API, its own ledger rows', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'builtin-task-'));
+      const work = await mkdtemp(join(tmpdir(), 'builtin-task-work-'));
+      const fake: FakeModelServer = await startFakeModelServer({
+        script: [
+          { text: '1. Delegate the file\n2. Report' },
+          {
+            toolCalls: [
+              {
+                name: 'task',
+                arguments: { description: 'Write child.txt', prompt: 'Create child.txt holding "kid"' },
+                id: 'call_task1',
+              },
+            ],
+          },
+          {
+            toolCalls: [
+              { name: 'write_file', arguments: { path: 'child.txt', content: 'kid' }, id: 'call_cw' },
+            ],
+          },
+          { text: 'child.txt written.' },
+          { text: 'The sub-agent created child.txt.' },
+        ],
+      });
+      const stack = await startBuiltinStack({
+        db: join(dir, 'a.db'),
+        workDir: work,
+        api,
+        baseURL: BASE[api](fake.url),
+        subagents: true,
+      });
+      cleanup.push(
+        () => fake.close(),
+        () => stack.stop(),
+        () => rm(dir, { recursive: true, force: true }),
+        () => rm(work, { recursive: true, force: true }),
+      );
+      const session = await post(`${stack.api}/sessions`, {
+        engine: 'builtin',
+        title: 'task',
+        workDir: work,
+      });
+      const threadId = (session.json as { session: { id: string } }).session.id;
+      const stream = new ThreadStream(`${stack.api}/threads/${threadId}/events`);
+      const created = await post(`${stack.api}/threads/${threadId}/runs`, { prompt: 'Delegate child.txt' });
+      const runId = (created.json as { run: { runId: string } }).run.runId;
+      await stream.waitFor(
+        (events) => events.some((e) => e.type === 'approval.requested' || e.type === 'run.canonicalized'),
+        30_000,
+      );
+      // Each provider API names the tool call its own way (call_…, toolu_…, generated): read the child's id.
+      const started = stream.canonical(runId).find((e) => e.type === 'child.started');
+      const childId = started?.event.kind === 'child.started' ? started.event.payload.childSessionId : '';
+      const taskCallId = childId.slice(`${threadId}:task:`.length);
+      expect(childId.startsWith(`${threadId}:task:`)).toBe(true);
+      const asked = stream.canonical(runId).find((e) => e.type === 'approval.requested');
+      expect(asked?.namespace).toEqual([childId]);
+      const approvalId = asked?.event.kind === 'approval.requested' ? asked.event.payload.approvalId : '';
+      const answered = await post(`${stack.api}/runs/${runId}/approvals/${approvalId}`, {
+        outcome: 'selected',
+        optionId: 'allow',
+      });
+      expect(answered.status).toBe(202);
+      await stream.waitFor(
+        (events) => events.some((e) => e.type === 'run.canonicalized' && e.runId === runId),
+        30_000,
+      );
+      stream.close();
+
+      expect(await readFile(join(work, 'child.txt'), 'utf8')).toBe('kid');
+      const events = stream.canonical(runId);
+      const top = events.filter((e) => !e.namespace);
+      expect(top.map((e) => e.type)).toEqual(
+        expect.arrayContaining(['child.started', 'child.updated', 'child.completed', 'turn.completed']),
+      );
+      expect(top.find((e) => e.type === 'child.started')?.event.payload).toMatchObject({
+        childSessionId: childId,
+        parentToolCallId: taskCallId,
+        title: 'Write child.txt',
+      });
+      expect(top.find((e) => e.type === 'child.completed')?.event.payload).toMatchObject({
+        childSessionId: childId,
+        status: 'completed',
+        summary: 'child.txt written.',
+      });
+      const inChild = events.filter((e) => e.namespace?.[0] === childId).map((e) => e.type);
+      for (const kind of ['tool.started', 'approval.resolved', 'file.changed', 'message.completed'])
+        expect(inChild, kind).toContain(kind);
+      const last = top.filter((e) => e.type === 'message.completed').at(-1);
+      expect(last?.event.payload).toMatchObject({ text: 'The sub-agent created child.txt.' });
+
+      // The child's own ledger rows, under its own session id; the parent's task call is one tool row.
+      const childAudit = await fetch(`${stack.api}/sessions/${encodeURIComponent(childId)}/audit`);
+      const childCalls = ((await childAudit.json()) as { calls: AuditableCall[] }).calls;
+      expect(childCalls.map((c) => [c.call_class, c.seq_within_turn, c.turn_id])).toEqual([
+        ['model', 1, `${runId}:task:${taskCallId}`],
+        ['tool', 2, `${runId}:task:${taskCallId}`],
+        ['model', 3, `${runId}:task:${taskCallId}`],
+      ]);
+      const parentAudit = await fetch(`${stack.api}/sessions/${threadId}/audit`);
+      const parentCalls = ((await parentAudit.json()) as { calls: AuditableCall[] }).calls;
+      expect(parentCalls.map((c) => [c.stage_id, c.call_class])).toEqual([
+        ['anchor-plan', 'model'],
+        ['tool-loop', 'model'],
+        ['tool-loop', 'tool'],
+        ['tool-loop', 'model'],
+      ]);
+      expect(parentCalls[2]?.payload).toMatchObject({ kind: 'tool_call', toolName: 'task' });
+    }, 60_000);
   },
 );

@@ -13,6 +13,8 @@ export async function startBuiltinStack(options: {
   workDir: string;
   api: ModelApi;
   baseURL: string;
+  /** Offer the task tool (sub-agents). */
+  subagents?: boolean;
 }) {
   const store = await openStore(options.db);
   const ledger = createSqliteLedger({ database: options.db });
@@ -25,6 +27,7 @@ export async function startBuiltinStack(options: {
     apiKey: PLANTED_KEY,
     // The driver opens its own saver on the file (never blocking the event loop on a busy lock).
     checkpoints: options.db,
+    ...(options.subagents ? { subagents: true } : {}),
   });
   const lines: string[] = [];
   const lane = createLane({

@@ -1,0 +1,175 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type FakeModelServer, startFakeModelServer } from '@agentlane/fake-model-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDriver } from '../src/index';
+import { runTurn } from './harness';
+
+let fake: FakeModelServer;
+let work: string;
+beforeAll(async () => {
+  fake = await startFakeModelServer({ script: [{ text: 'ok' }] });
+  work = await mkdtemp(join(tmpdir(), 'rt-sub-'));
+});
+afterAll(async () => {
+  await fake.close();
+  await rm(work, { recursive: true, force: true });
+});
+
+const CHILD = 'thr_test:task:call_task';
+
+describe('the task tool (sub-agents)', () => {
+  it('runs a child session with its own turn, namespace-tagged events and its own ledger rows', async () => {
+    fake.setScenario([
+      {
+        text: 'Delegating.',
+        toolCalls: [
+          {
+            name: 'task',
+            arguments: { description: 'Write the note', prompt: 'Write note.txt with "from child"' },
+            id: 'call_task',
+          },
+        ],
+      },
+      {
+        toolCalls: [
+          { name: 'write_file', arguments: { path: 'note.txt', content: 'from child' }, id: 'call_w' },
+        ],
+      },
+      { text: 'Child wrote note.txt.' },
+      { text: 'The sub-agent wrote note.txt.' },
+    ]);
+    const asked: string[] = [];
+    const driver = createDriver({
+      api: 'openai-chat',
+      model: 'fake-model',
+      baseURL: `${fake.url}/v1`,
+      apiKey: 'k',
+      plan: false,
+      subagents: true,
+    });
+    const r = await runTurn(driver, {
+      prompt: 'delegate the note',
+      workDir: work,
+      approve: (id) => {
+        asked.push(id);
+        return { outcome: 'selected', optionId: 'allow' };
+      },
+    });
+    expect(r.outcome.outcome).toBe('completed');
+    expect(await readFile(join(work, 'note.txt'), 'utf8')).toBe('from child');
+
+    // Depth limit: the parent is offered `task`, the child is not.
+    const requests = fake.modelRequests().slice(-4);
+    expect(requests.map((q) => q.toolNames.includes('task'))).toEqual([true, false, false, true]);
+    // The child starts from its own conversation: only its task prompt.
+    expect(requests[1]?.lastUserPrompt).toBe('Write note.txt with "from child"');
+    expect(JSON.stringify(requests[3]?.body)).toContain('Child wrote note.txt.');
+
+    const top = r.events.filter((e) => !e.namespace);
+    const child = r.events.filter((e) => e.namespace?.[0] === CHILD);
+    expect(top.find((e) => e.draft.kind === 'child.started')?.draft.payload).toEqual({
+      childSessionId: CHILD,
+      childRunId: 'run_test:task:call_task',
+      parentToolCallId: 'call_task',
+      title: 'Write the note',
+      description: 'Write note.txt with "from child"',
+    });
+    expect(
+      top
+        .filter((e) => e.draft.kind === 'child.updated')
+        .map((e) => (e.draft.payload as { state: string }).state),
+    ).toEqual(['running', 'requires_action', 'running']);
+    expect(top.find((e) => e.draft.kind === 'child.completed')?.draft.payload).toEqual({
+      childSessionId: CHILD,
+      status: 'completed',
+      summary: 'Child wrote note.txt.',
+    });
+    const childKinds = child.map((e) => e.draft.kind);
+    for (const k of [
+      'tool.started',
+      'approval.requested',
+      'approval.resolved',
+      'file.changed',
+      'message.completed',
+    ])
+      expect(childKinds, k).toContain(k);
+    expect(childKinds).not.toContain('session.metadata');
+    // The child's approval has its own id, answered through the same TurnIO, resolved in the child's namespace.
+    expect(asked).toEqual(['apr-t-call_task-call_w']);
+    expect(child.find((e) => e.draft.kind === 'approval.resolved')?.draft.payload).toMatchObject({
+      approvalId: 'apr-t-call_task-call_w',
+      decision: 'allow_once',
+    });
+    // The parent's task tool completes after the child, with the child's answer as its output.
+    const done = top.find((e) => e.draft.kind === 'tool.completed')?.draft.payload;
+    expect(done).toMatchObject({
+      toolCallId: 'call_task',
+      status: 'completed',
+      output: { childSessionId: CHILD, status: 'completed', answer: 'Child wrote note.txt.' },
+    });
+    // Event keys are unique across scopes.
+    const keys = r.events.map((e) => e.key);
+    expect(new Set(keys).size).toBe(keys.length);
+
+    // Ledger: the child's rows under its own session and turn ids, numbered within its own turn.
+    const rows = (sid: string) =>
+      r.audit.filter((a) => a.session_id === sid).map((a) => [a.turn_id, a.seq_within_turn, a.call_class]);
+    expect(rows(CHILD)).toEqual([
+      ['run_test:task:call_task', 1, 'model'],
+      ['run_test:task:call_task', 2, 'tool'],
+      ['run_test:task:call_task', 3, 'model'],
+    ]);
+    expect(rows('thr_test')).toEqual([
+      ['run_test', 1, 'model'],
+      ['run_test', 2, 'tool'],
+      ['run_test', 3, 'model'],
+    ]);
+  });
+
+  it('maxDepth 2 lets a child spawn a grandchild, whose events carry the two-level namespace', async () => {
+    fake.setScenario([
+      { toolCalls: [{ name: 'task', arguments: { description: 'a', prompt: 'level one' }, id: 'call_a' }] },
+      { toolCalls: [{ name: 'task', arguments: { description: 'b', prompt: 'level two' }, id: 'call_b' }] },
+      { text: 'deepest' },
+      { text: 'middle' },
+      { text: 'top' },
+    ]);
+    const driver = createDriver({
+      api: 'openai-chat',
+      model: 'fake-model',
+      baseURL: `${fake.url}/v1`,
+      apiKey: 'k',
+      plan: false,
+      subagents: { maxDepth: 2 },
+    });
+    const r = await runTurn(driver, { prompt: 'nest', workDir: work });
+    expect(r.outcome.outcome).toBe('completed');
+    const requests = fake.modelRequests().slice(-5);
+    expect(requests.map((q) => q.toolNames.includes('task'))).toEqual([true, true, false, true, true]);
+    const a = 'thr_test:task:call_a';
+    const b = `${a}:task:call_b`;
+    const deepest = r.events.find(
+      (e) => e.draft.kind === 'message.completed' && (e.draft.payload as { text: string }).text === 'deepest',
+    );
+    expect(deepest?.namespace).toEqual([a, b]);
+    const started = r.events.filter((e) => e.draft.kind === 'child.started').map((e) => e.namespace ?? []);
+    expect(started).toEqual([[], [a]]);
+  });
+
+  it('without `subagents` there is no task tool and childSessions is false', async () => {
+    fake.setScenario([{ text: 'plain' }]);
+    const frames: unknown[] = [];
+    const driver = createDriver({
+      api: 'openai-chat',
+      model: 'm',
+      baseURL: `${fake.url}/v1`,
+      apiKey: 'k',
+      plan: false,
+    });
+    await runTurn(driver, { prompt: 'hi', workDir: work, onFrame: (f) => frames.push(f) });
+    expect(fake.modelRequests().at(-1)?.toolNames).not.toContain('task');
+    expect(frames[0]).toMatchObject({ harness: 'session.bound', capabilities: { childSessions: false } });
+  });
+});
