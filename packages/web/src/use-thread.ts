@@ -86,7 +86,11 @@ export function useThread(threadId: string): ThreadFeed {
           after: state.lastDeliverySeq,
           signal: controller.signal,
           backoff: { initialMs: 300, maxMs: 10_000 },
-          onState: (connection) => setFeed((previous) => ({ ...previous, connection })),
+          // A subscription this effect already aborted still reports "closed" as it winds down; it must
+          // not overwrite the state of the one that replaced it (React re-runs effects in StrictMode).
+          onState: (connection) => {
+            if (!controller.signal.aborted) setFeed((previous) => ({ ...previous, connection }));
+          },
         });
         for await (const event of events) {
           frames.push(event);
