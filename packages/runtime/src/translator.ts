@@ -35,6 +35,8 @@ export type RuntimeTranslatorState = {
   children?: Record<string, RuntimeTranslatorState>;
   /** Approval / question ids asked inside a sub-agent → its namespace (their answers arrive at the top). */
   scoped?: Record<string, string[]>;
+  /** Tool calls that have their tool.completed (the others are closed when the turn ends without them). */
+  toolsEnded?: Record<string, true>;
 };
 
 /** Approval options the built-in engine offers; the chosen optionId maps back to its kind. */
@@ -120,6 +122,7 @@ export const runtimeTranslator: Translator<RuntimeTranslatorState> = {
   },
   finish(state: RuntimeTranslatorState) {
     const step = new Step(state);
+    if (!step.state.ended) endOpenTools(step, 'failed', 'source ended without turn.ended');
     closeOpen(step);
     if (!step.state.ended) {
       step.state = { ...step.state, ended: true };
@@ -224,8 +227,10 @@ function harnessFrame(step: Step, f: JsonObject, receivedAt: string): void {
       return;
     }
     case 'turn.ended': {
-      closeOpen(step);
       const outcome = str(f.outcome);
+      if (outcome !== 'completed')
+        endOpenTools(step, outcome === 'cancelled' ? 'cancelled' : 'failed', str(f.error) || outcome);
+      closeOpen(step);
       const stopReason: StopReason =
         outcome === 'cancelled'
           ? 'cancelled'
@@ -251,6 +256,25 @@ function harnessFrame(step: Step, f: JsonObject, receivedAt: string): void {
     default:
       step.warn('builtin.unknown_harness_frame', `an unknown harness frame ${str(f.harness)}`, f);
   }
+}
+
+/**
+ * A turn that ends without a tool call's end (failed, cancelled, or settled by crash recovery after its
+ * process died mid-tool) ends that call too, so the thread never shows a tool running forever.
+ */
+function endOpenTools(step: Step, status: 'failed' | 'cancelled', error: string): void {
+  for (const path of Object.keys(step.state.children ?? {}))
+    inScope(step, path.split('/'), (sub) => endOpenTools(sub, status, error));
+  const ended = { ...(step.state.toolsEnded ?? {}) };
+  for (const toolCallId of Object.keys(step.state.tools)) {
+    if (ended[toolCallId]) continue;
+    ended[toolCallId] = true;
+    step.emit(`tool.completed:${toolCallId}`, {
+      kind: 'tool.completed',
+      payload: { toolCallId, status, error },
+    });
+  }
+  step.state = { ...step.state, toolsEnded: ended };
 }
 
 /** Closes text and reasoning blocks a step left open (a cancelled stream never sends their end), sub-agents' too. */
@@ -379,6 +403,7 @@ function runtimeFrame(step: Step, f: RuntimeFrame): void {
       return;
     }
     case 'tool.end':
+      step.state = { ...step.state, toolsEnded: { ...(step.state.toolsEnded ?? {}), [f.toolCallId]: true } };
       step.emit(`tool.completed:${f.toolCallId}`, {
         kind: 'tool.completed',
         payload: {

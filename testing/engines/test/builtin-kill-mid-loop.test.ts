@@ -213,6 +213,11 @@ describe('built-in engine: agentlane serve killed in the middle of the tool loop
       e.event.kind === 'tool.started' ? e.event.payload.toolCallId : '',
     );
     expect(started).toEqual(['call_k2', 'call_k3']);
+    // The interrupted command ends with the run instead of running forever in the thread.
+    expect(kinds('tool.completed').map((e) => e.event.payload)).toEqual([
+      expect.objectContaining({ toolCallId: 'call_k2', status: 'completed' }),
+      expect.objectContaining({ toolCallId: 'call_k3', status: 'failed', error: 'engine process lost' }),
+    ]);
     // No canonical event is delivered twice as two events: one eventId per delivery row's latest revision,
     // and delivery sequence numbers never repeat.
     const seqs = replay.events.flatMap((e) => ('event' in e ? [e.deliverySeq] : []));
