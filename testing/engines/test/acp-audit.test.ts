@@ -1,0 +1,146 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { claudeCodePreset, codexPreset, createDriver } from '@agentlane/adapter-acp';
+import { type AuditableCall, parseAuditableCall, type StreamEvent } from '@agentlane/contract';
+import {
+  type FakeModelServer,
+  slowStream,
+  startFakeModelServer,
+  toolThenAnswer,
+  writeFileTool,
+} from '@agentlane/fake-model-server';
+import { type AuditLedger, createSqliteLedger } from '@agentlane/ledger';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engineEntries } from '../src/index';
+import { post, startStack, ThreadStream } from './opencode-stack';
+
+// External engines are audited too, over ACP: real Claude Code and Codex against the fake model server, an
+// approved write and a cancelled turn, the ledger read back through GET /sessions/:id/audit.
+
+const entries = engineEntries();
+const presets = { claude: claudeCodePreset, codex: codexPreset } as const;
+const ENGINES = (['claude', 'codex'] as const).filter((name) => {
+  if (entries[name]) return true;
+  if (process.env.CI === 'true') throw new Error(`engine ${name} is not installed in testing/engines`);
+  console.warn(`[skip] ${name} audit end-to-end: the pinned engine is not installed in testing/engines`);
+  return false;
+});
+
+type Canonical = Extract<StreamEvent, { event: unknown }>;
+const done = (runId: string) => (events: StreamEvent[]) =>
+  events.some((e) => e.type === 'run.canonicalized' && e.runId === runId);
+
+describe.each(ENGINES)('%s audit rows through the HTTP API', { timeout: 300_000 }, (name) => {
+  let fake: FakeModelServer;
+  let dir: string;
+  let work: string;
+  let ledger: AuditLedger;
+  let stack: Awaited<ReturnType<typeof startStack>>;
+  let threadId: string;
+
+  const audit = async (): Promise<AuditableCall[]> => {
+    const res = await fetch(`${stack.api}/sessions/${threadId}/audit`);
+    expect(res.status).toBe(200);
+    const { calls } = (await res.json()) as { calls: AuditableCall[] };
+    for (const call of calls) expect(parseAuditableCall(call).ok).toBe(true);
+    return calls;
+  };
+  const startRun = async (prompt: string) => {
+    const created = await post(`${stack.api}/threads/${threadId}/runs`, { prompt });
+    expect(created.status).toBe(201);
+    return (created.json as { run: { runId: string } }).run.runId;
+  };
+
+  beforeAll(async () => {
+    fake = await startFakeModelServer();
+    dir = await mkdtemp(join(tmpdir(), `agentlane-acp-audit-${name}-`));
+    work = await mkdtemp(join(tmpdir(), `agentlane-acp-audit-${name}-work-`));
+    const entry = entries[name];
+    if (!entry) throw new Error(`${name} is not installed`);
+    const driver = createDriver(
+      presets[name]({ entry, modelBaseUrl: fake.url, homeRoot: join(dir, 'homes') }),
+    );
+    ledger = createSqliteLedger({ database: join(dir, 'agentlane.db') });
+    stack = await startStack({
+      db: join(dir, 'agentlane.db'),
+      drivers: [driver],
+      workDir: work,
+      audit: ledger,
+    });
+    const session = await post(`${stack.api}/sessions`, { engine: name, title: 'audit', workDir: work });
+    expect(session.status).toBe(201);
+    threadId = (session.json as { session: { id: string } }).session.id;
+  }, 60_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+    await ledger?.close();
+    await fake?.close();
+    await rm(dir, { recursive: true, force: true });
+    await rm(work, { recursive: true, force: true });
+  });
+
+  it('an approved write: one tool row with the decision, one model row for the turn', async () => {
+    const target = join(work, 'audited.txt');
+    fake.setScenario(toolThenAnswer({ tool: writeFileTool(target, 'Audited!\n'), answer: 'Done: audited.' }));
+    const stream = new ThreadStream(`${stack.api}/threads/${threadId}/events`);
+    const runId = await startRun('Create audited.txt');
+    await stream.waitFor((events) => events.some((e) => e.type === 'approval.requested'));
+    const asked = stream.events.find((e): e is Canonical => e.type === 'approval.requested' && 'event' in e);
+    const payload = asked?.event.kind === 'approval.requested' ? asked.event.payload : null;
+    const option = payload?.options.find((o) => o.kind === 'allow_once');
+    const answered = await post(`${stack.api}/runs/${runId}/approvals/${payload?.approvalId}`, {
+      outcome: 'selected',
+      optionId: option?.optionId,
+    });
+    expect(answered.status).toBe(202);
+    await stream.waitFor(done(runId));
+    stream.close();
+    expect(await readFile(target, 'utf8')).toBe('Audited!\n');
+
+    const calls = (await audit()).filter((c) => c.turn_id === runId);
+    // The approved tool may be preceded by tools the engine runs on its own (none with the fake model).
+    const tool = calls.find((c) => c.payload.kind === 'tool_call' && c.payload.approval);
+    expect(tool).toMatchObject({ call_class: 'tool', status: 'ok', transport: 'acp', provider: 'acp' });
+    expect(tool?.payload).toMatchObject({
+      toolCallId: payload?.toolCallId,
+      approval: { decision: 'allow_once' },
+    });
+    const models = calls.filter((c) => c.call_class === 'model');
+    expect(models).toHaveLength(1);
+    expect(models[0]).toMatchObject({
+      session_id: threadId,
+      stage_id: 'engine-turn',
+      status: 'ok',
+      finish_reason: 'end_turn',
+      session_auth_method: 'engine_managed',
+    });
+    expect(models[0]?.payload).toMatchObject({
+      request: { messageCount: 1, promptPreview: 'Create audited.txt' },
+      response: { textPreview: 'Done: audited.' },
+    });
+    console.info(
+      `[${name} audit] ${calls.map((c) => `${c.call_class} ${c.status} ${c.latency_ms} ms ${JSON.stringify(c.payload.kind === 'model_call' ? (c.payload.usage ?? {}) : {})}`).join('; ')}`,
+    );
+    // The model row comes last: every call of the turn ended before the turn did.
+    expect(calls.at(-1)?.call_class).toBe('model');
+    expect(calls.map((c) => c.seq_within_turn)).toEqual(calls.map((_, i) => i + 1));
+  });
+
+  it('a cancelled turn: its model row says cancelled', async () => {
+    fake.setScenario(slowStream({ chunks: 400, delayMs: 50 }));
+    const stream = new ThreadStream(`${stack.api}/threads/${threadId}/events`);
+    const runId = await startRun('Talk slowly');
+    await stream.waitFor((events) =>
+      events.some((e) => 'event' in e && e.event.runId === runId && e.type === 'message.delta'),
+    );
+    expect((await post(`${stack.api}/runs/${runId}/cancel`, {})).status).toBe(202);
+    await stream.waitFor(done(runId));
+    stream.close();
+    const calls = (await audit()).filter((c) => c.turn_id === runId);
+    expect(calls.map((c) => [c.call_class, c.status, c.finish_reason])).toEqual([
+      ['model', 'cancelled', 'cancelled'],
+    ]);
+  });
+});
