@@ -5,6 +5,7 @@ import { monotonicFactory } from 'ulid';
 import { BUILTIN_CAPABILITIES } from './capabilities';
 import type { ModelApi, ModelSettings } from './model';
 import type { HarnessPlugin } from './plugin';
+import { checkPrices, type PriceTable } from './prices';
 import { BUILTIN_PROVIDER } from './provider-id';
 import type { SubagentSettings } from './subagent';
 import type { DefinedTool } from './tools/define-tool';
@@ -52,6 +53,11 @@ export interface BuiltinDriverConfig {
    * (maxDepth 1); `plan` turns on the child's anchor-plan stage. Default off.
    */
   subagents?: boolean | { maxDepth?: number; plan?: boolean };
+  /**
+   * Model id → price per 1M tokens (input, output, reasoning, cached; currency default USD). usage.updated
+   * (step and turn) and the ledger's model rows carry the cost for a model in the table; none otherwise.
+   */
+  prices?: PriceTable;
   /** Injected clock and id source (the recorded-turn corpus replays with them). */
   clock?: () => string;
   ids?: () => string;
@@ -65,6 +71,7 @@ function checkConfig(config: BuiltinDriverConfig): void {
     throw new Error('model must be a non-empty string');
   if (config.maxSteps !== undefined && (!Number.isInteger(config.maxSteps) || config.maxSteps < 1))
     throw new Error('maxSteps must be a positive integer');
+  if (config.prices !== undefined) checkPrices(config.prices);
   const sub = config.subagents;
   if (
     typeof sub === 'object' &&
@@ -181,6 +188,7 @@ export function createDriver(config: BuiltinDriverConfig): EngineDriver & { disp
               session: memory,
               ...(config.modelFactory ? { modelFactory: config.modelFactory } : {}),
               ...(subagents ? { subagents } : {}),
+              ...(config.prices ? { prices: config.prices } : {}),
             },
             turn,
             io,

@@ -11,6 +11,7 @@ import type {
   StageId,
   TerminalStream,
   ToolKind,
+  UsageCost,
   UsageUpdatedPayload,
 } from '@agentlane/contract';
 
@@ -21,7 +22,8 @@ import type {
  */
 export type RuntimeFrame =
   | { rt: 'stage'; stage: StageId; phase: 'start' | 'end'; status?: 'ok' | 'error' | 'cancelled' }
-  | { rt: 'part'; stage: StageId; step: number; part: JsonObject }
+  /** `cost` (from the configured price table) only on a finish-step part. */
+  | { rt: 'part'; stage: StageId; step: number; part: JsonObject; cost?: UsageCost }
   | { rt: 'plan'; entries: PlanEntry[] }
   | {
       rt: 'tool.start';

@@ -8,6 +8,7 @@ export { type BuiltinDriverConfig, createDriver } from './driver';
 export type { RuntimeFrame } from './frames';
 export type { ModelApi, ModelSettings } from './model';
 export type { HarnessPlugin, PluginTurnContext } from './plugin';
+export { costOf, type ModelPrice, type PriceTable } from './prices';
 export { BUILTIN_PROVIDER } from './provider-id';
 export {
   type ApprovalAsk,

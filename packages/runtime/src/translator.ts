@@ -6,6 +6,7 @@ import {
   type JsonValue,
   MAX_PREVIEW_CHARS,
   type StopReason,
+  type UsageCost,
 } from '@agentlane/contract';
 import {
   type ArtifactContent,
@@ -37,6 +38,8 @@ export type RuntimeTranslatorState = {
   scoped?: Record<string, string[]>;
   /** Tool calls that have their tool.completed (the others are closed when the turn ends without them). */
   toolsEnded?: Record<string, true>;
+  /** Approvals and questions asked and not answered yet, by id. */
+  openAsks?: Record<string, 'approval' | 'question'>;
 };
 
 /** Approval options the built-in engine offers; the chosen optionId maps back to its kind. */
@@ -169,6 +172,7 @@ function harnessFrame(step: Step, f: JsonObject, receivedAt: string): void {
         inScope(step, where, (sub) => harnessFrame(sub, { ...f }, receivedAt));
         return;
       }
+      markAnswered(step, str(f.approvalId));
       const option = APPROVAL_OPTIONS.find((o) => o.optionId === f.optionId);
       const selected = f.outcome === 'selected';
       step.emit(`approval.resolved:${str(f.approvalId)}`, {
@@ -190,6 +194,7 @@ function harnessFrame(step: Step, f: JsonObject, receivedAt: string): void {
         inScope(step, where, (sub) => harnessFrame(sub, { ...f }, receivedAt));
         return;
       }
+      markAnswered(step, str(f.questionId));
       const answered = f.outcome === 'answered';
       step.emit(`question.resolved:${str(f.questionId)}`, {
         kind: 'question.resolved',
@@ -258,6 +263,16 @@ function harnessFrame(step: Step, f: JsonObject, receivedAt: string): void {
   }
 }
 
+function markAsked(step: Step, id: string, ask: 'approval' | 'question'): void {
+  step.state = { ...step.state, openAsks: { ...(step.state.openAsks ?? {}), [id]: ask } };
+}
+
+function markAnswered(step: Step, id: string): void {
+  if (!step.state.openAsks?.[id]) return;
+  const { [id]: _, ...rest } = step.state.openAsks;
+  step.state = { ...step.state, openAsks: rest };
+}
+
 /**
  * A turn that ends without a tool call's end (failed, cancelled, or settled by crash recovery after its
  * process died mid-tool) ends that call too, so the thread never shows a tool running forever.
@@ -265,6 +280,19 @@ function harnessFrame(step: Step, f: JsonObject, receivedAt: string): void {
 function endOpenTools(step: Step, status: 'failed' | 'cancelled', error: string): void {
   for (const path of Object.keys(step.state.children ?? {}))
     inScope(step, path.split('/'), (sub) => endOpenTools(sub, status, error));
+  // Nobody can answer an approval or a question of a turn that is over: they end cancelled, by the system.
+  for (const [id, ask] of Object.entries(step.state.openAsks ?? {}))
+    if (ask === 'approval')
+      step.emit(`approval.resolved:${id}`, {
+        kind: 'approval.resolved',
+        payload: { approvalId: id, outcome: 'cancelled', answeredBy: 'system' },
+      });
+    else
+      step.emit(`question.resolved:${id}`, {
+        kind: 'question.resolved',
+        payload: { questionId: id, outcome: 'cancelled', answeredBy: 'system' },
+      });
+  step.state = { ...step.state, openAsks: {} };
   const ended = { ...(step.state.toolsEnded ?? {}) };
   for (const toolCallId of Object.keys(step.state.tools)) {
     if (ended[toolCallId]) continue;
@@ -353,7 +381,7 @@ function endReasoning(step: Step, key: string): void {
 function runtimeFrame(step: Step, f: RuntimeFrame): void {
   switch (f.rt) {
     case 'part': {
-      streamPart(step, f.step, f.part);
+      streamPart(step, f.step, f.part, f.cost);
       return;
     }
     case 'plan':
@@ -416,6 +444,7 @@ function runtimeFrame(step: Step, f: RuntimeFrame): void {
       });
       return;
     case 'approval': {
+      markAsked(step, f.approvalId, 'approval');
       const diff = f.diff !== undefined ? artifact(f.diff, 'text/x-diff') : undefined;
       if (diff) step.artifacts.push(diff.stored);
       step.emit(`approval.requested:${f.approvalId}`, {
@@ -432,6 +461,7 @@ function runtimeFrame(step: Step, f: RuntimeFrame): void {
       return;
     }
     case 'question':
+      markAsked(step, f.questionId, 'question');
       step.emit(`question.requested:${f.questionId}`, {
         kind: 'question.requested',
         payload: {
@@ -552,7 +582,7 @@ function hashOf(value: JsonValue | object): string {
   return createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 12);
 }
 
-function streamPart(step: Step, stepNo: number, part: JsonObject): void {
+function streamPart(step: Step, stepNo: number, part: JsonObject, cost?: UsageCost): void {
   const id = str(part.id);
   const key = `${stepNo}:${id}`;
   switch (part.type) {
@@ -670,6 +700,7 @@ function streamPart(step: Step, stepNo: number, part: JsonObject): void {
         payload: {
           scope: 'step',
           ...usageFields(usage),
+          ...(cost ? { cost } : {}),
           ...(typeof part.model === 'string' ? { model: part.model } : {}),
         },
       });

@@ -9,6 +9,7 @@ import {
   type JsonValue,
   type PlanEntry,
   type StageId,
+  type UsageCost,
 } from '@agentlane/contract';
 import type { TurnInput, TurnIO, TurnOutcome } from '@agentlane/engine-kit';
 import { jsonSchema, type LanguageModel, streamText, type ToolSet, tool } from 'ai';
@@ -23,6 +24,7 @@ import { jsonSafe, toModelMessages } from './conversation';
 import { frame, type RuntimeFrame } from './frames';
 import { authMethodOf, createModel, type HttpObservation, type ModelSettings } from './model';
 import type { HarnessPlugin, PluginTurnContext } from './plugin';
+import { addCost, costOf, type PriceTable } from './prices';
 import { type SubagentSettings, taskTool } from './subagent';
 import { type DefinedTool, type ToolContext, ToolError } from './tools/define-tool';
 
@@ -40,6 +42,8 @@ export interface TurnDeps {
   ids: () => string;
   /** The session's conversation so far (loaded from the latest checkpoint on the first turn). */
   session: SessionMemory;
+  /** Model id → price per 1M tokens; the run's model absent from it: no cost fields. */
+  prices?: PriceTable;
   /** Sub-agents: the `task` tool is offered while depth < maxDepth. Absent: no task tool. */
   subagents?: SubagentSettings;
   /** Prefix of approval and question ids (a child's never collide with its parent's). */
@@ -78,6 +82,9 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
   };
   let seq = 0;
   const totals = { inputTokens: 0, outputTokens: 0, reasoningTokens: 0, cachedInputTokens: 0 };
+  /** Set only when the price table names the run's model. */
+  const price = deps.prices?.[settings.model];
+  let turnCost: UsageCost | undefined;
   const conversation = [...mem.conversation];
   conversation.push({
     id: `${turn.turnId}:user`,
@@ -242,7 +249,10 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
       });
       for await (const part of result.fullStream) {
         const safe = safePart(part as unknown as Record<string, unknown>);
-        if (stage !== 'anchor-plan') emit({ rt: 'part', stage, step, part: safe });
+        // A step's cost rides on its finish-step frame (the translator makes it the step's usage.updated).
+        const cost =
+          part.type === 'finish-step' ? costOf(price, numbers(safe.usage as JsonObject)) : undefined;
+        if (stage !== 'anchor-plan') emit({ rt: 'part', stage, step, part: safe, ...(cost ? { cost } : {}) });
         if (part.type === 'text-delta') text += part.text;
         else if (part.type === 'tool-call')
           toolCalls.push({
@@ -266,6 +276,8 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
     const status: AuditStatus = cancelled ? 'cancelled' : streamError ? 'error' : 'ok';
     const usageOut = numbers(usage);
     for (const k of Object.keys(totals) as (keyof typeof totals)[]) totals[k] += usageOut[k] ?? 0;
+    const callCost = Object.keys(usageOut).length > 0 ? costOf(price, usageOut) : undefined;
+    turnCost = addCost(turnCost, callCost);
     const last = [...conversation].reverse().find((m) => m.role === 'user');
     audit(
       stage,
@@ -283,7 +295,14 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
           ...(text ? { textPreview: text.slice(0, PREVIEW) } : {}),
           toolCalls: toolCalls.map(({ toolCallId, toolName }) => ({ toolCallId, toolName })),
         },
-        ...(Object.keys(usageOut).length > 0 ? { usage: usageOut } : {}),
+        ...(Object.keys(usageOut).length > 0
+          ? {
+              usage: {
+                ...usageOut,
+                ...(callCost ? { costAmount: callCost.amount, costCurrency: callCost.currency } : {}),
+              },
+            }
+          : {}),
         ...(streamError && !cancelled ? { error: errorText(streamError) } : {}),
       },
       { finish_reason: cancelled ? 'cancelled' : finishReason, http_status: obs?.status ?? null },
@@ -532,7 +551,12 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
 
   // ---- post-turn
   const post = await stage('post-turn', async () => {
-    emit({ rt: 'usage', usage: { scope: 'turn', ...nonZero(totals), model: settings.model } });
+    // With a price for the model, the turn's cost is there even when it is 0 (no usage reported).
+    const cost = price ? (turnCost ?? { amount: 0, currency: price.currency ?? 'USD' }) : undefined;
+    emit({
+      rt: 'usage',
+      usage: { scope: 'turn', ...nonZero(totals), ...(cost ? { cost } : {}), model: settings.model },
+    });
     for (const p of deps.plugins) {
       try {
         const markers = (await p.afterTurn?.({ ...pctx, answer })) ?? [];
