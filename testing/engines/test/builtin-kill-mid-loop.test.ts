@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AuditableCall, StreamEvent } from '@agentlane/contract';
-import { startFakeModelServer } from '@agentlane/fake-model-server';
+import { type Scenario, startFakeModelServer } from '@agentlane/fake-model-server';
 import { afterAll, describe, expect, it } from 'vitest';
 import { post, ThreadStream } from './opencode-stack';
 
@@ -88,6 +88,47 @@ async function auditRows(api: string, threadId: string): Promise<AuditableCall[]
   }
 }
 
+/** A data folder, a workspace, the fake model server and a serve config naming one built-in engine. */
+async function prepare(cleanup: (() => Promise<void> | void)[]) {
+  const dir = await mkdtemp(join(tmpdir(), 'builtin-kill-'));
+  const work = await mkdtemp(join(tmpdir(), 'builtin-kill-work-'));
+  cleanup.push(
+    () => rm(dir, { recursive: true, force: true }),
+    () => rm(work, { recursive: true, force: true }),
+  );
+  let scenario: Scenario = () => ({ text: 'unexpected request' });
+  const fake = await startFakeModelServer({ scenario: (request) => scenario(request) });
+  cleanup.push(() => fake.close());
+  const db = join(dir, 'agentlane.db');
+  const configPath = join(dir, 'agentlane.json');
+  await writeFile(
+    configPath,
+    JSON.stringify({
+      workDir: work,
+      recordedSessions: false,
+      engines: [
+        {
+          name: 'builtin',
+          type: 'builtin',
+          api: 'openai-chat',
+          model: 'fake-model',
+          baseURL: `${fake.url}/v1`,
+          apiKey: 'sk-kill-test-key-0123456789',
+          // No `checkpoints`: serve keeps the engine's checkpoints in its own database by default.
+        },
+      ],
+    }),
+  );
+  return {
+    work,
+    db,
+    configPath,
+    setScenario: (next: Scenario) => {
+      scenario = next;
+    },
+  };
+}
+
 describe('built-in engine: agentlane serve killed in the middle of the tool loop', () => {
   const cleanup: (() => Promise<void> | void)[] = [];
   afterAll(async () => {
@@ -95,65 +136,36 @@ describe('built-in engine: agentlane serve killed in the middle of the tool loop
   });
 
   it('crash recovery settles the run, nothing is duplicated, the next prompt carries the conversation', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'builtin-kill-'));
-    const work = await mkdtemp(join(tmpdir(), 'builtin-kill-work-'));
-    cleanup.push(
-      () => rm(dir, { recursive: true, force: true }),
-      () => rm(work, { recursive: true, force: true }),
-    );
+    const { work, db, configPath, setScenario } = await prepare(cleanup);
     const pidFile = join(work, 'sleeper.pid');
     // The command the model runs in the second turn: it records its pid (to be reaped by the test, since a
     // SIGKILLed server cannot stop it) and blocks far longer than the test waits.
     const sleeper = 'echo $$ > sleeper.pid; exec sleep 120';
     const histories: ChatMessage[][] = [];
-    const fake = await startFakeModelServer({
-      scenario: (request) => {
-        const body = request.body as { messages?: ChatMessage[]; tools?: unknown[] };
-        const planning = !body.tools;
-        const done = request.toolResultsSinceUserPrompt;
-        switch (request.lastUserPrompt) {
-          case 'Create hello.txt':
-            if (planning) return { text: '1. Write hello.txt' };
-            return done === 0
-              ? {
-                  toolCalls: [
-                    { name: 'write_file', arguments: { path: 'hello.txt', content: 'hi\n' }, id: 'call_k1' },
-                  ],
-                }
-              : { text: 'Written.' };
-          case 'Look around, then wait for the build':
-            if (planning) return { text: '1. List the files\n2. Wait for the build' };
-            if (done === 0) return { toolCalls: [{ name: 'list_files', arguments: {}, id: 'call_k2' }] };
-            return { toolCalls: [{ name: 'run_command', arguments: { command: sleeper }, id: 'call_k3' }] };
-          default:
-            if (planning) return { text: '1. Recall what happened' };
-            histories.push(body.messages ?? []);
-            return { text: 'The build wait was interrupted; hello.txt is there.' };
-        }
-      },
+    setScenario((request) => {
+      const body = request.body as { messages?: ChatMessage[]; tools?: unknown[] };
+      const planning = !body.tools;
+      const done = request.toolResultsSinceUserPrompt;
+      switch (request.lastUserPrompt) {
+        case 'Create hello.txt':
+          if (planning) return { text: '1. Write hello.txt' };
+          return done === 0
+            ? {
+                toolCalls: [
+                  { name: 'write_file', arguments: { path: 'hello.txt', content: 'hi\n' }, id: 'call_k1' },
+                ],
+              }
+            : { text: 'Written.' };
+        case 'Look around, then wait for the build':
+          if (planning) return { text: '1. List the files\n2. Wait for the build' };
+          if (done === 0) return { toolCalls: [{ name: 'list_files', arguments: {}, id: 'call_k2' }] };
+          return { toolCalls: [{ name: 'run_command', arguments: { command: sleeper }, id: 'call_k3' }] };
+        default:
+          if (planning) return { text: '1. Recall what happened' };
+          histories.push(body.messages ?? []);
+          return { text: 'The build wait was interrupted; hello.txt is there.' };
+      }
     });
-    cleanup.push(() => fake.close());
-
-    const db = join(dir, 'agentlane.db');
-    const configPath = join(dir, 'agentlane.json');
-    await writeFile(
-      configPath,
-      JSON.stringify({
-        workDir: work,
-        recordedSessions: false,
-        engines: [
-          {
-            name: 'builtin',
-            type: 'builtin',
-            api: 'openai-chat',
-            model: 'fake-model',
-            baseURL: `${fake.url}/v1`,
-            apiKey: 'sk-kill-test-key-0123456789',
-            // No `checkpoints`: serve keeps the engine's checkpoints in its own database by default.
-          },
-        ],
-      }),
-    );
 
     // ---- first process: one complete turn, then a turn killed while its command runs
     const first = await startServe(configPath, db);
@@ -260,5 +272,70 @@ describe('built-in engine: agentlane serve killed in the middle of the tool loop
       expect(text).toContain(needle);
     expect(text).not.toContain('call_k3');
     expect(histories).toHaveLength(1);
+  }, 180_000);
+
+  it('a run killed while its approval waits ends with the approval cancelled by the system and nothing written', async () => {
+    const { work, db, configPath, setScenario } = await prepare(cleanup);
+    const histories: ChatMessage[][] = [];
+    setScenario((request) => {
+      const body = request.body as { messages?: ChatMessage[]; tools?: unknown[] };
+      const planning = !body.tools;
+      if (request.lastUserPrompt === 'Write later.txt') {
+        if (planning) return { text: '1. Write later.txt' };
+        return {
+          toolCalls: [
+            { name: 'write_file', arguments: { path: 'later.txt', content: 'x\n' }, id: 'call_p1' },
+          ],
+        };
+      }
+      if (planning) return { text: '1. Answer' };
+      histories.push(body.messages ?? []);
+      return { text: 'Nothing was written.' };
+    });
+
+    const first = await startServe(configPath, db);
+    cleanup.push(() => {
+      first.child.kill('SIGKILL');
+    });
+    const session = await post(`${first.api}/sessions`, { engine: 'builtin', title: 'kill', workDir: work });
+    const threadId = (session.json as { session: { id: string } }).session.id;
+    const stream = new ThreadStream(`${first.api}/threads/${threadId}/events`);
+    cleanup.push(() => stream.close());
+    const run = await startRun(first.api, threadId, 'Write later.txt');
+    await stream.waitFor(
+      () => stream.canonical(run).some((e) => e.event.kind === 'approval.requested'),
+      60_000,
+    );
+    const exited = new Promise((r) => first.child.once('exit', r));
+    first.child.kill('SIGKILL');
+    await exited;
+    stream.close();
+
+    const second = await startServe(configPath, db);
+    cleanup.push(() => {
+      second.child.kill('SIGKILL');
+    });
+    expect((await waitCanonicalized(second.api, run)).status).toBe('failed');
+    const replay = new ThreadStream(`${second.api}/threads/${threadId}/events`);
+    cleanup.push(() => replay.close());
+    await replay.waitFor(() => replay.canonical(run).some((e) => e.event.kind === 'turn.completed'), 30_000);
+    const events = replay.canonical(run);
+    const payloads = (kind: string) =>
+      events.filter((e) => e.event.kind === kind).map((e) => e.event.payload);
+    expect(payloads('approval.resolved')).toEqual([
+      expect.objectContaining({ approvalId: 'apr-call_p1', outcome: 'cancelled', answeredBy: 'system' }),
+    ]);
+    expect(payloads('tool.completed')).toEqual([
+      expect.objectContaining({ toolCallId: 'call_p1', status: 'failed', error: 'engine process lost' }),
+    ]);
+    expect(existsSync(join(work, 'later.txt'))).toBe(false);
+
+    // The next prompt resumes from the anchor-plan checkpoint of the killed run: its prompt, then the new one.
+    const next = await startRun(second.api, threadId, 'Did you write it?');
+    expect((await waitCanonicalized(second.api, next)).status).toBe('completed');
+    expect(histories).toHaveLength(1);
+    const history = histories[0] ?? [];
+    expect(history.filter((m) => m.role !== 'system').map((m) => m.role)).toEqual(['user', 'user']);
+    expect(JSON.stringify(history)).toContain('Write later.txt');
   }, 180_000);
 });
