@@ -141,6 +141,23 @@ describe('auditEngineEvents', () => {
     expect(rows).toEqual([]);
   });
 
+  it('figures the contract cannot hold (negative cost, fractional tokens) never make an invalid row', () => {
+    const { rows } = run([
+      [ev('turn.started', 'turn.started', { prompt: 'go' })],
+      [
+        ev('usage.t', 'usage.updated', {
+          scope: 'turn',
+          inputTokens: 3.6,
+          cost: { amount: -1, currency: 'USD' },
+        }),
+      ],
+      [ev('turn.completed', 'turn.completed', { stopReason: 'end_turn', durationMs: 1.4 })],
+    ]);
+    expect(rows[0]?.latency_ms).toBe(1);
+    expect(rows[0]?.payload).toMatchObject({ usage: { inputTokens: 4 } });
+    expect(rows[0]?.payload).not.toHaveProperty('usage.costAmount');
+  });
+
   it('session-cumulative usage counts only when the session began in this run', () => {
     const turn = (origin: string) =>
       run([

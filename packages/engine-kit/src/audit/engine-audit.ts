@@ -388,7 +388,8 @@ function usageOf(p: JsonObject): UsageSeen {
     outputTokens: count(p.outputTokens),
     reasoningTokens: count(p.reasoningTokens),
     cachedInputTokens: count(p.cachedInputTokens),
-    costAmount: cost ? (num(cost.amount) ?? null) : null,
+    // The contract's cost is non-negative; a negative figure (an engine's correction?) is not a cost.
+    costAmount: cost ? count(cost.amount, false) : null,
     costCurrency: cost ? (str(cost.currency) ?? null) : null,
   };
 }
@@ -418,9 +419,11 @@ function num(value: JsonValue | undefined): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
-function count(value: JsonValue | undefined): number | null {
+/** A non-negative figure, rounded to a whole count unless `whole` is false (costs). */
+function count(value: JsonValue | undefined, whole = true): number | null {
   const n = num(value);
-  return n !== undefined && n >= 0 ? Math.round(n) : null;
+  if (n === undefined || n < 0) return null;
+  return whole ? Math.round(n) : n;
 }
 
 function obj(value: JsonValue | undefined): JsonObject | undefined {
