@@ -1,0 +1,124 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { JsonValue } from '@agentlane/contract';
+import { type FakeModelServer, startFakeModelServer } from '@agentlane/fake-model-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDriver } from '../src/index';
+import { runTurn } from './harness';
+
+let fake: FakeModelServer;
+let work: string;
+beforeAll(async () => {
+  fake = await startFakeModelServer({ script: [{ text: 'ok' }] });
+  work = await mkdtemp(join(tmpdir(), 'rt-cancel-'));
+});
+afterAll(async () => {
+  await fake.close();
+  await rm(work, { recursive: true, force: true });
+});
+
+const driver = (over: Record<string, unknown> = {}) =>
+  createDriver({
+    api: 'openai-chat',
+    model: 'fake-model',
+    baseURL: `${fake.url}/v1`,
+    apiKey: 'k',
+    plan: false,
+    ...over,
+  });
+
+type Frame = { rt?: string; part?: { type?: string }; frame?: Frame };
+const isTextDelta = (f: JsonValue) => {
+  let x = f as Frame;
+  while (x?.rt === 'child' && x.frame) x = x.frame;
+  return x?.rt === 'part' && x.part?.type === 'text-delta';
+};
+const LONG = 'A slow answer that streams one small piece at a time, long enough to be cut off. '.repeat(4);
+
+describe('run.cancel writes cancelled ledger rows', () => {
+  it('an aborted model stream: its model row says cancelled, the open message is closed, the turn is cancelled', async () => {
+    fake.setScenario([{ text: LONG, chunkSize: 4, chunkDelayMs: 20 }]);
+    const abort = new AbortController();
+    const r = await runTurn(driver(), {
+      prompt: 'talk slowly',
+      workDir: work,
+      signal: abort.signal,
+      onFrame: (f) => {
+        if (isTextDelta(f) && !abort.signal.aborted) abort.abort();
+      },
+    });
+    expect(r.outcome.outcome).toBe('cancelled');
+    expect(r.audit).toHaveLength(1);
+    expect(r.audit[0]).toMatchObject({
+      call_class: 'model',
+      status: 'cancelled',
+      finish_reason: 'cancelled',
+    });
+    const done = r.events.find((e) => e.draft.kind === 'message.completed')?.draft.payload as {
+      text: string;
+    };
+    expect(done.text.length).toBeLessThan(LONG.length);
+    expect(r.events.at(-1)?.draft).toMatchObject({
+      kind: 'turn.completed',
+      payload: { stopReason: 'cancelled' },
+    });
+  });
+
+  it('cancelled while an approval is pending: the tool row says cancelled and nothing is written', async () => {
+    fake.setScenario([
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'never.txt', content: 'x' }, id: 'call_p' }] },
+    ]);
+    const abort = new AbortController();
+    const r = await runTurn(driver(), {
+      prompt: 'write',
+      workDir: work,
+      signal: abort.signal,
+      // What the lane answers for a pending approval when the run is cancelled.
+      approve: () => {
+        abort.abort();
+        return { outcome: 'cancelled' };
+      },
+    });
+    expect(r.outcome.outcome).toBe('cancelled');
+    expect(r.audit.map((a) => [a.call_class, a.status])).toEqual([
+      ['model', 'ok'],
+      ['tool', 'cancelled'],
+    ]);
+    expect(r.audit[1]?.payload).toMatchObject({ approval: { decision: 'cancelled' } });
+    await expect(readFile(join(work, 'never.txt'), 'utf8')).rejects.toThrow();
+  });
+
+  it('cancelled inside a sub-agent: the child model row, the parent task row and child.completed say cancelled', async () => {
+    fake.setScenario([
+      {
+        toolCalls: [
+          { name: 'task', arguments: { description: 'slow', prompt: 'talk slowly' }, id: 'call_t' },
+        ],
+      },
+      { text: LONG, chunkSize: 4, chunkDelayMs: 20 },
+    ]);
+    const abort = new AbortController();
+    const r = await runTurn(driver({ subagents: true }), {
+      prompt: 'delegate',
+      workDir: work,
+      signal: abort.signal,
+      onFrame: (f) => {
+        if (isTextDelta(f) && !abort.signal.aborted) abort.abort();
+      },
+    });
+    expect(r.outcome.outcome).toBe('cancelled');
+    expect(r.audit.map((a) => [a.session_id, a.call_class, a.status])).toEqual([
+      ['thr_test', 'model', 'ok'],
+      ['thr_test:task:call_t', 'model', 'cancelled'],
+      ['thr_test', 'tool', 'cancelled'],
+    ]);
+    expect(r.events.find((e) => e.draft.kind === 'child.completed')?.draft.payload).toMatchObject({
+      status: 'cancelled',
+      stopReason: 'cancelled',
+    });
+    // The child's open message is closed in its namespace when the turn ends.
+    const childDone = r.events.find((e) => e.draft.kind === 'message.completed');
+    expect(childDone?.namespace).toEqual(['thr_test:task:call_t']);
+  });
+});
