@@ -2,8 +2,17 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDriver, recordedSessions } from '@agentlane/adapter-replay';
-import type { AuditableCall, JsonValue } from '@agentlane/contract';
-import { type AuditSink, Canonicalizer, createLane, PublishHub, RunTranslation } from '@agentlane/lane';
+import { AUDIT_RECORD_VERSION, type AuditableCall, type JsonValue } from '@agentlane/contract';
+import { deterministicUlid, type EngineDriver, type Translator } from '@agentlane/engine-kit';
+import {
+  type AuditSink,
+  Canonicalizer,
+  createLane,
+  Materializer,
+  PublishHub,
+  RunPipeline,
+  RunTranslation,
+} from '@agentlane/lane';
 import { type AuditLedger, createSqliteLedger } from '@agentlane/ledger';
 import { openStore, type Store } from '@agentlane/store';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -163,5 +172,110 @@ describe('audit rows of an external engine through the lane', () => {
       ['model', 'ok'],
     ]);
     expect(await ledger.record(await retranslate(store, 'th_crash', run.runId))).toEqual({ inserted: 0 });
+  }, 60_000);
+
+  it('live rows stop once the live pass translated frames the store kept in another order; the final pass writes the truth', async () => {
+    // One tool call per frame {call: id}, numbered in the order the translator sees the frames.
+    const translator: Translator<{ seq: number }> = {
+      provider: 'calls',
+      initialState: () => ({ seq: 0 }),
+      translate(record, state, ctx) {
+        const id = (record.frame as { call?: string }).call;
+        if (!id) return { state, events: [] };
+        const seq = state.seq + 1;
+        const row: AuditableCall = {
+          record_id: deterministicUlid(Date.parse(record.receivedAt), `${ctx.threadId}/${ctx.turnId}/${seq}`),
+          audit_record_version: AUDIT_RECORD_VERSION,
+          session_id: ctx.threadId,
+          turn_id: ctx.turnId,
+          stage_id: 'engine-turn',
+          seq_within_turn: seq,
+          created_at: record.receivedAt,
+          actor_kind: 'engine',
+          session_auth_method: 'none',
+          call_class: 'tool',
+          provider: 'calls',
+          model: null,
+          transport: 'test',
+          status: 'ok',
+          latency_ms: 0,
+          finish_reason: null,
+          http_status: null,
+          payload: { kind: 'tool_call', toolCallId: id, toolName: 'call', input: {} },
+        };
+        return { state: { seq }, events: [], audit: [row] };
+      },
+      finish: (state) => ({ state, events: [] }),
+    };
+    const driver: EngineDriver = {
+      name: 'calls',
+      provider: 'calls',
+      label: 'calls',
+      translator: translator as unknown as Translator,
+      openSession: () => Promise.reject(new Error('not an engine')),
+    };
+    await store.createThread({
+      threadId: 'th_moved',
+      engine: 'calls',
+      title: null,
+      workDir: dir,
+      metadata: {},
+    });
+    const { run } = await store.createRun({ threadId: 'th_moved', prompt: 'p' });
+    await store.claimRun(run.runId, 'me');
+    const sink = new LoggedLedger(ledger);
+    const hub = new PublishHub(store, { headPollMs: 0 });
+    const ctx = { threadId: 'th_moved', runId: run.runId, turnId: run.runId, provider: 'calls' };
+    const pipeline = new RunPipeline({
+      store,
+      hub,
+      threadId: 'th_moved',
+      runId: run.runId,
+      translation: new RunTranslation(driver.translator, ctx),
+      materializer: new Materializer(store),
+      audit: sink,
+    });
+    const call = (id: string) => ({ call: id }) as JsonValue;
+    try {
+      pipeline.emit(call('a'));
+      await pipeline.drain();
+      pipeline.emit(call('b'));
+      await pipeline.drain();
+      // Someone else appends to this run's source lane: the live pass predicted seq 3 for c, the store says 4.
+      await store.appendFrames(run.runId, [{ receivedAt: new Date().toISOString(), frame: call('x') }]);
+      pipeline.emit(call('c'));
+      await pipeline.drain();
+      pipeline.emit(call('d'));
+      await pipeline.drain();
+      pipeline.close();
+      const live = sink.writes.flatMap((w) =>
+        w.rows.map((r) => (r.payload.kind === 'tool_call' ? r.payload.toolCallId : '')),
+      );
+      // c and d were numbered from a source order the store did not keep: not written live.
+      expect(live).toEqual(['a', 'b']);
+
+      await store.finalizeRun(run.runId, 'completed');
+      const canonicalizer = new Canonicalizer({
+        store,
+        hub,
+        workerId: 'w',
+        driverFor: () => driver,
+        audit: sink,
+      });
+      expect(await canonicalizer.processOnce()).toEqual([expect.objectContaining({ status: 'completed' })]);
+    } finally {
+      hub.close();
+    }
+    const stored = (await ledger.list('th_moved')).items;
+    expect(
+      stored.map((r) => [r.seq_within_turn, r.payload.kind === 'tool_call' ? r.payload.toolCallId : '']),
+    ).toEqual([
+      [1, 'a'],
+      [2, 'b'],
+      [3, 'x'],
+      [4, 'c'],
+      [5, 'd'],
+    ]);
+    expect(sink.writes.at(-1)?.inserted).toBe(3);
   }, 60_000);
 });
