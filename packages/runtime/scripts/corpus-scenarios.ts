@@ -170,4 +170,33 @@ export const CORPUS_SCENARIOS: CorpusScenario[] = [
   writeOn('openai-responses'),
   writeOn('anthropic'),
   writeOn('google'),
+  {
+    name: 'subagent-task',
+    input: base(
+      'subagent-task',
+      'A task tool call: a sub-agent runs its own turn (list_files, answer) as a child session.',
+      {
+        prompt: 'Have a helper look at the files.',
+        engine: { ...engine('openai-chat', { plan: false }), subagents: true },
+        files: { 'a.txt': 'a\n' },
+      },
+    ),
+    replies: [
+      {
+        toolCalls: [
+          {
+            name: 'task',
+            arguments: {
+              description: 'Inspect the files',
+              prompt: 'List the workspace files and report them.',
+            },
+            id: 'call_t1',
+          },
+        ],
+      },
+      { toolCalls: [{ name: 'list_files', arguments: {}, id: 'call_c1' }] },
+      { text: 'The workspace holds a.txt.' },
+      { text: 'The helper found a.txt.' },
+    ],
+  },
 ];

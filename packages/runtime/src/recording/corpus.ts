@@ -27,7 +27,15 @@ export interface CorpusInput {
   turnId: string;
   prompt: string;
   /** `basePath` is appended to the model server's origin to give the provider's base URL (e.g. /v1). */
-  engine: { api: ModelApi; model: string; basePath: string; plan: boolean; maxSteps: number };
+  engine: {
+    api: ModelApi;
+    model: string;
+    basePath: string;
+    plan: boolean;
+    maxSteps: number;
+    /** The `task` tool (sub-agents as child sessions); off when absent. */
+    subagents?: boolean;
+  };
   /** Files the workspace holds before the turn (relative path → UTF-8 content). */
   files: Record<string, string>;
   /** Approval answers in the order the turn asks; a missing one allows. */
@@ -59,9 +67,12 @@ export interface CorpusFixture {
   /** The model provider exchanges, in order, as the server sent them. */
   exchanges: WireExchange[];
   outcome: TurnOutcome;
-  /** harness_auditable_calls rows as read back from the ledger, in (turn_id, seq_within_turn) order. */
+  /**
+   * harness_auditable_calls rows as read back from the ledger: the thread's, then each sub-agent session's
+   * (in the order they first appear), each session's in (turn_id, seq_within_turn) order.
+   */
   ledgerRows: AuditableCall[];
-  /** Checkpoint envelopes as read back from the saver, oldest first. */
+  /** Checkpoint envelopes as read back from the saver, oldest first, per session in the same session order. */
   checkpoints: Checkpoint[];
   events: CorpusEvent[];
   /** The SessionState the latest checkpoint hydrates to, and its sha256 fingerprint (RFC 8785 JSON). */

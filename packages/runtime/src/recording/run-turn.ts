@@ -48,6 +48,7 @@ export async function runCorpusTurn(input: CorpusInput, origin: string): Promise
     apiKey: CORPUS_API_KEY,
     plan: input.engine.plan,
     maxSteps: input.engine.maxSteps,
+    ...(input.engine.subagents ? { subagents: true } : {}),
     checkpoints: saver,
     clock: fixedClock(input.clock),
     ids: sequentialIds(input.ids),
@@ -93,20 +94,24 @@ export async function runCorpusTurn(input: CorpusInput, origin: string): Promise
 
     const { events, audit } = translate(input, frames);
     await ledger.record(audit);
+    // The thread's session, then the sub-agents' child sessions, in the order their rows appeared.
+    const sessions = [...new Set([input.threadId, ...audit.map((r) => r.session_id)])];
     const ledgerRows: AuditableCall[] = [];
-    for (let cursor: string | undefined; ; ) {
-      const page = await ledger.list(input.threadId, { limit: 1000, ...(cursor ? { cursor } : {}) });
-      ledgerRows.push(...page.items);
-      if (!page.nextCursor) break;
-      cursor = page.nextCursor;
-    }
-    const listed = await saver.list({ sessionId: input.threadId, limit: 1000 });
     const checkpoints: Checkpoint[] = [];
-    for (const summary of [...listed.items].reverse()) {
-      const cp = await saver.get(input.threadId, summary.checkpointId);
-      if (cp) checkpoints.push(structuredClone(cp) as Checkpoint);
+    for (const sessionId of sessions) {
+      for (let cursor: string | undefined; ; ) {
+        const page = await ledger.list(sessionId, { limit: 1000, ...(cursor ? { cursor } : {}) });
+        ledgerRows.push(...page.items);
+        if (!page.nextCursor) break;
+        cursor = page.nextCursor;
+      }
+      const listed = await saver.list({ sessionId, limit: 1000 });
+      for (const summary of [...listed.items].reverse()) {
+        const cp = await saver.get(sessionId, summary.checkpointId);
+        if (cp) checkpoints.push(structuredClone(cp) as Checkpoint);
+      }
     }
-    const latest = checkpoints.at(-1);
+    const latest = checkpoints.filter((cp) => cp.sessionId === input.threadId).at(-1);
     const sessionState = latest
       ? sessionStateOf(latest)
       : { conversation: [], plan: [], versionVector: {}, channels: {} };
