@@ -47,8 +47,15 @@ const writeOn = (api: ModelApi): CorpusScenario => ({
   name: `plan-write-approval-${api}`,
   input: base(
     `plan-write-approval-${api}`,
-    `The plan-write-approval turn over the ${api} wire API (reasoning included).`,
-    { prompt: 'Create notes.txt with a first line.', engine: engine(api) },
+    `The plan-write-approval turn over the ${api} wire API (reasoning included), with a price table.`,
+    {
+      prompt: 'Create notes.txt with a first line.',
+      // A price table, so usage events and ledger rows carry a cost (decimal arithmetic to round-trip).
+      engine: {
+        ...engine(api),
+        prices: { 'fake-model': { input: 3, output: 15, reasoning: 15, cached: 0.3 } },
+      },
+    },
   ),
   replies: [
     { text: '1. Write notes.txt\n2. Confirm it is there' },

@@ -7,6 +7,7 @@ import type {
 } from '@agentlane/contract';
 import type { ApprovalAnswer, TurnOutcome } from '@agentlane/engine-kit';
 import type { ModelApi } from '../model';
+import type { PriceTable } from '../prices';
 import type { ClockSpec, IdSpec } from './deterministic';
 import type { WireExchange } from './wire';
 
@@ -35,6 +36,8 @@ export interface CorpusInput {
     maxSteps: number;
     /** The `task` tool (sub-agents as child sessions); off when absent. */
     subagents?: boolean;
+    /** Price table (model → prices per 1M tokens): cost on usage events and ledger model rows. */
+    prices?: PriceTable;
   };
   /** Files the workspace holds before the turn (relative path → UTF-8 content). */
   files: Record<string, string>;

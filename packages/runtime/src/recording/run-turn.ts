@@ -49,6 +49,7 @@ export async function runCorpusTurn(input: CorpusInput, origin: string): Promise
     plan: input.engine.plan,
     maxSteps: input.engine.maxSteps,
     ...(input.engine.subagents ? { subagents: true } : {}),
+    ...(input.engine.prices ? { prices: input.engine.prices } : {}),
     checkpoints: saver,
     clock: fixedClock(input.clock),
     ids: sequentialIds(input.ids),
