@@ -101,7 +101,8 @@ export function auditEngineEvents(
   options: EngineAuditOptions,
 ): EngineAuditStep {
   const when = at ?? prior.lastAt ?? new Date(0).toISOString();
-  if (events.length === 0) return { state: at === null ? prior : { ...prior, lastAt: at }, rows: [] };
+  // The common step (a text delta of a turn already active) changes nothing but the time.
+  if (!matters(prior, events)) return { state: at === null ? prior : { ...prior, lastAt: at }, rows: [] };
   const state: EngineAuditState = { ...prior, lastAt: when };
   // Copy-on-write: most steps (text deltas) change nothing here, so the turn and the maps are copied only
   // when this step writes them, and the prior state is never touched.
@@ -300,6 +301,31 @@ export function auditEngineEvents(
     }
   }
   return { state, rows };
+}
+
+/** Kinds the tracker reads; activity kinds matter only until the turn is known to be active. */
+const READ = new Set([
+  'session.started',
+  'session.metadata',
+  'turn.started',
+  'message.completed',
+  'tool.started',
+  'tool.progress',
+  'approval.requested',
+  'approval.resolved',
+  'tool.completed',
+  'usage.updated',
+  'harness.error',
+  'turn.completed',
+]);
+const ACTIVITY = new Set(['message.delta', 'reasoning.delta', 'reasoning.completed']);
+
+function matters(prior: EngineAuditState, events: readonly TranslatedEvent[]): boolean {
+  const waiting = prior.turn !== null && !prior.turn.active;
+  for (const { draft } of events) {
+    if (READ.has(draft.kind) || (waiting && ACTIVITY.has(draft.kind))) return true;
+  }
+  return false;
 }
 
 function setActive(turn: TurnSeen | null): void {
