@@ -4,7 +4,9 @@
  * BENCH_LANE_BACKENDS (default "sqlite,postgres").
  */
 import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { type Backend, postgresAvailable, postgresBackend, sqliteBackend } from '../lane/backends';
+import { measureFsyncFloor } from '../lane/fsync-floor';
 import {
   measureIdleLatency,
   measureIngest,
@@ -69,18 +71,42 @@ async function suiteFor(b: Backend): Promise<BenchResult[]> {
 
   log('idle single-frame latency, 200 samples');
   const idle = await measureIdleLatency(b, 200, 'disk');
+  // SQLite's durability is an fdatasync of the WAL on this disk: measured right after, same directory.
+  const floor = b.name === 'sqlite' ? await measureFsyncFloor(tmpdir()) : null;
+  const floorText = floor
+    ? `; raw fsync floor (4 KB + fdatasync, same disk, same run): p50 ${fmt(floor.p50Ms)} / p99 ${fmt(floor.p99Ms)} ms (appending: ${fmt(floor.appendP50Ms)} / ${fmt(floor.appendP99Ms)} ms)`
+    : '';
+  if (floor) {
+    log(
+      `idle p50 ${fmt(idle.p50Ms)} / p99 ${fmt(idle.p99Ms)} ms; fsync floor p50 ${fmt(floor.p50Ms)} / p99 ${fmt(floor.p99Ms)} ms`,
+    );
+  }
   out.push({
     name: `${b.name}: idle single frame, p50 latency`,
     unit: 'ms',
     value: idle.p50Ms,
-    extra: durability,
+    extra: `${durability}${floorText}`,
   });
   out.push({
     name: `${b.name}: idle single frame, p99 latency`,
     unit: 'ms',
     value: idle.p99Ms,
-    extra: `${durability}${b.name === 'sqlite' ? '; target ≤ 2 ms' : ''}`,
+    extra: `${durability}${b.name === 'sqlite' ? '; target ≤ 2 ms' : ''}${floorText}`,
   });
+  if (floor) {
+    out.push({
+      name: 'sqlite: raw fsync floor, p50',
+      unit: 'ms',
+      value: floor.p50Ms,
+      extra: '4 KB written over one block + fdatasync, in the directory of the database, same run',
+    });
+    out.push({
+      name: 'sqlite: raw fsync floor, p99',
+      unit: 'ms',
+      value: floor.p99Ms,
+      extra: `appending 4 KB + fdatasync: p50 ${fmt(floor.appendP50Ms)} / p99 ${fmt(floor.appendP99Ms)} ms`,
+    });
+  }
 
   if (b.name === 'sqlite' && existsSync('/dev/shm')) {
     // The same on tmpfs, where fsync is free: what the lane's own code costs, without the disk.

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { applyMigrations } from '../sql/migrate';
 import type { BulkColumn, Migration, SqlBackend, SqlConn, SqlParam } from '../sql/sql-conn';
+import { type Checkpointer, startCheckpointer } from './checkpointer';
 import { type HeadListener, HeadPoller } from './head-poller';
 
 type Db = Database.Database;
@@ -64,9 +65,11 @@ export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
   writer.pragma('synchronous = FULL');
   writer.pragma('foreign_keys = ON');
   writer.pragma('busy_timeout = 10000');
-  // A checkpoint runs inside the COMMIT that crosses the threshold (blocking the event loop); at the default
-  // 1000 pages (4 MB) a large group commit paid one almost every time. Durability is the WAL fsync, unchanged.
+  // Checkpoints run on a worker thread (checkpointer.ts), never inside this connection's COMMIT; the
+  // automatic one stays as a safety net at 10,000 pages should the worker fall behind. Durability is the WAL
+  // fsync of every COMMIT, unchanged.
   writer.pragma('wal_autocheckpoint = 10000');
+  const checkpointer: Checkpointer = startCheckpointer(path);
   const reader = new Database(path);
   reader.pragma('busy_timeout = 10000');
   reader.pragma('query_only = ON');
@@ -108,6 +111,7 @@ export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
       try {
         const result = await fn(w);
         writer.exec('COMMIT');
+        checkpointer.poke();
         for (const [threadId, head, origin] of announced) {
           for (const hear of shared.hearers) hear(threadId, head, origin);
         }
@@ -180,6 +184,7 @@ export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
       poller.stop();
       shared.hearers.delete(hearLocal);
       await last;
+      await checkpointer.close();
       shared.users -= 1;
       if (shared.users === 0 && fileQueues.get(key) === shared) fileQueues.delete(key);
       reader.close();

@@ -1,0 +1,53 @@
+import { closeSync, fdatasyncSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { percentile, sortedCopy } from './fixtures';
+
+export interface FsyncFloor {
+  /** 4 KB written over the same block, then fdatasync: what a commit cannot beat on this disk. */
+  p50Ms: number;
+  p99Ms: number;
+  /** 4 KB appended (the file grows), then fdatasync: also pays the file-size metadata. */
+  appendP50Ms: number;
+  appendP99Ms: number;
+}
+
+/**
+ * The raw durability floor of the disk under `dir`, measured in the same run as the idle-latency figure:
+ * a SQLite commit at synchronous=FULL is at least one fdatasync of the WAL, so the lane's idle latency is
+ * read against this, not against zero. `count` samples each, 1 ms apart (like an idle lane, not a burst).
+ */
+export async function measureFsyncFloor(dir: string, count = 200): Promise<FsyncFloor> {
+  const root = mkdtempSync(join(dir, 'agentlane-fsync-'));
+  const block = Buffer.alloc(4096, 0x61);
+  const sample = async (name: string, offsetOf: (i: number) => number): Promise<Float64Array> => {
+    const fd = openSync(join(root, name), 'w+');
+    const lat = new Float64Array(count);
+    try {
+      // Warm-up writes so the first sample does not pay file creation.
+      writeSync(fd, block, 0, block.length, 0);
+      fdatasyncSync(fd);
+      for (let i = 0; i < count; i++) {
+        const t0 = performance.now();
+        writeSync(fd, block, 0, block.length, offsetOf(i));
+        fdatasyncSync(fd);
+        lat[i] = performance.now() - t0;
+        await new Promise((r) => setTimeout(r, 1));
+      }
+    } finally {
+      closeSync(fd);
+    }
+    return sortedCopy(lat);
+  };
+  try {
+    const overwrite = await sample('overwrite', () => 0);
+    const append = await sample('append', (i) => (i + 1) * 4096);
+    return {
+      p50Ms: percentile(overwrite, 50),
+      p99Ms: percentile(overwrite, 99),
+      appendP50Ms: percentile(append, 50),
+      appendP99Ms: percentile(append, 99),
+    };
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
