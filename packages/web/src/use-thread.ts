@@ -25,14 +25,19 @@ function loadCache(threadId: string): StreamEvent[] {
   }
 }
 
-function saveCache(threadId: string, frames: StreamEvent[]): void {
+/** Saves the frames; false when they are over the limit (a thread only grows: it will stay over). */
+function saveCache(threadId: string, frames: StreamEvent[]): boolean {
   try {
     const raw = JSON.stringify(frames);
-    if (raw.length > CACHE_LIMIT_CHARS) window.sessionStorage.removeItem(cacheKey(threadId));
-    else window.sessionStorage.setItem(cacheKey(threadId), raw);
+    if (raw.length > CACHE_LIMIT_CHARS) {
+      window.sessionStorage.removeItem(cacheKey(threadId));
+      return false;
+    }
+    window.sessionStorage.setItem(cacheKey(threadId), raw);
   } catch {
     // Storage full or disabled: the next load replays from the server, which is just slower.
   }
+  return true;
 }
 
 export interface ThreadFeed {
@@ -50,7 +55,7 @@ export function useThread(threadId: string): ThreadFeed {
 
   useEffect(() => {
     const controller = new AbortController();
-    const frames = loadCache(threadId);
+    let frames: StreamEvent[] | undefined = loadCache(threadId);
     let state = reduceTimelineBatch(initialTimelineState(), frames);
     let pending: StreamEvent[] = [];
     let scheduled = false;
@@ -60,7 +65,9 @@ export function useThread(threadId: string): ThreadFeed {
     const save = () => {
       clearTimeout(saveTimer);
       saveTimer = undefined;
-      saveCache(threadId, frames);
+      // A thread too long to cache (a long run, a 20,000-event thread) stops keeping its frames: they
+      // were a second copy of every event's envelope, held only to be stringified and thrown away.
+      if (frames && !saveCache(threadId, frames)) frames = undefined;
     };
     const flush = () => {
       if (!scheduled) return;
@@ -69,7 +76,7 @@ export function useThread(threadId: string): ThreadFeed {
       pending = [];
       state = reduceTimelineBatch(state, batch);
       setFeed((previous) => ({ ...previous, state }));
-      saveTimer ??= setTimeout(save, 500);
+      if (frames) saveTimer ??= setTimeout(save, 500);
     };
     const schedule = () => {
       if (scheduled) return;
@@ -93,7 +100,7 @@ export function useThread(threadId: string): ThreadFeed {
           },
         });
         for await (const event of events) {
-          frames.push(event);
+          frames?.push(event);
           pending.push(event);
           schedule();
         }

@@ -9,7 +9,7 @@ import type {
   TurnItem,
   UsageTotals,
 } from '@agentlane/client';
-import { useState } from 'react';
+import { memo, useState } from 'react';
 import { client } from '../api';
 import { threadHref } from '../use-route';
 import { DiffBody } from './diff-body';
@@ -169,8 +169,26 @@ function ChildRow({ item, context }: { item: ChildItem; context: RowContext }) {
   );
 }
 
-/** One row of the timeline. Reads kinds and capabilities, never an engine name. */
-export function TimelineRow({ row, context }: { row: DisplayRow; context: RowContext }) {
+/** Same row content: the same item objects (the reducer replaces an item only when it changes). */
+function sameRow(a: DisplayRow, b: DisplayRow): boolean {
+  if (a.kind === 'item') return b.kind === 'item' && a.item === b.item;
+  if (b.kind === 'item') return false;
+  return a.items.length === b.items.length && a.items.every((item, i) => item === b.items[i]);
+}
+
+/**
+ * One row of the timeline. Reads kinds and capabilities, never an engine name. Memoized: the virtual
+ * list re-renders its visible items on every scroll step, and displayRows wraps items in new row objects
+ * on every batch, so rows compare what they show instead.
+ */
+export const TimelineRow = memo(
+  function TimelineRow({ row, context }: { row: DisplayRow; context: RowContext }) {
+    return <RowFrame row={row} context={context} />;
+  },
+  (before, after) => before.context === after.context && sameRow(before.row, after.row),
+);
+
+function RowFrame({ row, context }: { row: DisplayRow; context: RowContext }) {
   if (row.kind === 'group') {
     return (
       <div className="row">

@@ -1,5 +1,13 @@
 import type { TimelineItem, TimelineView } from '@agentlane/client';
-import { forwardRef, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import {
+  forwardRef,
+  useCallback,
+  useImperativeHandle,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+} from 'react';
 import { VList, type VListHandle } from 'virtua';
 import { type DisplayRow, type RowContext, TimelineRow } from './timeline-row';
 
@@ -56,19 +64,22 @@ export const Timeline = forwardRef<TimelineHandle, { view: TimelineView; threadI
       () => new Set(view.items.filter((i) => i.type === 'message' && i.role === 'user').map((i) => i.turnId)),
       [view.items],
     );
-    const context: RowContext = {
-      threadId,
-      turnUsage: view.usage.turns,
-      folded,
-      turnsWithUserMessage,
-      toggleFold: (turnId) =>
+    const toggleFold = useCallback(
+      (turnId: string) =>
         setFolded((current) => {
           const next = new Set(current);
           if (next.has(turnId)) next.delete(turnId);
           else next.add(turnId);
           return next;
         }),
-    };
+      [],
+    );
+    // One object per change of its parts: memoized rows compare it by identity, so a scroll (which
+    // re-renders the list's visible items) does not re-render the rows themselves.
+    const context = useMemo<RowContext>(
+      () => ({ threadId, turnUsage: view.usage.turns, folded, turnsWithUserMessage, toggleFold }),
+      [threadId, view.usage.turns, folded, turnsWithUserMessage, toggleFold],
+    );
 
     useImperativeHandle(ref, () => ({
       jumpTo(key: string) {
