@@ -16,12 +16,20 @@ const cacheKey = (threadId: string) => `agentlane.thread.${threadId}`;
  * deliverySeq instead of replaying the thread. The state is always rebuilt by the reducer from frames:
  * the page keeps no truth of its own.
  */
-function loadCache(threadId: string): StreamEvent[] {
+function loadCache(threadId: string): { frames: StreamEvent[]; chars: number } {
   try {
     const raw = window.sessionStorage.getItem(cacheKey(threadId));
-    return raw ? (JSON.parse(raw) as StreamEvent[]) : [];
+    return raw ? { frames: JSON.parse(raw) as StreamEvent[], chars: raw.length } : { frames: [], chars: 0 };
   } catch {
-    return [];
+    return { frames: [], chars: 0 };
+  }
+}
+
+function dropCache(threadId: string): void {
+  try {
+    window.sessionStorage.removeItem(cacheKey(threadId));
+  } catch {
+    // Storage disabled: nothing to drop.
   }
 }
 
@@ -55,7 +63,11 @@ export function useThread(threadId: string): ThreadFeed {
 
   useEffect(() => {
     const controller = new AbortController();
-    let frames: StreamEvent[] | undefined = loadCache(threadId);
+    const cached = loadCache(threadId);
+    let frames: StreamEvent[] | undefined = cached.frames;
+    // The frames' JSON size, counted as they arrive: a thread that outgrows the cache lets go of them
+    // at once instead of holding 20,000 envelopes until the next save finds out.
+    let chars = cached.chars;
     let state = reduceTimelineBatch(initialTimelineState(), frames);
     let pending: StreamEvent[] = [];
     let scheduled = false;
@@ -100,7 +112,14 @@ export function useThread(threadId: string): ThreadFeed {
           },
         });
         for await (const event of events) {
-          frames?.push(event);
+          if (frames) {
+            frames.push(event);
+            chars += JSON.stringify(event).length + 1;
+            if (chars > CACHE_LIMIT_CHARS) {
+              frames = undefined;
+              dropCache(threadId);
+            }
+          }
           pending.push(event);
           schedule();
         }
