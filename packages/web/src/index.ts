@@ -13,10 +13,20 @@ export function isWebBuilt(): boolean {
 export async function ensureWebBuilt(options: { force?: boolean; quiet?: boolean } = {}): Promise<string> {
   if (options.force || !isWebBuilt()) {
     const { build } = await import('vite');
-    await build({
-      configFile: fileURLToPath(new URL('../vite.config.ts', import.meta.url)),
-      logLevel: options.quiet ? 'warn' : 'info',
-    });
+    // Vite builds React's development bundle when NODE_ENV says so (Vitest sets it to "test"), and
+    // `npm start` would then serve a build made by a test run: always build for production.
+    const nodeEnv = process.env.NODE_ENV;
+    process.env.NODE_ENV = 'production';
+    try {
+      await build({
+        configFile: fileURLToPath(new URL('../vite.config.ts', import.meta.url)),
+        mode: 'production',
+        logLevel: options.quiet ? 'warn' : 'info',
+      });
+    } finally {
+      if (nodeEnv === undefined) delete process.env.NODE_ENV;
+      else process.env.NODE_ENV = nodeEnv;
+    }
   }
   return webRoot;
 }
