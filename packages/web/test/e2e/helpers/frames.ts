@@ -1,78 +1,17 @@
-import {
-  type CanonicalEvent,
-  type CanonicalEventDraft,
-  type CanonicalStreamEvent,
-  noCapabilities,
-  type StreamEvent,
-} from '@agentlane/contract';
+import { StreamFrames } from '@agentlane/client/testing';
+import { noCapabilities, type StreamEvent } from '@agentlane/contract';
 
-/** Writes StreamEvents the way a server delivers them: deliverySeq per thread, revisions per eventId. */
-export class FrameWriter {
-  deliverySeq = 0;
-  private seq = 0;
-  readonly frames: StreamEvent[] = [];
-  runId = 'run-1';
-  turnId = 'turn-1';
-
-  constructor(readonly threadId: string) {}
-
-  emit(
-    draft: CanonicalEventDraft,
-    options: { eventId?: string; revision?: number; namespace?: string[] } = {},
-  ): CanonicalStreamEvent {
-    this.deliverySeq += 1;
-    this.seq += 1;
-    const event = {
-      ...draft,
-      schemaVersion: 1,
-      eventId: options.eventId ?? `${this.runId}-e${this.seq}`,
-      seq: this.seq,
-      runId: this.runId,
-      threadId: this.threadId,
-      turnId: this.turnId,
-      ts: new Date(Date.UTC(2026, 0, 1, 9, 0, this.seq)).toISOString(),
-      identity: { provider: 'recorded' },
-    } as CanonicalEvent;
-    const frame: CanonicalStreamEvent = {
-      type: draft.kind,
-      deliverySeq: this.deliverySeq,
-      revision: options.revision ?? 1,
-      provisional: true,
-      event,
-      ...(options.namespace ? { namespace: options.namespace } : {}),
-    };
-    this.frames.push(frame);
-    return frame;
-  }
-
-  /** Streams text as many small deltas, the way engines do. */
-  streamText(messageId: string, text: string, chunk = 7): void {
-    this.emit({ kind: 'message.started', payload: { messageId, role: 'assistant' } });
-    for (let i = 0; i < text.length; i += chunk) {
-      this.emit({
-        kind: 'message.delta',
-        payload: { messageId, partId: `${messageId}-p`, delta: text.slice(i, i + chunk) },
-      });
-    }
-  }
-
-  runStatus(status: 'running' | 'completed' | 'failed'): StreamEvent {
-    const frame: StreamEvent = { type: 'run.status', threadId: this.threadId, runId: this.runId, status };
-    this.frames.push(frame);
-    return frame;
-  }
-
-  canonicalized(status: 'completed' | 'failed' = 'completed'): StreamEvent {
-    const frame: StreamEvent = {
-      type: 'run.canonicalized',
-      threadId: this.threadId,
-      runId: this.runId,
-      status,
-      lastDeliverySeq: this.deliverySeq,
-      completedAt: '2026-01-01T09:30:00.000Z',
-    };
-    this.frames.push(frame);
-    return frame;
+/** StreamEvents of a recorded-looking thread: eventIds per run, `identity.provider` "recorded". */
+export class FrameWriter extends StreamFrames {
+  constructor(threadId: string) {
+    super({
+      threadId,
+      runId: 'run-1',
+      turnId: 'turn-1',
+      provider: 'recorded',
+      eventId: (runId, seq) => `${runId}-e${seq}`,
+      startTime: new Date(Date.UTC(2026, 0, 1, 9)),
+    });
   }
 }
 
