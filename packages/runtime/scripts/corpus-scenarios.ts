@@ -174,6 +174,29 @@ export const CORPUS_SCENARIOS: CorpusScenario[] = [
       { text: 'The workspace holds a.txt.' },
     ],
   },
+  {
+    name: 'token-budget',
+    input: base(
+      'token-budget',
+      'The turn passes its token budget (300) after two tool steps: a harness.warning with the figures and a synthesized answer without tools.',
+      {
+        prompt: 'Keep reading files.',
+        engine: { ...engine('openai-chat', { plan: false }), turnTokenBudget: 300 },
+        files: { 'a.txt': 'a\n' },
+      },
+    ),
+    replies: [
+      {
+        toolCalls: [{ name: 'read_file', arguments: { path: 'a.txt' }, id: 'call_b1' }],
+        usage: { inputTokens: 120, outputTokens: 40 },
+      },
+      {
+        toolCalls: [{ name: 'list_files', arguments: {}, id: 'call_b2' }],
+        usage: { inputTokens: 150, outputTokens: 30 },
+      },
+      { text: 'a.txt holds one line: a.', usage: { inputTokens: 190, outputTokens: 10 } },
+    ],
+  },
   writeOn('openai-responses'),
   writeOn('anthropic'),
   writeOn('google'),

@@ -2,6 +2,7 @@ import { type CheckpointSaver, createPgSaver, createSqliteSaver } from '@agentla
 import type { EngineDriver, EngineSession, TurnInput, TurnIO } from '@agentlane/engine-kit';
 import Database from 'better-sqlite3';
 import { monotonicFactory } from 'ulid';
+import { checkBudget, type TurnBudget } from './budget';
 import { BUILTIN_CAPABILITIES } from './capabilities';
 import type { ModelApi, ModelSettings } from './model';
 import type { HarnessPlugin } from './plugin';
@@ -41,6 +42,13 @@ export interface BuiltinDriverConfig {
   plan?: boolean;
   /** Model steps in the tool loop before the step limit (default 8). */
   maxSteps?: number;
+  /**
+   * Per-turn token budget of the tool loop: input + output tokens of the turn's model calls (sub-agents
+   * included). Reached before a step: a harness.warning and an answer synthesized without tools. Default off.
+   */
+  turnTokenBudget?: number;
+  /** Per-turn cost budget, in the price table's currency; only for a model `prices` names. Default off. */
+  turnCostBudget?: number;
   systemPrompt?: string;
   /** Where checkpoints go: a saver, or the store's SQLite path / postgres URL. None: no resume across processes. */
   checkpoints?: CheckpointSaver | string;
@@ -71,6 +79,8 @@ function checkConfig(config: BuiltinDriverConfig): void {
     throw new Error('model must be a non-empty string');
   if (config.maxSteps !== undefined && (!Number.isInteger(config.maxSteps) || config.maxSteps < 1))
     throw new Error('maxSteps must be a positive integer');
+  checkBudget('turnTokenBudget', config.turnTokenBudget, true);
+  checkBudget('turnCostBudget', config.turnCostBudget, false);
   if (config.prices !== undefined) checkPrices(config.prices);
   const sub = config.subagents;
   if (
@@ -118,6 +128,10 @@ export function createDriver(config: BuiltinDriverConfig): EngineDriver & { disp
     ...(config.apiKey ? { apiKey: config.apiKey } : {}),
   };
   const plugins = config.plugins ?? [];
+  const budget: TurnBudget = {
+    ...(config.turnTokenBudget !== undefined ? { tokens: config.turnTokenBudget } : {}),
+    ...(config.turnCostBudget !== undefined ? { cost: config.turnCostBudget } : {}),
+  };
   const subagents: SubagentSettings | undefined = config.subagents
     ? {
         depth: 0,
@@ -180,6 +194,7 @@ export function createDriver(config: BuiltinDriverConfig): EngineDriver & { disp
               saver: await saver(),
               plan: config.plan ?? true,
               maxSteps: config.maxSteps ?? 8,
+              budget,
               systemPrompt:
                 config.systemPrompt ??
                 'You are a coding agent working in a workspace folder. Use the tools to inspect and change files, then answer briefly.',

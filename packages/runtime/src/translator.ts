@@ -16,6 +16,7 @@ import {
   type TranslationStep,
   type Translator,
 } from '@agentlane/engine-kit';
+import type { LimitCode } from './budget';
 import type { RuntimeFrame } from './frames';
 import { BUILTIN_PROVIDER } from './provider-id';
 
@@ -40,6 +41,16 @@ export type RuntimeTranslatorState = {
   toolsEnded?: Record<string, true>;
   /** Approvals and questions asked and not answered yet, by id. */
   openAsks?: Record<string, 'approval' | 'question'>;
+};
+
+/**
+ * How a turn whose tool loop a limit stopped ends (the limit's code is the raw stop reason): the step limit is
+ * ACP's max_turn_requests, the token budget its max_tokens; a cost budget has no canonical reason of its own.
+ */
+const LIMIT_STOP: Record<LimitCode, StopReason> = {
+  step_limit: 'max_turn_requests',
+  token_budget: 'max_tokens',
+  cost_budget: 'other',
 };
 
 /** Approval options the built-in engine offers; the chosen optionId maps back to its kind. */
@@ -236,13 +247,14 @@ function harnessFrame(step: Step, f: JsonObject, receivedAt: string): void {
       if (outcome !== 'completed')
         endOpenTools(step, outcome === 'cancelled' ? 'cancelled' : 'failed', str(f.error) || outcome);
       closeOpen(step);
+      const limit = step.state.stopReason;
       const stopReason: StopReason =
         outcome === 'cancelled'
           ? 'cancelled'
           : outcome === 'failed'
             ? 'error'
-            : step.state.stopReason === 'step_limit'
-              ? 'max_turn_requests'
+            : limit && Object.hasOwn(LIMIT_STOP, limit)
+              ? LIMIT_STOP[limit as LimitCode]
               : 'end_turn';
       const started = step.state.turnStartedAt;
       step.state = { ...step.state, ended: true };
@@ -516,7 +528,7 @@ function runtimeFrame(step: Step, f: RuntimeFrame): void {
       return;
     }
     case 'warning':
-      if (f.code === 'step_limit') step.state = { ...step.state, stopReason: 'step_limit' };
+      if (Object.hasOwn(LIMIT_STOP, f.code)) step.state = { ...step.state, stopReason: f.code };
       step.warn(f.code, f.message, f.detail);
       return;
     case 'model':

@@ -9,7 +9,6 @@ import {
   type JsonValue,
   type PlanEntry,
   type StageId,
-  type UsageCost,
 } from '@agentlane/contract';
 import type { TurnInput, TurnIO, TurnOutcome } from '@agentlane/engine-kit';
 import { jsonSchema, type LanguageModel, streamText, type ToolSet, tool } from 'ai';
@@ -20,11 +19,13 @@ import {
   sdkNeedsApproval,
   withApprovalParts,
 } from './approvals';
+import { budgetHit, type LimitHit, type TurnBudget } from './budget';
 import { jsonSafe, toModelMessages } from './conversation';
 import { frame, type RuntimeFrame } from './frames';
 import { authMethodOf, createModel, type HttpObservation, type ModelSettings } from './model';
 import type { HarnessPlugin, PluginTurnContext } from './plugin';
-import { addCost, costOf, type PriceTable } from './prices';
+import { costOf, type PriceTable } from './prices';
+import { addSpend, emptySpend, type Spend } from './spend';
 import { type SubagentSettings, taskTool } from './subagent';
 import { type DefinedTool, type ToolContext, ToolError } from './tools/define-tool';
 
@@ -37,6 +38,10 @@ export interface TurnDeps {
   saver: CheckpointSaver | undefined;
   plan: boolean;
   maxSteps: number;
+  /** Per-turn token / cost limits of the tool loop (sub-agents' spending included); absent: none. */
+  budget?: TurnBudget;
+  /** Where the turn adds up what it spends; a sub-agent's turn gets its own, which the parent then adds. */
+  spend?: Spend;
   systemPrompt: string;
   clock: () => string;
   ids: () => string;
@@ -81,10 +86,9 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
     workspace: deps.workspace,
   };
   let seq = 0;
-  const totals = { inputTokens: 0, outputTokens: 0, reasoningTokens: 0, cachedInputTokens: 0 };
+  const spend = deps.spend ?? emptySpend();
   /** Set only when the price table names the run's model. */
   const price = deps.prices?.[settings.model];
-  let turnCost: UsageCost | undefined;
   const conversation = [...mem.conversation];
   conversation.push({
     id: `${turn.turnId}:user`,
@@ -109,20 +113,27 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
                 checkpointId: undefined,
                 version: 0,
               };
-              const outcome = await runStagedTurn(
-                {
-                  ...deps,
-                  threadId: child.sessionId,
-                  session: memory,
-                  plan: sub.plan,
-                  scope: child.scope,
-                  subagents: { ...sub, depth: sub.depth + 1 },
-                  systemPrompt: `${deps.systemPrompt}\n\n${SUBAGENT_PROMPT}`,
-                },
-                child.turn,
-                childIo,
-              );
-              return { outcome, conversation: memory.conversation };
+              const childSpend = emptySpend();
+              try {
+                const outcome = await runStagedTurn(
+                  {
+                    ...deps,
+                    threadId: child.sessionId,
+                    session: memory,
+                    plan: sub.plan,
+                    scope: child.scope,
+                    subagents: { ...sub, depth: sub.depth + 1 },
+                    systemPrompt: `${deps.systemPrompt}\n\n${SUBAGENT_PROMPT}`,
+                    spend: childSpend,
+                  },
+                  child.turn,
+                  childIo,
+                );
+                return { outcome, conversation: memory.conversation };
+              } finally {
+                // What the child spent is the parent turn's too, also when the child failed or was cancelled.
+                addSpend(spend, childSpend.tokens, childSpend.cost);
+              }
             },
           }) as DefinedTool,
         ]
@@ -275,9 +286,8 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
     const cancelled = io.signal.aborted;
     const status: AuditStatus = cancelled ? 'cancelled' : streamError ? 'error' : 'ok';
     const usageOut = numbers(usage);
-    for (const k of Object.keys(totals) as (keyof typeof totals)[]) totals[k] += usageOut[k] ?? 0;
     const callCost = Object.keys(usageOut).length > 0 ? costOf(price, usageOut) : undefined;
-    turnCost = addCost(turnCost, callCost);
+    addSpend(spend, usageOut, callCost);
     const last = [...conversation].reverse().find((m) => m.role === 'user');
     audit(
       stage,
@@ -475,17 +485,30 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
 
   // ---- tool-loop
   let answer = '';
-  let needsSynthesis = false;
+  /** Set when a limit stopped the loop: the step number the synthesizing call gets. */
+  let synthesisStep = 0;
+  const budget = deps.budget ?? {};
+  if (budget.cost !== undefined && !price)
+    emit({
+      rt: 'warning',
+      code: 'cost_budget_unpriced',
+      message: `turnCostBudget is not enforced: the price table has no price for ${settings.model}`,
+      detail: { model: settings.model, limit: budget.cost },
+    });
   const loop = await stage('tool-loop', async () => {
     const system = await systemFor('tool-loop', planSystem(deps.systemPrompt, plan));
     for (let step = 1; ; step++) {
-      if (step > deps.maxSteps) {
-        emit({
-          rt: 'warning',
-          code: 'step_limit',
-          message: `the tool loop stopped after ${deps.maxSteps} model steps (maxSteps); the answer is synthesized from what was done`,
-        });
-        needsSynthesis = true;
+      const hit: LimitHit | null =
+        step > deps.maxSteps
+          ? {
+              code: 'step_limit',
+              message: `the tool loop stopped after ${deps.maxSteps} model steps (maxSteps); the answer is synthesized from what was done`,
+              detail: { limit: deps.maxSteps, spent: deps.maxSteps },
+            }
+          : budgetHit(budget, spend, price !== undefined);
+      if (hit) {
+        emit({ rt: 'warning', ...hit });
+        synthesisStep = step;
         return 'ok';
       }
       const out = await modelCall('tool-loop', step, system, true);
@@ -524,12 +547,12 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
 
   // ---- synthesize: the loop's last text is the answer; a loop stopped by the limit gets one call without tools.
   const syn = await stage('synthesize', async () => {
-    if (needsSynthesis) {
+    if (synthesisStep > 0) {
       const system = await systemFor(
         'synthesize',
         'Answer the user now from what was done so far. Do not call tools.',
       );
-      const out = await modelCall('synthesize', deps.maxSteps + 1, system, false);
+      const out = await modelCall('synthesize', synthesisStep, system, false);
       if (out.status === 'cancelled') return 'cancelled';
       if (out.status === 'error') return { error: `the synthesis call failed: ${out.error}` };
       answer = out.text;
@@ -551,11 +574,12 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
 
   // ---- post-turn
   const post = await stage('post-turn', async () => {
-    // With a price for the model, the turn's cost is there even when it is 0 (no usage reported).
-    const cost = price ? (turnCost ?? { amount: 0, currency: price.currency ?? 'USD' }) : undefined;
+    // With a price for the model, the turn's cost is there even when it is 0 (no usage reported). The
+    // totals include what the turn's sub-agents spent.
+    const cost = price ? (spend.cost ?? { amount: 0, currency: price.currency ?? 'USD' }) : undefined;
     emit({
       rt: 'usage',
-      usage: { scope: 'turn', ...nonZero(totals), ...(cost ? { cost } : {}), model: settings.model },
+      usage: { scope: 'turn', ...nonZero(spend.tokens), ...(cost ? { cost } : {}), model: settings.model },
     });
     for (const p of deps.plugins) {
       try {

@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import type { JsonValue } from '@agentlane/contract';
 import { type FakeModelServer, startFakeModelServer } from '@agentlane/fake-model-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDriver } from '../src/index';
-import { runTurn } from './harness';
+import { chatDriver, runTurn } from './harness';
 
 let fake: FakeModelServer;
 let work: string;
@@ -18,15 +17,7 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-const driver = (over: Record<string, unknown> = {}) =>
-  createDriver({
-    api: 'openai-chat',
-    model: 'fake-model',
-    baseURL: `${fake.url}/v1`,
-    apiKey: 'k',
-    plan: false,
-    ...over,
-  });
+const driver = (over: Record<string, unknown> = {}) => chatDriver(fake.url, over);
 
 type Frame = { rt?: string; part?: { type?: string }; frame?: Frame };
 const isTextDelta = (f: JsonValue) => {

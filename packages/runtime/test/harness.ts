@@ -1,6 +1,21 @@
 import type { AuditableCall, CanonicalEventDraft, JsonValue } from '@agentlane/contract';
 import type { ApprovalAnswer, EngineDriver, TurnIO, TurnOutcome } from '@agentlane/engine-kit';
-import { runtimeTranslator } from '../src/index';
+import { createDriver, runtimeTranslator } from '../src/index';
+
+/**
+ * A driver on the fake model server's Chat Completions API without the anchor-plan stage; `over` may hold any
+ * config key, also a wrong one (tests of config errors).
+ */
+export function chatDriver(fakeUrl: string, over: Record<string, unknown> = {}) {
+  return createDriver({
+    api: 'openai-chat',
+    model: 'fake-model',
+    baseURL: `${fakeUrl}/v1`,
+    apiKey: 'k',
+    plan: false,
+    ...over,
+  });
+}
 
 /** Runs one turn of a driver with an in-memory TurnIO (approvals answered by `approve`), then translates it. */
 export async function runTurn(

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type FakeModelServer, startFakeModelServer } from '@agentlane/fake-model-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { costOf, createDriver } from '../src/index';
-import { runTurn } from './harness';
+import { costOf } from '../src/index';
+import { chatDriver, runTurn } from './harness';
 
 let fake: FakeModelServer;
 let work: string;
@@ -17,15 +17,7 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-const driver = (over: Record<string, unknown> = {}) =>
-  createDriver({
-    api: 'openai-chat',
-    model: 'fake-model',
-    baseURL: `${fake.url}/v1`,
-    apiKey: 'k',
-    plan: false,
-    ...over,
-  });
+const driver = (over: Record<string, unknown> = {}) => chatDriver(fake.url, over);
 
 const twoSteps = () =>
   fake.setScenario([

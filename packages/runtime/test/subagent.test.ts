@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type FakeModelServer, startFakeModelServer } from '@agentlane/fake-model-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDriver } from '../src/index';
-import { runTurn } from './harness';
+import { chatDriver, runTurn } from './harness';
 
 let fake: FakeModelServer;
 let work: string;
@@ -41,14 +40,7 @@ describe('the task tool (sub-agents)', () => {
       { text: 'The sub-agent wrote note.txt.' },
     ]);
     const asked: string[] = [];
-    const driver = createDriver({
-      api: 'openai-chat',
-      model: 'fake-model',
-      baseURL: `${fake.url}/v1`,
-      apiKey: 'k',
-      plan: false,
-      subagents: true,
-    });
+    const driver = chatDriver(fake.url, { subagents: true });
     const r = await runTurn(driver, {
       prompt: 'delegate the note',
       workDir: work,
@@ -136,14 +128,7 @@ describe('the task tool (sub-agents)', () => {
       { text: 'middle' },
       { text: 'top' },
     ]);
-    const driver = createDriver({
-      api: 'openai-chat',
-      model: 'fake-model',
-      baseURL: `${fake.url}/v1`,
-      apiKey: 'k',
-      plan: false,
-      subagents: { maxDepth: 2 },
-    });
+    const driver = chatDriver(fake.url, { subagents: { maxDepth: 2 } });
     const r = await runTurn(driver, { prompt: 'nest', workDir: work });
     expect(r.outcome.outcome).toBe('completed');
     const requests = fake.modelRequests().slice(-5);
@@ -158,16 +143,57 @@ describe('the task tool (sub-agents)', () => {
     expect(started).toEqual([[], [a]]);
   });
 
+  it("the parent turn's usage totals and cost include what its sub-agents spent; the child keeps its own", async () => {
+    fake.setScenario([
+      {
+        toolCalls: [{ name: 'task', arguments: { description: 'd', prompt: 'count' }, id: 'call_u' }],
+        usage: { inputTokens: 100, outputTokens: 10 },
+      },
+      {
+        toolCalls: [{ name: 'list_files', arguments: {}, id: 'call_l' }],
+        usage: { inputTokens: 200, outputTokens: 20 },
+      },
+      { text: 'child done', usage: { inputTokens: 300, outputTokens: 30 } },
+      { text: 'parent done', usage: { inputTokens: 400, outputTokens: 40 } },
+    ]);
+    const driver = chatDriver(fake.url, {
+      subagents: true,
+      prices: { 'fake-model': { input: 1, output: 2 } },
+    });
+    const r = await runTurn(driver, { prompt: 'spend', workDir: work });
+    expect(r.outcome.outcome).toBe('completed');
+    const turnUsage = (scope: 'top' | 'child') =>
+      r.events
+        .filter(
+          (e) =>
+            e.draft.kind === 'usage.updated' &&
+            e.draft.payload.scope === 'turn' &&
+            (scope === 'top' ? !e.namespace : e.namespace?.[0] === 'thr_test:task:call_u'),
+        )
+        .map((e) => e.draft.payload);
+    // The child: 500 in, 50 out, (500 + 100) / 1M. The parent: its own 500 / 50 plus the child's.
+    const totals = (input: number, output: number, amount: number) => [
+      {
+        scope: 'turn',
+        inputTokens: input,
+        outputTokens: output,
+        cost: { amount, currency: 'USD' },
+        model: 'fake-model',
+      },
+    ];
+    expect(turnUsage('child')).toEqual(totals(500, 50, 0.0006));
+    expect(turnUsage('top')).toEqual(totals(1000, 100, 0.0012));
+    // Step usage and ledger rows stay per call: the parent's model rows carry only the parent's own calls.
+    const parentModelRows = r.audit.filter((a) => a.session_id === 'thr_test' && a.call_class === 'model');
+    expect(
+      parentModelRows.map((a) => (a.payload.kind === 'model_call' ? a.payload.usage?.inputTokens : 0)),
+    ).toEqual([100, 400]);
+  });
+
   it('without `subagents` there is no task tool and childSessions is false', async () => {
     fake.setScenario([{ text: 'plain' }]);
     const frames: unknown[] = [];
-    const driver = createDriver({
-      api: 'openai-chat',
-      model: 'm',
-      baseURL: `${fake.url}/v1`,
-      apiKey: 'k',
-      plan: false,
-    });
+    const driver = chatDriver(fake.url, { model: 'm' });
     await runTurn(driver, { prompt: 'hi', workDir: work, onFrame: (f) => frames.push(f) });
     expect(fake.modelRequests().at(-1)?.toolNames).not.toContain('task');
     expect(frames[0]).toMatchObject({ harness: 'session.bound', capabilities: { childSessions: false } });

@@ -38,6 +38,9 @@ export interface CorpusInput {
     subagents?: boolean;
     /** Price table (model → prices per 1M tokens): cost on usage events and ledger model rows. */
     prices?: PriceTable;
+    /** Per-turn budgets of the tool loop (tokens; cost for a priced model); off when absent. */
+    turnTokenBudget?: number;
+    turnCostBudget?: number;
   };
   /** Files the workspace holds before the turn (relative path → UTF-8 content). */
   files: Record<string, string>;

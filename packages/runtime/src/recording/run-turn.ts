@@ -50,6 +50,8 @@ export async function runCorpusTurn(input: CorpusInput, origin: string): Promise
     maxSteps: input.engine.maxSteps,
     ...(input.engine.subagents ? { subagents: true } : {}),
     ...(input.engine.prices ? { prices: input.engine.prices } : {}),
+    ...(input.engine.turnTokenBudget !== undefined ? { turnTokenBudget: input.engine.turnTokenBudget } : {}),
+    ...(input.engine.turnCostBudget !== undefined ? { turnCostBudget: input.engine.turnCostBudget } : {}),
     checkpoints: saver,
     clock: fixedClock(input.clock),
     ids: sequentialIds(input.ids),
