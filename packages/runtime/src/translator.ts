@@ -17,6 +17,17 @@ import {
   type Translator,
 } from '@agentlane/engine-kit';
 import type { LimitCode } from './budget';
+import {
+  cutoffRows,
+  emptyTrack,
+  type LedgerTrack,
+  noteAnswer,
+  noteApproval,
+  noteEnd,
+  noteRow,
+  noteStart,
+  seen,
+} from './cutoff-rows';
 import type { RuntimeFrame } from './frames';
 import { BUILTIN_PROVIDER } from './provider-id';
 
@@ -41,6 +52,8 @@ export type RuntimeTranslatorState = {
   toolsEnded?: Record<string, true>;
   /** Approvals and questions asked and not answered yet, by id. */
   openAsks?: Record<string, 'approval' | 'question'>;
+  /** This scope's ledger rows and started tool calls: a call cut off without a row gets one at the turn's end. */
+  ledger?: LedgerTrack;
 };
 
 /**
@@ -63,7 +76,14 @@ class Step {
   readonly events: TranslatedEvent[] = [];
   readonly artifacts: ArtifactContent[] = [];
   readonly audit: NonNullable<TranslationStep<JsonValue>['audit']> = [];
-  constructor(public state: RuntimeTranslatorState) {}
+  /** `at`: receivedAt of the frame being translated ('' in finish). */
+  constructor(
+    public state: RuntimeTranslatorState,
+    readonly at = '',
+  ) {}
+  track(change: (t: LedgerTrack) => LedgerTrack): void {
+    this.state = { ...this.state, ledger: change(this.state.ledger ?? emptyTrack('', '')) };
+  }
   emit(key: string, draft: TranslatedEvent['draft']): void {
     this.events.push({ key, draft });
   }
@@ -108,7 +128,7 @@ const num = (v: JsonValue | undefined): number | undefined => (typeof v === 'num
  */
 export const runtimeTranslator: Translator<RuntimeTranslatorState> = {
   provider: BUILTIN_PROVIDER,
-  initialState: () => ({
+  initialState: (ctx) => ({
     texts: {},
     reasoning: {},
     tools: {},
@@ -119,9 +139,10 @@ export const runtimeTranslator: Translator<RuntimeTranslatorState> = {
     ended: false,
     children: {},
     scoped: {},
+    ledger: emptyTrack(ctx.threadId, ctx.turnId),
   }),
   translate(record: NativeFrameRecord, state: RuntimeTranslatorState) {
-    const step = new Step(state);
+    const step = new Step(state, record.receivedAt);
     const f = record.frame;
     if (isHarnessFrame(f)) {
       harnessFrame(step, f, record.receivedAt);
@@ -184,6 +205,7 @@ function harnessFrame(step: Step, f: JsonObject, receivedAt: string): void {
         return;
       }
       markAnswered(step, str(f.approvalId));
+      step.track((t) => noteAnswer(t, str(f.approvalId), f));
       const option = APPROVAL_OPTIONS.find((o) => o.optionId === f.optionId);
       const selected = f.outcome === 'selected';
       step.emit(`approval.resolved:${str(f.approvalId)}`, {
@@ -315,6 +337,15 @@ function endOpenTools(step: Step, status: 'failed' | 'cancelled', error: string)
     });
   }
   step.state = { ...step.state, toolsEnded: ended };
+  // The ledger rule: every call that started gets a row, also one a crash cut off (see cutoff-rows.ts).
+  const cut = cutoffRows(
+    step.state.ledger ?? emptyTrack('', ''),
+    status === 'failed' ? 'error' : 'cancelled',
+    error,
+    step.at,
+  );
+  step.state = { ...step.state, ledger: cut.track };
+  step.audit.push(...cut.rows);
 }
 
 /** Closes text and reasoning blocks a step left open (a cancelled stream never sends their end), sub-agents' too. */
@@ -337,6 +368,7 @@ function inScope(step: Step, namespace: string[], body: (sub: Step) => void): vo
   const children = step.state.children ?? {};
   const sub = new Step(
     children[path] ?? { ...runtimeTranslator.initialState(SCOPE_CTX), children: {}, scoped: {} },
+    step.at,
   );
   body(sub);
   step.state = { ...step.state, children: { ...children, [path]: sub.state } };
@@ -391,6 +423,7 @@ function endReasoning(step: Step, key: string): void {
 }
 
 function runtimeFrame(step: Step, f: RuntimeFrame): void {
+  step.track((t) => seen(t, step.at));
   switch (f.rt) {
     case 'part': {
       streamPart(step, f.step, f.part, f.cost);
@@ -403,6 +436,7 @@ function runtimeFrame(step: Step, f: RuntimeFrame): void {
       });
       return;
     case 'tool.start': {
+      step.track((t) => noteStart(t, f, step.at));
       const known = step.state.tools[f.toolCallId];
       if (!known?.started) {
         step.state = {
@@ -443,6 +477,7 @@ function runtimeFrame(step: Step, f: RuntimeFrame): void {
       return;
     }
     case 'tool.end':
+      step.track((t) => noteEnd(t, f));
       step.state = { ...step.state, toolsEnded: { ...(step.state.toolsEnded ?? {}), [f.toolCallId]: true } };
       step.emit(`tool.completed:${f.toolCallId}`, {
         kind: 'tool.completed',
@@ -457,6 +492,7 @@ function runtimeFrame(step: Step, f: RuntimeFrame): void {
       return;
     case 'approval': {
       markAsked(step, f.approvalId, 'approval');
+      step.track((t) => noteApproval(t, f.toolCallId, f.approvalId));
       const diff = f.diff !== undefined ? artifact(f.diff, 'text/x-diff') : undefined;
       if (diff) step.artifacts.push(diff.stored);
       step.emit(`approval.requested:${f.approvalId}`, {
@@ -538,6 +574,7 @@ function runtimeFrame(step: Step, f: RuntimeFrame): void {
       });
       return;
     case 'audit':
+      step.track((t) => noteRow(t, f.row));
       step.audit.push(f.row);
       return;
     case 'child':

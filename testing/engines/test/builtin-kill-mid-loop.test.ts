@@ -248,7 +248,28 @@ describe('built-in engine: agentlane serve killed in the middle of the tool loop
       'tool-loop/tool',
       'tool-loop/model',
     ]);
-    expect(ofB(rows).map((r) => r.record_id)).toEqual(ofB(rowsBeforeKill).map((r) => r.record_id));
+    // Settling the run wrote the one row missing: the command the kill cut off, failed, numbered after the
+    // last row of the turn (its approval was given before the kill).
+    expect(
+      ofB(rows)
+        .slice(0, 4)
+        .map((r) => r.record_id),
+    ).toEqual(ofB(rowsBeforeKill).map((r) => r.record_id));
+    expect(ofB(rows).slice(4)).toEqual([
+      expect.objectContaining({
+        stage_id: 'tool-loop',
+        seq_within_turn: 5,
+        call_class: 'tool',
+        status: 'error',
+        payload: expect.objectContaining({
+          kind: 'tool_call',
+          toolCallId: 'call_k3',
+          toolName: 'run_command',
+          error: 'engine process lost',
+          approval: expect.objectContaining({ decision: 'allow_once' }),
+        }),
+      }),
+    ]);
     expect(rows.map((r) => r.record_id)).toEqual(
       expect.arrayContaining(rowsBeforeKill.map((r) => r.record_id)),
     );
@@ -329,6 +350,18 @@ describe('built-in engine: agentlane serve killed in the middle of the tool loop
       expect.objectContaining({ toolCallId: 'call_p1', status: 'failed', error: 'engine process lost' }),
     ]);
     expect(existsSync(join(work, 'later.txt'))).toBe(false);
+    // The write that never ran still has its ledger row: failed, its approval cancelled by the system.
+    const ofRun = (await auditRows(second.api, threadId)).filter((r) => r.turn_id === run);
+    expect(ofRun.map((r) => `${r.stage_id}/${r.call_class}/${r.status}`)).toEqual([
+      'anchor-plan/model/ok',
+      'tool-loop/model/ok',
+      'tool-loop/tool/error',
+    ]);
+    expect(ofRun[2]?.payload).toMatchObject({
+      toolCallId: 'call_p1',
+      error: 'engine process lost',
+      approval: { decision: 'cancelled', answeredBy: 'system' },
+    });
 
     // The next prompt resumes from the anchor-plan checkpoint of the killed run: its prompt, then the new one.
     const next = await startRun(second.api, threadId, 'Did you write it?');
