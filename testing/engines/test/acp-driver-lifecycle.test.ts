@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -179,3 +179,69 @@ describe.each(ENGINES)('ACP driver lifecycle with the real %s engine', { timeout
     }
   });
 });
+
+/**
+ * Gemini CLI 0.61.0 names a session's file after the minute it starts in (`session-<minute>-<id>.jsonl`) and
+ * writes a fresh one on session/load: a load in the same minute clobbers the history and fails ("No previous
+ * sessions found"), a load in a later minute finds it. Backdating the file makes every run the later-minute
+ * case, where Gemini answers the load and only then streams the history.
+ */
+function backdateGeminiSessions(home: string): void {
+  const tmp = join(home, '.gemini', 'tmp');
+  for (const project of readdirSync(tmp)) {
+    const chats = join(tmp, project, 'chats');
+    if (!existsSync(chats)) continue;
+    for (const file of readdirSync(chats)) {
+      const older = file.replace(/^session-[0-9T-]+-/, 'session-2020-01-01T00-00-');
+      if (older !== file) renameSync(join(chats, file), join(chats, older));
+    }
+  }
+}
+
+describe.runIf(ENGINES.includes('gemini'))(
+  'Gemini CLI history replay after a restart',
+  { timeout: 180_000 },
+  () => {
+    it('the replay streamed after the load response adds nothing to the new run', async () => {
+      const model = await startFakeModelServer({ scenario: answer('Remember: pineapple.') });
+      const workDir = mkdtempSync(join(root, 'gemini-replay-'));
+      const driver = createDriver(
+        geminiPreset({ entry: entries.gemini!, modelBaseUrl: model.url, homeRoot: join(root, 'homes') }),
+      );
+      const first = new DriverHarness(driver, workDir);
+      try {
+        await first.open();
+        expect((await first.turn('Remember the word pineapple.')).outcome).toEqual({ outcome: 'completed' });
+        const binding = first.session!.binding;
+        await first.close();
+        backdateGeminiSessions(String(binding.runtimeBinding.home));
+
+        model.setScenario(answer('The word was pineapple.'));
+        const second = new DriverHarness(driver, workDir);
+        try {
+          await second.open(binding, 2);
+          expect((await second.turn('What was the word?')).outcome).toEqual({ outcome: 'completed' });
+          expect(second.session!.binding.nativeSessionId).toBe(binding.nativeSessionId);
+          // Gemini did replay the first turn, and after its load response.
+          const frames = second.frames.map((f) => JSON.stringify(f));
+          const response = frames.findIndex((f) => f.includes('"id":1,"result"'));
+          expect(
+            frames.findIndex((f, i) => i > response && f.includes('Remember: pineapple.')),
+          ).toBeGreaterThan(0);
+          const events = second.translate(second.frames);
+          const texts = events.flatMap((e) =>
+            e.draft.kind === 'message.completed' ? [e.draft.payload.text] : [],
+          );
+          expect(texts).toEqual(['What was the word?', 'The word was pineapple.']);
+          const started = events.find((e) => e.draft.kind === 'session.started');
+          expect(started?.draft.payload).toMatchObject({ origin: 'load', generation: 2 });
+        } finally {
+          await second.close();
+        }
+      } finally {
+        await first.close();
+        await model.close();
+      }
+    });
+  },
+);

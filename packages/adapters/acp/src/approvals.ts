@@ -93,7 +93,7 @@ export function resolveApproval(
   });
 }
 
-/** A cancelled or failed turn answers every pending approval as cancelled, answered by the system. */
+/** The end of a turn answers every approval still pending as cancelled, answered by the system. */
 export function cancelOpenApprovals(step: Step): void {
   for (const [id, approval] of Object.entries(step.state.approvals)) {
     if (!approval.resolved) resolveApproval(step, id, { outcome: 'cancelled', answeredBy: 'system' });

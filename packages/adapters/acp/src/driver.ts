@@ -24,9 +24,14 @@ import { type AcpEngineConfig, substitute } from './config';
 import { parseAcpEngineOptions } from './config-schema';
 import { connectAcp, type WireDirection } from './connection';
 import { isObj, list, obj, str } from './narrow';
+import { waitForQuiet } from './quiet';
 import { ACP_COMMANDS_EVENT, createAcpTranslator } from './translator';
 
 const PROTOCOL_VERSION = 1;
+
+/** How long the agent must be silent after a session/load before the first prompt, and the most to wait. */
+const REPLAY_QUIET_MS = 250;
+const REPLAY_WAIT_MAX_MS = 5_000;
 
 /** Requests whose successful response binds the native session (session.bound must follow it directly). */
 const SESSION_METHODS = new Set(['session/new', 'session/load', 'session/resume']);
@@ -97,6 +102,10 @@ class AcpSession implements EngineSession {
    * (generation 1, capabilities negotiated without the harness's view).
    */
   private held: JsonValue[] | null = null;
+  /** A session/load succeeded: the first prompt waits until the history replay has gone quiet (quiet.ts). */
+  private replayPending = false;
+  /** When the agent last sent anything (ms since the epoch). */
+  private lastAgentFrameAt = 0;
 
   private constructor(
     private readonly config: AcpEngineConfig,
@@ -155,6 +164,7 @@ class AcpSession implements EngineSession {
     if (dir === 'client->agent' && id !== undefined && SESSION_METHODS.has(str(rpc?.method) ?? '')) {
       this.sessionRequests.add(id);
     }
+    if (dir === 'agent->client') this.lastAgentFrameAt = Date.now();
     this.emit({ dir, msg });
     if (
       dir === 'agent->client' &&
@@ -243,6 +253,7 @@ class AcpSession implements EngineSession {
             method,
           )) as unknown as JsonObject;
           origin = method === 'session/resume' ? 'resume' : 'load';
+          this.replayPending = origin === 'load';
           this.sessionId = previousId;
         } catch (error) {
           // The engine no longer knows the session (its state was lost): say so, and start a new one below.
@@ -343,6 +354,10 @@ class AcpSession implements EngineSession {
     };
     io.signal.addEventListener('abort', onAbort, { once: true });
     try {
+      if (this.replayPending) {
+        this.replayPending = false;
+        await waitForQuiet(() => this.lastAgentFrameAt, REPLAY_QUIET_MS, REPLAY_WAIT_MAX_MS, io.signal);
+      }
       await this.applyChoices(turn);
       const prompt = this.conn.agent.request('session/prompt', {
         sessionId: this.sessionId,

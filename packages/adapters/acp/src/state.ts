@@ -59,8 +59,13 @@ export type AcpState = {
   sessionStarted: boolean;
   /** Whether the source has harness frames (a live run): then session.started waits for session.bound. */
   harnessSeen: boolean;
-  /** Between a session/load request and its response the agent replays history already shown in earlier runs. */
+  /**
+   * From a session/load request to the next session/prompt request the agent replays history already shown
+   * in earlier runs (Gemini streams it after the load response); see replay.ts.
+   */
   replaying: boolean;
+  /** After that prompt, until the first live update: history-only updates still count as replay. */
+  replayLate: boolean;
   turn: 'none' | 'open' | 'closed';
   turnStartedAt: string | null;
   message: OpenText | null;
@@ -91,6 +96,7 @@ export function initialAcpState(): AcpState {
     sessionStarted: false,
     harnessSeen: false,
     replaying: false,
+    replayLate: false,
     turn: 'none',
     turnStartedAt: null,
     message: null,

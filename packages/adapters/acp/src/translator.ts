@@ -10,6 +10,7 @@ import {
 } from '@agentlane/engine-kit';
 import { onPermissionRequest, resolveApproval } from './approvals';
 import { compact, isObj, obj, rpcId, str } from './narrow';
+import { endReplay, lateUpdateIsReplay, startReplay } from './replay';
 import { emitMetadata, emitMode, emitSessionStarted, onInitializeResult, onSessionResult } from './session';
 import { type AcpState, cloneState, initialAcpState } from './state';
 import { Step } from './step';
@@ -147,9 +148,12 @@ export function createAcpTranslator(options: AcpTranslatorOptions = {}): Transla
       // In a live run a notification may slip between the session response and session.bound; only a
       // trace without harness frames starts the session from the response here.
       if (id !== undefined || !state.harnessSeen) flushPendingSession(step);
-      // A trace with only the agent's side has no prompt request: the first update opens the turn.
-      if (state.turn === 'none') openTurn(step, {});
+      // A trace with only the agent's side has no prompt request: the first update opens the turn. A replayed
+      // update does not: it belongs to earlier runs, and the turn.started that follows carries the prompt.
+      if (state.turn === 'none' && !state.replaying) openTurn(step, {});
       if (id !== undefined) {
+        // A request from the agent (a permission) is live output: a late replay is over.
+        if (!state.replaying) state.replayLate = false;
         state.agentRequests[id] = method;
         if (method === 'session/request_permission') {
           onPermissionRequest(step, id, params);
@@ -160,7 +164,7 @@ export function createAcpTranslator(options: AcpTranslatorOptions = {}): Transla
         return;
       }
       if (method === 'session/update') {
-        if (state.replaying) onReplayedUpdate(step, params);
+        if (state.replaying || lateUpdateIsReplay(step, params)) onReplayedUpdate(step, params);
         else onSessionUpdate(step, params);
         return;
       }
@@ -176,18 +180,8 @@ export function createAcpTranslator(options: AcpTranslatorOptions = {}): Transla
     const error = obj(msg.error);
     const result = obj(msg.result);
     const requestMethod = request?.method ?? inferMethod(result);
-    if (requestMethod === 'session/load' && state.replaying) {
-      state.replaying = false;
-      step.emitHere({
-        kind: 'context.marker',
-        payload: {
-          markerKind: 'reconciling',
-          phase: 'end',
-          label: 'History replay finished',
-          source: 'session/load',
-        },
-      });
-    }
+    // A failed load replays nothing; a successful one may go on replaying after its response (replay.ts).
+    if (requestMethod === 'session/load' && error) endReplay(step, false);
     if (error) {
       if (requestMethod === 'session/prompt') {
         onPromptError(step, error);
@@ -255,23 +249,13 @@ export function createAcpTranslator(options: AcpTranslatorOptions = {}): Transla
     if (method !== undefined) {
       if (id !== undefined) state.clientRequests[id] = { method, params: obj(msg.params) ?? {} };
       if (method === 'session/prompt') {
+        endReplay(step, true);
         flushPendingSession(step);
         // A trace recorded without the harness has no turn.started frame: the prompt request opens the turn.
         if (state.turn === 'none') openTurn(step, { prompt: promptText(obj(msg.params) ?? {}) });
       }
       if (method === 'session/cancel') state.cancelRequested = true;
-      if (method === 'session/load') {
-        state.replaying = true;
-        step.emitHere({
-          kind: 'context.marker',
-          payload: {
-            markerKind: 'reconciling',
-            phase: 'start',
-            label: 'The engine replays the session history',
-            source: 'session/load',
-          },
-        });
-      }
+      if (method === 'session/load') startReplay(step);
       return;
     }
     // Our answer to an agent request.

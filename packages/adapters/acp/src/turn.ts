@@ -1,6 +1,7 @@
 import type { JsonObject, StopReason } from '@agentlane/contract';
 import { cancelOpenApprovals } from './approvals';
 import { compact, isObj, list, num, obj, str } from './narrow';
+import { endReplay } from './replay';
 import type { Step } from './step';
 import { closeText } from './text';
 import { closeOpenTools } from './tools';
@@ -51,11 +52,13 @@ export function promptText(params: JsonObject): string {
 export function completeTurn(step: Step, stopReason: StopReason, rawStopReason?: string): void {
   const state = step.state;
   if (state.turn === 'closed') return;
+  endReplay(step, false);
   closeText(step);
   closeOpenTools(step, stopReason === 'cancelled' ? 'cancelled' : 'failed');
-  // A turn that ended normally had every approval answered (the agent went on); a one-sided trace just
-  // does not show the answer. Only a cancelled or failed turn answers what is left as cancelled.
-  if (stopReason === 'cancelled' || stopReason === 'error') cancelOpenApprovals(step);
+  // An ACP agent cannot finish its prompt while a permission request is pending, so whatever is still open
+  // is over, however the turn ended; without its resolution a client would wait on it forever. A one-sided
+  // trace that does not show the answer reads as cancelled by the system, the honest reading of what it shows.
+  cancelOpenApprovals(step);
   state.turn = 'closed';
   const started = state.turnStartedAt ? Date.parse(state.turnStartedAt) : Number.NaN;
   const duration = Date.parse(step.receivedAt) - started;
