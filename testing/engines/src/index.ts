@@ -1,2 +1,3 @@
 export * from './driver-harness';
 export * from './engines';
+export * from './gemini-sessions';

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, renameSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -18,7 +18,7 @@ import {
   writeFileTool,
 } from '@agentlane/fake-model-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DriverHarness, engineEntries } from '../src/index';
+import { backdateGeminiSessions, DriverHarness, engineEntries } from '../src/index';
 
 const entries = engineEntries();
 const root = mkdtempSync(join(tmpdir(), 'agentlane-acp-life-'));
@@ -179,24 +179,6 @@ describe.each(ENGINES)('ACP driver lifecycle with the real %s engine', { timeout
     }
   });
 });
-
-/**
- * Gemini CLI 0.61.0 names a session's file after the minute it starts in (`session-<minute>-<id>.jsonl`) and
- * writes a fresh one on session/load: a load in the same minute clobbers the history and fails ("No previous
- * sessions found"), a load in a later minute finds it. Backdating the file makes every run the later-minute
- * case, where Gemini answers the load and only then streams the history.
- */
-function backdateGeminiSessions(home: string): void {
-  const tmp = join(home, '.gemini', 'tmp');
-  for (const project of readdirSync(tmp)) {
-    const chats = join(tmp, project, 'chats');
-    if (!existsSync(chats)) continue;
-    for (const file of readdirSync(chats)) {
-      const older = file.replace(/^session-[0-9T-]+-/, 'session-2020-01-01T00-00-');
-      if (older !== file) renameSync(join(chats, file), join(chats, older));
-    }
-  }
-}
 
 describe.runIf(ENGINES.includes('gemini'))(
   'Gemini CLI history replay after a restart',
