@@ -1,6 +1,7 @@
 import {
   AUDIT_RECORD_VERSION,
   type AuditableCall,
+  type AuditPayload,
   type AuditStatus,
   type JsonValue,
 } from '@agentlane/contract';
@@ -20,6 +21,17 @@ type StartedTool = {
   ended?: { status: AuditStatus; error?: string; outputPreview?: string; durationMs: number };
 };
 
+/** A model call the runtime began (its `model.start` frame) and has not written the row of yet. */
+type StartedModelCall = {
+  stage: string;
+  provider: string;
+  model: string;
+  transport: string;
+  authMethod: AuditableCall['session_auth_method'];
+  request: { messageCount: number; toolNames: string[]; promptPreview?: string };
+  startedAt: string;
+};
+
 /**
  * What the translator keeps of one scope's (the turn's, or a sub-agent's) ledger rows, so that a turn that ends
  * while a tool call has no row — its process was killed mid-tool and crash recovery settled the run — still
@@ -34,6 +46,8 @@ export type LedgerTrack = {
   /** Tool calls that have their row. */
   rows: Record<string, true>;
   started: StartedTool[];
+  /** The model call under way: calls of a scope run one at a time, and each ends with its row. */
+  model?: StartedModelCall;
   /** receivedAt of the scope's last runtime frame: the last sign its process was alive. */
   lastAt: string;
 };
@@ -49,13 +63,24 @@ export function seen(t: LedgerTrack, at: string): LedgerTrack {
 export function noteRow(t: LedgerTrack, row: AuditableCall): LedgerTrack {
   const rows =
     row.payload.kind === 'tool_call' ? { ...t.rows, [row.payload.toolCallId]: true as const } : t.rows;
+  // A model row ends the scope's model call under way.
+  const { model, ...rest } = t;
   return {
-    ...t,
+    ...(row.call_class === 'model' ? rest : t),
     sessionId: row.session_id,
     turnId: row.turn_id,
     seq: Math.max(t.seq, row.seq_within_turn),
     rows,
   };
+}
+
+export function noteModelStart(
+  t: LedgerTrack,
+  call: Omit<StartedModelCall, 'startedAt'>,
+  at: string,
+): LedgerTrack {
+  const { stage, provider, model, transport, authMethod, request } = call;
+  return { ...t, model: { stage, provider, model, transport, authMethod, request, startedAt: at } };
 }
 
 export function noteStart(
@@ -122,11 +147,11 @@ export function noteEnd(
 }
 
 /**
- * One row for each started tool call that has none, numbered after the scope's last row, in the order the
- * calls started. The record id is a function of the row's key and time, so re-translating the same source
- * rebuilds the same rows and the ledger's idempotent write makes a second pass a no-op. `at` is when the
- * turn was settled; latency_ms runs to the scope's last frame (a lower bound: when the process died after
- * it is unknown).
+ * One row for each started call that has none — tool calls in the order they started, then the model call
+ * under way — numbered after the scope's last row. The record id is a function of the row's key and time, so
+ * re-translating the same source rebuilds the same rows and the ledger's idempotent write makes a second pass
+ * a no-op. `at` is when the turn was settled; latency_ms runs to the scope's last frame (a lower bound: when
+ * the process died after it is unknown).
  */
 export function cutoffRows(
   t: LedgerTrack,
@@ -137,33 +162,41 @@ export function cutoffRows(
   if (!t.sessionId || !t.turnId) return { track: t, rows: [] };
   const rows: AuditableCall[] = [];
   let seq = t.seq;
-  const done = { ...t.rows };
   const createdAt = at || t.lastAt;
-  for (const s of t.started) {
-    if (done[s.toolCallId]) continue;
+  const since = (startedAt: string) => Date.parse(t.lastAt) - Date.parse(startedAt);
+  const row = (stage: string, call: RowCall, latency: number, payload: AuditPayload): AuditableCall => {
     seq += 1;
-    done[s.toolCallId] = true;
-    const ended = s.ended;
-    const latency = ended ? ended.durationMs : Date.parse(t.lastAt) - Date.parse(s.startedAt);
-    rows.push({
-      record_id: deterministicUlid(Date.parse(createdAt), auditKey(t.sessionId, t.turnId, 'tool-loop', seq)),
+    return {
+      record_id: deterministicUlid(Date.parse(createdAt), auditKey(t.sessionId, t.turnId, stage, seq)),
       audit_record_version: AUDIT_RECORD_VERSION,
       session_id: t.sessionId,
       turn_id: t.turnId,
-      stage_id: 'tool-loop',
+      stage_id: stage,
       seq_within_turn: seq,
       created_at: createdAt,
       actor_kind: 'runtime',
-      session_auth_method: 'none',
+      ...call,
+      latency_ms: Number.isFinite(latency) ? Math.max(0, Math.round(latency)) : 0,
+      finish_reason: null,
+      http_status: null,
+      payload,
+    };
+  };
+  const done = { ...t.rows };
+  for (const s of t.started) {
+    if (done[s.toolCallId]) continue;
+    done[s.toolCallId] = true;
+    const ended = s.ended;
+    const call: RowCall = {
       call_class: 'tool',
+      session_auth_method: 'none',
       provider: 'builtin',
       model: null,
       transport: 'in-process',
       status: ended?.status ?? status,
-      latency_ms: Number.isFinite(latency) ? Math.max(0, Math.round(latency)) : 0,
-      finish_reason: null,
-      http_status: null,
-      payload: {
+    };
+    rows.push(
+      row('tool-loop', call, ended ? ended.durationMs : since(s.startedAt), {
         kind: 'tool_call',
         toolCallId: s.toolCallId,
         toolName: s.name,
@@ -171,8 +204,33 @@ export function cutoffRows(
         ...(ended?.outputPreview !== undefined ? { outputPreview: ended.outputPreview } : {}),
         ...(ended?.error !== undefined ? { error: ended.error } : ended ? {} : { error }),
         ...(s.approval ? { approval: s.approval } : {}),
-      },
-    });
+      }),
+    );
   }
-  return { track: { ...t, seq, rows: done }, rows };
+  const m = t.model;
+  if (m) {
+    const call: RowCall = {
+      call_class: 'model',
+      session_auth_method: m.authMethod,
+      provider: m.provider,
+      model: m.model,
+      transport: m.transport,
+      status,
+    };
+    rows.push(
+      row(m.stage, call, since(m.startedAt), {
+        kind: 'model_call',
+        request: m.request,
+        response: { toolCalls: [] },
+        error,
+      }),
+    );
+  }
+  const { model: _, ...rest } = t;
+  return { track: { ...rest, seq, rows: done }, rows };
 }
+
+type RowCall = Pick<
+  AuditableCall,
+  'call_class' | 'session_auth_method' | 'provider' | 'model' | 'transport' | 'status'
+>;

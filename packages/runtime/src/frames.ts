@@ -1,11 +1,13 @@
 import type {
   ApprovalSubject,
+  AuditAuthMethod,
   AuditableCall,
   ChildState,
   ContextMarkerPayload,
   FileChangeKind,
   JsonObject,
   JsonValue,
+  ModelCallPayload,
   PlanEntry,
   QuestionChoice,
   StageId,
@@ -25,6 +27,17 @@ export type RuntimeFrame =
   /** `cost` (from the configured price table) only on a finish-step part. */
   | { rt: 'part'; stage: StageId; step: number; part: JsonObject; cost?: UsageCost }
   | { rt: 'plan'; entries: PlanEntry[] }
+  /** A model call begins (every stage): what its ledger row needs should the process die before it ends. */
+  | {
+      rt: 'model.start';
+      stage: StageId;
+      step: number;
+      provider: string;
+      model: string;
+      transport: string;
+      authMethod: AuditAuthMethod;
+      request: ModelCallPayload['request'];
+    }
   | {
       rt: 'tool.start';
       toolCallId: string;

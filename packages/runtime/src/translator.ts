@@ -24,6 +24,7 @@ import {
   noteAnswer,
   noteApproval,
   noteEnd,
+  noteModelStart,
   noteRow,
   noteStart,
   seen,
@@ -434,6 +435,9 @@ function runtimeFrame(step: Step, f: RuntimeFrame): void {
         kind: 'plan.updated',
         payload: { planId: 'turn-plan', entries: f.entries },
       });
+      return;
+    case 'model.start':
+      step.track((t) => noteModelStart(t, f, step.at));
       return;
     case 'tool.start': {
       step.track((t) => noteStart(t, f, step.at));

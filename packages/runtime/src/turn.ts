@@ -231,6 +231,23 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
     observation = null;
     const messages = withApprovalParts(toModelMessages(conversation), answered);
     answered = [];
+    const last = [...conversation].reverse().find((m) => m.role === 'user');
+    const request = {
+      messageCount: messages.length,
+      toolNames: withTools ? tools.map((t) => t.name) : [],
+      ...(last ? { promptPreview: partText(last).slice(0, PREVIEW) } : {}),
+    };
+    // What the call's ledger row needs if the process dies before the call ends (see cutoff-rows.ts).
+    emit({
+      rt: 'model.start',
+      stage,
+      step,
+      provider: settings.api,
+      model: settings.model,
+      transport: settings.api,
+      authMethod: authMethodOf(settings),
+      request,
+    });
     const sdkTools: ToolSet = {};
     if (withTools)
       for (const t of tools)
@@ -288,7 +305,6 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
     const usageOut = numbers(usage);
     const callCost = Object.keys(usageOut).length > 0 ? costOf(price, usageOut) : undefined;
     addSpend(spend, usageOut, callCost);
-    const last = [...conversation].reverse().find((m) => m.role === 'user');
     audit(
       stage,
       'model',
@@ -296,11 +312,7 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
       latency,
       {
         kind: 'model_call',
-        request: {
-          messageCount: messages.length,
-          toolNames: withTools ? tools.map((t) => t.name) : [],
-          ...(last ? { promptPreview: partText(last).slice(0, PREVIEW) } : {}),
-        },
+        request,
         response: {
           ...(text ? { textPreview: text.slice(0, PREVIEW) } : {}),
           toolCalls: toolCalls.map(({ toolCallId, toolName }) => ({ toolCallId, toolName })),

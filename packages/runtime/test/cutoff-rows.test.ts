@@ -27,20 +27,22 @@ const command = (id: string): ModelReply => ({
   toolCalls: [{ name: 'run_command', arguments: { command: 'echo started; sleep 5' }, id }],
 });
 
-/** The frames a process had stored when it died: everything up to the running command's first output. */
-async function framesUntilCommandOutput(over: Record<string, unknown>): Promise<JsonValue[]> {
+/**
+ * The frames a process had stored when it died: everything up to the first frame of kind `rt` (a running
+ * command's first output, a model call's start). The turn is then aborted, which ends the real command.
+ */
+async function framesUntil(rt: string, prompt: string, over: Record<string, unknown>): Promise<JsonValue[]> {
   const abort = new AbortController();
   let stored: JsonValue[] = [];
   const frames: JsonValue[] = [];
   await runTurn(chatDriver(fake.url, over), {
-    prompt: 'build',
+    prompt,
     workDir: work,
     signal: abort.signal,
     onFrame: (f) => {
       frames.push(f);
-      if (!abort.signal.aborted && JSON.stringify(f).includes('"rt":"terminal"')) {
+      if (!abort.signal.aborted && JSON.stringify(f).includes(`"rt":"${rt}"`)) {
         stored = [...frames];
-        // Ends the real command; the frames from here on are what the crash lost.
         abort.abort();
       }
     },
@@ -51,7 +53,7 @@ async function framesUntilCommandOutput(over: Record<string, unknown>): Promise<
 describe('a tool call cut off by a crash gets its ledger row when recovery settles the run', () => {
   it('one failed row per started call without a row, numbered after the last, the same on every pass', async () => {
     fake.setScenario([command('call_c')]);
-    const frames = await framesUntilCommandOutput({});
+    const frames = await framesUntil('terminal', 'build', {});
     const before = translate(frames).audit;
     expect(before.map((a) => [a.seq_within_turn, a.call_class])).toEqual([[1, 'model']]);
 
@@ -94,7 +96,7 @@ describe('a tool call cut off by a crash gets its ledger row when recovery settl
       { toolCalls: [{ name: 'task', arguments: { description: 'd', prompt: 'build it' }, id: 'call_t' }] },
       command('call_cc'),
     ]);
-    const frames = await framesUntilCommandOutput({ subagents: true });
+    const frames = await framesUntil('terminal', 'build', { subagents: true });
     const { audit } = translate([...frames, ...RECOVERY]);
     const child = 'thr_test:task:call_t';
     expect(audit.map((a) => [a.session_id, a.seq_within_turn, a.call_class, a.status])).toEqual([
@@ -131,6 +133,35 @@ describe('a tool call cut off by a crash gets its ledger row when recovery settl
       status: 'error',
       payload: { toolCallId: 'call_w', approval: { decision: 'cancelled', answeredBy: 'system' } },
     });
+  });
+
+  it('a model call cut off mid-stream gets its row too, in its own stage (also anchor-plan, which streams no parts)', async () => {
+    for (const [plan, stage, seq] of [
+      [true, 'anchor-plan', 1],
+      [false, 'tool-loop', 1],
+    ] as const) {
+      fake.setScenario([{ text: 'a long and slow answer '.repeat(20), chunkSize: 4, chunkDelayMs: 20 }]);
+      const stored = await framesUntil('model.start', 'talk', { plan });
+      const { audit } = translate([...stored, ...RECOVERY]);
+      expect(audit).toEqual([
+        expect.objectContaining({
+          stage_id: stage,
+          seq_within_turn: seq,
+          call_class: 'model',
+          provider: 'openai-chat',
+          model: 'fake-model',
+          transport: 'openai-chat',
+          session_auth_method: 'api_key',
+          status: 'error',
+          payload: {
+            kind: 'model_call',
+            request: expect.objectContaining({ messageCount: 1, promptPreview: 'talk' }),
+            response: { toolCalls: [] },
+            error: 'engine process lost',
+          },
+        }),
+      ]);
+    }
   });
 
   it('a turn that ends well, or a cancelled one whose rows the runtime wrote, gets no extra row', async () => {
