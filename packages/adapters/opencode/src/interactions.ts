@@ -250,7 +250,7 @@ export function onTodoUpdated(out: StepOutput, props: JsonObject): void {
   );
 }
 
-/** At the end of the source: approvals and questions nobody answered are cancelled by the system. */
+/** At the end of a turn or of the source: approvals and questions nobody answered are cancelled by the system. */
 export function cancelOpenInteractions(out: StepOutput): void {
   for (const [id, entry] of Object.entries(out.state.approvals)) {
     if (!entry.resolved) resolveApproval(out, id, { outcome: 'cancelled', answeredBy: 'system' });

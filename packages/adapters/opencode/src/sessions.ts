@@ -1,6 +1,7 @@
 import type { ChildState, JsonObject, StopReason } from '@agentlane/contract';
 import { OPENCODE_CAPABILITIES } from './capabilities';
 import type { StepOutput } from './emit';
+import { cancelOpenInteractions } from './interactions';
 import { asArray, asBoolean, asNumber, asObject, asString, jsonKey } from './narrow';
 import { nextCount, type OpenCodeState } from './state';
 
@@ -241,6 +242,9 @@ export function openTurn(
 export function completeTurn(out: StepOutput, forced: StopReason | null): void {
   const state = out.state;
   if (state.turn === 'closed') return;
+  // A session that went idle (or a turn that ended) waits on nobody: whatever is still asked is over, and
+  // left open it would keep a client waiting on a request no one can answer any more.
+  cancelOpenInteractions(out);
   state.turn = 'closed';
   const stopReason = forced ?? stopReasonOf(state);
   const payload: { stopReason: StopReason; rawStopReason?: string; durationMs?: number } = { stopReason };

@@ -126,6 +126,35 @@ describe('OpenCode translator cases', () => {
     expect(resolved[0]?.draft.payload).toMatchObject({ decision: 'allow_always', answeredBy: 'u1' });
   });
 
+  it('a session that goes idle closes every approval and question still open, before turn.completed', () => {
+    const events = run([
+      created,
+      busy,
+      ev('permission.asked', { id: 'per_2', sessionID: S, permission: 'bash', patterns: ['ls'], always: [] }),
+      ev('question.asked', {
+        id: 'que_2',
+        sessionID: S,
+        questions: [
+          { question: 'One?', header: 'One', options: [{ label: 'A', description: 'a' }] },
+          { question: 'Two?', header: 'Two', options: [{ label: 'B', description: 'b' }] },
+        ],
+      }),
+      idle,
+      // A reply that comes after the turn ended changes nothing: the request was already closed.
+      ev('permission.replied', { sessionID: S, requestID: 'per_2', reply: 'once' }),
+    ]);
+    const kinds = events.map((e) => e.draft.kind);
+    expect(of(events, 'approval.resolved').map((e) => e.draft.payload)).toEqual([
+      expect.objectContaining({ approvalId: 'per_2', outcome: 'cancelled', answeredBy: 'system' }),
+    ]);
+    const questions = of(events, 'question.resolved').map((e) => e.draft.payload);
+    expect(questions).toHaveLength(of(events, 'question.requested').length);
+    expect(questions.length).toBeGreaterThan(0);
+    for (const q of questions) expect(q).toMatchObject({ outcome: 'cancelled', answeredBy: 'system' });
+    expect(kinds.lastIndexOf('approval.resolved')).toBeLessThan(kinds.indexOf('turn.completed'));
+    expect(kinds.lastIndexOf('question.resolved')).toBeLessThan(kinds.indexOf('turn.completed'));
+  });
+
   it('questions, todos, child sessions with namespaces, errors and the idle de-duplication', () => {
     const child = 'ses_child';
     const events = run([

@@ -98,3 +98,40 @@ describe('replay engine', () => {
     expect(frameTimes([{ t: 5 }, { t: 50 }])).toEqual([5, 50]);
   });
 });
+
+/** approval/question ids requested in `events` that no resolution answers. */
+function stillOpen(events: TranslatedEvent[]): string[] {
+  const open = new Set<string>();
+  for (const { draft } of events) {
+    if (draft.kind === 'approval.requested') open.add(draft.payload.approvalId);
+    else if (draft.kind === 'approval.resolved') open.delete(draft.payload.approvalId);
+    else if (draft.kind === 'question.requested') open.add(draft.payload.questionId);
+    else if (draft.kind === 'question.resolved') open.delete(draft.payload.questionId);
+  }
+  return [...open];
+}
+
+// What the web UI's "waiting on you" bar reads: however a replayed run ends (played through, or cancelled,
+// failed at any frame), no request stays open after the turn, since nobody could answer it any more.
+describe('recorded sessions leave no approval or question open at turn end', () => {
+  for (const session of recordedSessions()) {
+    it(`${session.name}: at every frame the run may end at`, () => {
+      const frames = readTrace(session.trace);
+      let requested = 0;
+      for (let cut = 0; cut <= frames.length; cut++) {
+        for (const outcome of ['completed', 'failed', 'cancelled'] as const) {
+          const events = translate(session.provider, [
+            { harness: 'turn.started', prompt: 'replay it' },
+            ...frames.slice(0, cut),
+            ...(outcome === 'cancelled' ? [{ harness: 'turn.cancel_requested' } as JsonValue] : []),
+            { harness: 'turn.ended', outcome },
+          ]);
+          expect(stillOpen(events), `${outcome} after ${cut} frames`).toEqual([]);
+          requested += events.filter((e) => e.draft.kind === 'approval.requested').length;
+        }
+      }
+      // The ACP recordings each ask for one permission; the check is not vacuous there.
+      if (session.provider === 'acp') expect(requested).toBeGreaterThan(0);
+    });
+  }
+});
