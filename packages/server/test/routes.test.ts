@@ -119,4 +119,36 @@ describe('runs and streams', () => {
     resumed.close();
     byQuery.close();
   });
+
+  it('a resumed stream hears again that the runs it may hold as provisional were canonicalized', async () => {
+    const id = await t.createSession();
+    const first = await postJson(`${t.api}/threads/${id}/runs`, { prompt: 'many 5' });
+    const runId = (first.json as { run: { runId: string } }).run.runId;
+    let completion = await t.store.getCompletion(runId);
+    for (let i = 0; !completion && i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      completion = await t.store.getCompletion(runId);
+    }
+    expect(completion).not.toBeNull();
+
+    // A client that saw rows 1..2 while the run was live, then was away when its completion was published.
+    const resumed = new SseReader(`${t.api}/threads/${id}/events?after=2`);
+    await resumed.waitFor((x) => x.events.some((e) => e.type === 'run.canonicalized'));
+    expect(resumed.events.find((e) => e.type === 'run.canonicalized')).toEqual({
+      type: 'run.canonicalized',
+      threadId: id,
+      runId,
+      status: 'completed',
+      lastDeliverySeq: completion?.lastDeliverySeq,
+      completedAt: completion?.completedAt,
+    });
+    resumed.close();
+
+    // A stream from the start gets every row final already: no completion is replayed to it.
+    const fresh = new SseReader(`${t.api}/threads/${id}/events`);
+    await fresh.waitFor((x) => x.seqs.at(-1) === completion?.lastDeliverySeq);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(fresh.events.some((e) => e.type === 'run.canonicalized')).toBe(false);
+    fresh.close();
+  });
 });
