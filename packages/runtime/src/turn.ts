@@ -19,7 +19,7 @@ import {
   sdkNeedsApproval,
   withApprovalParts,
 } from './approvals';
-import { budgetHit, type LimitHit, type TurnBudget } from './budget';
+import { budgetHit, type LimitHit, remainingBudget, type TurnBudget } from './budget';
 import { jsonSafe, toModelMessages } from './conversation';
 import { frame, type RuntimeFrame } from './frames';
 import { authMethodOf, createModel, type HttpObservation, type ModelSettings } from './model';
@@ -125,6 +125,7 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
                     subagents: { ...sub, depth: sub.depth + 1 },
                     systemPrompt: `${deps.systemPrompt}\n\n${SUBAGENT_PROMPT}`,
                     spend: childSpend,
+                    budget: remainingBudget(deps.budget ?? {}, spend),
                   },
                   child.turn,
                   childIo,

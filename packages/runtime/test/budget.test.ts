@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type FakeModelServer, startFakeModelServer } from '@agentlane/fake-model-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chatDriver, runTurn } from './harness';
+import { chatDriver, DELEGATING_TURN, runTurn } from './harness';
 
 let fake: FakeModelServer;
 let work: string;
@@ -81,6 +81,36 @@ describe('the per-turn budget of the tool loop', () => {
     ]);
     expect(warnings(r)[1]).toMatchObject({ detail: { limit: 2, spent: 2 } });
     expect(stop(r)).toMatchObject({ stopReason: 'max_turn_requests' });
+  });
+
+  it("a sub-agent gets what is left of its parent's budget, and what it spent counts against the parent's", async () => {
+    fake.setScenario(DELEGATING_TURN);
+    const r = await runTurn(driver({ turnTokenBudget: 300, subagents: true }), {
+      prompt: 'delegate',
+      workDir: work,
+    });
+    expect(r.outcome.outcome).toBe('completed');
+    const warned = r.events
+      .filter((e) => e.draft.kind === 'harness.warning')
+      .map((e) => [e.namespace ?? [], e.draft.payload]);
+    // The child starts with 300 - 110 = 190 left and stops after its first step (220); the parent's turn has
+    // then spent 110 + 220 + 330 (the child's answer) = 660.
+    expect(warned).toEqual([
+      [
+        ['thr_test:task:call_u'],
+        expect.objectContaining({ code: 'token_budget', detail: { limit: 190, spent: 220 } }),
+      ],
+      [[], expect.objectContaining({ code: 'token_budget', detail: { limit: 300, spent: 660 } })],
+    ]);
+    expect(JSON.stringify(warned[0])).toContain("what was left of the parent turn's turnTokenBudget");
+    expect(rows(r)).toEqual([
+      'tool-loop/model',
+      'tool-loop/model',
+      'tool-loop/tool',
+      'synthesize/model',
+      'tool-loop/tool',
+      'synthesize/model',
+    ]);
   });
 
   it('a budget that is not a positive number is a config error', () => {

@@ -1,5 +1,6 @@
 import type { AuditableCall, CanonicalEventDraft, JsonValue } from '@agentlane/contract';
 import type { ApprovalAnswer, EngineDriver, TurnIO, TurnOutcome } from '@agentlane/engine-kit';
+import type { ModelReply } from '@agentlane/fake-model-server';
 import { createDriver, runtimeTranslator } from '../src/index';
 
 /**
@@ -16,6 +17,23 @@ export function chatDriver(fakeUrl: string, over: Record<string, unknown> = {}) 
     ...over,
   });
 }
+
+/**
+ * A delegating turn with known usage per call: the parent calls `task` (100 in / 10 out), the child lists the
+ * files (200 / 20) and answers (300 / 30), the parent answers (400 / 40). The child is `thr_test:task:call_u`.
+ */
+export const DELEGATING_TURN: ModelReply[] = [
+  {
+    toolCalls: [{ name: 'task', arguments: { description: 'd', prompt: 'count' }, id: 'call_u' }],
+    usage: { inputTokens: 100, outputTokens: 10 },
+  },
+  {
+    toolCalls: [{ name: 'list_files', arguments: {}, id: 'call_l' }],
+    usage: { inputTokens: 200, outputTokens: 20 },
+  },
+  { text: 'child done', usage: { inputTokens: 300, outputTokens: 30 } },
+  { text: 'parent done', usage: { inputTokens: 400, outputTokens: 40 } },
+];
 
 /** Runs one turn of a driver with an in-memory TurnIO (approvals answered by `approve`), then translates it. */
 export async function runTurn(

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type FakeModelServer, startFakeModelServer } from '@agentlane/fake-model-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chatDriver, runTurn } from './harness';
+import { chatDriver, DELEGATING_TURN, runTurn } from './harness';
 
 let fake: FakeModelServer;
 let work: string;
@@ -144,18 +144,7 @@ describe('the task tool (sub-agents)', () => {
   });
 
   it("the parent turn's usage totals and cost include what its sub-agents spent; the child keeps its own", async () => {
-    fake.setScenario([
-      {
-        toolCalls: [{ name: 'task', arguments: { description: 'd', prompt: 'count' }, id: 'call_u' }],
-        usage: { inputTokens: 100, outputTokens: 10 },
-      },
-      {
-        toolCalls: [{ name: 'list_files', arguments: {}, id: 'call_l' }],
-        usage: { inputTokens: 200, outputTokens: 20 },
-      },
-      { text: 'child done', usage: { inputTokens: 300, outputTokens: 30 } },
-      { text: 'parent done', usage: { inputTokens: 400, outputTokens: 40 } },
-    ]);
+    fake.setScenario(DELEGATING_TURN);
     const driver = chatDriver(fake.url, {
       subagents: true,
       prices: { 'fake-model': { input: 1, output: 2 } },
