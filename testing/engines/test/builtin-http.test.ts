@@ -263,6 +263,84 @@ describe.each(['openai-chat', 'openai-responses', 'anthropic', 'google'] as Mode
         ['tool-loop', 'model'],
       ]);
       expect(parentCalls[2]?.payload).toMatchObject({ kind: 'tool_call', toolName: 'task' });
+
+      // The parent turn's usage totals include the sub-agent's: they are the sum over both sessions' model rows.
+      const sum = (calls: AuditableCall[], k: 'inputTokens' | 'outputTokens') =>
+        calls.reduce((n, c) => n + (c.payload.kind === 'model_call' ? (c.payload.usage?.[k] ?? 0) : 0), 0);
+      const totals = top.find((e) => e.event.kind === 'usage.updated' && e.event.payload.scope === 'turn');
+      expect(totals?.event.payload).toMatchObject({
+        inputTokens: sum(parentCalls, 'inputTokens') + sum(childCalls, 'inputTokens'),
+        outputTokens: sum(parentCalls, 'outputTokens') + sum(childCalls, 'outputTokens'),
+      });
+      expect(sum(childCalls, 'inputTokens')).toBeGreaterThan(0);
     }, 60_000);
   },
 );
+
+describe('built-in engine through the HTTP API: the turn budget', () => {
+  it('a turn past its token budget ends its tool loop with a harness.warning and an answer, stop reason max_tokens', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'builtin-budget-'));
+    const work = await mkdtemp(join(tmpdir(), 'builtin-budget-work-'));
+    const step = (id: string) => ({
+      toolCalls: [{ name: 'list_files', arguments: {}, id }],
+      usage: { inputTokens: 100, outputTokens: 20 },
+    });
+    const fake = await startFakeModelServer({
+      script: [
+        { text: '1. Look around', usage: { inputTokens: 100, outputTokens: 5 } },
+        step('call_b1'),
+        step('call_b2'),
+        { text: 'I looked around twice.', usage: { inputTokens: 100, outputTokens: 5 } },
+      ],
+    });
+    const stack = await startBuiltinStack({
+      db: join(dir, 'a.db'),
+      workDir: work,
+      api: 'openai-chat',
+      baseURL: `${fake.url}/v1`,
+      turnTokenBudget: 300,
+    });
+    try {
+      const session = await post(`${stack.api}/sessions`, {
+        engine: 'builtin',
+        title: 'budget',
+        workDir: work,
+      });
+      const threadId = (session.json as { session: { id: string } }).session.id;
+      const stream = new ThreadStream(`${stack.api}/threads/${threadId}/events`);
+      const created = await post(`${stack.api}/threads/${threadId}/runs`, { prompt: 'Look around' });
+      const runId = (created.json as { run: { runId: string } }).run.runId;
+      await stream.waitFor(
+        (events) => events.some((e) => e.type === 'run.canonicalized' && e.runId === runId),
+        30_000,
+      );
+      stream.close();
+      const events = stream.canonical(runId);
+      // Plan 105 + two steps of 120 = 345 tokens before the third step: past 300.
+      expect(events.filter((e) => e.type === 'harness.warning').map((e) => e.event.payload)).toEqual([
+        expect.objectContaining({ code: 'token_budget', detail: { limit: 300, spent: 345 } }),
+      ]);
+      expect(events.find((e) => e.type === 'turn.completed')?.event.payload).toMatchObject({
+        stopReason: 'max_tokens',
+        rawStopReason: 'token_budget',
+      });
+      const answer = events.filter((e) => e.type === 'message.completed').at(-1);
+      expect(answer?.event.payload).toMatchObject({ text: 'I looked around twice.' });
+      const audit = await fetch(`${stack.api}/sessions/${threadId}/audit`);
+      const calls = ((await audit.json()) as { calls: AuditableCall[] }).calls;
+      expect(calls.map((c) => `${c.stage_id}/${c.call_class}`)).toEqual([
+        'anchor-plan/model',
+        'tool-loop/model',
+        'tool-loop/tool',
+        'tool-loop/model',
+        'tool-loop/tool',
+        'synthesize/model',
+      ]);
+    } finally {
+      await stack.stop();
+      await fake.close();
+      await rm(dir, { recursive: true, force: true });
+      await rm(work, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

@@ -15,6 +15,8 @@ export async function startBuiltinStack(options: {
   baseURL: string;
   /** Offer the task tool (sub-agents). */
   subagents?: boolean;
+  /** The per-turn token budget of the tool loop. */
+  turnTokenBudget?: number;
 }) {
   const store = await openStore(options.db);
   const ledger = createSqliteLedger({ database: options.db });
@@ -28,6 +30,7 @@ export async function startBuiltinStack(options: {
     // The driver opens its own saver on the file (never blocking the event loop on a busy lock).
     checkpoints: options.db,
     ...(options.subagents ? { subagents: true } : {}),
+    ...(options.turnTokenBudget ? { turnTokenBudget: options.turnTokenBudget } : {}),
   });
   const lines: string[] = [];
   const lane = createLane({
