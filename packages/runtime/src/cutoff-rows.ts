@@ -74,13 +74,19 @@ export function noteRow(t: LedgerTrack, row: AuditableCall): LedgerTrack {
   };
 }
 
+/** A model call begins; it names the scope's session and turn, which a scope without rows yet lacks. */
 export function noteModelStart(
   t: LedgerTrack,
-  call: Omit<StartedModelCall, 'startedAt'>,
+  call: Omit<StartedModelCall, 'startedAt'> & { sessionId: string; turnId: string },
   at: string,
 ): LedgerTrack {
-  const { stage, provider, model, transport, authMethod, request } = call;
-  return { ...t, model: { stage, provider, model, transport, authMethod, request, startedAt: at } };
+  const { sessionId, turnId, stage, provider, model, transport, authMethod, request } = call;
+  return {
+    ...t,
+    sessionId,
+    turnId,
+    model: { stage, provider, model, transport, authMethod, request, startedAt: at },
+  };
 }
 
 export function noteStart(

@@ -30,6 +30,9 @@ export type RuntimeFrame =
   /** A model call begins (every stage): what its ledger row needs should the process die before it ends. */
   | {
       rt: 'model.start';
+      /** The ledger key's session and turn (a sub-agent's own). */
+      sessionId: string;
+      turnId: string;
       stage: StageId;
       step: number;
       provider: string;

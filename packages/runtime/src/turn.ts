@@ -241,6 +241,8 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
     // What the call's ledger row needs if the process dies before the call ends (see cutoff-rows.ts).
     emit({
       rt: 'model.start',
+      sessionId: deps.threadId,
+      turnId: turn.turnId,
       stage,
       step,
       provider: settings.api,

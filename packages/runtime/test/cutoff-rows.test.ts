@@ -23,15 +23,22 @@ const RECOVERY: JsonValue[] = [
   { harness: 'turn.ended', outcome: 'failed', error: 'engine process lost' },
 ];
 
+const TERMINAL = '"rt":"terminal"';
+const MODEL_START = '"rt":"model.start"';
+
 const command = (id: string): ModelReply => ({
   toolCalls: [{ name: 'run_command', arguments: { command: 'echo started; sleep 5' }, id }],
 });
 
 /**
- * The frames a process had stored when it died: everything up to the first frame of kind `rt` (a running
- * command's first output, a model call's start). The turn is then aborted, which ends the real command.
+ * The frames a process had stored when it died: everything up to the first frame whose JSON holds `marker`
+ * (a running command's first output, a model call's start). The turn is then aborted, which ends the command.
  */
-async function framesUntil(rt: string, prompt: string, over: Record<string, unknown>): Promise<JsonValue[]> {
+async function framesUntil(
+  marker: string,
+  prompt: string,
+  over: Record<string, unknown>,
+): Promise<JsonValue[]> {
   const abort = new AbortController();
   let stored: JsonValue[] = [];
   const frames: JsonValue[] = [];
@@ -41,7 +48,7 @@ async function framesUntil(rt: string, prompt: string, over: Record<string, unkn
     signal: abort.signal,
     onFrame: (f) => {
       frames.push(f);
-      if (!abort.signal.aborted && JSON.stringify(f).includes(`"rt":"${rt}"`)) {
+      if (!abort.signal.aborted && JSON.stringify(f).includes(marker)) {
         stored = [...frames];
         abort.abort();
       }
@@ -53,7 +60,7 @@ async function framesUntil(rt: string, prompt: string, over: Record<string, unkn
 describe('a tool call cut off by a crash gets its ledger row when recovery settles the run', () => {
   it('one failed row per started call without a row, numbered after the last, the same on every pass', async () => {
     fake.setScenario([command('call_c')]);
-    const frames = await framesUntil('terminal', 'build', {});
+    const frames = await framesUntil(TERMINAL, 'build', {});
     const before = translate(frames).audit;
     expect(before.map((a) => [a.seq_within_turn, a.call_class])).toEqual([[1, 'model']]);
 
@@ -96,7 +103,7 @@ describe('a tool call cut off by a crash gets its ledger row when recovery settl
       { toolCalls: [{ name: 'task', arguments: { description: 'd', prompt: 'build it' }, id: 'call_t' }] },
       command('call_cc'),
     ]);
-    const frames = await framesUntil('terminal', 'build', { subagents: true });
+    const frames = await framesUntil(TERMINAL, 'build', { subagents: true });
     const { audit } = translate([...frames, ...RECOVERY]);
     const child = 'thr_test:task:call_t';
     expect(audit.map((a) => [a.session_id, a.seq_within_turn, a.call_class, a.status])).toEqual([
@@ -141,7 +148,7 @@ describe('a tool call cut off by a crash gets its ledger row when recovery settl
       [false, 'tool-loop', 1],
     ] as const) {
       fake.setScenario([{ text: 'a long and slow answer '.repeat(20), chunkSize: 4, chunkDelayMs: 20 }]);
-      const stored = await framesUntil('model.start', 'talk', { plan });
+      const stored = await framesUntil(MODEL_START, 'talk', { plan });
       const { audit } = translate([...stored, ...RECOVERY]);
       expect(audit).toEqual([
         expect.objectContaining({
@@ -162,6 +169,20 @@ describe('a tool call cut off by a crash gets its ledger row when recovery settl
         }),
       ]);
     }
+  });
+
+  it("a sub-agent's first model call cut off: its row goes to the child's session, the task call's to the parent's", async () => {
+    fake.setScenario([
+      { toolCalls: [{ name: 'task', arguments: { description: 'd', prompt: 'talk' }, id: 'call_m' }] },
+      { text: 'a long and slow answer '.repeat(20), chunkSize: 4, chunkDelayMs: 20 },
+    ]);
+    const frames = await framesUntil(`"frame":{${MODEL_START}`, 'delegate', { subagents: true });
+    const { audit } = translate([...frames, ...RECOVERY]);
+    expect(audit.map((a) => [a.session_id, a.turn_id, a.seq_within_turn, a.call_class, a.status])).toEqual([
+      ['thr_test', 'run_test', 1, 'model', 'ok'],
+      ['thr_test:task:call_m', 'run_test:task:call_m', 1, 'model', 'error'],
+      ['thr_test', 'run_test', 2, 'tool', 'error'],
+    ]);
   });
 
   it('a turn that ends well, or a cancelled one whose rows the runtime wrote, gets no extra row', async () => {
