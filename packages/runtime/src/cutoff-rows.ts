@@ -34,8 +34,8 @@ type StartedModelCall = {
 
 /**
  * What the translator keeps of one scope's (the turn's, or a sub-agent's) ledger rows, so that a turn that ends
- * while a tool call has no row — its process was killed mid-tool and crash recovery settled the run — still
- * gets one row per call, as the ledger rule says. Plain JSON, replaced on every change.
+ * while a tool or model call has no row — its process was killed mid-call and crash recovery settled the run —
+ * still gets one row per call, as the ledger rule says. Plain JSON, replaced on every change.
  */
 export type LedgerTrack = {
   /** The scope's session and turn ids (from its rows; the lane's thread and turn at the top). */
@@ -45,6 +45,7 @@ export type LedgerTrack = {
   seq: number;
   /** Tool calls that have their row. */
   rows: Record<string, true>;
+  /** Tool calls started and without a row yet, in start order. */
   started: StartedTool[];
   /** The model call under way: calls of a scope run one at a time, and each ends with its row. */
   model?: StartedModelCall;
@@ -61,17 +62,20 @@ export function seen(t: LedgerTrack, at: string): LedgerTrack {
 }
 
 export function noteRow(t: LedgerTrack, row: AuditableCall): LedgerTrack {
-  const rows =
-    row.payload.kind === 'tool_call' ? { ...t.rows, [row.payload.toolCallId]: true as const } : t.rows;
+  const key = { sessionId: row.session_id, turnId: row.turn_id, seq: Math.max(t.seq, row.seq_within_turn) };
+  if (row.payload.kind === 'tool_call') {
+    const id = row.payload.toolCallId;
+    // A call with its row needs nothing more (its input may be large): only its id is kept.
+    return {
+      ...t,
+      ...key,
+      rows: { ...t.rows, [id]: true },
+      started: t.started.filter((s) => s.toolCallId !== id),
+    };
+  }
   // A model row ends the scope's model call under way.
-  const { model, ...rest } = t;
-  return {
-    ...(row.call_class === 'model' ? rest : t),
-    sessionId: row.session_id,
-    turnId: row.turn_id,
-    seq: Math.max(t.seq, row.seq_within_turn),
-    rows,
-  };
+  const { model: _, ...rest } = t;
+  return { ...rest, ...key };
 }
 
 /** A model call begins; it names the scope's session and turn, which a scope without rows yet lacks. */
@@ -94,7 +98,7 @@ export function noteStart(
   f: { toolCallId: string; name: string; input: JsonValue },
   at: string,
 ): LedgerTrack {
-  if (t.started.some((s) => s.toolCallId === f.toolCallId)) return t;
+  if (t.rows[f.toolCallId] || t.started.some((s) => s.toolCallId === f.toolCallId)) return t;
   return {
     ...t,
     started: [...t.started, { toolCallId: f.toolCallId, name: f.name, input: f.input, startedAt: at }],
@@ -190,7 +194,6 @@ export function cutoffRows(
   };
   const done = { ...t.rows };
   for (const s of t.started) {
-    if (done[s.toolCallId]) continue;
     done[s.toolCallId] = true;
     const ended = s.ended;
     const call: RowCall = {
@@ -233,7 +236,7 @@ export function cutoffRows(
     );
   }
   const { model: _, ...rest } = t;
-  return { track: { ...rest, seq, rows: done }, rows };
+  return { track: { ...rest, seq, rows: done, started: [] }, rows };
 }
 
 type RowCall = Pick<
