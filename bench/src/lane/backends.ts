@@ -100,7 +100,7 @@ export async function sqliteBackend(dir?: string): Promise<Backend> {
         'message.delta',
         1,
         JSON.stringify(e),
-        `h${i}`,
+        '',
         0,
         null,
         ts,
@@ -194,7 +194,7 @@ export async function postgresBackend(): Promise<Backend> {
              '{"schemaVersion":1,"eventId":"ev_' || $2 || '_' || g || '","seq":' || (g + 1) || ',"runId":"' || $2 ||
              '","threadId":"' || $1 || '","turnId":"' || $2 || '","ts":"' || $3 || '","identity":{"provider":"bench"},' ||
              '"kind":"message.delta","payload":{"messageId":"m1","partId":"p' || g || '","delta":"' || $4 || '"}}',
-             'h' || g, 0, NULL, $3
+             '', 0, NULL, $3
            FROM generate_series($5::bigint, $6::bigint) AS g`,
           [threadId, runId, ts, DELTA_TEXT, from, to - 1],
         );

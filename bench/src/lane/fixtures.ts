@@ -1,5 +1,6 @@
-import type { CanonicalEvent, JsonValue } from '@agentlane/contract';
+import { type CanonicalEvent, type JsonValue, SCHEMA_VERSION } from '@agentlane/contract';
 import type { TranslatedEvent, Translator } from '@agentlane/engine-kit';
+import { deriveEventId } from '@agentlane/lane';
 import type { EventWrite } from '@agentlane/store';
 
 /** A minimal translator for the benchmarks: one native frame `{ i, text }` → one message.delta. */
@@ -30,7 +31,11 @@ export function benchFrame(i: number): JsonValue {
   return { i, text: DELTA_TEXT };
 }
 
-/** The rows the baselines insert: the same canonical events the lane produces. */
+/**
+ * The rows the baselines insert: the very events the lane builds from benchFrame(i) (stored as native seq
+ * i + 1), with the lane's eventIds (a short sha256 of runId and the translator key, so they land at random
+ * places of the (event_id, revision) index, as the lane's do) and the same envelope, seq and payload.
+ */
 export function benchEvents(threadId: string, runId: string, from: number, count: number): EventWrite[] {
   const out: EventWrite[] = [];
   const ts = new Date().toISOString();
@@ -38,9 +43,9 @@ export function benchEvents(threadId: string, runId: string, from: number, count
     const i = from + k;
     out.push({
       event: {
-        schemaVersion: 1,
-        eventId: `ev_${runId}_${i}`,
-        seq: i,
+        schemaVersion: SCHEMA_VERSION,
+        eventId: deriveEventId(runId, `d${i + 1}`),
+        seq: i + 1,
         runId,
         threadId,
         turnId: runId,

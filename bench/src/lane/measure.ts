@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { CanonicalStreamEvent, StreamEvent } from '@agentlane/contract';
 import { Materializer, PublishHub, RunPipeline, RunTranslation } from '@agentlane/lane';
 import type { Backend, PlainRow } from './backends';
@@ -123,7 +122,7 @@ export async function measurePlainInsert(b: Backend, rows: number, tag: string):
       w.event.kind,
       1,
       json,
-      createHash('sha256').update(json).digest('hex'),
+      '',
       1,
       null,
       w.event.ts,

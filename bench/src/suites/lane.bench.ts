@@ -1,7 +1,7 @@
 /**
  * The canonical lane against plain database work, on SQLite and PostgreSQL at their default durability.
  * Env: BENCH_INGEST_FRAMES (default 20000), BENCH_REPLAY_EVENTS (default 1000000),
- * BENCH_LANE_BACKENDS (default "sqlite,postgres").
+ * BENCH_LANE_BACKENDS (default "sqlite,postgres"), BENCH_LANE_RUNS (default 3: write figures are the median run).
  */
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,22 +24,56 @@ const BACKENDS = (process.env.BENCH_LANE_BACKENDS ?? 'sqlite,postgres').split(',
 
 const fmt = (n: number) => (n >= 100 ? n.toFixed(0) : n.toPrecision(3));
 
-async function suiteFor(b: Backend): Promise<BenchResult[]> {
+/** Write measurements run this many times (each on a fresh database); the median run is reported. */
+const RUNS = Number(process.env.BENCH_LANE_RUNS ?? 3);
+
+async function median<T>(measure: () => Promise<T>, value: (r: T) => number): Promise<T> {
+  const runs: T[] = [];
+  for (let i = 0; i < RUNS; i++) runs.push(await measure());
+  runs.sort((a, b) => value(a) - value(b));
+  return runs[Math.floor((runs.length - 1) / 2)] as T;
+}
+const same = (n: number) => n;
+
+/**
+ * Opens a fresh database (SQLite: a new file; PostgreSQL: a new schema), runs fn, drops it. Every write
+ * measurement starts from empty tables: with eventIds spread over the whole (event_id, revision) index, a
+ * measurement on a table earlier ones filled would write more index pages than the baseline next to it.
+ */
+async function onFresh<T>(open: () => Promise<Backend>, fn: (b: Backend) => Promise<T>): Promise<T> {
+  const b = await open();
+  try {
+    return await fn(b);
+  } finally {
+    await b.close();
+  }
+}
+
+async function suiteFor(open: () => Promise<Backend>): Promise<BenchResult[]> {
   const out: BenchResult[] = [];
-  const durability = await b.durability();
-  const log = (m: string) => console.log(`  [${b.name}] ${m}`);
+  const { name, durability } = await onFresh(open, async (b) => ({
+    name: b.name,
+    durability: await b.durability(),
+  }));
+  const log = (m: string) => console.log(`  [${name}] ${m}`);
 
   log(`baseline: plain batched INSERTs of ${INGEST_FRAMES} rows (${durability})`);
-  const baseline = await measurePlainInsert(b, INGEST_FRAMES, 'ingest');
+  const baseline = await median(
+    () => onFresh(open, (b) => measurePlainInsert(b, INGEST_FRAMES, 'ingest')),
+    same,
+  );
   out.push({
-    name: `${b.name}: baseline plain INSERT, batch 1000`,
+    name: `${name}: baseline plain INSERT, batch 1000`,
     unit: 'events/s',
     value: baseline,
-    extra: `${INGEST_FRAMES} rows; ${durability}`,
+    extra: `${INGEST_FRAMES} rows (the lane's own rows: same eventIds, envelope, payload); ${durability}; median of ${RUNS} runs, each on a fresh database`,
   });
-  const storeOnly = await measureStoreOnly(b, INGEST_FRAMES, 'diag');
+  const storeOnly = await median(
+    () => onFresh(open, (b) => measureStoreOnly(b, INGEST_FRAMES, 'diag')),
+    same,
+  );
   out.push({
-    name: `${b.name}: diagnostic, store appendFrames + appendEvents only`,
+    name: `${name}: diagnostic, store appendFrames + appendEvents only`,
     unit: 'events/s',
     value: storeOnly,
     ratio: storeOnly / baseline,
@@ -47,28 +81,37 @@ async function suiteFor(b: Backend): Promise<BenchResult[]> {
   });
   for (const subs of [1, 100]) {
     log(`lane ingest: ${INGEST_FRAMES} frames, ${subs} subscriber(s)`);
-    const r = await measureIngest(b, INGEST_FRAMES, subs, `${subs}`);
+    const r = await median(
+      () => onFresh(open, (b) => measureIngest(b, INGEST_FRAMES, subs, `${subs}`)),
+      (x) => x.eventsPerSec,
+    );
     out.push({
-      name: `${b.name}: lane ingest, ${subs} subscriber${subs > 1 ? 's' : ''}`,
+      name: `${name}: lane ingest, ${subs} subscriber${subs > 1 ? 's' : ''}`,
       unit: 'events/s',
       value: r.eventsPerSec,
       ratio: r.eventsPerSec / baseline,
       extra: `frames stored + translated + persisted + delivered; baseline ${fmt(baseline)} events/s; mean group commit ${fmt(r.meanBatch)} frames`,
     });
     out.push({
-      name: `${b.name}: lane ingest, ${subs} sub, p50 latency`,
+      name: `${name}: lane ingest, ${subs} sub, p50 latency`,
       unit: 'ms',
       value: r.p50Ms,
       extra: 'frame emitted → every subscriber, at a steady 1000 frames/s',
     });
     out.push({
-      name: `${b.name}: lane ingest, ${subs} sub, p99 latency`,
+      name: `${name}: lane ingest, ${subs} sub, p99 latency`,
       unit: 'ms',
       value: r.p99Ms,
       extra: 'frame emitted → every subscriber, at a steady 1000 frames/s',
     });
   }
 
+  return [...out, ...(await onFresh(open, (b) => latencyAndReplay(b, durability)))];
+}
+
+async function latencyAndReplay(b: Backend, durability: string): Promise<BenchResult[]> {
+  const out: BenchResult[] = [];
+  const log = (m: string) => console.log(`  [${b.name}] ${m}`);
   log('idle single-frame latency, 200 samples');
   const idle = await measureIdleLatency(b, 200, 'disk');
   // SQLite's durability is an fdatasync of the WAL on this disk: measured right after, same directory.
@@ -156,26 +199,16 @@ async function suiteFor(b: Backend): Promise<BenchResult[]> {
 
 export async function run(): Promise<BenchResult[]> {
   const results: BenchResult[] = [];
-  for (const name of BACKENDS) {
-    if (name === 'sqlite') {
-      const b = await sqliteBackend();
-      try {
-        results.push(...(await suiteFor(b)));
-      } finally {
-        await b.close();
-      }
-    } else if (name === 'postgres') {
+  for (const backend of BACKENDS) {
+    if (backend === 'sqlite') {
+      results.push(...(await suiteFor(() => sqliteBackend())));
+    } else if (backend === 'postgres') {
       const why = await postgresAvailable();
       if (why) {
         console.log(`  [postgres] skipped: unreachable (${why})`);
         continue;
       }
-      const b = await postgresBackend();
-      try {
-        results.push(...(await suiteFor(b)));
-      } finally {
-        await b.close();
-      }
+      results.push(...(await suiteFor(() => postgresBackend())));
     }
   }
   return results;

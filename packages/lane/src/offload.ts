@@ -28,6 +28,8 @@ export class Materializer {
    * events are emitted once, and hashing every one of them would cost as much as storing it.
    */
   private readonly written = new Map<string, { write: EventWrite; sig: string | null }>();
+  /** Set by remember(): the store held rows of this run before, so "not written by me" proves nothing. */
+  private seeded = false;
 
   constructor(
     private readonly store: Store,
@@ -36,28 +38,34 @@ export class Materializer {
 
   /** Seeds "already written" with the latest stored revisions (the final pass compares against them). */
   remember(event: CanonicalEvent, namespace?: string[]): void {
+    this.seeded = true;
     this.written.set(event.eventId, { write: namespace ? { event, namespace } : { event }, sig: null });
   }
 
-  /** Synchronous when the step has no artifacts and no payload above the threshold (the common case). */
-  toWrites(step: BuiltStep): EventWrite[] | Promise<EventWrite[]> {
+  /**
+   * Synchronous when the step has no artifacts and no payload above the threshold (the common case).
+   * `freshRun`: the caller is the live pass of a run that had no rows before it started, so an eventId this
+   * materializer has not written yet was never stored: it goes as a `firstWrite` (no revision lookup).
+   */
+  toWrites(step: BuiltStep, freshRun = false): EventWrite[] | Promise<EventWrite[]> {
+    const first = freshRun && !this.seeded;
     if (step.artifacts.length === 0 && step.events.every((e) => !this.isLarge(e))) {
-      return this.dedupe(step.events);
+      return this.dedupe(step.events, first);
     }
-    return this.toWritesAsync(step);
+    return this.toWritesAsync(step, first);
   }
 
-  private async toWritesAsync(step: BuiltStep): Promise<EventWrite[]> {
+  private async toWritesAsync(step: BuiltStep, first: boolean): Promise<EventWrite[]> {
     for (const a of step.artifacts) {
       const bytes = typeof a.content === 'string' ? Buffer.from(a.content, 'utf8') : a.content;
       await this.store.putArtifact(bytes, a.ref.contentType);
     }
     const all: EventWrite[] = [];
     for (const built of step.events) all.push(...(this.isLarge(built) ? await this.offload(built) : [built]));
-    return this.dedupe(all);
+    return this.dedupe(all, first);
   }
 
-  private dedupe(writes: EventWrite[]): EventWrite[] {
+  private dedupe(writes: EventWrite[], first: boolean): EventWrite[] {
     const out: EventWrite[] = [];
     for (const w of writes) {
       const prev = this.written.get(w.event.eventId);
@@ -68,6 +76,8 @@ export class Materializer {
         this.written.set(w.event.eventId, { write: w, sig });
       } else {
         this.written.set(w.event.eventId, { write: w, sig: null });
+        // The writes are this step's own objects (built for it), so the flag can go on them.
+        if (first) w.firstWrite = true;
       }
       out.push(w);
     }

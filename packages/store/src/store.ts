@@ -162,6 +162,13 @@ export interface OutboxEntry {
 export interface EventWrite {
   event: CanonicalEvent;
   namespace?: string[];
+  /**
+   * The caller knows this eventId was never stored (e.g. the first emission of a key in the live pass of a
+   * fresh run): the store writes revision 1 without looking up the latest one. A wrong claim cannot store
+   * a second revision 1: the (event_id, revision) unique index refuses it, and the whole call fails with
+   * nothing of it stored.
+   */
+  firstWrite?: boolean;
 }
 
 /** What an append did for one event: inserted as a new revision, or skipped because identical. */

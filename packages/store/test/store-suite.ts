@@ -3,6 +3,7 @@ import { type CanonicalEvent, type JsonValue, noCapabilities, SCHEMA_VERSION } f
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type EventWrite, type Store, StoreError } from '../src/index';
+import { contentHash } from '../src/sql/events';
 import type { SqlStoreOptions } from '../src/sql/sql-store';
 
 /** One isolated, migrated, empty store plus the backdoors the suite needs. */
@@ -407,6 +408,74 @@ export function storeSuite(
       expect(ofOther).toHaveLength(1);
       expect(ofOther[0]).toMatchObject({ deliverySeq: 6, namespace: ['child-1'], provisional: false });
       expect((await store.readEvents(threadId, 5, 10))[0]?.namespace).toEqual(['child-1']);
+    });
+
+    test('events: a row that carries its content hash (written before hashes were derived) is compared by it', async () => {
+      const threadId = await newThread();
+      const runId = await newRun(threadId);
+      const original = event(threadId, runId, 1);
+      // The stored text says something else: only the stored hash can make the re-emission a no-op.
+      const text = JSON.stringify(event(threadId, runId, 1, 'other text').event);
+      await fx.execSql(
+        `INSERT INTO canonical_events (thread_id, delivery_seq, event_id, revision, run_id, seq, kind,
+          schema_version, event, content_hash, provisional, namespace, created_at)
+         VALUES (?, 1, ?, 1, ?, ?, 'message.delta', 1, ?, ?, 1, NULL, ?)`,
+        [
+          threadId,
+          original.event.eventId,
+          runId,
+          original.event.seq,
+          text,
+          contentHash(original),
+          new Date().toISOString(),
+        ],
+      );
+      await fx.execSql('UPDATE thread_heads SET head = 1 WHERE thread_id = ?', [threadId]);
+      expect(await store.appendEvents(threadId, [event(threadId, runId, 1)], true)).toEqual({
+        inserted: [],
+        unchanged: 1,
+      });
+      const changed = await store.appendEvents(threadId, [event(threadId, runId, 1, 'changed')], true);
+      expect(changed.inserted.map((r) => [r.deliverySeq, r.revision])).toEqual([[2, 2]]);
+    });
+
+    test('events: a firstWrite is stored as revision 1; a wrong claim fails alone and stores nothing', async () => {
+      const threadId = await newThread();
+      const runId = await newRun(threadId);
+      const claimed = (n: number, delta?: string): EventWrite => ({
+        ...event(threadId, runId, n, delta),
+        firstWrite: true,
+      });
+      const first = await store.appendEvents(threadId, [claimed(1), claimed(2)], true);
+      expect(first.inserted.map((r) => [r.deliverySeq, r.revision])).toEqual([
+        [1, 1],
+        [2, 1],
+      ]);
+      // The same id claimed twice in one call: the second is compared with the first, as without the claim.
+      const twice = await store.appendEvents(threadId, [claimed(3, 'a'), claimed(3, 'b')], true);
+      expect(twice.inserted.map((r) => [r.eventId, r.revision])).toEqual([
+        [`${runId}:3`, 1],
+        [`${runId}:3`, 2],
+      ]);
+      // A wrong claim (eventId 1 is stored) next to a good call issued in the same tick: only it fails.
+      const [wrong, good] = await Promise.allSettled([
+        store.appendEvents(threadId, [claimed(4), claimed(1, 'changed')], true),
+        store.appendEvents(threadId, [event(threadId, runId, 5)], true),
+      ]);
+      expect(wrong.status).toBe('rejected');
+      expect(String((wrong as PromiseRejectedResult).reason)).toContain('firstWrite');
+      expect(good.status === 'fulfilled' && good.value.inserted.map((r) => r.deliverySeq)).toEqual([5]);
+      const rows = await store.readEvents(threadId, 0, 100);
+      expect(rows.map((r) => [r.deliverySeq, r.eventId, r.revision])).toEqual([
+        [1, `${runId}:1`, 1],
+        [2, `${runId}:2`, 1],
+        [3, `${runId}:3`, 1],
+        [4, `${runId}:3`, 2],
+        [5, `${runId}:5`, 1],
+      ]);
+      // Without the claim the same change is a revision.
+      const changed = await store.appendEvents(threadId, [event(threadId, runId, 1, 'changed')], true);
+      expect(changed.inserted.map((r) => [r.deliverySeq, r.revision])).toEqual([[6, 2]]);
     });
 
     test('events: bad input is refused with a clear error naming the field', async () => {

@@ -29,6 +29,38 @@ export function contentHash(write: EventWrite): string {
   return sha256Hex(canonicalJson({ event: rest, namespace: write.namespace ?? null }));
 }
 
+/**
+ * Stored in `content_hash` by rows whose hash is derived when needed, from the row's own `event` and
+ * `namespace` text (JSON round-trips losslessly, so it is the hash the write would have had). Most events are
+ * written once and never compared: hashing each at write time cost as much as serialising it. Rows written
+ * before this carry their sha256 hex, which is compared as is.
+ */
+const DERIVED_HASH = '';
+
+/** The latest revision of an eventId, with what its content hash is computed from when it is needed. */
+interface Latest {
+  revision: number;
+  hash: string;
+  /** The write itself (a row of this batch), or the stored text; used only when `hash` is DERIVED_HASH. */
+  write?: EventWrite;
+  text?: { event: string; namespace: string | null };
+}
+
+function hashOf(latest: Latest): string {
+  if (latest.hash !== DERIVED_HASH) return latest.hash;
+  let write = latest.write;
+  if (!write && latest.text) {
+    const event = JSON.parse(latest.text.event) as CanonicalEvent;
+    const namespace =
+      latest.text.namespace === null ? undefined : (JSON.parse(latest.text.namespace) as string[]);
+    write = namespace ? { event, namespace } : { event };
+  }
+  if (!write)
+    throw new StoreError('unavailable', 'a stored event row has neither a content hash nor its text');
+  latest.hash = contentHash(write);
+  return latest.hash;
+}
+
 /** Rejects a malformed write before it reaches a transaction, naming the field. */
 export function validateWrites(threadId: string, writes: readonly EventWrite[]): void {
   if (typeof threadId !== 'string' || threadId === '')
@@ -48,6 +80,8 @@ export function validateWrites(threadId: string, writes: readonly EventWrite[]):
     if (e.threadId !== threadId) throw new StoreError('invalid', `${at}.threadId must be ${threadId}`);
     if (write.namespace !== undefined && !Array.isArray(write.namespace))
       throw new StoreError('invalid', `writes[${i}].namespace must be an array`);
+    if (write.firstWrite !== undefined && typeof write.firstWrite !== 'boolean')
+      throw new StoreError('invalid', `writes[${i}].firstWrite must be a boolean`);
   });
 }
 
@@ -55,20 +89,30 @@ async function latestRevisions(
   db: SqlBackend,
   conn: SqlConn,
   eventIds: string[],
-): Promise<Map<string, { revision: number; hash: string }>> {
-  const found = new Map<string, { revision: number; hash: string }>();
+): Promise<Map<string, Latest>> {
+  const found = new Map<string, Latest>();
   if (eventIds.length === 0) return found;
-  const rows = await db.selectWhereIn<{ event_id: string; revision: number; content_hash: string }>(
+  // Only ids that exist come back (re-emissions); their text only where the hash is derived.
+  const rows = await db.selectWhereIn<{
+    event_id: string;
+    revision: number | string;
+    content_hash: string;
+    event: string | null;
+    namespace: string | null;
+  }>(
     conn,
-    'SELECT event_id, revision, content_hash FROM canonical_events WHERE',
+    `SELECT event_id, revision, content_hash, CASE WHEN content_hash = '${DERIVED_HASH}' THEN event END AS event,
+      namespace FROM canonical_events WHERE`,
     'event_id',
     eventIds,
   );
   for (const row of rows) {
+    const revision = Number(row.revision);
     const seen = found.get(row.event_id);
-    if (!seen || Number(row.revision) > seen.revision) {
-      found.set(row.event_id, { revision: Number(row.revision), hash: row.content_hash });
-    }
+    if (seen && seen.revision >= revision) continue;
+    const latest: Latest = { revision, hash: row.content_hash };
+    if (row.event !== null) latest.text = { event: row.event, namespace: row.namespace };
+    found.set(row.event_id, latest);
   }
   return found;
 }
@@ -88,25 +132,30 @@ export function appendEventsJob(
     async exec(ctx: BatchContext): Promise<AppendResult> {
       let head = ctx.heads.get(threadId);
       if (head === undefined) throw new StoreError('not_found', `thread ${threadId} not found`);
-      const unknownIds = [...new Set(writes.map((w) => w.event.eventId))].filter(
-        (id) => !ctx.revisions.has(id),
-      );
-      const stored = await latestRevisions(db, ctx.conn, unknownIds);
+      // Claimed first writes are not looked up: if the claim is wrong, the insert breaks the unique index.
+      const unknownIds = new Set<string>();
+      let claims = 0;
+      for (const w of writes) {
+        if (w.firstWrite === true) claims++;
+        else if (!ctx.revisions.has(w.event.eventId)) unknownIds.add(w.event.eventId);
+      }
+      const stored = await latestRevisions(db, ctx.conn, [...unknownIds]);
       const createdAt = now();
       const inserted: DeliveryRow[] = [];
       const params: SqlParam[][] = [];
+      const flag = provisional ? 1 : 0;
       let unchanged = 0;
       for (const write of writes) {
-        const hash = contentHash(write);
-        const latest = ctx.revisions.get(write.event.eventId) ?? stored.get(write.event.eventId);
-        if (latest && latest.hash === hash) {
+        const e = write.event;
+        const latest = ctx.revisions.get(e.eventId) ?? stored.get(e.eventId);
+        // Content is only compared (and hashed) when the eventId was written before: a re-emission.
+        if (latest && hashOf(latest) === contentHash(write)) {
           unchanged++;
           continue;
         }
         const revision = (latest?.revision ?? 0) + 1;
         head += 1;
-        ctx.revisions.set(write.event.eventId, { revision, hash });
-        const e = write.event;
+        ctx.revisions.set(e.eventId, { revision, hash: DERIVED_HASH, write });
         const row: DeliveryRow = {
           threadId,
           deliverySeq: head,
@@ -131,13 +180,23 @@ export function appendEventsJob(
           e.kind,
           e.schemaVersion,
           JSON.stringify(e),
-          hash,
-          provisional ? 1 : 0,
+          DERIVED_HASH,
+          flag,
           write.namespace ? JSON.stringify(write.namespace) : null,
           createdAt,
         ]);
       }
-      await db.insertRows(ctx.conn, 'canonical_events', EVENT_COLUMNS, params);
+      try {
+        await db.insertRows(ctx.conn, 'canonical_events', EVENT_COLUMNS, params);
+      } catch (error) {
+        // Not a StoreError: the shared transaction rolls back and this call is retried alone, where it fails.
+        if (claims > 0 && db.isUniqueViolation(error)) {
+          throw new Error(
+            `appendEvents: an eventId written as a firstWrite is already stored (${errorText(error)})`,
+          );
+        }
+        throw error;
+      }
       if (inserted.length > 0) {
         ctx.heads.set(threadId, head);
         ctx.movedHeads.add(threadId);
@@ -145,6 +204,10 @@ export function appendEventsJob(
       return { inserted, unchanged };
     },
   };
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 interface EventRow {

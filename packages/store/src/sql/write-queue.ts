@@ -1,4 +1,4 @@
-import { StoreError } from '../store';
+import { type EventWrite, StoreError } from '../store';
 import type { SqlBackend, SqlConn } from './sql-conn';
 
 /** A locked source lane: its counters move in memory during the batch and are written back before commit. */
@@ -16,8 +16,8 @@ export interface BatchContext {
   heads: Map<string, number>;
   /** Current state of each locked source lane; a run absent here does not exist. */
   lanes: Map<string, LaneState>;
-  /** Latest revision + content hash of eventIds written earlier in this batch. */
-  revisions: Map<string, { revision: number; hash: string }>;
+  /** Latest revision of eventIds written earlier in this batch (content hashed only when compared). */
+  revisions: Map<string, { revision: number; hash: string; write?: EventWrite }>;
   /** Threads and lanes whose counters the batch moved (written back before commit). */
   movedHeads: Set<string>;
   movedLanes: Set<string>;

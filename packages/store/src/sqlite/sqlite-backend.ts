@@ -65,6 +65,10 @@ export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
   writer.pragma('synchronous = FULL');
   writer.pragma('foreign_keys = ON');
   writer.pragma('busy_timeout = 10000');
+  // A multi-row INSERT inside a transaction keeps a statement journal (to undo just that statement if a row
+  // breaks a constraint); on a temp file that was ~4 KB written per row through write(2), more bytes than the
+  // WAL itself. In memory it costs a page copy. Only statement rollback uses it, never crash recovery.
+  writer.pragma('temp_store = MEMORY');
   // Checkpoints run on a worker thread (checkpointer.ts), never inside this connection's COMMIT; the
   // automatic one stays as a safety net at 10,000 pages should the worker fall behind. Durability is the WAL
   // fsync of every COMMIT, unchanged.
