@@ -11,6 +11,9 @@ export interface SessionBinding {
   capabilities: NegotiatedCapabilities;
 }
 
+/** A native frame's bytes exactly as they crossed the engine's wire (text is stored as its UTF-8). */
+export type RawFrame = string | Uint8Array;
+
 export interface ApprovalAnswer {
   outcome: 'selected' | 'cancelled';
   optionId?: string;
@@ -37,8 +40,12 @@ export interface TurnInput {
 
 /** What a running turn can do with the harness. Everything it emits is stored before it is translated. */
 export interface TurnIO {
-  /** Appends one frame (native or harness) to the run's source lane, in call order. */
-  emit(frame: JsonValue): void;
+  /**
+   * Appends one frame (native or harness) to the run's source lane, in call order. `raw`: the frame as the
+   * engine's wire carried it (an ACP JSON-RPC line, an SSE `data:` text), kept in the store's bounded raw
+   * sidecar next to the parsed frame; harness frames have none.
+   */
+  emit(frame: JsonValue, raw?: RawFrame): void;
   /** Aborted by run.cancel. */
   signal: AbortSignal;
   /** Resolves when the answer, written to the store through the API, reaches this process. */
@@ -71,7 +78,7 @@ export interface OpenSessionOptions {
   /** The session's generation after this open (incremented by the caller when the binding changes). */
   generation: number;
   /** Extra frames to record while opening (initialize/session responses) go to the first run's source lane. */
-  emit(frame: JsonValue): void;
+  emit(frame: JsonValue, raw?: RawFrame): void;
 }
 
 /** One configured engine: how to start or reattach its sessions, and the translator of its frames. */

@@ -5,6 +5,7 @@ import type {
   EngineSession,
   HarnessFrame,
   QuestionAnswer,
+  RawFrame,
   SessionBinding,
   TurnIO,
   TurnOutcome,
@@ -276,14 +277,14 @@ export class RunExecutor {
     const { run } = a;
     let open: OpenSession;
     try {
-      open = await this.openSession(thread, driver, (f) => pipeline.emit(f));
+      open = await this.openSession(thread, driver, (f, raw) => pipeline.emit(f, raw));
     } catch (err) {
       const message = `could not open the engine session: ${errorMessage(err)}`;
       pipeline.emit(harness({ harness: 'engine.error', message, fatal: true }));
       return { outcome: 'failed', error: message };
     }
     const io: TurnIO = {
-      emit: (frame) => pipeline.emit(frame),
+      emit: (frame, raw) => pipeline.emit(frame, raw),
       signal: a.abort.signal,
       awaitApproval: async (approvalId) => {
         const answer = await this.awaitAnswer(a, 'approval', approvalId);
@@ -330,7 +331,7 @@ export class RunExecutor {
   private async openSession(
     thread: ThreadRecord,
     driver: EngineDriver,
-    emit: (frame: JsonValue) => void,
+    emit: (frame: JsonValue, raw?: RawFrame) => void,
   ): Promise<OpenSession> {
     const cached = this.sessions.get(thread.threadId);
     if (cached && cached.driver === driver) {

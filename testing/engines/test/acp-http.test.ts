@@ -15,7 +15,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backdateGeminiSessions, engineEntries } from '../src/index';
 // The OpenCode suite's small stack helper (serve's composition around given drivers, SSE follower).
-import { post, startStack, ThreadStream } from './opencode-stack';
+import { post, rawBesideFrames, startStack, ThreadStream } from './opencode-stack';
 
 const entries = engineEntries();
 const presets = { claude: claudeCodePreset, codex: codexPreset, gemini: geminiPreset } as const;
@@ -165,6 +165,20 @@ describe.each(ENGINES)('%s end to end through agentlane’s HTTP API', { timeout
     expect(events.find((e) => e.type === 'turn.completed')?.event.payload).toMatchObject({
       stopReason: 'end_turn',
     });
+
+    // The raw sidecar holds each JSON-RPC line as it crossed the engine's stdio, next to its parsed frame.
+    const raw = await rawBesideFrames(stack.store, runId);
+    expect(raw.length).toBeGreaterThan(5);
+    for (const r of raw) {
+      if (r.storage !== 'inline') {
+        expect(r.bytes).toBeGreaterThan(8 * 1024);
+        continue;
+      }
+      expect(JSON.parse(r.text ?? '')).toEqual((r.frame as { msg?: unknown }).msg);
+    }
+    const lines = raw.map((r) => r.text ?? '');
+    expect(lines.some((l) => l.includes('"session/request_permission"'))).toBe(true);
+    expect(lines.some((l) => l.includes('"session/prompt"') && l.includes('Create hello.txt'))).toBe(true);
   });
 
   it('run.cancel mid-turn ends the turn cancelled', async () => {

@@ -13,7 +13,7 @@ import {
 } from '@agentlane/fake-model-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCodeBinaryOrReason } from './opencode-harness';
-import { post, startStack, ThreadStream } from './opencode-stack';
+import { post, rawBesideFrames, startStack, ThreadStream } from './opencode-stack';
 
 const { binary, reason } = openCodeBinaryOrReason();
 if (reason) console.warn(`[skip] OpenCode HTTP end-to-end tests: ${reason}`);
@@ -125,6 +125,15 @@ describe.skipIf(!binary)('OpenCode end to end through agentlane’s HTTP API', (
     });
     expect(events.filter((e) => e.type === 'turn.completed')).toHaveLength(1);
     console.info(`[opencode e2e] canonical kinds: ${[...new Set(kinds)].join(', ')}`);
+
+    // The raw sidecar holds each event's SSE `data:` text as OpenCode sent it, next to its parsed frame.
+    const raw = await rawBesideFrames(stack.store, runId);
+    expect(raw.length).toBeGreaterThan(5);
+    for (const r of raw) {
+      if (r.storage === 'inline') expect(JSON.parse(r.text ?? '')).toEqual(r.frame);
+      else expect(r.bytes).toBeGreaterThan(8 * 1024);
+    }
+    expect(raw.some((r) => r.text?.includes('"permission.asked"'))).toBe(true);
   }, 300_000);
 
   it('run.cancel mid-turn aborts the OpenCode session', async () => {

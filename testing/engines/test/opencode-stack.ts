@@ -3,7 +3,7 @@ import type { EngineDriver } from '@agentlane/engine-kit';
 import { createLane } from '@agentlane/lane';
 import type { AuditLedger } from '@agentlane/ledger';
 import { createServer } from '@agentlane/server';
-import { openStore } from '@agentlane/store';
+import { openStore, type Store } from '@agentlane/store';
 import { createParser } from 'eventsource-parser';
 
 /**
@@ -38,6 +38,7 @@ export async function startStack(options: {
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
     api: `http://127.0.0.1:${port}/api/harness`,
+    store,
     async stop() {
       await server.shutdown().catch(() => {});
       await lane.stop().catch(() => {});
@@ -106,4 +107,20 @@ export class ThreadStream {
   close(): void {
     this.abort.abort();
   }
+}
+
+/**
+ * A run's raw sidecar next to its stored frames: for each frame stored with raw bytes, the text (when inline)
+ * and the parsed frame, so a test can check the bytes are the engine's own and belong to that frame.
+ */
+export async function rawBesideFrames(store: Store, runId: string) {
+  const frames = new Map((await store.readFrames(runId)).map((f) => [f.nativeSeq, f.frame]));
+  const decoder = new TextDecoder();
+  return (await store.readRawFrames(runId)).map((r) => ({
+    nativeSeq: r.nativeSeq,
+    storage: r.storage,
+    bytes: r.bytes,
+    text: r.content ? decoder.decode(r.content) : null,
+    frame: frames.get(r.nativeSeq),
+  }));
 }

@@ -10,6 +10,7 @@ import {
   type HarnessFrame,
   type OpenSessionOptions,
   type OwnedProcess,
+  type RawFrame,
   type SessionBinding,
   sandboxEnv,
   sharedDenyAllProxy,
@@ -82,11 +83,14 @@ async function engineHome(config: AcpEngineConfig, previous: SessionBinding | un
   return mkdtemp(join(root, `${config.name.replace(/[^A-Za-z0-9_-]/g, '_')}-`));
 }
 
+/** A frame waiting to be emitted, with the wire line that carried it (none for frames agentlane makes). */
+type Pending = { frame: JsonValue; raw?: RawFrame | undefined };
+
 class AcpSession implements EngineSession {
   binding!: SessionBinding;
-  private sink: ((frame: JsonValue) => void) | null;
+  private sink: ((frame: JsonValue, raw?: RawFrame) => void) | null;
   /** Frames that arrive between turns; they go into the next run's source lane. */
-  private buffered: JsonValue[] = [];
+  private buffered: Pending[] = [];
   private io: TurnIO | null = null;
   private sessionId = '';
   private configOptions: JsonObject[] = [];
@@ -101,7 +105,7 @@ class AcpSession implements EngineSession {
    * first, and a translator that has not seen a harness frame yet starts the session from the bare response
    * (generation 1, capabilities negotiated without the harness's view).
    */
-  private held: JsonValue[] | null = null;
+  private held: Pending[] | null = null;
   /** A session/load succeeded: the first prompt waits until the history replay has gone quiet (quiet.ts). */
   private replayPending = false;
   /** When the agent last sent anything (ms since the epoch). */
@@ -110,7 +114,7 @@ class AcpSession implements EngineSession {
   private constructor(
     private readonly config: AcpEngineConfig,
     private readonly engine: OwnedProcess,
-    emit: (frame: JsonValue) => void,
+    emit: (frame: JsonValue, raw?: RawFrame) => void,
   ) {
     this.sink = emit;
   }
@@ -158,14 +162,14 @@ class AcpSession implements EngineSession {
 
   private conn!: ClientConnection;
 
-  private record = (dir: WireDirection, msg: JsonValue) => {
+  private record = (dir: WireDirection, msg: JsonValue, raw: string) => {
     const rpc = isObj(msg) ? msg : undefined;
     const id = typeof rpc?.id === 'string' || typeof rpc?.id === 'number' ? rpc.id : undefined;
     if (dir === 'client->agent' && id !== undefined && SESSION_METHODS.has(str(rpc?.method) ?? '')) {
       this.sessionRequests.add(id);
     }
     if (dir === 'agent->client') this.lastAgentFrameAt = Date.now();
-    this.emit({ dir, msg });
+    this.emit({ dir, msg }, raw);
     if (
       dir === 'agent->client' &&
       id !== undefined &&
@@ -187,10 +191,10 @@ class AcpSession implements EngineSession {
     }
   };
 
-  private emit(frame: JsonValue): void {
-    if (this.held) this.held.push(frame);
-    else if (this.sink) this.sink(frame);
-    else this.buffered.push(frame);
+  private emit(frame: JsonValue, raw?: RawFrame): void {
+    if (this.held) this.held.push({ frame, raw });
+    else if (this.sink) this.sink(frame, raw);
+    else this.buffered.push({ frame, raw });
   }
 
   /** Emits session.bound right after the session response, then the frames that arrived in between. */
@@ -198,7 +202,7 @@ class AcpSession implements EngineSession {
     const held = this.held ?? [];
     this.held = null;
     this.emit(frame);
-    for (const f of held) this.emit(f);
+    for (const f of held) this.emit(f.frame, f.raw);
   }
 
   private async start(provider: string, options: OpenSessionOptions, home: string): Promise<void> {
@@ -347,8 +351,8 @@ class AcpSession implements EngineSession {
       throw new Error('the engine process is no longer running; the next run starts a new one');
     }
     this.io = io;
-    this.sink = (frame) => io.emit(frame);
-    for (const frame of this.buffered.splice(0)) io.emit(frame);
+    this.sink = (frame, raw) => io.emit(frame, raw);
+    for (const f of this.buffered.splice(0)) io.emit(f.frame, f.raw);
     const onAbort = () => {
       void this.conn.agent.notify('session/cancel', { sessionId: this.sessionId }).catch(() => undefined);
     };

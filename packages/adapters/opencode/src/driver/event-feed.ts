@@ -1,7 +1,9 @@
 import type { JsonObject } from '@agentlane/contract';
 import type { OpencodeClient } from '@opencode-ai/sdk/v2/client';
+import { SseTap } from './sse-tap';
 
-type Listener = (event: JsonObject) => void;
+/** One event of the stream, with the SSE `data:` text it came in when known. */
+type Listener = (event: JsonObject, raw: string | undefined) => void;
 
 /**
  * One `/event` SSE subscription per session's project directory, opened before anything is prompted so no
@@ -20,13 +22,20 @@ export class EventFeed {
     const ready = new Promise<void>((resolve) => {
       connected = resolve;
     });
-    const { stream } = await client.event.subscribe({ directory }, { signal: feed.abort.signal });
+    const tap = new SseTap();
+    const { stream } = await client.event.subscribe(
+      { directory },
+      { signal: feed.abort.signal, fetch: tap.fetch },
+    );
     void (async () => {
       try {
         for await (const event of stream) {
           connected();
+          const type =
+            typeof event === 'object' && event !== null ? (event as { type?: unknown }).type : undefined;
+          const raw = tap.next(typeof type === 'string' ? type : undefined);
           if (typeof event !== 'object' || event === null) continue;
-          for (const listener of feed.listeners) listener(event as unknown as JsonObject);
+          for (const listener of feed.listeners) listener(event as unknown as JsonObject, raw);
         }
       } catch {
         // closed (abort) or the server went away; the session notices through its process or requests.

@@ -53,9 +53,9 @@ export class OpenCodeSession implements EngineSession {
       finish = resolve;
     });
     const answering: Promise<void>[] = [];
-    const off = this.deps.feed.on((event) => {
+    const off = this.deps.feed.on((event, raw) => {
       if (!this.isOurs(event)) return;
-      io.emit(event);
+      io.emit(event, raw);
       const type = asString(event.type);
       const props = asObject(event.properties) ?? {};
       const isRoot = asString(props.sessionID) === this.sessionId;
