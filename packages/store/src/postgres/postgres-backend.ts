@@ -27,6 +27,14 @@ function wrap(client: pg.Pool | pg.PoolClient): SqlConn {
       const result = await client.query(toPg(sql), params as SqlParam[]);
       return result.rows as T[];
     },
+    async rows(sql: string, params: readonly SqlParam[] = []): Promise<unknown[][]> {
+      const result = await client.query({
+        text: toPg(sql),
+        values: params as SqlParam[],
+        rowMode: 'array',
+      });
+      return result.rows as unknown[][];
+    },
     async run(sql: string, params: readonly SqlParam[] = []): Promise<number> {
       const result = await client.query(toPg(sql), params as SqlParam[]);
       return result.rowCount ?? 0;

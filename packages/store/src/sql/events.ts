@@ -210,23 +210,9 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-interface EventRow {
-  thread_id: string;
-  delivery_seq: number | string;
-  event_id: string;
-  revision: number;
-  run_id: string;
-  seq: number;
-  kind: string;
-  schema_version: number;
-  event: string;
-  namespace: string | null;
-  provisional: number;
-}
-
 /**
  * Rows are never updated, so `provisional` is derived here: the stored flag, unless the run's completion
- * record covers the row (deliverySeq <= lastDeliverySeq).
+ * record covers the row (deliverySeq <= lastDeliverySeq). Read as arrays (SqlConn.rows), in this order.
  */
 export const EVENT_SELECT = `SELECT e.thread_id, e.delivery_seq, e.event_id, e.revision, e.run_id, e.seq, e.kind,
   e.schema_version, e.event, e.namespace,
@@ -234,20 +220,21 @@ export const EVENT_SELECT = `SELECT e.thread_id, e.delivery_seq, e.event_id, e.r
     THEN 1 ELSE 0 END AS provisional
 FROM canonical_events e LEFT JOIN canonicalization_completions c ON c.run_id = e.run_id`;
 
-export function toDeliveryRow(r: EventRow): DeliveryRow {
+/** One row of EVENT_SELECT. PostgreSQL returns BIGINT as a string, hence the Number() calls. */
+export function toDeliveryRow(r: unknown[]): DeliveryRow {
   const row: DeliveryRow = {
-    threadId: r.thread_id,
-    deliverySeq: Number(r.delivery_seq),
-    eventId: r.event_id,
-    revision: Number(r.revision),
-    runId: r.run_id,
-    seq: Number(r.seq),
-    kind: r.kind,
-    schemaVersion: Number(r.schema_version),
-    provisional: Number(r.provisional) === 1,
-    event: JSON.parse(r.event) as CanonicalEvent,
+    threadId: r[0] as string,
+    deliverySeq: Number(r[1]),
+    eventId: r[2] as string,
+    revision: Number(r[3]),
+    runId: r[4] as string,
+    seq: Number(r[5]),
+    kind: r[6] as string,
+    schemaVersion: Number(r[7]),
+    provisional: Number(r[10]) === 1,
+    event: JSON.parse(r[8] as string) as CanonicalEvent,
   };
-  if (r.namespace !== null) row.namespace = JSON.parse(r.namespace) as string[];
+  if (r[9] !== null) row.namespace = JSON.parse(r[9] as string) as string[];
   return row;
 }
 
@@ -260,7 +247,7 @@ export async function readEventRows(
   // deliverySeqs of a thread are contiguous (allocated in the insert transaction, a rollback returns them),
   // so the page is also bounded above: the scan touches at most `limit` rows whatever plan the database
   // picks (with stale statistics PostgreSQL would otherwise sort every row after `after`).
-  const rows = await conn.all<EventRow>(
+  const rows = await conn.rows(
     `${EVENT_SELECT} WHERE e.thread_id = ? AND e.delivery_seq > ? AND e.delivery_seq <= ? ORDER BY e.delivery_seq LIMIT ?`,
     [threadId, after, after + limit, limit],
   );
@@ -274,7 +261,7 @@ export async function latestEventRows(
 ): Promise<DeliveryRow[]> {
   const runFilter = runId === undefined ? '' : ' AND run_id = ?';
   const params: SqlParam[] = runId === undefined ? [threadId] : [threadId, runId];
-  const rows = await conn.all<EventRow>(
+  const rows = await conn.rows(
     `${EVENT_SELECT}
 JOIN (SELECT event_id, MAX(revision) AS latest, MIN(delivery_seq) AS first_seq FROM canonical_events
   WHERE thread_id = ?${runFilter} GROUP BY event_id) m ON m.event_id = e.event_id AND m.latest = e.revision

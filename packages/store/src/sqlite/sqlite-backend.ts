@@ -22,7 +22,16 @@ function wrap(db: Db): SqlConn {
     }
     return stmt;
   };
+  const rawCache = new Map<string, Statement>();
   return {
+    async rows(sql: string, params: readonly SqlParam[] = []): Promise<unknown[][]> {
+      let stmt = rawCache.get(sql);
+      if (!stmt) {
+        stmt = db.prepare(sql).raw(true);
+        rawCache.set(sql, stmt);
+      }
+      return stmt.all(...params) as unknown[][];
+    },
     async all<T>(sql: string, params: readonly SqlParam[] = []): Promise<T[]> {
       const stmt = prepare(sql);
       if (!stmt.reader) {
