@@ -94,6 +94,17 @@ export type RuntimeFrame =
       additions: number;
       deletions: number;
     }
+  /** An artifact a tool made; `content` is text, or base64 of bytes when `encoding` says so. */
+  | {
+      rt: 'artifact';
+      toolCallId: string;
+      name: string;
+      contentType: string;
+      content: string;
+      encoding?: 'base64';
+      description?: string;
+      deliver?: boolean;
+    }
   | { rt: 'usage'; usage: UsageUpdatedPayload }
   | { rt: 'marker'; marker: ContextMarkerPayload }
   | { rt: 'warning'; code: string; message: string; detail?: JsonValue }

@@ -1,16 +1,9 @@
 import { createHash } from 'node:crypto';
-import {
-  type ApprovalOptionKind,
-  type ArtifactWithPreview,
-  type JsonObject,
-  type JsonValue,
-  MAX_PREVIEW_CHARS,
-  type StopReason,
-  type UsageCost,
-} from '@agentlane/contract';
+import type { ApprovalOptionKind, JsonObject, JsonValue, StopReason, UsageCost } from '@agentlane/contract';
 import {
   type ArtifactContent,
   isHarnessFrame,
+  makeArtifact,
   type NativeFrameRecord,
   type TranslatedEvent,
   type TranslationStep,
@@ -104,20 +97,6 @@ class Step {
       ...(this.audit.length > 0 ? { audit: this.audit } : {}),
     };
   }
-}
-
-function artifact(
-  content: string,
-  contentType: string,
-): { stored: ArtifactContent; withPreview: ArtifactWithPreview } {
-  const bytes = Buffer.from(content, 'utf8');
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
-  const ref = { id: `sha256-${sha256}`, bytes: bytes.byteLength, sha256, contentType };
-  const preview = content.slice(0, MAX_PREVIEW_CHARS);
-  return {
-    stored: { ref, content },
-    withPreview: { artifact: ref, preview, truncated: preview.length < content.length },
-  };
 }
 
 const str = (v: JsonValue | undefined): string => (typeof v === 'string' ? v : '');
@@ -497,7 +476,7 @@ function runtimeFrame(step: Step, f: RuntimeFrame): void {
     case 'approval': {
       markAsked(step, f.approvalId, 'approval');
       step.track((t) => noteApproval(t, f.toolCallId, f.approvalId));
-      const diff = f.diff !== undefined ? artifact(f.diff, 'text/x-diff') : undefined;
+      const diff = f.diff !== undefined ? makeArtifact(f.diff, 'text/x-diff') : undefined;
       if (diff) step.artifacts.push(diff.stored);
       step.emit(`approval.requested:${f.approvalId}`, {
         kind: 'approval.requested',
@@ -543,7 +522,7 @@ function runtimeFrame(step: Step, f: RuntimeFrame): void {
       return;
     }
     case 'file': {
-      const diff = artifact(f.diff, 'text/x-diff');
+      const diff = makeArtifact(f.diff, 'text/x-diff');
       step.artifacts.push(diff.stored);
       step.emit(`file.changed:${f.toolCallId}:${f.path}`, {
         kind: 'file.changed',
@@ -556,6 +535,34 @@ function runtimeFrame(step: Step, f: RuntimeFrame): void {
           deletions: f.deletions,
         },
       });
+      return;
+    }
+    case 'artifact': {
+      const made = makeArtifact(
+        f.encoding === 'base64' ? Buffer.from(f.content, 'base64') : f.content,
+        f.contentType,
+      );
+      step.artifacts.push(made.stored);
+      const key = `${f.toolCallId}:${made.stored.ref.id}:${f.name}`;
+      step.emit(`artifact.created:${key}`, {
+        kind: 'artifact.created',
+        payload: {
+          artifact: made.stored.ref,
+          name: f.name,
+          preview: made.withPreview.preview,
+          toolCallId: f.toolCallId,
+        },
+      });
+      if (f.deliver) {
+        step.emit(`artifact.delivered:${key}`, {
+          kind: 'artifact.delivered',
+          payload: {
+            artifact: made.stored.ref,
+            name: f.name,
+            ...(f.description !== undefined ? { description: f.description } : {}),
+          },
+        });
+      }
       return;
     }
     case 'usage':

@@ -407,6 +407,15 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
         progress: (message) => emit({ rt: 'tool.progress', toolCallId: call.toolCallId, message }),
         terminal: (c) => emit({ rt: 'terminal', toolCallId: call.toolCallId, ...c }),
         fileChanged: (c) => emit({ rt: 'file', toolCallId: call.toolCallId, ...c }),
+        artifact: ({ content, ...a }) =>
+          emit({
+            rt: 'artifact',
+            toolCallId: call.toolCallId,
+            ...a,
+            ...(typeof content === 'string'
+              ? { content }
+              : { content: Buffer.from(content).toString('base64'), encoding: 'base64' as const }),
+          }),
         ask: async (q) => {
           const questionId = `q-${deps.scope ?? ''}${call.toolCallId}`;
           emit({

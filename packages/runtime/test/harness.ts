@@ -1,5 +1,11 @@
 import type { AuditableCall, CanonicalEventDraft, JsonValue } from '@agentlane/contract';
-import type { ApprovalAnswer, EngineDriver, TurnIO, TurnOutcome } from '@agentlane/engine-kit';
+import type {
+  ApprovalAnswer,
+  ArtifactContent,
+  EngineDriver,
+  TurnIO,
+  TurnOutcome,
+} from '@agentlane/engine-kit';
 import type { ModelReply } from '@agentlane/fake-model-server';
 import { createDriver, runtimeTranslator } from '../src/index';
 
@@ -88,6 +94,7 @@ export function translate(frames: JsonValue[]) {
   let state = runtimeTranslator.initialState(ctx);
   const events: { key: string; draft: CanonicalEventDraft; namespace?: string[] }[] = [];
   const audit: AuditableCall[] = [];
+  const artifacts: ArtifactContent[] = [];
   frames.forEach((frame, i) => {
     const step = runtimeTranslator.translate(
       {
@@ -102,8 +109,9 @@ export function translate(frames: JsonValue[]) {
     state = step.state;
     events.push(...step.events);
     audit.push(...(step.audit ?? []));
+    artifacts.push(...(step.artifacts ?? []));
   });
   const end = runtimeTranslator.finish(state, ctx);
   events.push(...end.events);
-  return { events, audit };
+  return { events, audit, artifacts };
 }

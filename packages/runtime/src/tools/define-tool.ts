@@ -27,6 +27,17 @@ export interface ToolContext {
     additions: number;
     deletions: number;
   }): void;
+  /**
+   * An artifact the tool made (a report, an image, a large output): stored content-addressed and announced
+   * with artifact.created and a bounded preview; `deliver` also hands it to the user (artifact.delivered).
+   */
+  artifact(artifact: {
+    name: string;
+    contentType: string;
+    content: string | Uint8Array;
+    description?: string;
+    deliver?: boolean;
+  }): void;
   /** Asks the user (question.requested → question.resolved); resolves with the answer. */
   ask(question: {
     prompt: string;
