@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { claudeCodePreset, codexPreset, createDriver } from '@agentlane/adapter-acp';
+import { claudeCodePreset, codexPreset, createDriver, geminiPreset } from '@agentlane/adapter-acp';
 import { type AuditableCall, parseAuditableCall, type StreamEvent } from '@agentlane/contract';
 import {
   type FakeModelServer,
@@ -15,12 +15,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engineEntries } from '../src/index';
 import { post, startStack, ThreadStream } from './opencode-stack';
 
-// External engines are audited too, over ACP: real Claude Code and Codex against the fake model server, an
-// approved write and a cancelled turn, the ledger read back through GET /sessions/:id/audit.
+// External engines are audited too, over ACP: real Claude Code, Codex and Gemini CLI against the fake model
+// server, an approved write and a cancelled turn, the ledger read back through GET /sessions/:id/audit.
 
 const entries = engineEntries();
-const presets = { claude: claudeCodePreset, codex: codexPreset } as const;
-const ENGINES = (['claude', 'codex'] as const).filter((name) => {
+const presets = { claude: claudeCodePreset, codex: codexPreset, gemini: geminiPreset } as const;
+const ENGINES = (['claude', 'codex', 'gemini'] as const).filter((name) => {
   if (entries[name]) return true;
   if (process.env.CI === 'true') throw new Error(`engine ${name} is not installed in testing/engines`);
   console.warn(`[skip] ${name} audit end-to-end: the pinned engine is not installed in testing/engines`);

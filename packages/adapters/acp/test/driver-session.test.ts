@@ -88,6 +88,53 @@ describe('ACP driver: session binding and process liveness', () => {
     expect(started?.draft.payload).toMatchObject({ generation: 2, origin: 'load' });
   });
 
+  it('passes every JSON-RPC frame on with the line it crossed stdio in (the raw sidecar), a turn too', async () => {
+    const opened: { frame: JsonValue; raw?: string | Uint8Array }[] = [];
+    const session = await driver.openSession({
+      threadId: 'thr_driver',
+      workDir: root,
+      generation: 1,
+      emit: (frame, raw) => opened.push({ frame, raw }),
+    });
+    open.push(session);
+    const turn: { frame: JsonValue; raw?: string | Uint8Array }[] = [];
+    const outcome = await session.runTurn(
+      { threadId: 'thr_driver', runId: 'run_1', turnId: 'run_1', prompt: 'hi' },
+      {
+        emit: (frame, raw) => turn.push({ frame, raw }),
+        signal: new AbortController().signal,
+        awaitApproval: async () => ({ outcome: 'cancelled' }),
+        awaitQuestion: async () => ({ outcome: 'cancelled' }),
+      },
+    );
+    expect(outcome).toEqual({ outcome: 'completed' });
+    const all = [...opened, ...turn];
+    const rpc = all.filter((f) => wire(f.frame).msg !== undefined);
+    expect(rpc.map((f) => wire(f.frame).msg?.method ?? 'response')).toEqual(
+      expect.arrayContaining(['initialize', 'session/new', 'session/prompt', 'session/update', 'response']),
+    );
+    for (const f of rpc) {
+      expect(typeof f.raw).toBe('string');
+      expect(JSON.parse(String(f.raw))).toEqual(wire(f.frame).msg);
+    }
+    // The eager agent's answer, byte for byte as it wrote it.
+    expect(turn.map((f) => f.raw)).toContain(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        method: 'session/update',
+        params: {
+          sessionId: session.binding.nativeSessionId,
+          update: {
+            sessionUpdate: 'agent_message_chunk',
+            content: { type: 'text', text: 'hello from the eager agent' },
+          },
+        },
+      }),
+    );
+    // Frames agentlane makes itself carry no raw bytes.
+    for (const f of all.filter((x) => wire(x.frame).msg === undefined)) expect(f.raw).toBeUndefined();
+  });
+
   it('isAlive() turns false when the engine process dies between turns', async () => {
     const session = await openSession([], 1);
     expect(session.isAlive?.()).toBe(true);
