@@ -1,17 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type FakeModelServer, startFakeModelServer } from '@agentlane/fake-model-server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chatDriver, DELEGATING_TURN, runTurn } from './harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { chatDriver, DELEGATING_TURN, fakeModelAndWorkspace, runTurn } from './harness';
 
-let fake: FakeModelServer;
-let work: string;
-beforeAll(async () => {
-  fake = await startFakeModelServer({ script: [{ text: 'ok' }] });
-  work = await mkdtemp(join(tmpdir(), 'rt-budget-'));
+const env = fakeModelAndWorkspace('rt-budget-');
+beforeAll(() => {
   // Every tool step spends 100 input + 20 output tokens; the answer without tools 100 + 10.
-  fake.setScenario((req) =>
+  env.fake.setScenario((req) =>
     req.toolNames.length > 0
       ? {
           toolCalls: [{ name: 'list_files', arguments: {}, id: `call_${req.index}` }],
@@ -20,12 +13,8 @@ beforeAll(async () => {
       : { text: 'Here is what I found.', usage: { inputTokens: 100, outputTokens: 10 } },
   );
 });
-afterAll(async () => {
-  await fake.close();
-  await rm(work, { recursive: true, force: true });
-});
 
-const driver = (over: Record<string, unknown> = {}) => chatDriver(fake.url, over);
+const driver = (over: Record<string, unknown> = {}) => chatDriver(env.fake.url, over);
 
 const warnings = (r: Awaited<ReturnType<typeof runTurn>>) =>
   r.events.filter((e) => e.draft.kind === 'harness.warning').map((e) => e.draft.payload);
@@ -35,7 +24,7 @@ const rows = (r: Awaited<ReturnType<typeof runTurn>>) => r.audit.map((a) => `${a
 
 describe('the per-turn budget of the tool loop', () => {
   it('a token budget stops the loop before the step that would pass it, with a warning naming the figures', async () => {
-    const r = await runTurn(driver({ turnTokenBudget: 200 }), { prompt: 'loop', workDir: work });
+    const r = await runTurn(driver({ turnTokenBudget: 200 }), { prompt: 'loop', workDir: env.work });
     expect(r.outcome.outcome).toBe('completed');
     expect(warnings(r)).toEqual([
       expect.objectContaining({ code: 'token_budget', detail: { limit: 200, spent: 240 } }),
@@ -60,7 +49,7 @@ describe('the per-turn budget of the tool loop', () => {
         turnCostBudget: 0.3,
         prices: { 'fake-model': { input: 1000, output: 1000, currency: 'EUR' } },
       }),
-      { prompt: 'loop', workDir: work },
+      { prompt: 'loop', workDir: env.work },
     );
     // 0.12 EUR per tool step: over 0.3 after three.
     expect(warnings(r)).toEqual([
@@ -74,7 +63,10 @@ describe('the per-turn budget of the tool loop', () => {
   });
 
   it('a cost budget without a price for the model is said to be unenforced; the step limit still holds', async () => {
-    const r = await runTurn(driver({ turnCostBudget: 0.01, maxSteps: 2 }), { prompt: 'loop', workDir: work });
+    const r = await runTurn(driver({ turnCostBudget: 0.01, maxSteps: 2 }), {
+      prompt: 'loop',
+      workDir: env.work,
+    });
     expect(warnings(r).map((w) => (w as { code: string }).code)).toEqual([
       'cost_budget_unpriced',
       'step_limit',
@@ -84,10 +76,10 @@ describe('the per-turn budget of the tool loop', () => {
   });
 
   it("a sub-agent gets what is left of its parent's budget, and what it spent counts against the parent's", async () => {
-    fake.setScenario(DELEGATING_TURN);
+    env.fake.setScenario(DELEGATING_TURN);
     const r = await runTurn(driver({ turnTokenBudget: 300, subagents: true }), {
       prompt: 'delegate',
-      workDir: work,
+      workDir: env.work,
     });
     expect(r.outcome.outcome).toBe('completed');
     const warned = r.events

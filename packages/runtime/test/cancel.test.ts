@@ -1,23 +1,12 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { JsonValue } from '@agentlane/contract';
-import { type FakeModelServer, startFakeModelServer } from '@agentlane/fake-model-server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chatDriver, runTurn } from './harness';
+import { describe, expect, it } from 'vitest';
+import { chatDriver, fakeModelAndWorkspace, runTurn } from './harness';
 
-let fake: FakeModelServer;
-let work: string;
-beforeAll(async () => {
-  fake = await startFakeModelServer({ script: [{ text: 'ok' }] });
-  work = await mkdtemp(join(tmpdir(), 'rt-cancel-'));
-});
-afterAll(async () => {
-  await fake.close();
-  await rm(work, { recursive: true, force: true });
-});
+const env = fakeModelAndWorkspace('rt-cancel-');
 
-const driver = (over: Record<string, unknown> = {}) => chatDriver(fake.url, over);
+const driver = (over: Record<string, unknown> = {}) => chatDriver(env.fake.url, over);
 
 type Frame = { rt?: string; part?: { type?: string }; frame?: Frame };
 const isTextDelta = (f: JsonValue) => {
@@ -29,11 +18,11 @@ const LONG = 'A slow answer that streams one small piece at a time, long enough 
 
 describe('run.cancel writes cancelled ledger rows', () => {
   it('an aborted model stream: its model row says cancelled, the open message is closed, the turn is cancelled', async () => {
-    fake.setScenario([{ text: LONG, chunkSize: 4, chunkDelayMs: 20 }]);
+    env.fake.setScenario([{ text: LONG, chunkSize: 4, chunkDelayMs: 20 }]);
     const abort = new AbortController();
     const r = await runTurn(driver(), {
       prompt: 'talk slowly',
-      workDir: work,
+      workDir: env.work,
       signal: abort.signal,
       onFrame: (f) => {
         if (isTextDelta(f) && !abort.signal.aborted) abort.abort();
@@ -57,13 +46,13 @@ describe('run.cancel writes cancelled ledger rows', () => {
   });
 
   it('cancelled while an approval is pending: the tool row says cancelled and nothing is written', async () => {
-    fake.setScenario([
+    env.fake.setScenario([
       { toolCalls: [{ name: 'write_file', arguments: { path: 'never.txt', content: 'x' }, id: 'call_p' }] },
     ]);
     const abort = new AbortController();
     const r = await runTurn(driver(), {
       prompt: 'write',
-      workDir: work,
+      workDir: env.work,
       signal: abort.signal,
       // What the lane answers for a pending approval when the run is cancelled.
       approve: () => {
@@ -77,11 +66,11 @@ describe('run.cancel writes cancelled ledger rows', () => {
       ['tool', 'cancelled'],
     ]);
     expect(r.audit[1]?.payload).toMatchObject({ approval: { decision: 'cancelled' } });
-    await expect(readFile(join(work, 'never.txt'), 'utf8')).rejects.toThrow();
+    await expect(readFile(join(env.work, 'never.txt'), 'utf8')).rejects.toThrow();
   });
 
   it('cancelled inside a sub-agent: the child model row, the parent task row and child.completed say cancelled', async () => {
-    fake.setScenario([
+    env.fake.setScenario([
       {
         toolCalls: [
           { name: 'task', arguments: { description: 'slow', prompt: 'talk slowly' }, id: 'call_t' },
@@ -92,7 +81,7 @@ describe('run.cancel writes cancelled ledger rows', () => {
     const abort = new AbortController();
     const r = await runTurn(driver({ subagents: true }), {
       prompt: 'delegate',
-      workDir: work,
+      workDir: env.work,
       signal: abort.signal,
       onFrame: (f) => {
         if (isTextDelta(f) && !abort.signal.aborted) abort.abort();

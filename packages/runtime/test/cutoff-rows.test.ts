@@ -1,21 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { JsonValue } from '@agentlane/contract';
-import { type FakeModelServer, type ModelReply, startFakeModelServer } from '@agentlane/fake-model-server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chatDriver, runTurn, translate } from './harness';
+import type { ModelReply } from '@agentlane/fake-model-server';
+import { describe, expect, it } from 'vitest';
+import { chatDriver, fakeModelAndWorkspace, runTurn, translate } from './harness';
 
-let fake: FakeModelServer;
-let work: string;
-beforeAll(async () => {
-  fake = await startFakeModelServer({ script: [{ text: 'ok' }] });
-  work = await mkdtemp(join(tmpdir(), 'rt-cutoff-'));
-});
-afterAll(async () => {
-  await fake.close();
-  await rm(work, { recursive: true, force: true });
-});
+const env = fakeModelAndWorkspace('rt-cutoff-');
 
 /** What the lane's crash recovery appends to the source of a run its dead process left running. */
 const RECOVERY: JsonValue[] = [
@@ -42,9 +30,9 @@ async function framesUntil(
   const abort = new AbortController();
   let stored: JsonValue[] = [];
   const frames: JsonValue[] = [];
-  await runTurn(chatDriver(fake.url, over), {
+  await runTurn(chatDriver(env.fake.url, over), {
     prompt,
-    workDir: work,
+    workDir: env.work,
     signal: abort.signal,
     onFrame: (f) => {
       frames.push(f);
@@ -59,7 +47,7 @@ async function framesUntil(
 
 describe('a tool call cut off by a crash gets its ledger row when recovery settles the run', () => {
   it('one failed row per started call without a row, numbered after the last, the same on every pass', async () => {
-    fake.setScenario([command('call_c')]);
+    env.fake.setScenario([command('call_c')]);
     const frames = await framesUntil(TERMINAL, 'build', {});
     const before = translate(frames).audit;
     expect(before.map((a) => [a.seq_within_turn, a.call_class])).toEqual([[1, 'model']]);
@@ -99,7 +87,7 @@ describe('a tool call cut off by a crash gets its ledger row when recovery settl
   });
 
   it("inside a sub-agent: the child's command and the parent's task call each get a row in their own session", async () => {
-    fake.setScenario([
+    env.fake.setScenario([
       { toolCalls: [{ name: 'task', arguments: { description: 'd', prompt: 'build it' }, id: 'call_t' }] },
       command('call_cc'),
     ]);
@@ -117,14 +105,14 @@ describe('a tool call cut off by a crash gets its ledger row when recovery settl
   });
 
   it('a call cut off while its approval waits: the row says the approval was cancelled by the system', async () => {
-    fake.setScenario([
+    env.fake.setScenario([
       { toolCalls: [{ name: 'write_file', arguments: { path: 'w.txt', content: 'x' }, id: 'call_w' }] },
     ]);
     const frames: JsonValue[] = [];
     const abort = new AbortController();
-    await runTurn(chatDriver(fake.url), {
+    await runTurn(chatDriver(env.fake.url), {
       prompt: 'write',
-      workDir: work,
+      workDir: env.work,
       signal: abort.signal,
       onFrame: (f) => frames.push(f),
       approve: () => {
@@ -147,7 +135,7 @@ describe('a tool call cut off by a crash gets its ledger row when recovery settl
       [true, 'anchor-plan', 1],
       [false, 'tool-loop', 1],
     ] as const) {
-      fake.setScenario([{ text: 'a long and slow answer '.repeat(20), chunkSize: 4, chunkDelayMs: 20 }]);
+      env.fake.setScenario([{ text: 'a long and slow answer '.repeat(20), chunkSize: 4, chunkDelayMs: 20 }]);
       const stored = await framesUntil(MODEL_START, 'talk', { plan });
       const { audit } = translate([...stored, ...RECOVERY]);
       expect(audit).toEqual([
@@ -172,7 +160,7 @@ describe('a tool call cut off by a crash gets its ledger row when recovery settl
   });
 
   it("a sub-agent's first model call cut off: its row goes to the child's session, the task call's to the parent's", async () => {
-    fake.setScenario([
+    env.fake.setScenario([
       { toolCalls: [{ name: 'task', arguments: { description: 'd', prompt: 'talk' }, id: 'call_m' }] },
       { text: 'a long and slow answer '.repeat(20), chunkSize: 4, chunkDelayMs: 20 },
     ]);
@@ -186,11 +174,11 @@ describe('a tool call cut off by a crash gets its ledger row when recovery settl
   });
 
   it('a turn that ends well, or a cancelled one whose rows the runtime wrote, gets no extra row', async () => {
-    fake.setScenario([command('call_ok'), { text: 'done' }]);
+    env.fake.setScenario([command('call_ok'), { text: 'done' }]);
     const abort = new AbortController();
-    const r = await runTurn(chatDriver(fake.url), {
+    const r = await runTurn(chatDriver(env.fake.url), {
       prompt: 'build',
-      workDir: work,
+      workDir: env.work,
       signal: abort.signal,
       onFrame: (f) => {
         if (JSON.stringify(f).includes('"rt":"terminal"')) abort.abort();

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AuditableCall, CanonicalEventDraft, JsonValue } from '@agentlane/contract';
 import type {
   ApprovalAnswer,
@@ -6,8 +9,26 @@ import type {
   TurnIO,
   TurnOutcome,
 } from '@agentlane/engine-kit';
-import type { ModelReply } from '@agentlane/fake-model-server';
+import { type FakeModelServer, type ModelReply, startFakeModelServer } from '@agentlane/fake-model-server';
+import { afterAll, beforeAll } from 'vitest';
 import { createDriver, runtimeTranslator } from '../src/index';
+
+/** A fake model server and a workspace folder for a test file: started before its tests, removed after. */
+export function fakeModelAndWorkspace(prefix: string): {
+  readonly fake: FakeModelServer;
+  readonly work: string;
+} {
+  const env = {} as { fake: FakeModelServer; work: string };
+  beforeAll(async () => {
+    env.fake = await startFakeModelServer({ script: [{ text: 'ok' }] });
+    env.work = await mkdtemp(join(tmpdir(), prefix));
+  });
+  afterAll(async () => {
+    await env.fake?.close();
+    if (env.work) await rm(env.work, { recursive: true, force: true });
+  });
+  return env;
+}
 
 /**
  * A driver on the fake model server's Chat Completions API without the anchor-plan stage; `over` may hold any

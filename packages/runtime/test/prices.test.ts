@@ -1,26 +1,13 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type FakeModelServer, startFakeModelServer } from '@agentlane/fake-model-server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { costOf } from '../src/index';
-import { chatDriver, runTurn } from './harness';
+import { chatDriver, fakeModelAndWorkspace, runTurn } from './harness';
 
-let fake: FakeModelServer;
-let work: string;
-beforeAll(async () => {
-  fake = await startFakeModelServer({ script: [{ text: 'ok' }] });
-  work = await mkdtemp(join(tmpdir(), 'rt-prices-'));
-});
-afterAll(async () => {
-  await fake.close();
-  await rm(work, { recursive: true, force: true });
-});
+const env = fakeModelAndWorkspace('rt-prices-');
 
-const driver = (over: Record<string, unknown> = {}) => chatDriver(fake.url, over);
+const driver = (over: Record<string, unknown> = {}) => chatDriver(env.fake.url, over);
 
 const twoSteps = () =>
-  fake.setScenario([
+  env.fake.setScenario([
     {
       toolCalls: [{ name: 'list_files', arguments: {}, id: 'call_ls' }],
       usage: { inputTokens: 1000, outputTokens: 500 },
@@ -48,7 +35,7 @@ describe('prices in the built-in engine', () => {
     twoSteps();
     const r = await runTurn(driver({ prices: { 'fake-model': { input: 1, output: 2 } } }), {
       prompt: 'list',
-      workDir: work,
+      workDir: env.work,
     });
     expect(r.outcome.outcome).toBe('completed');
     const usage = r.events.filter((e) => e.draft.kind === 'usage.updated').map((e) => e.draft.payload);
@@ -78,7 +65,7 @@ describe('prices in the built-in engine', () => {
   it('no table, or a model the table does not name: no cost field anywhere', async () => {
     for (const over of [{}, { prices: { 'other-model': { input: 1, output: 2 } } }]) {
       twoSteps();
-      const r = await runTurn(driver(over), { prompt: 'list', workDir: work });
+      const r = await runTurn(driver(over), { prompt: 'list', workDir: env.work });
       const usage = r.events.filter((e) => e.draft.kind === 'usage.updated').map((e) => e.draft.payload);
       expect(usage).toHaveLength(3);
       for (const u of usage) expect(u).not.toHaveProperty('cost');

@@ -1,26 +1,15 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type FakeModelServer, startFakeModelServer } from '@agentlane/fake-model-server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chatDriver, DELEGATING_TURN, runTurn } from './harness';
+import { describe, expect, it } from 'vitest';
+import { chatDriver, DELEGATING_TURN, fakeModelAndWorkspace, runTurn } from './harness';
 
-let fake: FakeModelServer;
-let work: string;
-beforeAll(async () => {
-  fake = await startFakeModelServer({ script: [{ text: 'ok' }] });
-  work = await mkdtemp(join(tmpdir(), 'rt-sub-'));
-});
-afterAll(async () => {
-  await fake.close();
-  await rm(work, { recursive: true, force: true });
-});
+const env = fakeModelAndWorkspace('rt-sub-');
 
 const CHILD = 'thr_test:task:call_task';
 
 describe('the task tool (sub-agents)', () => {
   it('runs a child session with its own turn, namespace-tagged events and its own ledger rows', async () => {
-    fake.setScenario([
+    env.fake.setScenario([
       {
         text: 'Delegating.',
         toolCalls: [
@@ -40,20 +29,20 @@ describe('the task tool (sub-agents)', () => {
       { text: 'The sub-agent wrote note.txt.' },
     ]);
     const asked: string[] = [];
-    const driver = chatDriver(fake.url, { subagents: true });
+    const driver = chatDriver(env.fake.url, { subagents: true });
     const r = await runTurn(driver, {
       prompt: 'delegate the note',
-      workDir: work,
+      workDir: env.work,
       approve: (id) => {
         asked.push(id);
         return { outcome: 'selected', optionId: 'allow' };
       },
     });
     expect(r.outcome.outcome).toBe('completed');
-    expect(await readFile(join(work, 'note.txt'), 'utf8')).toBe('from child');
+    expect(await readFile(join(env.work, 'note.txt'), 'utf8')).toBe('from child');
 
     // Depth limit: the parent is offered `task`, the child is not.
-    const requests = fake.modelRequests().slice(-4);
+    const requests = env.fake.modelRequests().slice(-4);
     expect(requests.map((q) => q.toolNames.includes('task'))).toEqual([true, false, false, true]);
     // The child starts from its own conversation: only its task prompt.
     expect(requests[1]?.lastUserPrompt).toBe('Write note.txt with "from child"');
@@ -121,17 +110,17 @@ describe('the task tool (sub-agents)', () => {
   });
 
   it('maxDepth 2 lets a child spawn a grandchild, whose events carry the two-level namespace', async () => {
-    fake.setScenario([
+    env.fake.setScenario([
       { toolCalls: [{ name: 'task', arguments: { description: 'a', prompt: 'level one' }, id: 'call_a' }] },
       { toolCalls: [{ name: 'task', arguments: { description: 'b', prompt: 'level two' }, id: 'call_b' }] },
       { text: 'deepest' },
       { text: 'middle' },
       { text: 'top' },
     ]);
-    const driver = chatDriver(fake.url, { subagents: { maxDepth: 2 } });
-    const r = await runTurn(driver, { prompt: 'nest', workDir: work });
+    const driver = chatDriver(env.fake.url, { subagents: { maxDepth: 2 } });
+    const r = await runTurn(driver, { prompt: 'nest', workDir: env.work });
     expect(r.outcome.outcome).toBe('completed');
-    const requests = fake.modelRequests().slice(-5);
+    const requests = env.fake.modelRequests().slice(-5);
     expect(requests.map((q) => q.toolNames.includes('task'))).toEqual([true, true, false, true, true]);
     const a = 'thr_test:task:call_a';
     const b = `${a}:task:call_b`;
@@ -144,12 +133,12 @@ describe('the task tool (sub-agents)', () => {
   });
 
   it("the parent turn's usage totals and cost include what its sub-agents spent; the child keeps its own", async () => {
-    fake.setScenario(DELEGATING_TURN);
-    const driver = chatDriver(fake.url, {
+    env.fake.setScenario(DELEGATING_TURN);
+    const driver = chatDriver(env.fake.url, {
       subagents: true,
       prices: { 'fake-model': { input: 1, output: 2 } },
     });
-    const r = await runTurn(driver, { prompt: 'spend', workDir: work });
+    const r = await runTurn(driver, { prompt: 'spend', workDir: env.work });
     expect(r.outcome.outcome).toBe('completed');
     const turnUsage = (scope: 'top' | 'child') =>
       r.events
@@ -180,11 +169,11 @@ describe('the task tool (sub-agents)', () => {
   });
 
   it('without `subagents` there is no task tool and childSessions is false', async () => {
-    fake.setScenario([{ text: 'plain' }]);
+    env.fake.setScenario([{ text: 'plain' }]);
     const frames: unknown[] = [];
-    const driver = chatDriver(fake.url, { model: 'm' });
-    await runTurn(driver, { prompt: 'hi', workDir: work, onFrame: (f) => frames.push(f) });
-    expect(fake.modelRequests().at(-1)?.toolNames).not.toContain('task');
+    const driver = chatDriver(env.fake.url, { model: 'm' });
+    await runTurn(driver, { prompt: 'hi', workDir: env.work, onFrame: (f) => frames.push(f) });
+    expect(env.fake.modelRequests().at(-1)?.toolNames).not.toContain('task');
     expect(frames[0]).toMatchObject({ harness: 'session.bound', capabilities: { childSessions: false } });
   });
 });

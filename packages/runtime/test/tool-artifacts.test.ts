@@ -1,23 +1,10 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type FakeModelServer, startFakeModelServer } from '@agentlane/fake-model-server';
 import { Type } from 'typebox';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { defineTool } from '../src/index';
-import { chatDriver, runTurn } from './harness';
+import { chatDriver, fakeModelAndWorkspace, runTurn } from './harness';
 
-let fake: FakeModelServer;
-let work: string;
-beforeAll(async () => {
-  fake = await startFakeModelServer({ script: [{ text: 'ok' }] });
-  work = await mkdtemp(join(tmpdir(), 'rt-artifacts-'));
-});
-afterAll(async () => {
-  await fake.close();
-  await rm(work, { recursive: true, force: true });
-});
+const env = fakeModelAndWorkspace('rt-artifacts-');
 
 const PNG = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 1, 2, 3]);
 const REPORT = `# Report\n\n${'All checks passed. '.repeat(400)}`;
@@ -44,11 +31,14 @@ const sha = (b: string | Uint8Array) => createHash('sha256').update(b).digest('h
 
 describe('tool artifacts (ctx.artifact)', () => {
   it('stores text and bytes content-addressed, announces them, and delivers the one the tool hands over', async () => {
-    fake.setScenario([
+    env.fake.setScenario([
       { toolCalls: [{ name: 'make_report', arguments: { title: 'checks' }, id: 'call_r' }] },
       { text: 'Here is the report.' },
     ]);
-    const r = await runTurn(chatDriver(fake.url, { tools: [report] }), { prompt: 'report', workDir: work });
+    const r = await runTurn(chatDriver(env.fake.url, { tools: [report] }), {
+      prompt: 'report',
+      workDir: env.work,
+    });
     expect(r.outcome.outcome).toBe('completed');
 
     const created = r.events.filter((e) => e.draft.kind === 'artifact.created').map((e) => e.draft.payload);

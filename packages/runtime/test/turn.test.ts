@@ -1,62 +1,52 @@
-import { mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
+import { readFile, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type FakeModelServer, startFakeModelServer } from '@agentlane/fake-model-server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { insideWorkspace } from '../src/index';
-import { chatDriver, runTurn, translate } from './harness';
+import { chatDriver, fakeModelAndWorkspace, runTurn, translate } from './harness';
 
-let fake: FakeModelServer;
-let work: string;
-beforeAll(async () => {
-  fake = await startFakeModelServer({ script: [{ text: 'ok' }] });
-  work = await mkdtemp(join(tmpdir(), 'rt-turn-'));
-});
-afterAll(async () => {
-  await fake.close();
-  await rm(work, { recursive: true, force: true });
-});
+const env = fakeModelAndWorkspace('rt-turn-');
 
-const driver = (over: Record<string, unknown> = {}) => chatDriver(fake.url, over);
+const driver = (over: Record<string, unknown> = {}) => chatDriver(env.fake.url, over);
 
 describe('workspace confinement', () => {
   it('refuses absolute paths, .. escapes and symlinks out', async () => {
-    expect(insideWorkspace(work, 'a/b.txt')).toBe(join(work, 'a/b.txt'));
-    expect(() => insideWorkspace(work, '/etc/passwd')).toThrow(/absolute/);
-    expect(() => insideWorkspace(work, '../x')).toThrow(/leaves the workspace/);
-    await symlink(tmpdir(), join(work, 'out'));
-    expect(() => insideWorkspace(work, 'out/x.txt')).toThrow(/symlink/);
+    expect(insideWorkspace(env.work, 'a/b.txt')).toBe(join(env.work, 'a/b.txt'));
+    expect(() => insideWorkspace(env.work, '/etc/passwd')).toThrow(/absolute/);
+    expect(() => insideWorkspace(env.work, '../x')).toThrow(/leaves the workspace/);
+    await symlink(tmpdir(), join(env.work, 'out'));
+    expect(() => insideWorkspace(env.work, 'out/x.txt')).toThrow(/symlink/);
   });
 });
 
 describe('the staged turn', () => {
   it('a bad tool input goes back to the model as a tool error and is recorded, not thrown', async () => {
-    fake.setScenario([
+    env.fake.setScenario([
       { toolCalls: [{ name: 'write_file', arguments: { path: 'x.txt' }, id: 'call_bad' }] },
       { text: 'Sorry.' },
     ]);
-    const r = await runTurn(driver(), { prompt: 'write', workDir: work });
+    const r = await runTurn(driver(), { prompt: 'write', workDir: env.work });
     expect(r.outcome.outcome).toBe('completed');
     const done = r.events.find((e) => e.draft.kind === 'tool.completed');
     expect(done?.draft.payload).toMatchObject({ toolCallId: 'call_bad', status: 'failed' });
     const tool = r.audit.find((a) => a.call_class === 'tool');
     expect(tool).toMatchObject({ status: 'error', stage_id: 'tool-loop' });
     expect(JSON.stringify(tool?.payload)).toContain('content');
-    const second = fake.modelRequests().at(-1);
+    const second = env.fake.modelRequests().at(-1);
     expect(JSON.stringify(second?.body)).toContain('invalid input for write_file');
   });
 
   it('a rejected approval does not write and tells the model', async () => {
-    fake.setScenario([
+    env.fake.setScenario([
       { toolCalls: [{ name: 'write_file', arguments: { path: 'no.txt', content: 'x' }, id: 'call_no' }] },
       { text: 'Understood.' },
     ]);
     const r = await runTurn(driver(), {
       prompt: 'write',
-      workDir: work,
+      workDir: env.work,
       approve: () => ({ outcome: 'selected', optionId: 'reject' }),
     });
-    await expect(readFile(join(work, 'no.txt'), 'utf8')).rejects.toThrow();
+    await expect(readFile(join(env.work, 'no.txt'), 'utf8')).rejects.toThrow();
     expect(r.events.find((e) => e.draft.kind === 'approval.resolved')?.draft.payload).toMatchObject({
       decision: 'reject_once',
     });
@@ -71,7 +61,9 @@ describe('the staged turn', () => {
     });
     expect(partTypes).toContain('tool-approval-request');
     expect(partTypes).toContain('tool-output-denied');
-    const second = fake.modelRequests().at(-1)?.body as { messages: { role: string; content: unknown }[] };
+    const second = env.fake.modelRequests().at(-1)?.body as {
+      messages: { role: string; content: unknown }[];
+    };
     expect(second.messages.find((m) => m.role === 'tool')?.content).toBe('The user rejected this tool call.');
   });
 
@@ -80,22 +72,24 @@ describe('the staged turn', () => {
     ['anthropic', '/v1'],
     ['google', '/v1beta'],
   ])('a denial reaches the model through the SDK on %s too', async (api, path) => {
-    fake.setScenario([
+    env.fake.setScenario([
       { toolCalls: [{ name: 'write_file', arguments: { path: 'no2.txt', content: 'x' }, id: 'call_no2' }] },
       { text: 'Understood.' },
     ]);
-    const r = await runTurn(driver({ api, baseURL: `${fake.url}${path}` }), {
+    const r = await runTurn(driver({ api, baseURL: `${env.fake.url}${path}` }), {
       prompt: 'write',
-      workDir: work,
+      workDir: env.work,
       approve: () => ({ outcome: 'selected', optionId: 'reject' }),
     });
     expect(r.outcome.outcome).toBe('completed');
-    expect(JSON.stringify(fake.modelRequests().at(-1)?.body)).toContain('The user rejected this tool call.');
-    await expect(readFile(join(work, 'no2.txt'), 'utf8')).rejects.toThrow();
+    expect(JSON.stringify(env.fake.modelRequests().at(-1)?.body)).toContain(
+      'The user rejected this tool call.',
+    );
+    await expect(readFile(join(env.work, 'no2.txt'), 'utf8')).rejects.toThrow();
   });
 
   it('an approved call runs, a denied one does not; a later turn replays the denial as the SDK wrote it', async () => {
-    fake.setScenario([
+    env.fake.setScenario([
       {
         toolCalls: [
           { name: 'write_file', arguments: { path: 'yes.txt', content: 'y' }, id: 'call_yes' },
@@ -108,7 +102,7 @@ describe('the staged turn', () => {
     const d = driver();
     const session = await d.openSession({
       threadId: 'thr_two',
-      workDir: work,
+      workDir: env.work,
       generation: 1,
       emit: () => {},
     });
@@ -130,15 +124,15 @@ describe('the staged turn', () => {
     );
     expect(first.outcome).toBe('completed');
     expect(asked).toEqual(['apr-call_yes', 'apr-call_nope']);
-    expect(await readFile(join(work, 'yes.txt'), 'utf8')).toBe('y');
-    await expect(readFile(join(work, 'nope.txt'), 'utf8')).rejects.toThrow();
+    expect(await readFile(join(env.work, 'yes.txt'), 'utf8')).toBe('y');
+    await expect(readFile(join(env.work, 'nope.txt'), 'utf8')).rejects.toThrow();
     const second = await session.runTurn(
       { threadId: 'thr_two', runId: 'r2', turnId: 'r2', prompt: 'again' },
       io(),
     );
     expect(second.outcome).toBe('completed');
     // Both model calls after the decision see the approved result and the denial, in call order.
-    for (const req of fake.modelRequests().slice(-2)) {
+    for (const req of env.fake.modelRequests().slice(-2)) {
       const tool = (
         req.body as { messages: { role: string; content: string; tool_call_id: string }[] }
       ).messages
@@ -151,12 +145,12 @@ describe('the staged turn', () => {
   });
 
   it('the step limit is a harness.warning and a synthesized answer, not a hang', async () => {
-    fake.setScenario((req) =>
+    env.fake.setScenario((req) =>
       req.toolNames.length > 0
         ? { toolCalls: [{ name: 'list_files', arguments: {}, id: `call_${req.index}` }] }
         : { text: 'Here is what I found.' },
     );
-    const r = await runTurn(driver({ maxSteps: 2 }), { prompt: 'loop forever', workDir: work });
+    const r = await runTurn(driver({ maxSteps: 2 }), { prompt: 'loop forever', workDir: env.work });
     expect(r.outcome.outcome).toBe('completed');
     expect(r.events.find((e) => e.draft.kind === 'harness.warning')?.draft.payload).toMatchObject({
       code: 'step_limit',
@@ -174,13 +168,13 @@ describe('the staged turn', () => {
   });
 
   it('run.cancel mid-command aborts it; its ledger row says cancelled', async () => {
-    fake.setScenario([
+    env.fake.setScenario([
       { toolCalls: [{ name: 'run_command', arguments: { command: 'sleep 5' }, id: 'call_sleep' }] },
     ]);
     const abort = new AbortController();
     const r = await runTurn(driver(), {
       prompt: 'sleep',
-      workDir: work,
+      workDir: env.work,
       signal: abort.signal,
       onFrame: (f) => {
         if (typeof f === 'object' && f !== null && (f as { rt?: string }).rt === 'tool.start')
@@ -195,8 +189,8 @@ describe('the staged turn', () => {
   });
 
   it('the translator is pure: the same frames give the same events and rows', async () => {
-    fake.setScenario([{ reasoning: 'thinking', text: 'Hello there, how are you?' }]);
-    const r = await runTurn(driver(), { prompt: 'hi', workDir: work });
+    env.fake.setScenario([{ reasoning: 'thinking', text: 'Hello there, how are you?' }]);
+    const r = await runTurn(driver(), { prompt: 'hi', workDir: env.work });
     const frozen = JSON.stringify(r.frames);
     const again = translate(JSON.parse(frozen));
     expect(again.events).toEqual(r.events);
