@@ -110,17 +110,20 @@ export class ThreadStream {
 }
 
 /**
- * A run's raw sidecar next to its stored frames: for each frame stored with raw bytes, the text (when inline)
- * and the parsed frame, so a test can check the bytes are the engine's own and belong to that frame.
+ * A run's stored frames, each with its raw sidecar entry when it has one: the text (when stored inline), so a
+ * test can check the bytes are the engine's own and belong to that frame, and which frames have none.
  */
 export async function rawBesideFrames(store: Store, runId: string) {
-  const frames = new Map((await store.readFrames(runId)).map((f) => [f.nativeSeq, f.frame]));
+  const raws = new Map((await store.readRawFrames(runId)).map((r) => [r.nativeSeq, r]));
   const decoder = new TextDecoder();
-  return (await store.readRawFrames(runId)).map((r) => ({
-    nativeSeq: r.nativeSeq,
-    storage: r.storage,
-    bytes: r.bytes,
-    text: r.content ? decoder.decode(r.content) : null,
-    frame: frames.get(r.nativeSeq),
-  }));
+  return (await store.readFrames(runId)).map((f) => {
+    const r = raws.get(f.nativeSeq);
+    return {
+      nativeSeq: f.nativeSeq,
+      frame: f.frame,
+      storage: r?.storage ?? null,
+      bytes: r?.bytes ?? 0,
+      text: r?.content ? decoder.decode(r.content) : null,
+    };
+  });
 }
