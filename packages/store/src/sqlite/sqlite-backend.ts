@@ -107,6 +107,8 @@ export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
   fileQueues.set(key, shared);
   let last: Promise<unknown> = Promise.resolve();
   let announced: [string, number, string][] = [];
+  /** Rows bulk-inserted by the transaction in progress: what the checkpointer paces itself by. */
+  let inserted = 0;
   const listeners = new Set<HeadListener>();
   const poller = new HeadPoller(reader, pollMs, (threadId, head, origin) => {
     for (const listen of listeners) listen(threadId, head, origin);
@@ -121,10 +123,11 @@ export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
     const next = shared.tail.then(async () => {
       writer.exec('BEGIN IMMEDIATE');
       announced = [];
+      inserted = 0;
       try {
         const result = await fn(w);
         writer.exec('COMMIT');
-        checkpointer.poke();
+        checkpointer.poke(inserted + 1);
         for (const [threadId, head, origin] of announced) {
           for (const hear of shared.hearers) hear(threadId, head, origin);
         }
@@ -152,6 +155,7 @@ export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
     // Inside the write transaction (the only caller). Multi-row statements (prepared once per shape, run
     // synchronously) cut the per-statement cost that dominated a one-statement-per-row loop.
     insertRows: async (_c, table, columns, rows) => {
+      inserted += rows.length;
       let at = 0;
       for (const size of INSERT_CHUNKS) {
         if (rows.length - at < size) continue;
