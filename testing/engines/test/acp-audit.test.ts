@@ -120,6 +120,10 @@ describe.each(ENGINES)('%s audit rows through the HTTP API', { timeout: 300_000 
       request: { messageCount: 1, promptPreview: 'Create audited.txt' },
       response: { textPreview: 'Done: audited.' },
     });
+    // Claude Code sends the turn's usage, Gemini CLI its `_meta.quota`; Codex only context-window usage.
+    if (name !== 'codex') {
+      expect(models[0]?.payload).toMatchObject({ usage: { inputTokens: expect.any(Number) } });
+    }
     console.info(
       `[${name} audit] ${calls.map((c) => `${c.call_class} ${c.status} ${c.latency_ms} ms ${JSON.stringify(c.payload.kind === 'model_call' ? (c.payload.usage ?? {}) : {})}`).join('; ')}`,
     );

@@ -133,7 +133,8 @@ export function geminiPreset(options: PresetOptions): AcpEngineConfig {
       ...options.env,
     },
     homeFiles: { '.gemini/settings.json': `${JSON.stringify(settings, null, 2)}\n` },
-    observed: { reasoning: true, commands: true, fileDiffs: true },
+    // usage: the prompt response's `_meta.quota.token_count` (see turn.ts).
+    observed: { reasoning: true, commands: true, usage: true, fileDiffs: true },
     ...common(options),
   };
 }

@@ -75,7 +75,7 @@ export function completeTurn(step: Step, stopReason: StopReason, rawStopReason?:
 /** The session/prompt response: the only turn-complete signal in ACP v1. */
 export function onPromptResult(step: Step, result: JsonObject): void {
   const raw = str(result.stopReason);
-  const usage = obj(result.usage);
+  const usage = obj(result.usage) ?? geminiQuotaUsage(result);
   if (usage) {
     // Unstable PromptResponse.usage, documented as "token usage for this turn".
     step.emitHere({
@@ -93,6 +93,21 @@ export function onPromptResult(step: Step, result: JsonObject): void {
   }
   const known = STOP_REASONS.includes(raw as StopReason);
   completeTurn(step, known ? (raw as StopReason) : 'other', known ? undefined : (raw ?? 'missing'));
+}
+
+/**
+ * Gemini CLI 0.61.0 sends no `usage` but its own `_meta.quota.token_count {input_tokens, output_tokens}` with
+ * the prompt response (this turn's tokens), read as the same usage so its model rows carry them.
+ */
+function geminiQuotaUsage(result: JsonObject): JsonObject | undefined {
+  const count = obj(obj(obj(result._meta)?.quota)?.token_count);
+  const inputTokens = num(count?.input_tokens);
+  const outputTokens = num(count?.output_tokens);
+  if (inputTokens === undefined && outputTokens === undefined) return undefined;
+  const usage: JsonObject = {};
+  if (inputTokens !== undefined) usage.inputTokens = inputTokens;
+  if (outputTokens !== undefined) usage.outputTokens = outputTokens;
+  return usage;
 }
 
 /** A session/prompt error: a cancelled request (-32800) after session/cancel is a cancel, anything else an error. */
