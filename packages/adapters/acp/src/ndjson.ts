@@ -91,12 +91,7 @@ export function recordedNdJsonStream(
       record('client->agent', message as unknown as JsonValue, line);
       return send(line);
     },
-    close() {
-      return writer.close();
-    },
-    abort(reason) {
-      return writer.abort(reason);
-    },
+    // Like the SDK's stream, closing the connection leaves the engine's stdin to the process's own end.
   });
   return { readable, writable };
 }
