@@ -10,6 +10,7 @@ let t: TestServer;
 let mine: string;
 let other: string;
 let otherRun: string;
+let waitingRun: string;
 let myRun: string;
 
 const auth = (token?: string): Record<string, string> => (token ? { authorization: `Bearer ${token}` } : {});
@@ -39,16 +40,18 @@ beforeAll(async () => {
   const address = server.app.server.address();
   t.api = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/api/harness`;
   t.server = server;
-  const mk = async (thread: string) => {
+  const mk = async (thread: string, prompt = 'hi') => {
     const res = await fetch(`${t.api}/threads/${thread}/runs`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...auth(ALL) },
-      body: JSON.stringify({ prompt: 'hi' }),
+      body: JSON.stringify({ prompt }),
     });
     return (await readJson(res)).run.runId as string;
   };
   myRun = await mk(mine);
   otherRun = await mk(other);
+  // Waits for an approval, so it is still open when the matrix answers it (an ended run refuses answers).
+  waitingRun = await mk(other, 'approve');
 });
 afterAll(async () => {
   await t.close();
@@ -153,7 +156,7 @@ const routes: Route[] = [
   {
     name: 'answer on other run',
     method: 'POST',
-    path: () => `/runs/${otherRun}/approvals/a1`,
+    path: () => `/runs/${waitingRun}/approvals/ap1`,
     body: { outcome: 'cancelled' },
     expect: { none: 401, bad: 401, all: 202, scoped: 403 },
   },

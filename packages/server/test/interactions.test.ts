@@ -70,6 +70,16 @@ describe('approvals, replies, cancel', () => {
     const run = await readJson(await fetch(`${t.api}/runs/${created.json.run.runId}`));
     // Four run statuses in the contract: a cancel ends the run completed, with outcome cancelled and no error.
     expect(run.run).toMatchObject({ status: 'completed', outcome: 'cancelled', error: null });
+
+    // Its request can no longer reach an engine: an answer now is refused, not accepted and dropped.
+    for (const path of ['approvals/ap1', 'questions/q1']) {
+      const late = await postJson(`${t.api}/runs/${created.json.run.runId}/${path}`, {
+        outcome: path.startsWith('approvals') ? 'cancelled' : 'declined',
+      });
+      expect(late.status).toBe(409);
+      expect(late.json.error).toMatchObject({ code: 'conflict', field: 'params.id' });
+      expect(late.json.error.message).toContain('has ended (cancelled)');
+    }
     stream.close();
   });
 });

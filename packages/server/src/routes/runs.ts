@@ -68,6 +68,19 @@ export const runRoutes =
       return run;
     };
 
+    /** An answer to a settled run could reach no engine: refused instead of accepted and dropped. */
+    const loadOpenRun = async (principal: Principal, runId: string) => {
+      const run = await loadRun(principal, runId);
+      if (run.status === 'completed' || run.status === 'failed') {
+        throw new HttpError(
+          'conflict',
+          `run ${runId} has ended (${run.outcome ?? run.status}); its requests can no longer be answered`,
+          'params.id',
+        );
+      }
+      return run;
+    };
+
     app.post(
       '/threads/:id/runs',
       {
@@ -181,7 +194,6 @@ export const runRoutes =
         },
       },
       async (request, reply) => {
-        const run = await loadRun(request.principal, request.params.id);
         const { outcome, optionId } = request.body;
         if (outcome === 'selected' && optionId === undefined) {
           throw new HttpError(
@@ -190,6 +202,7 @@ export const runRoutes =
             'body.optionId',
           );
         }
+        const run = await loadOpenRun(request.principal, request.params.id);
         await lane.answerApproval({
           runId: run.runId,
           approvalId: request.params.approvalId,
@@ -215,7 +228,7 @@ export const runRoutes =
         },
       },
       async (request, reply) => {
-        const run = await loadRun(request.principal, request.params.id);
+        const run = await loadOpenRun(request.principal, request.params.id);
         const { outcome, choiceIds, text } = request.body;
         await lane.answerQuestion({
           runId: run.runId,
