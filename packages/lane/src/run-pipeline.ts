@@ -8,11 +8,12 @@ import { errorMessage } from './run-translation';
 import type { AuditSink } from './types';
 
 /**
- * Frames one flush takes at most. A group commit of this size already spreads its fsync over enough frames
- * (~0.3-2 ms against ~10 ms of work); bigger ones only kept more objects alive across the transaction (they
- * outlived the young generation and were copied into the old one) and held the event loop longer.
+ * Frames one flush takes at most: a backlog is translated and committed in slices of ~50 ms of work, so one
+ * busy run does not hold the event loop for long. Large enough that a slice's fsync is spread over
+ * thousands of frames, and that the random (event_id) index pages a commit rewrites are rewritten seldom.
+ * Fits one shared transaction of the store's group commit (frames + rows < 20,000).
  */
-const MAX_FLUSH_FRAMES = 2048;
+const MAX_FLUSH_FRAMES = 4096;
 
 export interface RunPipelineOptions {
   store: Store;
@@ -61,7 +62,9 @@ export class RunPipeline {
     this.pending.push(
       raw === undefined ? { receivedAt: receivedNow(), frame } : { receivedAt: receivedNow(), frame, raw },
     );
-    if (!this.flushing) this.flushing = this.flushLoop();
+    // Started on a microtask: every frame emitted in the same tick (an engine's chunk of output) joins the
+    // first flush, instead of the first frame going alone into a transaction of its own.
+    if (!this.flushing) this.flushing = Promise.resolve().then(() => this.flushLoop());
   }
 
   /** Resolves when every frame emitted so far is stored (and its live rows written); rejects if storing failed. */
