@@ -1,3 +1,4 @@
 export * from './driver-harness';
 export * from './engines';
 export * from './gemini-sessions';
+export * from './serve-process';

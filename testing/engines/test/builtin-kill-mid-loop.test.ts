@@ -1,43 +1,19 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { AuditableCall, StreamEvent } from '@agentlane/contract';
 import { type Scenario, startFakeModelServer } from '@agentlane/fake-model-server';
+import { startServeProcess } from '@agentlane/test-engines';
 import { afterAll, describe, expect, it } from 'vitest';
 import { post, ThreadStream } from './opencode-stack';
-
-const here = dirname(fileURLToPath(import.meta.url));
-const bin = join(here, '..', '..', '..', 'packages', 'cli', 'bin', 'agentlane.mjs');
 
 type ChatMessage = { role: string; content?: unknown; tool_calls?: unknown[]; tool_call_id?: string };
 type Canonical = Extract<StreamEvent, { event: unknown }>;
 
-/** `agentlane serve` as its own process, so the test can SIGKILL it like a crash. */
-async function startServe(configPath: string, db: string): Promise<{ child: ChildProcess; api: string }> {
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--db', db, '--config', configPath], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout?.on('data', (d) => {
-    out += d;
-  });
-  child.stderr?.on('data', (d) => {
-    out += d;
-  });
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
-    if (url) return { child, api: `${url}/api/harness` };
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`agentlane serve did not start: ${out}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** `agentlane serve` on this test's config and database, as its own process (SIGKILLed like a crash). */
+const startServe = (configPath: string, db: string) =>
+  startServeProcess(['--port', '0', '--db', db, '--config', configPath]);
 
 async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -169,9 +145,7 @@ describe('built-in engine: agentlane serve killed in the middle of the tool loop
 
     // ---- first process: one complete turn, then a turn killed while its command runs
     const first = await startServe(configPath, db);
-    cleanup.push(() => {
-      first.child.kill('SIGKILL');
-    });
+    cleanup.push(() => first.kill());
     const session = await post(`${first.api}/sessions`, { engine: 'builtin', title: 'kill', workDir: work });
     const threadId = (session.json as { session: { id: string } }).session.id;
     const stream = new ThreadStream(`${first.api}/threads/${threadId}/events`);
@@ -186,9 +160,7 @@ describe('built-in engine: agentlane serve killed in the middle of the tool loop
     // The command is running: the tool loop is blocked inside a tool.
     await waitFor('the command to start', async () => (existsSync(pidFile) ? true : undefined));
     const rowsBeforeKill = await auditRows(first.api, threadId);
-    const exited = new Promise((r) => first.child.once('exit', r));
-    first.child.kill('SIGKILL');
-    await exited;
+    await first.kill();
     stream.close();
     const sleeperPid = Number(readFileSync(pidFile, 'utf8').trim());
     cleanup.push(() => {
@@ -201,9 +173,7 @@ describe('built-in engine: agentlane serve killed in the middle of the tool loop
 
     // ---- second process on the same SQLite file: crash recovery settles run B
     const second = await startServe(configPath, db);
-    cleanup.push(() => {
-      second.child.kill('SIGKILL');
-    });
+    cleanup.push(() => second.kill());
     const settled = await waitCanonicalized(second.api, runB);
     expect(settled.status).toBe('failed');
     expect(settled.error).toBe('engine process lost');
@@ -315,9 +285,7 @@ describe('built-in engine: agentlane serve killed in the middle of the tool loop
     });
 
     const first = await startServe(configPath, db);
-    cleanup.push(() => {
-      first.child.kill('SIGKILL');
-    });
+    cleanup.push(() => first.kill());
     const session = await post(`${first.api}/sessions`, { engine: 'builtin', title: 'kill', workDir: work });
     const threadId = (session.json as { session: { id: string } }).session.id;
     const stream = new ThreadStream(`${first.api}/threads/${threadId}/events`);
@@ -327,15 +295,11 @@ describe('built-in engine: agentlane serve killed in the middle of the tool loop
       () => stream.canonical(run).some((e) => e.event.kind === 'approval.requested'),
       60_000,
     );
-    const exited = new Promise((r) => first.child.once('exit', r));
-    first.child.kill('SIGKILL');
-    await exited;
+    await first.kill();
     stream.close();
 
     const second = await startServe(configPath, db);
-    cleanup.push(() => {
-      second.child.kill('SIGKILL');
-    });
+    cleanup.push(() => second.kill());
     expect((await waitCanonicalized(second.api, run)).status).toBe('failed');
     const replay = new ThreadStream(`${second.api}/threads/${threadId}/events`);
     cleanup.push(() => replay.close());

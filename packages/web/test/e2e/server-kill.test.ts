@@ -1,15 +1,14 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   type FakeModelServer,
   type Scenario,
   slowStream,
   startFakeModelServer,
 } from '@agentlane/fake-model-server';
+import { type ServeProcess, startServeProcess } from '@agentlane/test-engines';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Browser, chromiumMissing, launch, screenshot } from './helpers/browser';
 import { buildOnce } from './helpers/build';
@@ -22,13 +21,12 @@ import { scanTimeline } from './helpers/scan';
  * thread takes the next prompt.
  */
 const skip = chromiumMissing();
-const bin = fileURLToPath(new URL('../../../cli/bin/agentlane.mjs', import.meta.url));
 
 let browser: Browser;
 let fake: FakeModelServer;
 let dir: string;
 let scenario: Scenario = slowStream({ chunks: 80, delayMs: 120 });
-const children: ChildProcess[] = [];
+const children: ServeProcess[] = [];
 
 async function freePort(): Promise<number> {
   const probe = createServer();
@@ -39,45 +37,18 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
-/** `agentlane serve` as its own process, so the test can SIGKILL it like a crash. */
-async function startServe(port: number): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    [
-      bin,
-      'serve',
-      '--port',
-      String(port),
-      '--db',
-      join(dir, 'agentlane.db'),
-      '--config',
-      join(dir, 'agentlane.json'),
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  children.push(child);
-  let out = '';
-  child.stdout?.on('data', (d) => {
-    out += d;
-  });
-  child.stderr?.on('data', (d) => {
-    out += d;
-  });
-  const deadline = Date.now() + 60_000;
-  while (!/listening on http/.test(out)) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`agentlane serve did not start: ${out}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return child;
-}
-
-async function kill(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await exited;
+/** `agentlane serve` as its own process on a fixed port, so the page finds it again after a restart. */
+async function startServe(port: number): Promise<ServeProcess> {
+  const serve = await startServeProcess([
+    '--port',
+    String(port),
+    '--db',
+    join(dir, 'agentlane.db'),
+    '--config',
+    join(dir, 'agentlane.json'),
+  ]);
+  children.push(serve);
+  return serve;
 }
 
 beforeAll(async () => {
@@ -110,7 +81,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) await kill(child);
+  for (const child of children) await child.kill();
   await fake?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
@@ -143,7 +114,7 @@ describe.skipIf(skip)(
         undefined,
         { timeout: 60_000 },
       );
-      await kill(first);
+      await first.kill();
       await page.locator('[data-connection="reconnecting"]').waitFor({ timeout: 20_000 });
       const beforeRestart = await answer(page, 0);
       expect(beforeRestart.length).toBeGreaterThan(40);

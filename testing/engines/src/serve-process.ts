@@ -1,0 +1,45 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const bin = fileURLToPath(new URL('../../../packages/cli/bin/agentlane.mjs', import.meta.url));
+
+export interface ServeProcess {
+  child: ChildProcess;
+  /** e.g. http://127.0.0.1:7433 */
+  url: string;
+  /** `${url}/api/harness` */
+  api: string;
+  /** SIGKILL, like a crash; resolves once the process is gone. */
+  kill(): Promise<void>;
+}
+
+/**
+ * `agentlane serve` as its own process (`args` after `serve`, e.g. `--port 0 --db x --config y`), so a test
+ * can SIGKILL it like a crash and start it again on the same database. Resolves once it listens.
+ */
+export async function startServeProcess(args: string[], timeoutMs = 60_000): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [bin, 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout?.on('data', (d) => {
+    out += d;
+  });
+  child.stderr?.on('data', (d) => {
+    out += d;
+  });
+  const kill = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  };
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
+    if (url) return { child, url, api: `${url}/api/harness`, kill };
+    if (child.exitCode !== null || Date.now() > deadline) {
+      await kill();
+      throw new Error(`agentlane serve did not start: ${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
