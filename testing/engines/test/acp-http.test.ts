@@ -13,7 +13,7 @@ import {
   writeFileTool,
 } from '@agentlane/fake-model-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backdateGeminiSessions, engineEntries } from '../src/index';
+import { backdateGeminiSessions, engineEntries, waitForEngineTranscript } from '../src/index';
 // The OpenCode suite's small stack helper (serve's composition around given drivers, SSE follower).
 import { post, rawBesideFrames, startStack, ThreadStream } from './opencode-stack';
 
@@ -232,6 +232,8 @@ describe.each(ENGINES)('%s end to end through agentlane’s HTTP API', { timeout
     const stream = new ThreadStream(`${stack.api}/threads/${threadId}/events`);
     const first = await startRun('Remember the word mango.');
     await stream.waitFor(done(first));
+    // The engine keeps its own transcript and writes it after answering: kill it only once the turn is there.
+    await waitForEngineTranscript(join(dir, 'homes'), 'Noted.');
     const before = await getSession();
     const pids = enginePids(entries[name]!);
     expect(pids.length).toBeGreaterThan(0);
