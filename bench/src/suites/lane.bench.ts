@@ -1,13 +1,15 @@
 /**
  * The canonical lane against plain database work, on SQLite and PostgreSQL at their default durability.
  * Env: BENCH_INGEST_FRAMES (default 20000), BENCH_REPLAY_EVENTS (default 1000000),
- * BENCH_LANE_BACKENDS (default "sqlite,postgres"), BENCH_LANE_RUNS (default 3: write figures are the median run).
+ * BENCH_LANE_BACKENDS (default "sqlite,postgres"), BENCH_LANE_RUNS (default 3: write figures are the median of
+ * rounds that each measure the baseline and then the lane).
  */
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { type Backend, postgresAvailable, postgresBackend, sqliteBackend } from '../lane/backends';
 import { measureFsyncFloor } from '../lane/fsync-floor';
 import {
+  type IngestResult,
   measureIdleLatency,
   measureIngest,
   measurePlainInsert,
@@ -24,14 +26,15 @@ const BACKENDS = (process.env.BENCH_LANE_BACKENDS ?? 'sqlite,postgres').split(',
 
 const fmt = (n: number) => (n >= 100 ? n.toFixed(0) : n.toPrecision(3));
 
-/** Write measurements run this many times (each on a fresh database); the median run is reported. */
+/**
+ * Write measurements run in this many rounds, each measurement on a fresh database; a round measures the
+ * baseline and then the lane, so both see the same machine (others share it), and the median is reported.
+ */
 const RUNS = Number(process.env.BENCH_LANE_RUNS ?? 3);
 
-async function median<T>(measure: () => Promise<T>, value: (r: T) => number): Promise<T> {
-  const runs: T[] = [];
-  for (let i = 0; i < RUNS; i++) runs.push(await measure());
-  runs.sort((a, b) => value(a) - value(b));
-  return runs[Math.floor((runs.length - 1) / 2)] as T;
+function medianOf<T>(runs: readonly T[], value: (r: T) => number): T {
+  const sorted = [...runs].sort((a, b) => value(a) - value(b));
+  return sorted[Math.floor((sorted.length - 1) / 2)] as T;
 }
 const same = (n: number) => n;
 
@@ -57,21 +60,28 @@ async function suiteFor(open: () => Promise<Backend>): Promise<BenchResult[]> {
   }));
   const log = (m: string) => console.log(`  [${name}] ${m}`);
 
-  log(`baseline: plain batched INSERTs of ${INGEST_FRAMES} rows (${durability})`);
-  const baseline = await median(
-    () => onFresh(open, (b) => measurePlainInsert(b, INGEST_FRAMES, 'ingest')),
-    same,
-  );
+  log(`${RUNS} rounds: baseline (plain batched INSERTs of ${INGEST_FRAMES} rows), store only, lane ingest`);
+  const baselines: number[] = [];
+  const storeRuns: number[] = [];
+  const ingestRuns = new Map<number, IngestResult[]>([
+    [1, []],
+    [100, []],
+  ]);
+  for (let round = 0; round < RUNS; round++) {
+    baselines.push(await onFresh(open, (b) => measurePlainInsert(b, INGEST_FRAMES, 'ingest')));
+    storeRuns.push(await onFresh(open, (b) => measureStoreOnly(b, INGEST_FRAMES, 'diag')));
+    for (const [subs, runs] of ingestRuns) {
+      runs.push(await onFresh(open, (b) => measureIngest(b, INGEST_FRAMES, subs, `${subs}`)));
+    }
+  }
+  const baseline = medianOf(baselines, same);
   out.push({
     name: `${name}: baseline plain INSERT, batch 1000`,
     unit: 'events/s',
     value: baseline,
-    extra: `${INGEST_FRAMES} rows (the lane's own rows: same eventIds, envelope, payload); ${durability}; median of ${RUNS} runs, each on a fresh database`,
+    extra: `${INGEST_FRAMES} rows (the lane's own rows: same eventIds, envelope, payload); ${durability}; median of ${RUNS} rounds, each measurement on a fresh database`,
   });
-  const storeOnly = await median(
-    () => onFresh(open, (b) => measureStoreOnly(b, INGEST_FRAMES, 'diag')),
-    same,
-  );
+  const storeOnly = medianOf(storeRuns, same);
   out.push({
     name: `${name}: diagnostic, store appendFrames + appendEvents only`,
     unit: 'events/s',
@@ -79,12 +89,8 @@ async function suiteFor(open: () => Promise<Backend>): Promise<BenchResult[]> {
     ratio: storeOnly / baseline,
     extra: 'the store part of ingest: no translation, no delivery (ratio vs the plain INSERT baseline)',
   });
-  for (const subs of [1, 100]) {
-    log(`lane ingest: ${INGEST_FRAMES} frames, ${subs} subscriber(s)`);
-    const r = await median(
-      () => onFresh(open, (b) => measureIngest(b, INGEST_FRAMES, subs, `${subs}`)),
-      (x) => x.eventsPerSec,
-    );
+  for (const [subs, runs] of ingestRuns) {
+    const r = medianOf(runs, (x) => x.eventsPerSec);
     out.push({
       name: `${name}: lane ingest, ${subs} subscriber${subs > 1 ? 's' : ''}`,
       unit: 'events/s',
@@ -116,14 +122,14 @@ async function suiteFor(open: () => Promise<Backend>): Promise<BenchResult[]> {
  */
 async function ingestOnTmpfs(): Promise<BenchResult[]> {
   const open = () => sqliteBackend('/dev/shm');
-  const baseline = await median(
-    () => onFresh(open, (b) => measurePlainInsert(b, INGEST_FRAMES, 'ingest')),
-    same,
-  );
-  const lane = await median(
-    () => onFresh(open, (b) => measureIngest(b, INGEST_FRAMES, 1, 'tmpfs')),
-    (x) => x.eventsPerSec,
-  );
+  const baselines: number[] = [];
+  const lanes: IngestResult[] = [];
+  for (let round = 0; round < RUNS; round++) {
+    baselines.push(await onFresh(open, (b) => measurePlainInsert(b, INGEST_FRAMES, 'ingest')));
+    lanes.push(await onFresh(open, (b) => measureIngest(b, INGEST_FRAMES, 1, 'tmpfs')));
+  }
+  const baseline = medianOf(baselines, same);
+  const lane = medianOf(lanes, (x) => x.eventsPerSec);
   return [
     {
       name: 'sqlite on tmpfs: baseline plain INSERT, batch 1000',
