@@ -35,14 +35,11 @@ export interface HubOptions {
 
 /** A committed row as the wire shows it. */
 export function rowToStreamEvent(row: DeliveryRow): CanonicalStreamEvent {
-  return {
-    type: row.event.kind,
-    deliverySeq: row.deliverySeq,
-    revision: row.revision,
-    provisional: row.provisional,
-    ...(row.namespace && row.namespace.length > 0 ? { namespace: row.namespace } : {}),
-    event: row.event,
-  };
+  const { deliverySeq, revision, provisional, namespace, event } = row;
+  // Two literals, not a conditional spread (no throwaway object per row); same key order either way.
+  return namespace && namespace.length > 0
+    ? { type: event.kind, deliverySeq, revision, provisional, namespace, event }
+    : { type: event.kind, deliverySeq, revision, provisional, event };
 }
 
 /**

@@ -171,9 +171,10 @@ function jsonUpperBound(value: unknown, limit: number): number {
       total += 2 + v.length;
       for (const x of v) stack.push(x);
     } else {
-      for (const [k, x] of Object.entries(v)) {
+      const o = v as Record<string, unknown>;
+      for (const k in o) {
         total += k.length * 6 + 4;
-        stack.push(x);
+        stack.push(o[k]);
       }
       total += 2;
     }

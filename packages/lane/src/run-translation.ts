@@ -117,7 +117,8 @@ export class RunTranslation {
       first = { seq: this.nextSeq++, ts };
       this.firstSeen.set(t.key, first);
     }
-    const identity = { ...(t.identity ?? {}), provider: t.identity?.provider ?? this.translator.provider };
+    const provider = t.identity?.provider ?? this.translator.provider;
+    const identity = t.identity ? { ...t.identity, provider } : { provider };
     const event = {
       schemaVersion: SCHEMA_VERSION,
       eventId: deriveEventId(this.ctx.runId, t.key),

@@ -160,9 +160,11 @@ export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
       for (const size of INSERT_CHUNKS) {
         if (rows.length - at < size) continue;
         const stmt = insertStatement(table, columns, size);
+        const params: SqlParam[] = new Array(size * columns.length);
         for (; rows.length - at >= size; at += size) {
-          const params: SqlParam[] = [];
-          for (let i = at; i < at + size; i++) for (const v of rows[i] as SqlParam[]) params.push(v);
+          // One array per statement shape, refilled: binding copies the values out.
+          let k = 0;
+          for (let i = at; i < at + size; i++) for (const v of rows[i] as SqlParam[]) params[k++] = v;
           stmt.run(params);
         }
       }
