@@ -221,6 +221,30 @@ export function storeSuite(
       await store.deleteThread(ids[0] ?? '');
     });
 
+    test('deleteThread removes its frames and canonical rows; appends to it afterwards are refused', async () => {
+      const threadId = await newThread();
+      const runId = await newRun(threadId);
+      const other = await newThread();
+      const otherRun = await newRun(other);
+      const at = new Date().toISOString();
+      for (const [t, r] of [
+        [threadId, runId],
+        [other, otherRun],
+      ] as const) {
+        await store.appendFrames(r, [{ receivedAt: at, frame: { n: 1 } }]);
+        await store.appendEvents(t, [event(t, r, 1)], true);
+      }
+      await store.deleteThread(threadId);
+      expect(await store.readEvents(threadId, 0, 10)).toEqual([]);
+      expect(await store.readFrames(runId)).toEqual([]);
+      expect(await store.headDeliverySeq(threadId)).toBe(0);
+      expect(await code(store.appendEvents(threadId, [event(threadId, runId, 2)], true))).toBe('not_found');
+      expect(await code(store.appendFrames(runId, [{ receivedAt: at, frame: 2 }]))).toBe('not_found');
+      // The other thread keeps everything.
+      expect(await store.readEvents(other, 0, 10)).toHaveLength(1);
+      expect(await store.readFrames(otherRun)).toHaveLength(1);
+    });
+
     test('sessions: generation starts at 1 and increases only when the binding changes', async () => {
       const threadId = await newThread();
       expect(await store.getSession(threadId)).toBeNull();

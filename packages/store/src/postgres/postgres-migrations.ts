@@ -205,4 +205,15 @@ CREATE TABLE source_frame_raw (
 );
 `,
   },
+  {
+    // The two tables every ingested frame writes to lose their foreign keys: PostgreSQL checks one with a
+    // row-level trigger running a query per inserted row (~20% of a group commit of frames and rows). An
+    // append already proves the parent under lock (the thread's head row, the run's lane row, FOR UPDATE),
+    // and deleteThread deletes these rows itself, under the same locks, before the thread.
+    name: 'frames and canonical events without foreign-key triggers',
+    sql: `
+ALTER TABLE canonical_events DROP CONSTRAINT IF EXISTS canonical_events_thread_id_fkey;
+ALTER TABLE source_frames DROP CONSTRAINT IF EXISTS source_frames_run_id_fkey;
+`,
+  },
 ];

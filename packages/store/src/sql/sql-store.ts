@@ -210,6 +210,18 @@ export class SqlStore implements Store {
   /** Deletes the thread and everything under it (cascade); deleting a missing thread is a no-op. */
   async deleteThread(threadId: string): Promise<void> {
     await this.tx(async (c) => {
+      // Frames and canonical rows are deleted here, not by a cascade (on PostgreSQL they have no foreign key,
+      // see its migrations). Appends lock the head row, then lane rows: locked in that order first, an append
+      // either committed before (its rows are deleted below) or runs after and finds no thread or run.
+      const { forUpdate } = this.db;
+      await c.all(`SELECT head FROM thread_heads WHERE thread_id = ?${forUpdate}`, [threadId]);
+      await c.all(`SELECT run_id FROM source_lanes WHERE thread_id = ? ORDER BY run_id${forUpdate}`, [
+        threadId,
+      ]);
+      await c.run('DELETE FROM canonical_events WHERE thread_id = ?', [threadId]);
+      await c.run('DELETE FROM source_frames WHERE run_id IN (SELECT run_id FROM runs WHERE thread_id = ?)', [
+        threadId,
+      ]);
       await c.run('DELETE FROM threads WHERE thread_id = ?', [threadId]);
       await c.run('DELETE FROM sync_changes WHERE session_id = ?', [threadId]);
       await c.run('DELETE FROM sync_heads WHERE session_id = ?', [threadId]);
