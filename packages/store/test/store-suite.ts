@@ -502,6 +502,36 @@ export function storeSuite(
       expect(changed.inserted.map((r) => [r.deliverySeq, r.revision])).toEqual([[6, 2]]);
     });
 
+    test('events: per-run reads find every row of a run whose rows interleave with another run of the thread', async () => {
+      const threadId = await newThread();
+      const a = await newRun(threadId);
+      const b = await newRun(threadId);
+      // b writes first, then a and b take turns; a's rows are 2 and 4, b's 1, 3 and 5.
+      for (const [runId, n] of [
+        [b, 1],
+        [a, 1],
+        [b, 2],
+        [a, 2],
+        [b, 3],
+      ] as const) {
+        await store.appendEvents(threadId, [event(threadId, runId, n)], true);
+      }
+      // A revision of a's first event comes last: the latest of it is row 6.
+      await store.appendEvents(threadId, [event(threadId, a, 1, 'changed')], true);
+      expect(
+        (await store.latestEvents({ threadId, runId: a })).map((r) => [r.eventId, r.deliverySeq]),
+      ).toEqual([
+        [`${a}:1`, 6],
+        [`${a}:2`, 4],
+      ]);
+      expect((await store.latestEvents({ threadId, runId: b })).map((r) => r.deliverySeq)).toEqual([1, 3, 5]);
+      // Completion covers up to the run's last row.
+      await store.claimRun(a, 'me');
+      await store.finalizeRun(a, 'completed');
+      const record = await store.completeCanonicalization(a, await store.sealSource(a));
+      expect(record?.lastDeliverySeq).toBe(6);
+    });
+
     test('events: bad input is refused with a clear error naming the field', async () => {
       const threadId = await newThread();
       const runId = await newRun(threadId);
