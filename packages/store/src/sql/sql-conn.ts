@@ -28,6 +28,15 @@ export interface Migration {
   sql: string;
 }
 
+export interface TransactionOptions {
+  /**
+   * The transaction only appends rows whose parent rows it has locked and checked itself (the group commit
+   * of frames and canonical rows): SQLite skips its foreign-key checks for it, which otherwise also make
+   * every multi-row INSERT keep a statement journal. Any failed statement still aborts the whole transaction.
+   */
+  checkedAppends?: boolean;
+}
+
 /**
  * One backend: how to read committed state, how to run a transaction, and the few places where the SQL
  * dialects differ. The store logic above it is shared, so both backends have one behaviour.
@@ -41,7 +50,7 @@ export interface SqlBackend {
   /** Reads committed rows (never sees a transaction in progress). */
   read<T>(fn: (c: SqlConn) => Promise<T>): Promise<T>;
   /** Runs fn in one transaction; commits when it resolves, rolls back when it throws. */
-  transaction<T>(fn: (c: SqlConn) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (c: SqlConn) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /** Applies the migrations not applied yet, under a lock so concurrent starts apply each once. */
   migrate(migrations: readonly Migration[]): Promise<void>;
   /** Inserts many rows at once: multi-row INSERT statements (prepared once per shape on SQLite). */

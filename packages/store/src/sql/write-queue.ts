@@ -126,7 +126,10 @@ export class WriteQueue {
   private async attempt(batch: Entry[]): Promise<{ outcomes: Outcome[]; heads: Map<string, number> }> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.backend.transaction((conn) => this.execBatch(conn, batch));
+        // Every job checks its thread / run under the locks execBatch takes before it writes anything.
+        return await this.backend.transaction((conn) => this.execBatch(conn, batch), {
+          checkedAppends: true,
+        });
       } catch (error) {
         if (attempt >= MAX_ATTEMPTS || !this.backend.isRetryable(error)) throw error;
       }

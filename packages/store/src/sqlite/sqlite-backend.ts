@@ -1,7 +1,14 @@
 import { resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { applyMigrations } from '../sql/migrate';
-import type { BulkColumn, Migration, SqlBackend, SqlConn, SqlParam } from '../sql/sql-conn';
+import type {
+  BulkColumn,
+  Migration,
+  SqlBackend,
+  SqlConn,
+  SqlParam,
+  TransactionOptions,
+} from '../sql/sql-conn';
 import { type Checkpointer, startCheckpointer } from './checkpointer';
 import { type HeadListener, HeadPoller } from './head-poller';
 
@@ -93,8 +100,10 @@ export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
     let stmt = inserts.get(key);
     if (!stmt) {
       const tuple = `(${columns.map(() => '?').join(', ')})`;
+      // OR FAIL: a failing row stops the statement without undoing the rows before it, so no statement journal
+      // is kept (with foreign keys off); every caller then aborts the whole transaction anyway.
       stmt = writer.prepare(
-        `INSERT INTO ${table} (${columns.map((col) => col.name).join(', ')}) VALUES ${Array(rows).fill(tuple).join(', ')}`,
+        `INSERT OR FAIL INTO ${table} (${columns.map((col) => col.name).join(', ')}) VALUES ${Array(rows).fill(tuple).join(', ')}`,
       );
       inserts.set(key, stmt);
     }
@@ -119,24 +128,35 @@ export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
     for (const listen of listeners) listen(threadId, head, origin);
   };
 
-  const transaction = <T>(fn: (c: SqlConn) => Promise<T>): Promise<T> => {
-    const next = shared.tail.then(async () => {
-      writer.exec('BEGIN IMMEDIATE');
+  const inTransaction = async <T>(fn: (c: SqlConn) => Promise<T>): Promise<T> => {
+    writer.exec('BEGIN IMMEDIATE');
+    announced = [];
+    inserted = 0;
+    try {
+      const result = await fn(w);
+      writer.exec('COMMIT');
+      checkpointer.poke(inserted + 1);
+      for (const [threadId, head, origin] of announced) {
+        for (const hear of shared.hearers) hear(threadId, head, origin);
+      }
+      return result;
+    } catch (error) {
+      if (writer.inTransaction) writer.exec('ROLLBACK');
+      throw error;
+    } finally {
       announced = [];
-      inserted = 0;
+    }
+  };
+
+  const transaction = <T>(fn: (c: SqlConn) => Promise<T>, options?: TransactionOptions): Promise<T> => {
+    const next = shared.tail.then(async () => {
+      // A no-op inside a transaction, hence set around it; restored whatever happens.
+      const checked = options?.checkedAppends === true;
+      if (checked) writer.pragma('foreign_keys = OFF');
       try {
-        const result = await fn(w);
-        writer.exec('COMMIT');
-        checkpointer.poke(inserted + 1);
-        for (const [threadId, head, origin] of announced) {
-          for (const hear of shared.hearers) hear(threadId, head, origin);
-        }
-        return result;
-      } catch (error) {
-        if (writer.inTransaction) writer.exec('ROLLBACK');
-        throw error;
+        return await inTransaction(fn);
       } finally {
-        announced = [];
+        if (checked) writer.pragma('foreign_keys = ON');
       }
     });
     shared.tail = next.catch(() => undefined);
