@@ -1,6 +1,7 @@
 import type {
   CanonicalStreamEvent,
   DeliveryRow,
+  JsonObject,
   RunCanonicalizedEvent,
   RunStatusEvent,
   StreamEvent,
@@ -10,6 +11,20 @@ import type { Store } from '@agentlane/store';
 export type HubSignal = RunStatusEvent | RunCanonicalizedEvent;
 
 type Item = { row: DeliveryRow } | { signal: HubSignal };
+
+const RUN_STATUSES = new Set(['queued', 'running', 'completed', 'failed']);
+
+/** A signal heard from another process, checked before it reaches a subscriber. */
+function isHubSignal(value: JsonObject): value is JsonObject & HubSignal {
+  if (typeof value.threadId !== 'string' || typeof value.runId !== 'string') return false;
+  if (typeof value.status !== 'string' || !RUN_STATUSES.has(value.status)) return false;
+  if (value.type === 'run.status') return true;
+  return (
+    value.type === 'run.canonicalized' &&
+    typeof value.lastDeliverySeq === 'number' &&
+    typeof value.completedAt === 'string'
+  );
+}
 
 /** How long a hole in deliverySeq is waited for before it is taken as real (the store skipped a number). */
 const GAP_TOLERANCE_MS = 1000;
@@ -54,6 +69,7 @@ export function rowToStreamEvent(row: DeliveryRow): CanonicalStreamEvent {
 export class PublishHub {
   private readonly threads = new Map<string, Set<Subscription>>();
   private readonly unlisten: () => void;
+  private readonly unlistenSignals: () => void;
   private readonly pollTimer: NodeJS.Timeout | null;
   readonly pageSize: number;
   private closed = false;
@@ -64,6 +80,9 @@ export class PublishHub {
   ) {
     this.pageSize = options.pageSize ?? 5000;
     this.unlisten = store.onCommitted((threadId, head) => this.wake(threadId, head));
+    this.unlistenSignals = store.onSignal((threadId, signal) => {
+      if (isHubSignal(signal) && signal.threadId === threadId) this.deliverSignal(threadId, signal);
+    });
     const pollMs = options.headPollMs ?? 250;
     this.pollTimer = pollMs > 0 ? setInterval(() => void this.pollHeads(), pollMs) : null;
     this.pollTimer?.unref();
@@ -80,7 +99,18 @@ export class PublishHub {
     for (const sub of subs) sub.offerRows(rows, events);
   }
 
+  /**
+   * A run's status or completion: to this process's subscribers at once, and through the store to the other
+   * processes sharing the database (their subscribers would otherwise never hear it: a signal is not a row).
+   */
   publishSignal(threadId: string, signal: HubSignal): void {
+    this.deliverSignal(threadId, signal);
+    this.store
+      .broadcastSignal(threadId, signal as unknown as JsonObject)
+      .catch((err) => this.options.onListenerError?.(err));
+  }
+
+  private deliverSignal(threadId: string, signal: HubSignal): void {
     const subs = this.threads.get(threadId);
     if (!subs) return;
     for (const sub of subs) sub.offerSignal(signal);
@@ -123,6 +153,7 @@ export class PublishHub {
   close(): void {
     this.closed = true;
     this.unlisten();
+    this.unlistenSignals();
     if (this.pollTimer) clearInterval(this.pollTimer);
     for (const subs of this.threads.values()) for (const sub of subs) sub.close();
     this.threads.clear();
@@ -223,8 +254,17 @@ class Subscription implements HubSubscription {
 
   offerSignal(signal: HubSignal): void {
     if (this.closed) return;
-    if (!this.opened || this.reading) this.buffer.push({ signal });
-    else this.emit(signal);
+    if (!this.opened || this.reading) {
+      this.buffer.push({ signal });
+      return;
+    }
+    if (signal.type === 'run.canonicalized' && signal.lastDeliverySeq > this.cursor) {
+      // Heard from another process before its rows reached us: read them first, then say they are final.
+      this.buffer.push({ signal });
+      this.catchUpTo(signal.lastDeliverySeq);
+      return;
+    }
+    this.emit(signal);
   }
 
   catchUpTo(head: number): void {

@@ -89,6 +89,52 @@ describe.skipIf(!available)('lane on PostgreSQL', () => {
       await Promise.all([...writers, reader].map((s) => s.close()));
     }
   });
+
+  it('a subscriber served by another process hears the run signals of the process that runs it', async () => {
+    await t.store.createThread({ threadId: 'pgx', engine: 'test', title: null, workDir: null, metadata: {} });
+    // Two "processes": each its own store (own pool, own LISTEN connection) and lane on one schema. The
+    // runner executes; the follower only serves a subscriber.
+    const runnerStore = createPostgresStore({ url: PG_URL, schema: schemaOf(t.store), poolSize: 2 });
+    const followerStore = createPostgresStore({ url: PG_URL, schema: schemaOf(t.store), poolSize: 2 });
+    const runner = createLane({
+      store: runnerStore,
+      drivers: [createTestDriver()],
+      ownerId: 'pg-runner',
+      pollIntervalMs: 20,
+    });
+    const follower = createLane({
+      store: followerStore,
+      drivers: [createTestDriver()],
+      ownerId: 'pg-follower',
+      execute: false,
+    });
+    await runner.start();
+    await follower.start();
+    try {
+      const c = new Collector();
+      await follower.subscribe('pgx', 0, c.listener);
+      const { run } = await runner.createRun({ threadId: 'pgx', prompt: 'delta a\ndeltas 5 0' });
+      await c.until((x) => x.events.some((e) => e.type === 'run.canonicalized' && e.runId === run.runId));
+      const signals = c.events.flatMap((e) =>
+        e.type === 'run.status' || e.type === 'run.canonicalized' ? [`${e.type}:${e.status}`] : [],
+      );
+      expect(signals).toEqual([
+        'run.status:queued',
+        'run.status:running',
+        'run.status:completed',
+        'run.canonicalized:completed',
+      ]);
+      // The completion signal covers every row the follower delivered.
+      const completion = c.events.find((e) => e.type === 'run.canonicalized');
+      expect(completion && 'lastDeliverySeq' in completion && completion.lastDeliverySeq).toBe(
+        c.seqs().at(-1),
+      );
+    } finally {
+      await runner.stop();
+      await follower.stop();
+      await Promise.all([runnerStore.close(), followerStore.close()]);
+    }
+  });
 });
 
 /** The schema the test store was created with (pgTestStore records it). */

@@ -67,7 +67,7 @@ export async function createServer(options: ServerOptions): Promise<AgentlaneSer
   const context: ServerContext = {
     store: options.store,
     lane: options.lane,
-    hub: new ThreadHub(),
+    hub: new ThreadHub(options.store),
     engines: options.engines,
     auth: new Authenticator(options.tokens ?? []),
     sse: {
@@ -165,6 +165,8 @@ export async function createServer(options: ServerOptions): Promise<AgentlaneSer
         .send(new HttpError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`).toBody()),
     );
   }
+
+  app.addHook('onClose', async () => context.hub.close());
 
   const shutdown = async (): Promise<void> => {
     context.draining = true;

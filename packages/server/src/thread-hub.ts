@@ -1,13 +1,27 @@
-import type { StreamEvent } from '@agentlane/contract';
+import type { JsonObject, StreamEvent } from '@agentlane/contract';
+import type { Store } from '@agentlane/store';
 
 type Listener = (event: StreamEvent) => void;
 
 /**
- * Wire-only events the server itself produces (sync.conflict) for the SSE connections of this process.
+ * Wire-only events the server itself produces (sync.conflict) for the SSE connections of this process, and,
+ * through the store's signals, for those of the other server processes sharing the database.
  * Canonical rows and run signals come from the lane's own subscriptions, never from here.
  */
 export class ThreadHub {
   readonly #threads = new Map<string, Set<Listener>>();
+  readonly #store: Store | undefined;
+  readonly #stopHearing: () => void;
+
+  constructor(store?: Store) {
+    this.#store = store;
+    this.#stopHearing =
+      store?.onSignal((threadId, signal) => {
+        if (signal.type === 'sync.conflict' && typeof signal.sessionId === 'string') {
+          this.#deliver(threadId, signal as unknown as StreamEvent);
+        }
+      }) ?? (() => {});
+  }
 
   subscribe(threadId: string, listener: Listener): () => void {
     let listeners = this.#threads.get(threadId);
@@ -24,6 +38,16 @@ export class ThreadHub {
   }
 
   publish(threadId: string, event: StreamEvent): void {
+    this.#deliver(threadId, event);
+    // Best effort, like the event itself: a conflict is also in the sync response of the writer that hit it.
+    this.#store?.broadcastSignal(threadId, event as unknown as JsonObject).catch(() => {});
+  }
+
+  close(): void {
+    this.#stopHearing();
+  }
+
+  #deliver(threadId: string, event: StreamEvent): void {
     for (const listener of this.#threads.get(threadId) ?? []) {
       try {
         listener(event);

@@ -314,6 +314,14 @@ export interface Store {
    * may fold into one call; a head is never announced twice. Returns the unsubscribe function.
    */
   onCommitted(listener: (threadId: string, headDeliverySeq: number) => void): () => void;
+  /**
+   * Sends a thread's live signal (run status, completion: small JSON, not a row) to the other stores of this
+   * database, so subscribers served by another process hear it too: NOTIFY on PostgreSQL; on SQLite the other
+   * stores of this process only. This store's own `onSignal` listeners do not hear it.
+   */
+  broadcastSignal(threadId: string, signal: JsonObject): Promise<void>;
+  /** Hears the signals other stores broadcast. Returns the unsubscribe function. */
+  onSignal(listener: (threadId: string, signal: JsonObject) => void): () => void;
   /** The latest revision of every eventId of a run (or thread), in first-delivery order. */
   latestEvents(query: { threadId: string; runId?: string }): Promise<DeliveryRow[]>;
 

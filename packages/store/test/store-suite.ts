@@ -658,6 +658,22 @@ export function storeSuite(
       expect(heard).toEqual([1]);
     });
 
+    test('signals: another store on the same database hears a broadcast signal; the sender does not', async () => {
+      const peer = await fx.openPeer();
+      const heardByPeer: [string, unknown][] = [];
+      const heardBySender: unknown[] = [];
+      const stopPeer = peer.onSignal((t, signal) => heardByPeer.push([t, signal]));
+      const stopSelf = store.onSignal((_t, signal) => heardBySender.push(signal));
+      await new Promise((r) => setTimeout(r, 200));
+      const signal = { type: 'run.status', threadId: 'thr with space', runId: 'r1', status: 'running' };
+      await store.broadcastSignal('thr with space', signal);
+      for (let i = 0; i < 100 && heardByPeer.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      stopPeer();
+      stopSelf();
+      expect(heardByPeer).toEqual([['thr with space', signal]]);
+      expect(heardBySender).toEqual([]);
+    });
+
     test('source lane: native seqs, seal, late frames refused and recorded', async () => {
       const threadId = await newThread();
       const runId = await newRun(threadId);

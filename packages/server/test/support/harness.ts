@@ -8,6 +8,8 @@ import { type AgentlaneServer, createServer, type ServerOptions } from '../../sr
 import { createScriptedDriver } from './scripted-engine';
 
 export interface TestServer {
+  /** The SQLite file: a second test server can share it, as a second process would. */
+  dbPath: string;
   url: string;
   api: string;
   store: Store;
@@ -21,11 +23,19 @@ export interface TestServer {
 /** A real server on a temp SQLite store with the real lane and a scripted test engine, on 127.0.0.1:0. */
 export async function startTestServer(
   options: Partial<Omit<ServerOptions, 'store' | 'lane' | 'engines'>> = {},
+  shared: { dbPath?: string; execute?: boolean } = {},
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'agentlane-server-'));
-  const store = await openStore(join(dir, 'test.db'));
+  const dbPath = shared.dbPath ?? join(dir, 'test.db');
+  const store = await openStore(dbPath);
   const drivers: EngineDriver[] = [createScriptedDriver()];
-  const lane = createLane({ store, drivers, ownerId: 'test', pollIntervalMs: 20 });
+  const lane = createLane({
+    store,
+    drivers,
+    ownerId: `test-${Math.random().toString(36).slice(2, 8)}`,
+    pollIntervalMs: 20,
+    ...(shared.execute === false ? { execute: false } : {}),
+  });
   await lane.start();
   const server = await createServer({
     store,
@@ -40,6 +50,7 @@ export async function startTestServer(
   const url = `http://127.0.0.1:${port}`;
   const api = `${url}/api/harness`;
   return {
+    dbPath,
     url,
     api,
     store,

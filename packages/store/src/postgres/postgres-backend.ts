@@ -70,9 +70,11 @@ export function createPostgresBackend(options: PostgresBackendOptions): SqlBacke
   // An idle client that errors (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const channel = `agentlane_commits${schema ? `_${schema}` : ''}`.slice(0, 63);
+  const signalChannel = `agentlane_signals${schema ? `_${schema}` : ''}`.slice(0, 63);
 
   let listener: pg.Client | null = null;
   const hearers = new Set<(threadId: string, head: number, origin: string) => void>();
+  const signalHearers = new Set<(threadId: string, payload: string, origin: string) => void>();
   let closed = false;
 
   const startListening = (): void => {
@@ -80,6 +82,16 @@ export function createPostgresBackend(options: PostgresBackendOptions): SqlBacke
     const client = new pg.Client({ connectionString: options.url, options: settings.join(' ') });
     listener = client;
     client.on('notification', (message) => {
+      if (message.channel === signalChannel && message.payload) {
+        // payload: "<origin> <threadId length> <threadId><json>" (thread ids may hold spaces)
+        const m = /^(\S+) (\d+) /.exec(message.payload);
+        if (!m) return;
+        const start = m[0].length;
+        const threadId = message.payload.slice(start, start + Number(m[2]));
+        const json = message.payload.slice(start + Number(m[2]));
+        for (const hear of signalHearers) hear(threadId, json, m[1]!);
+        return;
+      }
       if (message.channel !== channel || !message.payload) return;
       // payload: "<origin> <head> <threadId>"
       const [origin, head, ...rest] = message.payload.split(' ');
@@ -90,12 +102,12 @@ export function createPostgresBackend(options: PostgresBackendOptions): SqlBacke
       if (listener !== client) return;
       listener = null;
       client.end().catch(() => {});
-      if (!closed && hearers.size > 0) setTimeout(startListening, 500).unref();
+      if (!closed && hearers.size + signalHearers.size > 0) setTimeout(startListening, 500).unref();
     };
     client.on('error', restart);
     client
       .connect()
-      .then(() => client.query(`LISTEN ${quoteIdent(channel)}`))
+      .then(() => client.query(`LISTEN ${quoteIdent(channel)}; LISTEN ${quoteIdent(signalChannel)}`))
       .catch(restart);
   };
 
@@ -160,6 +172,19 @@ export function createPostgresBackend(options: PostgresBackendOptions): SqlBacke
       startListening();
       return () => {
         hearers.delete(onHead);
+      };
+    },
+    notifySignal: async (threadId, payload, origin) => {
+      await pool.query('SELECT pg_notify($1, $2)', [
+        signalChannel,
+        `${origin} ${threadId.length} ${threadId}${payload}`,
+      ]);
+    },
+    listenSignals: (onSignal) => {
+      signalHearers.add(onSignal);
+      startListening();
+      return () => {
+        signalHearers.delete(onSignal);
       };
     },
     isRetryable: (error) => code(error) === '40P01' || code(error) === '40001',

@@ -66,6 +66,10 @@ export interface SqlBackend {
   notifyCommitted(c: SqlConn, heads: ReadonlyMap<string, number>, origin: string): Promise<void>;
   /** Starts hearing other processes' commits; returns a stop function. */
   listenCommitted(onHead: (threadId: string, head: number, origin: string) => void): () => void;
+  /** Tells the other stores of this database a thread's live signal (`payload` is JSON). */
+  notifySignal(threadId: string, payload: string, origin: string): Promise<void>;
+  /** Starts hearing the signals of other stores; returns a stop function. */
+  listenSignals(onSignal: (threadId: string, payload: string, origin: string) => void): () => void;
   /** True for an error the whole transaction can be retried after (deadlock, serialization failure). */
   isRetryable(error: unknown): boolean;
   /** True for a unique-constraint violation. */

@@ -655,6 +655,29 @@ export class SqlStore implements Store {
     };
   }
 
+  async broadcastSignal(threadId: string, signal: JsonObject): Promise<void> {
+    if (this.closed) return;
+    await this.db.notifySignal(threadId, JSON.stringify(signal), this.origin);
+  }
+
+  onSignal(listener: (threadId: string, signal: JsonObject) => void): () => void {
+    return this.db.listenSignals((threadId, payload, origin) => {
+      if (origin === this.origin) return;
+      let signal: unknown;
+      try {
+        signal = JSON.parse(payload);
+      } catch {
+        return; // not ours to understand: a reader tolerates what it does not know
+      }
+      if (signal === null || typeof signal !== 'object' || Array.isArray(signal)) return;
+      try {
+        listener(threadId, signal as JsonObject);
+      } catch {
+        // A listener's bug must not stop the others.
+      }
+    });
+  }
+
   // completion
 
   async leaseOutbox(workerId: string, limit: number, leaseMs: number): Promise<OutboxEntry[]> {

@@ -68,6 +68,8 @@ interface SharedFile {
   users: number;
   /** Stores of this process on this file hear each other's commits (other processes poll). */
   hearers: Set<HeadListener>;
+  /** Stores of this process on this file hear each other's live signals. */
+  signalHearers: Set<(threadId: string, payload: string, origin: string) => void>;
 }
 
 /**
@@ -111,7 +113,12 @@ export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
   };
   const r = wrap(reader);
   const key = resolve(path);
-  const shared: SharedFile = fileQueues.get(key) ?? { tail: Promise.resolve(), users: 0, hearers: new Set() };
+  const shared: SharedFile = fileQueues.get(key) ?? {
+    tail: Promise.resolve(),
+    users: 0,
+    hearers: new Set(),
+    signalHearers: new Set(),
+  };
   shared.users += 1;
   fileQueues.set(key, shared);
   let last: Promise<unknown> = Promise.resolve();
@@ -212,6 +219,17 @@ export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
           shared.hearers.delete(hearLocal);
           poller.stop();
         }
+      };
+    },
+    // Signals reach the other stores of this process on the same file; other processes do not hear them
+    // (SQLite has no channel between processes: several server processes share PostgreSQL).
+    notifySignal: async (threadId, payload, origin) => {
+      for (const hear of shared.signalHearers) hear(threadId, payload, origin);
+    },
+    listenSignals: (onSignal) => {
+      shared.signalHearers.add(onSignal);
+      return () => {
+        shared.signalHearers.delete(onSignal);
       };
     },
     isRetryable: (error) => (error as { code?: string } | null)?.code === 'SQLITE_BUSY',
