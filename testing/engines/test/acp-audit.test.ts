@@ -1,51 +1,33 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { claudeCodePreset, codexPreset, createDriver, geminiPreset } from '@agentlane/adapter-acp';
-import { type AuditableCall, parseAuditableCall, type StreamEvent } from '@agentlane/contract';
+import { createDriver } from '@agentlane/adapter-acp';
+import type { AuditableCall } from '@agentlane/contract';
 import {
   type FakeModelServer,
   slowStream,
-  startFakeModelServer,
   toolThenAnswer,
   writeFileTool,
 } from '@agentlane/fake-model-server';
-import { type AuditLedger, createSqliteLedger } from '@agentlane/ledger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { engineEntries } from '../src/index';
-import { post, startStack, ThreadStream } from './opencode-stack';
+import { post, ThreadStream } from './opencode-stack';
+import { installedAcpEngines, presets } from './support/acp-engines';
+import { answerApproval, cancelMidMessage, done, readAudit, requestedApproval } from './support/api';
+import { type Fixture, startAuditedStack, startFixture } from './support/fixture';
 
 // External engines are audited too, over ACP: real Claude Code, Codex and Gemini CLI against the fake model
 // server, an approved write and a cancelled turn, the ledger read back through GET /sessions/:id/audit.
 
-const entries = engineEntries();
-const presets = { claude: claudeCodePreset, codex: codexPreset, gemini: geminiPreset } as const;
-const ENGINES = (['claude', 'codex', 'gemini'] as const).filter((name) => {
-  if (entries[name]) return true;
-  if (process.env.CI === 'true') throw new Error(`engine ${name} is not installed in testing/engines`);
-  console.warn(`[skip] ${name} audit end-to-end: the pinned engine is not installed in testing/engines`);
-  return false;
-});
-
-type Canonical = Extract<StreamEvent, { event: unknown }>;
-const done = (runId: string) => (events: StreamEvent[]) =>
-  events.some((e) => e.type === 'run.canonicalized' && e.runId === runId);
+const { entries, engines: ENGINES } = installedAcpEngines('audit end-to-end');
 
 describe.each(ENGINES)('%s audit rows through the HTTP API', { timeout: 300_000 }, (name) => {
+  let fixture: Fixture;
   let fake: FakeModelServer;
   let dir: string;
   let work: string;
-  let ledger: AuditLedger;
-  let stack: Awaited<ReturnType<typeof startStack>>;
+  let stack: Awaited<ReturnType<typeof startAuditedStack>>;
   let threadId: string;
 
-  const audit = async (): Promise<AuditableCall[]> => {
-    const res = await fetch(`${stack.api}/sessions/${threadId}/audit`);
-    expect(res.status).toBe(200);
-    const { calls } = (await res.json()) as { calls: AuditableCall[] };
-    for (const call of calls) expect(parseAuditableCall(call).ok).toBe(true);
-    return calls;
-  };
+  const audit = async (): Promise<AuditableCall[]> => (await readAudit(stack.api, threadId)).calls;
   const startRun = async (prompt: string) => {
     const created = await post(`${stack.api}/threads/${threadId}/runs`, { prompt });
     expect(created.status).toBe(201);
@@ -53,21 +35,14 @@ describe.each(ENGINES)('%s audit rows through the HTTP API', { timeout: 300_000 
   };
 
   beforeAll(async () => {
-    fake = await startFakeModelServer();
-    dir = await mkdtemp(join(tmpdir(), `agentlane-acp-audit-${name}-`));
-    work = await mkdtemp(join(tmpdir(), `agentlane-acp-audit-${name}-work-`));
+    fixture = await startFixture(`agentlane-acp-audit-${name}`);
+    ({ fake, dir, work } = fixture);
     const entry = entries[name];
     if (!entry) throw new Error(`${name} is not installed`);
     const driver = createDriver(
       presets[name]({ entry, modelBaseUrl: fake.url, homeRoot: join(dir, 'homes') }),
     );
-    ledger = createSqliteLedger({ database: join(dir, 'agentlane.db') });
-    stack = await startStack({
-      db: join(dir, 'agentlane.db'),
-      drivers: [driver],
-      workDir: work,
-      audit: ledger,
-    });
+    stack = await startAuditedStack(dir, work, driver);
     const session = await post(`${stack.api}/sessions`, { engine: name, title: 'audit', workDir: work });
     expect(session.status).toBe(201);
     threadId = (session.json as { session: { id: string } }).session.id;
@@ -75,10 +50,7 @@ describe.each(ENGINES)('%s audit rows through the HTTP API', { timeout: 300_000 
 
   afterAll(async () => {
     await stack?.stop();
-    await ledger?.close();
-    await fake?.close();
-    await rm(dir, { recursive: true, force: true });
-    await rm(work, { recursive: true, force: true });
+    await fixture?.close();
   });
 
   it('an approved write: one tool row with the decision, one model row for the turn', async () => {
@@ -87,14 +59,8 @@ describe.each(ENGINES)('%s audit rows through the HTTP API', { timeout: 300_000 
     const stream = new ThreadStream(`${stack.api}/threads/${threadId}/events`);
     const runId = await startRun('Create audited.txt');
     await stream.waitFor((events) => events.some((e) => e.type === 'approval.requested'));
-    const asked = stream.events.find((e): e is Canonical => e.type === 'approval.requested' && 'event' in e);
-    const payload = asked?.event.kind === 'approval.requested' ? asked.event.payload : null;
-    const option = payload?.options.find((o) => o.kind === 'allow_once');
-    const answered = await post(`${stack.api}/runs/${runId}/approvals/${payload?.approvalId}`, {
-      outcome: 'selected',
-      optionId: option?.optionId,
-    });
-    expect(answered.status).toBe(202);
+    const { payload, allowOnce: option } = requestedApproval(stream);
+    await answerApproval(stack.api, runId, payload?.approvalId, option?.optionId);
     await stream.waitFor(done(runId));
     stream.close();
     expect(await readFile(target, 'utf8')).toBe('Audited!\n');
@@ -136,12 +102,7 @@ describe.each(ENGINES)('%s audit rows through the HTTP API', { timeout: 300_000 
     fake.setScenario(slowStream({ chunks: 400, delayMs: 50 }));
     const stream = new ThreadStream(`${stack.api}/threads/${threadId}/events`);
     const runId = await startRun('Talk slowly');
-    await stream.waitFor((events) =>
-      events.some((e) => 'event' in e && e.event.runId === runId && e.type === 'message.delta'),
-    );
-    expect((await post(`${stack.api}/runs/${runId}/cancel`, {})).status).toBe(202);
-    await stream.waitFor(done(runId));
-    stream.close();
+    await cancelMidMessage(stack.api, stream, runId);
     const calls = (await audit()).filter((c) => c.turn_id === runId);
     expect(calls.map((c) => [c.call_class, c.status, c.finish_reason])).toEqual([
       ['model', 'cancelled', 'cancelled'],

@@ -1,13 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  type AcpEngineConfig,
-  claudeCodePreset,
-  codexPreset,
-  createDriver,
-  geminiPreset,
-} from '@agentlane/adapter-acp';
+import { type AcpEngineConfig, createDriver } from '@agentlane/adapter-acp';
 import type { JsonValue } from '@agentlane/contract';
 import {
   answer,
@@ -18,25 +12,11 @@ import {
   writeFileTool,
 } from '@agentlane/fake-model-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backdateGeminiSessions, DriverHarness, engineEntries } from '../src/index';
+import { backdateGeminiSessions, DriverHarness } from '../src/index';
+import { installedAcpEngines, presets, until } from './support/acp-engines';
 
-const entries = engineEntries();
 const root = mkdtempSync(join(tmpdir(), 'agentlane-acp-life-'));
-const presets = { claude: claudeCodePreset, codex: codexPreset, gemini: geminiPreset } as const;
-const ENGINES = (['claude', 'codex', 'gemini'] as const).filter((name) => {
-  if (entries[name]) return true;
-  if (process.env.CI === 'true') throw new Error(`engine ${name} is not installed in testing/engines`);
-  console.warn(`skipping ${name}: the pinned engine is not installed in testing/engines`);
-  return false;
-});
-
-async function until(check: () => boolean, ms = 60_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const { entries, engines: ENGINES } = installedAcpEngines('driver lifecycle');
 
 const isMethod = (frame: JsonValue, method: string) =>
   typeof frame === 'object' &&
@@ -81,7 +61,7 @@ describe.each(ENGINES)('ACP driver lifecycle with the real %s engine', { timeout
       await harness.open();
       const cancel = new AbortController();
       const running = harness.turn('Write never.txt', { approve: 'none', signal: cancel.signal });
-      await until(() => harness.frames.some((f) => isMethod(f, 'session/request_permission')));
+      await until(() => harness.frames.some((f) => isMethod(f, 'session/request_permission')), 60_000);
       cancel.abort();
       const { outcome } = await running;
       expect(outcome.outcome).toBe('cancelled');
@@ -101,7 +81,7 @@ describe.each(ENGINES)('ACP driver lifecycle with the real %s engine', { timeout
     const harness = new DriverHarness(driver, workDir);
     await harness.open();
     const running = harness.turn('Tell me a long story');
-    await until(() => harness.frames.some((f) => JSON.stringify(f).includes('agent_message_chunk')));
+    await until(() => harness.frames.some((f) => JSON.stringify(f).includes('agent_message_chunk')), 60_000);
     const pid = (harness.session as unknown as { process: { pid: number } }).process.pid;
     process.kill(-pid, 'SIGKILL');
     const { outcome } = await running;
@@ -188,7 +168,7 @@ describe.runIf(ENGINES.includes('gemini'))(
       const model = await startFakeModelServer({ scenario: answer('Remember: pineapple.') });
       const workDir = mkdtempSync(join(root, 'gemini-replay-'));
       const driver = createDriver(
-        geminiPreset({ entry: entries.gemini!, modelBaseUrl: model.url, homeRoot: join(root, 'homes') }),
+        presets.gemini({ entry: entries.gemini!, modelBaseUrl: model.url, homeRoot: join(root, 'homes') }),
       );
       const first = new DriverHarness(driver, workDir);
       try {

@@ -1,36 +1,25 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { claudeCodePreset, codexPreset, createDriver, geminiPreset } from '@agentlane/adapter-acp';
-import type { StreamEvent } from '@agentlane/contract';
+import { createDriver } from '@agentlane/adapter-acp';
 import {
   answer,
   type FakeModelServer,
   slowStream,
-  startFakeModelServer,
   toolThenAnswer,
   writeFileTool,
 } from '@agentlane/fake-model-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backdateGeminiSessions, engineEntries, waitForEngineTranscript } from '../src/index';
+import { backdateGeminiSessions, waitForEngineTranscript } from '../src/index';
 // The OpenCode suite's small stack helper (serve's composition around given drivers, SSE follower).
 import { post, rawBesideFrames, startStack, ThreadStream } from './opencode-stack';
+import { installedAcpEngines, presets, until } from './support/acp-engines';
+import { answerApproval, type Canonical, cancelMidMessage, done, requestedApproval } from './support/api';
+import { type Fixture, startFixture } from './support/fixture';
 
-const entries = engineEntries();
-const presets = { claude: claudeCodePreset, codex: codexPreset, gemini: geminiPreset } as const;
-const ENGINES = (['claude', 'codex', 'gemini'] as const).filter((name) => {
-  if (entries[name]) return true;
-  if (process.env.CI === 'true') throw new Error(`engine ${name} is not installed in testing/engines`);
-  console.warn(`[skip] ${name} HTTP end-to-end: the pinned engine is not installed in testing/engines`);
-  return false;
-});
+const { entries, engines: ENGINES } = installedAcpEngines('HTTP end-to-end');
 
 type Run = { run: { runId: string } };
-type Canonical = Extract<StreamEvent, { event: unknown }>;
-
-const done = (runId: string) => (events: StreamEvent[]) =>
-  events.some((e) => e.type === 'run.canonicalized' && e.runId === runId);
 
 /** The engine processes this test process spawned whose command line names `entry`. */
 function enginePids(entry: string): number[] {
@@ -51,15 +40,8 @@ function exists(pid: number): boolean {
   }
 }
 
-async function until(check: () => boolean, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 describe.each(ENGINES)('%s end to end through agentlane’s HTTP API', { timeout: 300_000 }, (name) => {
+  let fixture: Fixture;
   let fake: FakeModelServer;
   let dir: string;
   let work: string;
@@ -94,18 +76,15 @@ describe.each(ENGINES)('%s end to end through agentlane’s HTTP API', { timeout
   };
 
   beforeAll(async () => {
-    fake = await startFakeModelServer();
-    dir = await mkdtemp(join(tmpdir(), `agentlane-acp-http-${name}-`));
-    work = await mkdtemp(join(tmpdir(), `agentlane-acp-http-${name}-work-`));
+    fixture = await startFixture(`agentlane-acp-http-${name}`);
+    ({ fake, dir, work } = fixture);
     await boot();
   }, 60_000);
 
   afterAll(async () => {
     console.info(`[${name} e2e] canonical kinds: ${[...kindsSeen].join(', ')}`);
     await stack?.stop();
-    await fake?.close();
-    await rm(dir, { recursive: true, force: true });
-    await rm(work, { recursive: true, force: true });
+    await fixture?.close();
   });
 
   it('a prompt writes a file after the approval is answered through the API', async () => {
@@ -119,15 +98,9 @@ describe.each(ENGINES)('%s end to end through agentlane’s HTTP API', { timeout
     const stream = new ThreadStream(`${stack.api}/threads/${threadId}/events`);
     const runId = await startRun('Create hello.txt');
     await stream.waitFor((events) => events.some((e) => e.type === 'approval.requested'));
-    const asked = stream.events.find((e): e is Canonical => e.type === 'approval.requested' && 'event' in e);
-    const payload = asked?.event.kind === 'approval.requested' ? asked.event.payload : null;
-    const option = payload?.options.find((o) => o.kind === 'allow_once');
+    const { payload, allowOnce: option } = requestedApproval(stream);
     expect(option).toBeDefined();
-    const answered = await post(`${stack.api}/runs/${runId}/approvals/${payload?.approvalId}`, {
-      outcome: 'selected',
-      optionId: option?.optionId,
-    });
-    expect(answered.status).toBe(202);
+    await answerApproval(stack.api, runId, payload?.approvalId, option?.optionId);
     await stream.waitFor(done(runId));
     stream.close();
 
@@ -185,12 +158,7 @@ describe.each(ENGINES)('%s end to end through agentlane’s HTTP API', { timeout
     fake.setScenario(slowStream({ chunks: 400, delayMs: 50 }));
     const stream = new ThreadStream(`${stack.api}/threads/${threadId}/events`);
     const runId = await startRun('Talk slowly');
-    await stream.waitFor((events) =>
-      events.some((e) => 'event' in e && e.event.runId === runId && e.type === 'message.delta'),
-    );
-    expect((await post(`${stack.api}/runs/${runId}/cancel`, {})).status).toBe(202);
-    await stream.waitFor(done(runId));
-    stream.close();
+    await cancelMidMessage(stack.api, stream, runId);
     const events = stream.canonical(runId);
     collect(events);
     const ended = events.filter((e) => e.type === 'turn.completed');
@@ -239,7 +207,7 @@ describe.each(ENGINES)('%s end to end through agentlane’s HTTP API', { timeout
     expect(pids.length).toBeGreaterThan(0);
     for (const pid of pids) process.kill(-pid, 'SIGKILL');
     // Gone means reaped (a zombie still answers signal 0), so agentlane has seen the exit too.
-    await until(() => pids.every((pid) => !exists(pid)));
+    await until(() => pids.every((pid) => !exists(pid)), 30_000);
 
     fake.setScenario(answer('The word was mango.'));
     const requests = fake.modelRequests().length;

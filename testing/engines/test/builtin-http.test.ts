@@ -2,11 +2,12 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AuditableCall } from '@agentlane/contract';
-import { type FakeModelServer, startFakeModelServer } from '@agentlane/fake-model-server';
+import { type ModelReply, startFakeModelServer } from '@agentlane/fake-model-server';
 import type { ModelApi } from '@agentlane/runtime';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PLANTED_KEY, startBuiltinStack } from './builtin-stack';
 import { post, ThreadStream } from './opencode-stack';
+import { APPROVED_WRITE_KINDS, answerApproval, done, expectKinds } from './support/api';
 
 const BASE: Record<ModelApi, (url: string) => string> = {
   'openai-chat': (u) => `${u}/v1`,
@@ -24,26 +25,17 @@ describe.each(['openai-chat', 'openai-responses', 'anthropic', 'google'] as Mode
       cleanup = [];
     });
 
-    it('plans, asks approval for a write, writes the file, answers; ledger rows and checkpoints', async () => {
-      const dir = await mkdtemp(join(tmpdir(), 'builtin-e2e-'));
-      const work = await mkdtemp(join(tmpdir(), 'builtin-work-'));
-      const fake: FakeModelServer = await startFakeModelServer({
-        script: [
-          { text: '1. Write hello.txt\n2. Tell the user' },
-          {
-            text: 'Writing it.',
-            toolCalls: [
-              { name: 'write_file', arguments: { path: 'hello.txt', content: 'hi\n' }, id: 'call_w1' },
-            ],
-          },
-          { text: 'Done: hello.txt holds hi.' },
-        ],
-      });
+    /** The fake model server on `script`, the stack around the built-in engine on it, fresh folders. */
+    const start = async (prefix: string, script: ModelReply[], options: { subagents?: boolean } = {}) => {
+      const dir = await mkdtemp(join(tmpdir(), `${prefix}-`));
+      const work = await mkdtemp(join(tmpdir(), `${prefix}-work-`));
+      const fake = await startFakeModelServer({ script });
       const stack = await startBuiltinStack({
         db: join(dir, 'a.db'),
         workDir: work,
         api,
         baseURL: BASE[api](fake.url),
+        ...options,
       });
       cleanup.push(
         () => fake.close(),
@@ -51,6 +43,29 @@ describe.each(['openai-chat', 'openai-responses', 'anthropic', 'google'] as Mode
         () => rm(dir, { recursive: true, force: true }),
         () => rm(work, { recursive: true, force: true }),
       );
+      return { dir, work, stack };
+    };
+
+    /** Answers the run's approval request with `allow` and waits until the run is canonicalized. */
+    const approveAndFinish = async (stack: { api: string }, stream: ThreadStream, runId: string) => {
+      const asked = stream.canonical(runId).find((e) => e.type === 'approval.requested');
+      const approvalId = asked?.event.kind === 'approval.requested' ? asked.event.payload.approvalId : '';
+      await answerApproval(stack.api, runId, approvalId, 'allow');
+      await stream.waitFor(done(runId), 30_000);
+      stream.close();
+    };
+
+    it('plans, asks approval for a write, writes the file, answers; ledger rows and checkpoints', async () => {
+      const { dir, work, stack } = await start('builtin-e2e', [
+        { text: '1. Write hello.txt\n2. Tell the user' },
+        {
+          text: 'Writing it.',
+          toolCalls: [
+            { name: 'write_file', arguments: { path: 'hello.txt', content: 'hi\n' }, id: 'call_w1' },
+          ],
+        },
+        { text: 'Done: hello.txt holds hi.' },
+      ]);
 
       const session = await post(`${stack.api}/sessions`, { engine: 'builtin', title: 'e2e', workDir: work });
       expect(session.status).toBe(201);
@@ -69,38 +84,21 @@ describe.each(['openai-chat', 'openai-responses', 'anthropic', 'google'] as Mode
           .filter((e) => e.type === 'harness.error')
           .map((e) => e.event.payload),
       ).toEqual([]);
-      const asked = stream.canonical(runId).find((e) => e.type === 'approval.requested');
-      const approvalId = asked?.event.kind === 'approval.requested' ? asked.event.payload.approvalId : '';
-      const answered = await post(`${stack.api}/runs/${runId}/approvals/${approvalId}`, {
-        outcome: 'selected',
-        optionId: 'allow',
-      });
-      expect(answered.status).toBe(202);
-      await stream.waitFor(
-        (events) => events.some((e) => e.type === 'run.canonicalized' && e.runId === runId),
-        30_000,
-      );
-      stream.close();
+      await approveAndFinish(stack, stream, runId);
 
       expect(await readFile(join(work, 'hello.txt'), 'utf8')).toBe('hi\n');
       const events = stream.canonical(runId);
       const kinds = events.map((e) => e.type);
-      for (const kind of [
+      expectKinds(kinds, [
         'session.started',
         'turn.started',
         'plan.updated',
         'message.started',
         'message.delta',
         'message.completed',
-        'tool.started',
-        'approval.requested',
-        'approval.resolved',
-        'tool.completed',
-        'file.changed',
-        'usage.updated',
+        ...APPROVED_WRITE_KINDS,
         'turn.completed',
-      ])
-        expect(kinds, kind).toContain(kind);
+      ]);
       expect(events.find((e) => e.type === 'turn.completed')?.event.payload).toMatchObject({
         stopReason: 'end_turn',
       });
@@ -156,10 +154,9 @@ describe.each(['openai-chat', 'openai-responses', 'anthropic', 'google'] as Mode
     }, 60_000);
 
     it('a task call runs a sub-agent on the same thread: child.* in the parent, its events namespaced, its approval answered through the API, its own ledger rows', async () => {
-      const dir = await mkdtemp(join(tmpdir(), 'builtin-task-'));
-      const work = await mkdtemp(join(tmpdir(), 'builtin-task-work-'));
-      const fake: FakeModelServer = await startFakeModelServer({
-        script: [
+      const { work, stack } = await start(
+        'builtin-task',
+        [
           { text: '1. Delegate the file\n2. Report' },
           {
             toolCalls: [
@@ -178,19 +175,7 @@ describe.each(['openai-chat', 'openai-responses', 'anthropic', 'google'] as Mode
           { text: 'child.txt written.' },
           { text: 'The sub-agent created child.txt.' },
         ],
-      });
-      const stack = await startBuiltinStack({
-        db: join(dir, 'a.db'),
-        workDir: work,
-        api,
-        baseURL: BASE[api](fake.url),
-        subagents: true,
-      });
-      cleanup.push(
-        () => fake.close(),
-        () => stack.stop(),
-        () => rm(dir, { recursive: true, force: true }),
-        () => rm(work, { recursive: true, force: true }),
+        { subagents: true },
       );
       const session = await post(`${stack.api}/sessions`, {
         engine: 'builtin',
@@ -212,17 +197,7 @@ describe.each(['openai-chat', 'openai-responses', 'anthropic', 'google'] as Mode
       expect(childId.startsWith(`${threadId}:task:`)).toBe(true);
       const asked = stream.canonical(runId).find((e) => e.type === 'approval.requested');
       expect(asked?.namespace).toEqual([childId]);
-      const approvalId = asked?.event.kind === 'approval.requested' ? asked.event.payload.approvalId : '';
-      const answered = await post(`${stack.api}/runs/${runId}/approvals/${approvalId}`, {
-        outcome: 'selected',
-        optionId: 'allow',
-      });
-      expect(answered.status).toBe(202);
-      await stream.waitFor(
-        (events) => events.some((e) => e.type === 'run.canonicalized' && e.runId === runId),
-        30_000,
-      );
-      stream.close();
+      await approveAndFinish(stack, stream, runId);
 
       expect(await readFile(join(work, 'child.txt'), 'utf8')).toBe('kid');
       const events = stream.canonical(runId);

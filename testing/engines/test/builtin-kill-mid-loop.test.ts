@@ -64,6 +64,22 @@ async function auditRows(api: string, threadId: string): Promise<AuditableCall[]
   }
 }
 
+/** `agentlane serve` (killed at cleanup), a new session on it and its followed event stream. */
+async function serveThread(
+  cleanup: (() => Promise<void> | void)[],
+  configPath: string,
+  db: string,
+  work: string,
+) {
+  const serve = await startServe(configPath, db);
+  cleanup.push(() => serve.kill());
+  const session = await post(`${serve.api}/sessions`, { engine: 'builtin', title: 'kill', workDir: work });
+  const threadId = (session.json as { session: { id: string } }).session.id;
+  const stream = new ThreadStream(`${serve.api}/threads/${threadId}/events`);
+  cleanup.push(() => stream.close());
+  return { serve, threadId, stream };
+}
+
 /** A data folder, a workspace, the fake model server and a serve config naming one built-in engine. */
 async function prepare(cleanup: (() => Promise<void> | void)[]) {
   const dir = await mkdtemp(join(tmpdir(), 'builtin-kill-'));
@@ -144,12 +160,7 @@ describe('built-in engine: agentlane serve killed in the middle of the tool loop
     });
 
     // ---- first process: one complete turn, then a turn killed while its command runs
-    const first = await startServe(configPath, db);
-    cleanup.push(() => first.kill());
-    const session = await post(`${first.api}/sessions`, { engine: 'builtin', title: 'kill', workDir: work });
-    const threadId = (session.json as { session: { id: string } }).session.id;
-    const stream = new ThreadStream(`${first.api}/threads/${threadId}/events`);
-    cleanup.push(() => stream.close());
+    const { serve: first, threadId, stream } = await serveThread(cleanup, configPath, db, work);
 
     const runA = await startRun(first.api, threadId, 'Create hello.txt');
     await approveNext(first.api, stream, runA, 'call_k1');
@@ -284,12 +295,7 @@ describe('built-in engine: agentlane serve killed in the middle of the tool loop
       return { text: 'Nothing was written.' };
     });
 
-    const first = await startServe(configPath, db);
-    cleanup.push(() => first.kill());
-    const session = await post(`${first.api}/sessions`, { engine: 'builtin', title: 'kill', workDir: work });
-    const threadId = (session.json as { session: { id: string } }).session.id;
-    const stream = new ThreadStream(`${first.api}/threads/${threadId}/events`);
-    cleanup.push(() => stream.close());
+    const { serve: first, threadId, stream } = await serveThread(cleanup, configPath, db, work);
     const run = await startRun(first.api, threadId, 'Write later.txt');
     await stream.waitFor(
       () => stream.canonical(run).some((e) => e.event.kind === 'approval.requested'),

@@ -4,6 +4,7 @@ import { createSqliteLedger } from '@agentlane/ledger';
 import { createDriver, type ModelApi } from '@agentlane/runtime';
 import { createServer } from '@agentlane/server';
 import { openStore } from '@agentlane/store';
+import { listenLocal } from './support/server';
 
 export const PLANTED_KEY = 'sk-planted-secret-key-0123456789';
 
@@ -51,11 +52,9 @@ export async function startBuiltinStack(options: {
     engines: { get: (n) => (n === driver.name ? driver : undefined), list: () => [driver] },
     defaultWorkDir: options.workDir,
   });
-  await server.app.listen({ host: '127.0.0.1', port: 0 });
-  const address = server.app.server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  const api = await listenLocal(server);
   return {
-    api: `http://127.0.0.1:${port}/api/harness`,
+    api,
     lines,
     async stop() {
       await server.shutdown().catch(() => {});

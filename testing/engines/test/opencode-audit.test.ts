@@ -1,18 +1,13 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createDriver, type OpenCodeDriver } from '@agentlane/adapter-opencode';
-import { type AuditableCall, type JsonValue, parseAuditableCall } from '@agentlane/contract';
-import {
-  type FakeModelServer,
-  startFakeModelServer,
-  toolThenAnswer,
-  writeFileTool,
-} from '@agentlane/fake-model-server';
-import { type AuditLedger, createSqliteLedger } from '@agentlane/ledger';
+import { type FakeModelServer, toolThenAnswer, writeFileTool } from '@agentlane/fake-model-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCodeBinaryOrReason } from './opencode-harness';
-import { post, startStack, ThreadStream } from './opencode-stack';
+import { post, ThreadStream } from './opencode-stack';
+import { answerApproval, done, readAudit } from './support/api';
+import { type Fixture, startAuditedStack, startFixture } from './support/fixture';
+import { openCodeConfig } from './support/opencode-config';
 
 // External engines are audited too: a real OpenCode server against the fake model server, a prompt whose
 // write tool needs an approval answered through the API, then the ledger read back through
@@ -21,59 +16,25 @@ import { post, startStack, ThreadStream } from './opencode-stack';
 const { binary, reason } = openCodeBinaryOrReason();
 if (reason) console.warn(`[skip] OpenCode audit end-to-end test: ${reason}`);
 
-const model = {
-  name: 'Fake Model',
-  tool_call: true,
-  reasoning: true,
-  limit: { context: 128000, output: 8192 },
-};
-function openCodeConfig(fake: FakeModelServer): Record<string, JsonValue> {
-  return {
-    model: 'fake/fake-model',
-    small_model: 'fake/fake-model',
-    enabled_providers: ['fake'],
-    permission: { edit: 'ask', bash: 'ask', webfetch: 'deny' },
-    provider: {
-      fake: {
-        npm: '@ai-sdk/openai-compatible',
-        name: 'Fake LLM',
-        options: { baseURL: `${fake.url}/v1`, apiKey: 'dummy' },
-        models: { 'fake-model': model },
-      },
-    },
-  };
-}
-
 describe.skipIf(!binary)('OpenCode audit rows through the HTTP API', () => {
+  let fixture: Fixture;
   let fake: FakeModelServer;
   let dir: string;
   let work: string;
   let driver: OpenCodeDriver;
-  let ledger: AuditLedger;
-  let stack: Awaited<ReturnType<typeof startStack>>;
+  let stack: Awaited<ReturnType<typeof startAuditedStack>>;
 
   beforeAll(async () => {
-    fake = await startFakeModelServer();
-    dir = await mkdtemp(join(tmpdir(), 'agentlane-oc-audit-'));
-    work = await mkdtemp(join(tmpdir(), 'agentlane-oc-audit-work-'));
+    fixture = await startFixture('agentlane-oc-audit');
+    ({ fake, dir, work } = fixture);
     driver = createDriver({ home: join(dir, 'opencode-home'), config: openCodeConfig(fake), settleMs: 150 });
-    // As serve opens it: the ledger on the store's SQLite file.
-    ledger = createSqliteLedger({ database: join(dir, 'agentlane.db') });
-    stack = await startStack({
-      db: join(dir, 'agentlane.db'),
-      drivers: [driver],
-      workDir: work,
-      audit: ledger,
-    });
+    stack = await startAuditedStack(dir, work, driver);
   }, 60_000);
 
   afterAll(async () => {
     await stack?.stop();
     await driver?.dispose();
-    await ledger?.close();
-    await fake?.close();
-    await rm(dir, { recursive: true, force: true });
-    await rm(work, { recursive: true, force: true });
+    await fixture?.close();
   });
 
   it('an approved write tool and the turn become ledger rows, readable through the API', async () => {
@@ -93,20 +54,13 @@ describe.skipIf(!binary)('OpenCode audit rows through the HTTP API', () => {
     await stream.waitFor((events) => events.some((e) => e.type === 'approval.requested'));
     const asked = stream.canonical(runId).find((e) => e.type === 'approval.requested');
     const approvalId = asked?.event.kind === 'approval.requested' ? asked.event.payload.approvalId : '';
-    const answered = await post(`${stack.api}/runs/${runId}/approvals/${approvalId}`, {
-      outcome: 'selected',
-      optionId: 'once',
-    });
-    expect(answered.status).toBe(202);
-    await stream.waitFor((events) => events.some((e) => e.type === 'run.canonicalized' && e.runId === runId));
+    await answerApproval(stack.api, runId, approvalId, 'once');
+    await stream.waitFor(done(runId));
     stream.close();
     expect(await readFile(target, 'utf8')).toBe('Audited!\n');
 
-    const res = await fetch(`${stack.api}/sessions/${threadId}/audit`);
-    expect(res.status).toBe(200);
-    const { calls, nextCursor } = (await res.json()) as { calls: AuditableCall[]; nextCursor: string | null };
+    const { calls, nextCursor } = await readAudit(stack.api, threadId);
     expect(nextCursor).toBeNull();
-    for (const call of calls) expect(parseAuditableCall(call).ok).toBe(true);
     // Written live, written again by the final pass: still one row per call.
     expect(calls.map((c) => [c.call_class, c.seq_within_turn, c.status])).toEqual([
       ['tool', 1, 'ok'],

@@ -1,49 +1,27 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createDriver, type OpenCodeDriver } from '@agentlane/adapter-opencode';
-import type { JsonValue } from '@agentlane/contract';
 import {
   type FakeModelServer,
   scripted,
   slowStream,
-  startFakeModelServer,
   toolThenAnswer,
   writeFileTool,
 } from '@agentlane/fake-model-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCodeBinaryOrReason } from './opencode-harness';
 import { post, rawBesideFrames, startStack, ThreadStream } from './opencode-stack';
+import { APPROVED_WRITE_KINDS, answerApproval, done, expectKinds } from './support/api';
+import { type Fixture, startFixture } from './support/fixture';
+import { openCodeConfig } from './support/opencode-config';
 
 const { binary, reason } = openCodeBinaryOrReason();
 if (reason) console.warn(`[skip] OpenCode HTTP end-to-end tests: ${reason}`);
 
-const model = {
-  name: 'Fake Model',
-  tool_call: true,
-  reasoning: true,
-  limit: { context: 128000, output: 8192 },
-};
-function openCodeConfig(fake: FakeModelServer): Record<string, JsonValue> {
-  return {
-    model: 'fake/fake-model',
-    small_model: 'fake/fake-model',
-    enabled_providers: ['fake'],
-    permission: { edit: 'ask', bash: 'ask', webfetch: 'deny' },
-    provider: {
-      fake: {
-        npm: '@ai-sdk/openai-compatible',
-        name: 'Fake LLM',
-        options: { baseURL: `${fake.url}/v1`, apiKey: 'dummy' },
-        models: { 'fake-model': model, 'fake-model-2': { ...model, name: 'Fake Model 2' } },
-      },
-    },
-  };
-}
-
 type Run = { run: { runId: string } };
 
 describe.skipIf(!binary)('OpenCode end to end through agentlane’s HTTP API', () => {
+  let fixture: Fixture;
   let fake: FakeModelServer;
   let dir: string;
   let work: string;
@@ -52,23 +30,24 @@ describe.skipIf(!binary)('OpenCode end to end through agentlane’s HTTP API', (
   let threadId: string;
 
   const boot = async () => {
-    driver = createDriver({ home: join(dir, 'opencode-home'), config: openCodeConfig(fake), settleMs: 150 });
+    driver = createDriver({
+      home: join(dir, 'opencode-home'),
+      config: openCodeConfig(fake, { secondModel: true }),
+      settleMs: 150,
+    });
     stack = await startStack({ db: join(dir, 'agentlane.db'), drivers: [driver], workDir: work });
   };
 
   beforeAll(async () => {
-    fake = await startFakeModelServer();
-    dir = await mkdtemp(join(tmpdir(), 'agentlane-oc-http-'));
-    work = await mkdtemp(join(tmpdir(), 'agentlane-oc-http-work-'));
+    fixture = await startFixture('agentlane-oc-http');
+    ({ fake, dir, work } = fixture);
     await boot();
   }, 60_000);
 
   afterAll(async () => {
     await stack?.stop();
     await driver?.dispose();
-    await fake?.close();
-    await rm(dir, { recursive: true, force: true });
-    await rm(work, { recursive: true, force: true });
+    await fixture?.close();
   });
 
   it('a prompt writes a file after the approval is answered through the API', async () => {
@@ -90,34 +69,23 @@ describe.skipIf(!binary)('OpenCode end to end through agentlane’s HTTP API', (
       asked && 'event' in asked && asked.event.kind === 'approval.requested'
         ? asked.event.payload.approvalId
         : '';
-    const answered = await post(`${stack.api}/runs/${runId}/approvals/${approvalId}`, {
-      outcome: 'selected',
-      optionId: 'once',
-    });
-    expect(answered.status).toBe(202);
-    await stream.waitFor((events) => events.some((e) => e.type === 'run.canonicalized' && e.runId === runId));
+    await answerApproval(stack.api, runId, approvalId, 'once');
+    await stream.waitFor(done(runId));
     stream.close();
 
     expect(await readFile(target, 'utf8')).toBe('Hello over HTTP!\n');
     expect(fake.modelRequests().map((r) => r.model)).toContain('fake-model-2');
     const events = stream.canonical(runId);
     const kinds = events.map((e) => e.type);
-    for (const kind of [
+    expectKinds(kinds, [
       'session.started',
       'turn.started',
       'reasoning.delta',
       'message.delta',
-      'tool.started',
-      'approval.requested',
-      'approval.resolved',
-      'tool.completed',
-      'file.changed',
-      'usage.updated',
+      ...APPROVED_WRITE_KINDS,
       'message.completed',
       'turn.completed',
-    ]) {
-      expect(kinds, kind).toContain(kind);
-    }
+    ]);
     const resolved = events.find((e) => e.type === 'approval.resolved');
     expect(resolved?.event.payload).toMatchObject({ approvalId, outcome: 'selected', optionId: 'once' });
     expect(events.find((e) => e.type === 'turn.completed')?.event.payload).toMatchObject({
@@ -152,11 +120,11 @@ describe.skipIf(!binary)('OpenCode end to end through agentlane’s HTTP API', (
       events.some((e) => 'event' in e && e.event.runId === runId && e.type === 'message.delta'),
     );
     expect((await post(`${stack.api}/runs/${runId}/cancel`, {})).status).toBe(202);
-    await stream.waitFor((events) => events.some((e) => e.type === 'run.canonicalized' && e.runId === runId));
+    await stream.waitFor(done(runId));
     stream.close();
-    const done = stream.canonical(runId).filter((e) => e.type === 'turn.completed');
-    expect(done).toHaveLength(1);
-    expect(done[0]?.event.payload).toMatchObject({ stopReason: 'cancelled' });
+    const completed = stream.canonical(runId).filter((e) => e.type === 'turn.completed');
+    expect(completed).toHaveLength(1);
+    expect(completed[0]?.event.payload).toMatchObject({ stopReason: 'cancelled' });
   }, 300_000);
 
   it('todos become plan.updated and a question is answered through the API', async () => {
@@ -208,7 +176,7 @@ describe.skipIf(!binary)('OpenCode end to end through agentlane’s HTTP API', (
       choiceIds: ['Ahoy'],
     });
     expect(answered.status).toBe(202);
-    await stream.waitFor((events) => events.some((e) => e.type === 'run.canonicalized' && e.runId === runId));
+    await stream.waitFor(done(runId));
     stream.close();
     const events = stream.canonical(runId);
     expect(events.find((e) => e.type === 'plan.updated')?.event.payload).toEqual({
@@ -263,7 +231,7 @@ describe.skipIf(!binary)('OpenCode end to end through agentlane’s HTTP API', (
       outcome: 'selected',
       optionId: 'once',
     });
-    await stream.waitFor((events) => events.some((e) => e.type === 'run.canonicalized' && e.runId === runId));
+    await stream.waitFor(done(runId));
     stream.close();
     const events = stream.canonical(runId);
     const output = events
@@ -293,7 +261,7 @@ describe.skipIf(!binary)('OpenCode end to end through agentlane’s HTTP API', (
     const created = await post(`${stack.api}/threads/${threadId}/runs`, { prompt: 'What did I ask first?' });
     expect(created.status).toBe(201);
     const runId = (created.json as Run).run.runId;
-    await stream.waitFor((events) => events.some((e) => e.type === 'run.canonicalized' && e.runId === runId));
+    await stream.waitFor(done(runId));
     stream.close();
     expect(JSON.stringify(fake.modelRequests()[before]?.body)).toContain('Create hello.txt');
     const events = stream.canonical(runId);

@@ -5,6 +5,7 @@ import type { AuditLedger } from '@agentlane/ledger';
 import { createServer } from '@agentlane/server';
 import { openStore, type Store } from '@agentlane/store';
 import { createParser } from 'eventsource-parser';
+import { listenLocal } from './support/server';
 
 /**
  * agentlane as `serve` composes it (SQLite store, lane, HTTP server on 127.0.0.1:0) around given engines;
@@ -33,11 +34,9 @@ export async function startStack(options: {
     engines: { get: (n) => options.drivers.find((d) => d.name === n), list: () => options.drivers },
     defaultWorkDir: options.workDir,
   });
-  await server.app.listen({ host: '127.0.0.1', port: 0 });
-  const address = server.app.server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  const api = await listenLocal(server);
   return {
-    api: `http://127.0.0.1:${port}/api/harness`,
+    api,
     store,
     async stop() {
       await server.shutdown().catch(() => {});
