@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import type { JsonValue } from '@agentlane/contract';
 import type {
   NativeFrameRecord,
@@ -6,6 +5,9 @@ import type {
   TranslationContext,
   Translator,
 } from '@agentlane/engine-kit';
+import { frameRecords, translateRecords } from '../../test-support/trace';
+
+export { readJsonl } from '../../test-support/trace';
 
 export const CTX: TranslationContext = {
   threadId: 'thr_golden',
@@ -14,35 +16,14 @@ export const CTX: TranslationContext = {
   provider: 'opencode',
 };
 
-export function readJsonl(path: string): JsonValue[] {
-  return readFileSync(path, 'utf8')
-    .split('\n')
-    .filter((line) => line.trim().length > 0)
-    .map((line) => JSON.parse(line) as JsonValue);
-}
-
 /** Frames as the lane would store them: 1-based nativeSeq, a deterministic arrival time. */
 export function records(frames: JsonValue[]): NativeFrameRecord[] {
-  const base = Date.UTC(2026, 0, 1);
-  return frames.map((frame, i) => ({
-    runId: CTX.runId,
-    nativeSeq: i + 1,
-    receivedAt: new Date(base + (i + 1) * 10).toISOString(),
-    frame,
-  }));
+  return frameRecords(CTX.runId, frames);
 }
 
 export function translateAll<S extends JsonValue>(translator: Translator<S>, input: NativeFrameRecord[]) {
-  let state = translator.initialState(CTX);
-  const events: TranslatedEvent[] = [];
-  for (const record of input) {
-    const step = translator.translate(record, state, CTX);
-    state = step.state;
-    events.push(...step.events);
-  }
-  const last = translator.finish(state, CTX);
-  events.push(...last.events);
-  return { events, state: last.state };
+  const { events, state } = translateRecords(translator, input, CTX);
+  return { events: events.map((e) => e.event), state };
 }
 
 /** What the lane would keep: the latest revision per key, in first-emission order. */
