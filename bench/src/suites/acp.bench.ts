@@ -1,10 +1,7 @@
-import { fileURLToPath } from 'node:url';
 import { acpTranslator } from '@agentlane/adapter-acp';
 import type { JsonValue } from '@agentlane/contract';
-import { readJsonl, translatorThroughput } from '../translators/throughput';
+import { adapterTranslatorThroughput } from '../translators/throughput';
 import type { BenchResult } from '../types';
-
-const CTX = { threadId: 't', runId: 'r', turnId: 'r', provider: 'acp' };
 
 /** A long streamed ACP answer: a prompt, `chunks` thought and message chunks, the prompt response. */
 function longStream(chunks: number): JsonValue[] {
@@ -31,14 +28,14 @@ function longStream(chunks: number): JsonValue[] {
 
 /** Throughput of the pure ACP translator on the recorded Claude Code trace and on long streams. */
 export async function run(): Promise<BenchResult[]> {
-  const fixture = fileURLToPath(
-    new URL('../../../packages/adapters/acp/test/__fixtures__/claude-agent-acp.wire.jsonl', import.meta.url),
-  );
-  return translatorThroughput({
+  return adapterTranslatorThroughput({
     name: 'acp translator',
     translator: acpTranslator,
-    ctx: CTX,
-    fixture: { label: 'recorded Claude Code trace', frames: readJsonl(fixture) },
+    provider: 'acp',
+    fixture: {
+      label: 'recorded Claude Code trace',
+      path: 'acp/test/__fixtures__/claude-agent-acp.wire.jsonl',
+    },
     streams: { sizes: [1_000, 10_000], unit: 'message chunks', build: longStream },
   });
 }

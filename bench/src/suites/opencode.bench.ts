@@ -1,10 +1,7 @@
-import { fileURLToPath } from 'node:url';
 import { openCodeTranslator } from '@agentlane/adapter-opencode';
 import type { JsonValue } from '@agentlane/contract';
-import { readJsonl, translatorThroughput } from '../translators/throughput';
+import { adapterTranslatorThroughput } from '../translators/throughput';
 import type { BenchResult } from '../types';
-
-const CTX = { threadId: 't', runId: 'r', turnId: 'r', provider: 'opencode' };
 
 /** A long streamed answer in OpenCode's native shape: one text part, `deltas` increments, a final snapshot. */
 function longStream(deltas: number): JsonValue[] {
@@ -49,14 +46,11 @@ function longStream(deltas: number): JsonValue[] {
 
 /** Throughput of the pure OpenCode translator on the recorded trace and on long streams. */
 export async function run(): Promise<BenchResult[]> {
-  const fixture = fileURLToPath(
-    new URL('../../../packages/adapters/opencode/test/__fixtures__/opencode.jsonl', import.meta.url),
-  );
-  return translatorThroughput({
+  return adapterTranslatorThroughput({
     name: 'opencode translator',
     translator: openCodeTranslator,
-    ctx: CTX,
-    fixture: { label: 'recorded trace', frames: readJsonl(fixture) },
+    provider: 'opencode',
+    fixture: { label: 'recorded trace', path: 'opencode/test/__fixtures__/opencode.jsonl' },
     streams: { sizes: [1_000, 10_000], unit: 'text deltas', build: longStream },
   });
 }

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { JsonValue } from '@agentlane/contract';
 import type { NativeFrameRecord, TranslationContext, Translator } from '@agentlane/engine-kit';
 import type { BenchResult } from '../types';
@@ -81,4 +82,23 @@ export function translatorThroughput<S extends JsonValue>(bench: TranslatorBench
     });
   }
   return results;
+}
+
+/**
+ * {@link translatorThroughput} for an adapter's translator: its run context names `provider`, its recorded
+ * trace is `fixture.path` under packages/adapters (e.g. `acp/test/__fixtures__/….jsonl`).
+ */
+export function adapterTranslatorThroughput<S extends JsonValue>(
+  bench: Omit<TranslatorBench<S>, 'ctx' | 'fixture'> & {
+    provider: string;
+    fixture: { label: string; path: string };
+  },
+): BenchResult[] {
+  const { provider, fixture, ...rest } = bench;
+  const path = fileURLToPath(new URL(`../../../packages/adapters/${fixture.path}`, import.meta.url));
+  return translatorThroughput({
+    ...rest,
+    ctx: { threadId: 't', runId: 'r', turnId: 'r', provider },
+    fixture: { label: fixture.label, frames: readJsonl(path) },
+  });
 }
