@@ -27,7 +27,9 @@ export class Materializer {
    * The last write per eventId. Signatures are computed lazily, only when an eventId comes again: most
    * events are emitted once, and hashing every one of them would cost as much as storing it.
    */
-  private readonly written = new Map<string, { write: EventWrite; sig: string | null }>();
+  private readonly written = new Map<string, EventWrite>();
+  /** The signature of a write in `written`, once an eventId came again (one map entry, not a wrapper per event). */
+  private readonly sigs = new Map<string, string>();
   /** Set by remember(): the store held rows of this run before, so "not written by me" proves nothing. */
   private seeded = false;
 
@@ -39,7 +41,8 @@ export class Materializer {
   /** Seeds "already written" with the latest stored revisions (the final pass compares against them). */
   remember(event: CanonicalEvent, namespace?: string[]): void {
     this.seeded = true;
-    this.written.set(event.eventId, { write: namespace ? { event, namespace } : { event }, sig: null });
+    this.written.set(event.eventId, namespace ? { event, namespace } : { event });
+    this.sigs.delete(event.eventId);
   }
 
   /**
@@ -68,14 +71,19 @@ export class Materializer {
   private dedupe(writes: EventWrite[], first: boolean): EventWrite[] {
     const out: EventWrite[] = [];
     for (const w of writes) {
-      const prev = this.written.get(w.event.eventId);
+      const id = w.event.eventId;
+      const prev = this.written.get(id);
       if (prev) {
-        prev.sig ??= signature(prev.write.event, prev.write.namespace);
+        const prevSig = this.sigs.get(id) ?? signature(prev.event, prev.namespace);
         const sig = signature(w.event, w.namespace);
-        if (prev.sig === sig) continue;
-        this.written.set(w.event.eventId, { write: w, sig });
+        if (prevSig === sig) {
+          this.sigs.set(id, prevSig);
+          continue;
+        }
+        this.written.set(id, w);
+        this.sigs.set(id, sig);
       } else {
-        this.written.set(w.event.eventId, { write: w, sig: null });
+        this.written.set(id, w);
         // The writes are this step's own objects (built for it), so the flag can go on them.
         if (first) w.firstWrite = true;
       }

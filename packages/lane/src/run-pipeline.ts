@@ -3,7 +3,7 @@ import type { NativeFrameRecord } from '@agentlane/engine-kit';
 import { type EventWrite, type SourceFrameInput, type Store, StoreError } from '@agentlane/store';
 import type { PublishHub } from './hub';
 import type { Materializer } from './offload';
-import type { RunTranslation } from './run-translation';
+import type { BuiltStep, RunTranslation } from './run-translation';
 import { errorMessage } from './run-translation';
 import type { AuditSink } from './types';
 
@@ -190,17 +190,10 @@ export class RunPipeline {
     writes: EventWrite[] | Promise<EventWrite[]>;
     audit: AuditableCall[];
   } {
-    const events = [];
-    const artifacts = [];
-    const audit = [];
-    for (const record of records) {
-      const step = this.o.translation.push(record);
-      events.push(...step.events);
-      artifacts.push(...step.artifacts);
-      if (step.audit) audit.push(...step.audit);
-    }
+    const step: BuiltStep = { events: [], artifacts: [] };
+    for (const record of records) this.o.translation.pushInto(record, step);
     // The live pass of a run that starts with no rows: first emissions need no revision lookup in the store.
-    return { writes: this.o.materializer.toWrites({ events, artifacts }, true), audit };
+    return { writes: this.o.materializer.toWrites(step, true), audit: step.audit ?? [] };
   }
 
   /**

@@ -34,46 +34,65 @@ export interface BuiltStep {
 export class RunTranslation {
   private state: JsonValue;
   private nextSeq = 1;
-  private readonly firstSeen = new Map<string, { seq: number; ts: string }>();
+  /** The seq of each key's first emission; its ts is `firstTs[seq]` (one number per key, not an object). */
+  private readonly firstSeen = new Map<string, number>();
+  private readonly firstTs: string[] = [];
   private lastTs: string | null = null;
+  /**
+   * The identity of events whose translator gave none, shared by all of them (events are never mutated once
+   * built): one object less per event on the hot path.
+   */
+  private readonly defaultIdentity: { provider: string };
 
   constructor(
     private readonly translator: Translator,
     readonly ctx: TranslationContext,
   ) {
     this.state = translator.initialState(ctx);
+    this.defaultIdentity = { provider: translator.provider };
   }
 
   push(record: NativeFrameRecord): BuiltStep {
+    const out: BuiltStep = { events: [], artifacts: [] };
+    this.pushInto(record, out);
+    if (out.audit?.length === 0) delete out.audit;
+    return out;
+  }
+
+  /**
+   * push() that appends the frame's events, artifacts and audit rows to `out` (whose `audit` it creates when
+   * needed): a batch of frames is translated into one step, without a step object and arrays per frame.
+   */
+  pushInto(record: NativeFrameRecord, out: BuiltStep): void {
     this.lastTs = record.receivedAt;
+    let step: ReturnType<Translator['translate']>;
     try {
-      const step = this.translator.translate(record, this.state, this.ctx);
-      this.state = step.state;
-      return {
-        events: step.events.map((e) => this.build(e, record.receivedAt)),
-        artifacts: step.artifacts ?? [],
-        ...(step.audit && step.audit.length > 0 ? { audit: step.audit } : {}),
-      };
+      step = this.translator.translate(record, this.state, this.ctx);
     } catch (err) {
       // A translator must not throw; if one does, the frame becomes a warning and the state is kept.
-      return {
-        events: [
-          this.build(
-            {
-              key: `lane.translator-error:${record.nativeSeq}`,
-              draft: {
-                kind: 'harness.warning',
-                payload: {
-                  code: 'translator_error',
-                  message: `the ${this.translator.provider} translator failed on native frame ${record.nativeSeq}: ${errorMessage(err)}`,
-                },
+      out.events.push(
+        this.build(
+          {
+            key: `lane.translator-error:${record.nativeSeq}`,
+            draft: {
+              kind: 'harness.warning',
+              payload: {
+                code: 'translator_error',
+                message: `the ${this.translator.provider} translator failed on native frame ${record.nativeSeq}: ${errorMessage(err)}`,
               },
             },
-            record.receivedAt,
-          ),
-        ],
-        artifacts: [],
-      };
+          },
+          record.receivedAt,
+        ),
+      );
+      return;
+    }
+    this.state = step.state;
+    for (const e of step.events) out.events.push(this.build(e, record.receivedAt));
+    if (step.artifacts) for (const a of step.artifacts) out.artifacts.push(a);
+    if (step.audit && step.audit.length > 0) {
+      out.audit ??= [];
+      for (const a of step.audit) out.audit.push(a);
     }
   }
 
@@ -112,21 +131,23 @@ export class RunTranslation {
   }
 
   private build(t: TranslatedEvent, ts: string): BuiltEvent {
-    let first = this.firstSeen.get(t.key);
-    if (!first) {
-      first = { seq: this.nextSeq++, ts };
-      this.firstSeen.set(t.key, first);
+    let seq = this.firstSeen.get(t.key);
+    if (seq === undefined) {
+      seq = this.nextSeq++;
+      this.firstSeen.set(t.key, seq);
+      this.firstTs[seq] = ts;
     }
-    const provider = t.identity?.provider ?? this.translator.provider;
-    const identity = t.identity ? { ...t.identity, provider } : { provider };
+    const identity = t.identity
+      ? { ...t.identity, provider: t.identity.provider ?? this.translator.provider }
+      : this.defaultIdentity;
     const event = {
       schemaVersion: SCHEMA_VERSION,
       eventId: deriveEventId(this.ctx.runId, t.key),
-      seq: first.seq,
+      seq,
       runId: this.ctx.runId,
       threadId: this.ctx.threadId,
       turnId: this.ctx.turnId,
-      ts: first.ts,
+      ts: this.firstTs[seq] as string,
       identity,
       kind: t.draft.kind,
       payload: t.draft.payload,
