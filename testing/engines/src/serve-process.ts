@@ -43,3 +43,32 @@ export async function startServeProcess(args: string[], timeoutMs = 60_000): Pro
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/**
+ * An `agentlane serve` config file's content with one built-in engine (`builtin`) whose model is the fake
+ * model server's Chat Completions API, and no recorded replays. Checkpoints go to serve's own database.
+ */
+export function builtinServeConfig(options: {
+  fakeUrl: string;
+  workDir: string;
+  apiKey: string;
+  webRoot?: string;
+  plan?: boolean;
+}): Record<string, unknown> {
+  return {
+    ...(options.webRoot ? { webRoot: options.webRoot } : {}),
+    workDir: options.workDir,
+    recordedSessions: false,
+    engines: [
+      {
+        name: 'builtin',
+        type: 'builtin',
+        api: 'openai-chat',
+        model: 'fake-model',
+        baseURL: `${options.fakeUrl}/v1`,
+        apiKey: options.apiKey,
+        ...(options.plan !== undefined ? { plan: options.plan } : {}),
+      },
+    ],
+  };
+}

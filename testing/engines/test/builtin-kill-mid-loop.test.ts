@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AuditableCall, StreamEvent } from '@agentlane/contract';
 import { type Scenario, startFakeModelServer } from '@agentlane/fake-model-server';
-import { startServeProcess } from '@agentlane/test-engines';
+import { builtinServeConfig, startServeProcess } from '@agentlane/test-engines';
 import { afterAll, describe, expect, it } from 'vitest';
 import { post, ThreadStream } from './opencode-stack';
 
@@ -93,23 +93,12 @@ async function prepare(cleanup: (() => Promise<void> | void)[]) {
   cleanup.push(() => fake.close());
   const db = join(dir, 'agentlane.db');
   const configPath = join(dir, 'agentlane.json');
+  // No `checkpoints`: serve keeps the engine's checkpoints in its own database by default.
   await writeFile(
     configPath,
-    JSON.stringify({
-      workDir: work,
-      recordedSessions: false,
-      engines: [
-        {
-          name: 'builtin',
-          type: 'builtin',
-          api: 'openai-chat',
-          model: 'fake-model',
-          baseURL: `${fake.url}/v1`,
-          apiKey: 'sk-kill-test-key-0123456789',
-          // No `checkpoints`: serve keeps the engine's checkpoints in its own database by default.
-        },
-      ],
-    }),
+    JSON.stringify(
+      builtinServeConfig({ fakeUrl: fake.url, workDir: work, apiKey: 'sk-kill-test-key-0123456789' }),
+    ),
   );
   return {
     work,

@@ -8,7 +8,7 @@ import {
   slowStream,
   startFakeModelServer,
 } from '@agentlane/fake-model-server';
-import { type ServeProcess, startServeProcess } from '@agentlane/test-engines';
+import { builtinServeConfig, type ServeProcess, startServeProcess } from '@agentlane/test-engines';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Browser, chromiumMissing, launch, screenshot } from './helpers/browser';
 import { buildOnce } from './helpers/build';
@@ -59,22 +59,15 @@ beforeAll(async () => {
   const work = join(dir, 'work');
   writeFileSync(
     join(dir, 'agentlane.json'),
-    JSON.stringify({
-      webRoot,
-      workDir: work,
-      recordedSessions: false,
-      engines: [
-        {
-          name: 'builtin',
-          type: 'builtin',
-          api: 'openai-chat',
-          model: 'fake-model',
-          baseURL: `${fake.url}/v1`,
-          apiKey: 'sk-web-kill-test-0123456789',
-          plan: false,
-        },
-      ],
-    }),
+    JSON.stringify(
+      builtinServeConfig({
+        fakeUrl: fake.url,
+        workDir: work,
+        apiKey: 'sk-web-kill-test-0123456789',
+        webRoot,
+        plan: false,
+      }),
+    ),
   );
   browser = await launch();
 }, 180_000);
