@@ -3,7 +3,6 @@ import type { LaneSubscription } from '@agentlane/lane';
 import type { FastifyReply } from 'fastify';
 import type { ServerContext } from '../context';
 import { HttpError } from '../errors';
-import { replayCompletions } from './completion-replay';
 import { SseConnection } from './sse-connection';
 
 /** The resume cursor: `?after=N` wins over `Last-Event-ID: N`; neither means from the start. */
@@ -53,11 +52,6 @@ export async function openThreadStream(
     const subscription = await ctx.lane.subscribe(threadId, after, deliver);
     conn.onClose(() => subscription.close());
     conn.onClose(ctx.hub.subscribe(threadId, deliver));
-    if (after > 0) {
-      replayCompletions(ctx.store, threadId, deliver).catch((err) =>
-        reply.log.warn({ err }, 'replaying completion signals to a resumed stream failed'),
-      );
-    }
     return { conn, subscription };
   } catch (err) {
     // Headers are sent already: the only honest thing left is to end the stream with a retry hint.
