@@ -1,5 +1,14 @@
 import { createHash } from 'node:crypto';
-import type { ApprovalOptionKind, JsonObject, JsonValue, StopReason, UsageCost } from '@agentlane/contract';
+import {
+  type ApprovalOptionKind,
+  formatIssues,
+  type JsonObject,
+  type JsonValue,
+  parseAuditableCall,
+  parseCanonicalEventDraft,
+  type StopReason,
+  type UsageCost,
+} from '@agentlane/contract';
 import {
   type ArtifactContent,
   isHarnessFrame,
@@ -122,17 +131,28 @@ export const runtimeTranslator: Translator<RuntimeTranslatorState> = {
     ledger: emptyTrack(ctx.threadId, ctx.turnId),
   }),
   translate(record: NativeFrameRecord, state: RuntimeTranslatorState) {
+    // A frame the translator cannot read (a field missing or of the wrong type) must not stop the run: the
+    // step it would have made is dropped whole (state untouched) and the frame becomes a harness.warning.
+    let problem: string;
+    try {
+      const out = translateFrame(record, state);
+      const bad = invalidOutput(out);
+      if (bad === null) return out;
+      problem = bad;
+    } catch (err) {
+      problem = err instanceof Error ? err.message : String(err);
+    }
     const step = new Step(state, record.receivedAt);
     const f = record.frame;
-    if (isHarnessFrame(f)) {
-      harnessFrame(step, f, record.receivedAt);
-      return step.result();
-    }
-    if (typeof f !== 'object' || f === null || Array.isArray(f) || typeof f.rt !== 'string') {
-      step.warn('builtin.bad_frame', `native frame ${record.nativeSeq} is not a built-in engine frame`, f);
-      return step.result();
-    }
-    runtimeFrame(step, f as unknown as RuntimeFrame);
+    const rt = typeof f === 'object' && f !== null && !Array.isArray(f) ? f.rt : undefined;
+    step.warn(
+      'builtin.bad_frame',
+      `native frame ${record.nativeSeq} is malformed: ${problem.slice(0, 300)}`,
+      {
+        nativeSeq: record.nativeSeq,
+        ...(typeof rt === 'string' ? { rt: rt.slice(0, 100) } : {}),
+      },
+    );
     return step.result();
   },
   finish(state: RuntimeTranslatorState) {
@@ -149,6 +169,37 @@ export const runtimeTranslator: Translator<RuntimeTranslatorState> = {
     return step.result();
   },
 };
+
+function translateFrame(record: NativeFrameRecord, state: RuntimeTranslatorState) {
+  const step = new Step(state, record.receivedAt);
+  const f = record.frame;
+  if (isHarnessFrame(f)) {
+    harnessFrame(step, f, record.receivedAt);
+    return step.result();
+  }
+  if (typeof f !== 'object' || f === null || Array.isArray(f) || typeof f.rt !== 'string') {
+    step.warn('builtin.bad_frame', `native frame ${record.nativeSeq} is not a built-in engine frame`, f);
+    return step.result();
+  }
+  runtimeFrame(step, f as unknown as RuntimeFrame);
+  return step.result();
+}
+
+/**
+ * What a malformed frame that did not throw would still get wrong: an event or a ledger row outside the
+ * contract (a field of the wrong type). Checked with the contract's own parsers (well under 1 µs an event).
+ */
+function invalidOutput(out: TranslationStep<RuntimeTranslatorState>): string | null {
+  for (const e of out.events) {
+    const r = parseCanonicalEventDraft(e.draft);
+    if (!r.ok) return `${e.draft.kind} ${formatIssues(r.errors.slice(0, 3))}`;
+  }
+  for (const row of out.audit ?? []) {
+    const r = parseAuditableCall(row);
+    if (!r.ok) return `audit row ${formatIssues(r.errors.slice(0, 3))}`;
+  }
+  return null;
+}
 
 function harnessFrame(step: Step, f: JsonObject, receivedAt: string): void {
   switch (f.harness) {
