@@ -10,6 +10,7 @@ import { Authenticator, type AuthToken } from './auth';
 import type { EngineCatalog, ServerContext } from './context';
 import { HttpError, toHttpError } from './errors';
 import type { LanePort } from './lane-port';
+import type { Observability } from './observability';
 import { artifactRoutes } from './routes/artifacts';
 import { type AuditReader, auditRoutes } from './routes/audit';
 import { checkpointRoutes } from './routes/checkpoints';
@@ -54,6 +55,8 @@ export interface ServerOptions {
   version?: string;
   /** Fastify logger (pino) options; false by default. */
   logger?: boolean | { level: string };
+  /** Metrics and traces (see ./observability): mounts GET /metrics. */
+  observability?: Observability;
 }
 
 export interface AgentlaneServer {
@@ -125,6 +128,8 @@ export async function createServer(options: ServerOptions): Promise<AgentlaneSer
       },
     },
   });
+
+  options.observability?.register(app, context);
 
   await app.register(
     async (api) => {

@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { createPgSaver, createSqliteSaver } from '@agentlane/checkpoints';
 import { createLane } from '@agentlane/lane';
 import { openLedger } from '@agentlane/ledger';
-import { assertBindAllowed, createServer } from '@agentlane/server';
+import { assertBindAllowed, createObservability, createServer } from '@agentlane/server';
 import { openStore, type Store } from '@agentlane/store';
 import type { Command } from 'commander';
 import { CliError, redactUrl } from '../cli-error';
@@ -43,9 +43,11 @@ export async function serve(
     recordedSessions: config.recordedSessions,
     database: config.db,
   });
-  const store = await openDatabase(config);
+  // Metrics see the store, the ledger and the lane port through decorators (GET /metrics).
+  const observability = createObservability();
+  const store = observability.observeStore(await openDatabase(config));
   // The audit ledger lives next to the events (own table in the same SQLite file or PostgreSQL database).
-  const ledger = await openLedger(config.db);
+  const ledger = observability.observeAudit(await openLedger(config.db));
   const lane = createLane({
     store,
     drivers,
@@ -63,7 +65,8 @@ export async function serve(
     : createSqliteSaver({ database: config.db });
   const server = await createServer({
     store,
-    lane,
+    lane: observability.observeLane(lane),
+    observability,
     checkpoints,
     audit: ledger,
     engines: { get: (name) => drivers.find((d) => d.name === name), list: () => drivers },
@@ -81,6 +84,7 @@ export async function serve(
     await checkpoints.close().catch(() => {});
     await ledger.close().catch(() => {});
     await store.close().catch(() => {});
+    await observability.close().catch(() => {});
   };
   try {
     await server.app.listen({ host: config.host, port: config.port });

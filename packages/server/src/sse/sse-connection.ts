@@ -15,6 +15,8 @@ export interface SseConnectionOptions {
   maxBurstBytes: number;
   /** Reconnect hint sent with `stream.closing`. */
   retryMs: number;
+  /** Told each time a connection is dropped as a slow consumer (the metrics count it). */
+  onSlowConsumer?: () => void;
 }
 
 /**
@@ -99,6 +101,7 @@ export class SseConnection {
   /** Ends the stream on purpose, telling the client when to come back. */
   close(reason: 'shutdown' | 'slow_consumer' | 'run_settled', retryMs = this.options.retryMs): void {
     if (this.#closed) return;
+    if (reason === 'slow_consumer') this.options.onSlowConsumer?.();
     const closing: StreamEvent = { type: 'stream.closing', reason, retryMs };
     this.res.write(formatSseFrame({ event: closing.type, data: JSON.stringify(closing), retryMs }));
     this.#end();

@@ -1,0 +1,1 @@
+export { createObservability, type Observability, type RunLeaseObserver } from './observability';

@@ -1,0 +1,159 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { type IncomingMessage, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLane, type Lane } from '@agentlane/lane';
+import { openStore, type Store } from '@agentlane/store';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AgentlaneServer, createObservability, createServer, type Observability } from '../src';
+import { postJson } from './support/harness';
+import { createScriptedDriver } from './support/scripted-engine';
+import { SseReader } from './support/sse-reader';
+
+const ALL = 'metrics-token-all-threads';
+const SCOPED = 'metrics-token-one-thread';
+
+/** One sample of a Prometheus text exposition, e.g. value(text, 'agentlane_runs_total', {status: 'queued'}). */
+function value(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split('\n')) {
+    const m = /^([a-z_:]+)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const got = Object.fromEntries(
+      [...(m[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1] as string, l[2] as string]),
+    );
+    if (Object.entries(labels).every(([k, v]) => got[k] === v)) return Number(m[3]);
+  }
+  return undefined;
+}
+
+let dir: string;
+let store: Store;
+let lane: Lane;
+let server: AgentlaneServer;
+let observability: Observability;
+let api: string;
+let metricsUrl: string;
+const auth = (token: string) => ({ authorization: `Bearer ${token}` });
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'agentlane-metrics-'));
+  observability = createObservability();
+  store = observability.observeStore(await openStore(join(dir, 'm.db')));
+  const drivers = [createScriptedDriver()];
+  lane = createLane({ store, drivers, ownerId: 'metrics-test', pollIntervalMs: 20 });
+  await lane.start();
+  server = await createServer({
+    store,
+    lane: observability.observeLane(lane),
+    observability,
+    engines: { get: (n) => drivers.find((d) => d.name === n), list: () => drivers },
+    defaultWorkDir: dir,
+    tokens: [
+      { token: ALL, threads: '*', name: 'admin' },
+      { token: SCOPED, threads: ['t-none'], name: 'scoped' },
+    ],
+    maxBufferBytes: 64 * 1024,
+    slowConsumerMs: 300,
+    maxBurstBytes: 8 * 1024 * 1024,
+  });
+  await server.app.listen({ host: '127.0.0.1', port: 0 });
+  const address = server.app.server.address();
+  const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  api = `${base}/api/harness`;
+  metricsUrl = `${base}/metrics`;
+});
+afterAll(async () => {
+  await server.shutdown().catch(() => {});
+  await lane.stop();
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const scrape = async () => {
+  const res = await fetch(metricsUrl, { headers: auth(ALL) });
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+  return res.text();
+};
+
+describe('GET /metrics', () => {
+  it('needs a token scoped to all threads when tokens are configured', async () => {
+    const none = await fetch(metricsUrl);
+    expect(none.status).toBe(401);
+    expect(((await none.json()) as { error: { code: string } }).error.code).toBe('unauthorized');
+    expect((await fetch(metricsUrl, { headers: auth(SCOPED) })).status).toBe(403);
+    expect((await fetch(metricsUrl, { headers: auth(ALL) })).status).toBe(200);
+  });
+
+  it('counts what the test did: runs by engine and status, rows, commits, streams, outbox, drops', async () => {
+    const session = await postJson(`${api}/sessions`, { engine: 'scripted', title: 'm' }, auth(ALL));
+    const threadId = session.json.session.id as string;
+    const reader = new SseReader(`${api}/threads/${threadId}/events`, { headers: auth(ALL) });
+    await reader.waitFor((r) => r.events.length > 0);
+    const runIds: string[] = [];
+    for (const prompt of ['hello', 'fail']) {
+      const run = await postJson(`${api}/threads/${threadId}/runs`, { prompt }, auth(ALL));
+      expect(run.status).toBe(201);
+      runIds.push(run.json.run.runId);
+      await reader.waitFor(
+        (r) => r.events.some((e) => e.type === 'run.canonicalized' && e.runId === run.json.run.runId),
+        30_000,
+      );
+    }
+    const text = await scrape();
+    const engine = 'scripted';
+    expect(value(text, 'agentlane_runs_total', { engine, status: 'queued' })).toBe(2);
+    expect(value(text, 'agentlane_runs_total', { engine, status: 'running' })).toBe(2);
+    expect(value(text, 'agentlane_runs_total', { engine, status: 'completed' })).toBe(1);
+    expect(value(text, 'agentlane_runs_total', { engine, status: 'failed' })).toBe(1);
+    expect(value(text, 'agentlane_runs_active', { engine, status: 'running' })).toBe(0);
+    // Every committed row has its own deliverySeq, so rows ingested = the thread's head.
+    const head = await store.headDeliverySeq(threadId);
+    expect(head).toBeGreaterThan(0);
+    expect(value(text, 'agentlane_events_ingested_total')).toBe(head);
+    expect(value(text, 'agentlane_frames_ingested_total')).toBeGreaterThan(0);
+    expect(value(text, 'agentlane_store_commit_seconds_count', { op: 'events' })).toBeGreaterThan(0);
+    // The stream was open before the runs: every first revision reached it live.
+    const live = reader.events.filter((e) => 'event' in e && e.revision === 1).length;
+    expect(value(text, 'agentlane_frame_to_subscriber_seconds_count')).toBe(live);
+    expect(value(text, 'agentlane_open_streams')).toBe(1);
+    expect(value(text, 'agentlane_outbox_depth')).toBe(0);
+    expect(value(text, 'agentlane_outbox_lag_seconds')).toBe(0);
+    expect(value(text, 'agentlane_canonicalization_lag_seconds_count')).toBe(2);
+    expect(value(text, 'agentlane_slow_consumer_drops_total')).toBe(0);
+    reader.close();
+    await reader.done;
+    const deadline = Date.now() + 5000;
+    while (server.context.connections.size > 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(value(await scrape(), 'agentlane_open_streams')).toBe(0);
+  }, 60_000);
+
+  it('counts a subscriber dropped for not reading', async () => {
+    const session = await postJson(`${api}/sessions`, { engine: 'scripted', title: 'slow' }, auth(ALL));
+    const threadId = session.json.session.id as string;
+    // A stream whose reader never reads: the server ends it once 64 KiB stay unsent for 300 ms.
+    const stalled = await new Promise<IncomingMessage>((resolve) =>
+      request(`${api}/threads/${threadId}/events`, { headers: auth(ALL) }, (res) => {
+        res.pause();
+        resolve(res);
+      }).end(),
+    );
+    const run = await postJson(`${api}/threads/${threadId}/runs`, { prompt: 'many 2500 2000' }, auth(ALL));
+    expect(run.status).toBe(201);
+    const deadline = Date.now() + 60_000;
+    while (server.context.connections.size > 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    stalled.destroy();
+    expect(value(await scrape(), 'agentlane_slow_consumer_drops_total')).toBe(1);
+  }, 90_000);
+
+  it('exposes the run-lease hooks', async () => {
+    observability.leases.held(3);
+    observability.leases.reclaimed();
+    observability.leases.reclaimed(2);
+    const text = await scrape();
+    expect(value(text, 'agentlane_run_leases_held')).toBe(3);
+    expect(value(text, 'agentlane_run_leases_reclaimed_total')).toBe(3);
+  });
+});
