@@ -7,6 +7,8 @@ import os
 import pathlib
 import shutil
 import subprocess
+import tempfile
+import threading
 from typing import Any
 
 import pytest
@@ -48,7 +50,102 @@ def run_node(script: pathlib.Path, *args: str, stdin: str = "", timeout: float =
     return done.stdout
 
 
+_oracle: subprocess.Popen | None = None
+
+
 def ts_oracle(calls: list[list[Any]]) -> list[Any]:
-    """Evaluates [op, ...args] calls with @agentlane/contract's exported functions, in one node process."""
-    out = run_node(ORACLE, stdin=json.dumps(calls))
-    return json.loads(out)
+    """Evaluates [op, ...args] calls with @agentlane/contract's exported functions (one node process per session)."""
+    global _oracle
+    need(shutil.which("node") is not None, "node is not on PATH")
+    if _oracle is None or _oracle.poll() is not None:
+        _oracle = subprocess.Popen(
+            ["node", "--import", "tsx", str(ORACLE)], cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+    assert _oracle.stdin is not None and _oracle.stdout is not None
+    _oracle.stdin.write(json.dumps(calls) + "\n")
+    _oracle.stdin.flush()
+    line = _oracle.stdout.readline()
+    if not line:
+        raise AssertionError("the TypeScript oracle exited")
+    return json.loads(line)
+
+
+def pytest_sessionfinish(session, exitstatus) -> None:
+    _servers.stop()
+    if _oracle is not None and _oracle.poll() is None:
+        _oracle.stdin.close()
+        _oracle.wait(timeout=10)
+
+
+class _Servers:
+    """The fake model server and one real `agentlane serve` (SQLite: the built-in engine on the fake model,
+    and the recorded replays), started in a background thread as soon as collection shows a test needs
+    them, so their start-up (≈15 s on a busy machine) overlaps the tests that need no server."""
+
+    def __init__(self) -> None:
+        self.thread: threading.Thread | None = None
+        self.fake = self.server = None
+        self.error: BaseException | None = None
+        self.data = pathlib.Path(tempfile.mkdtemp(prefix="agentlane-py-"))
+
+    def start(self) -> None:
+        if self.thread is None and shutil.which("node") is not None:
+            self.thread = threading.Thread(target=self._run, daemon=True)
+            self.thread.start()
+
+    def _run(self) -> None:
+        from servers import builtin_config, start_fake_model, start_server
+
+        try:
+            self.fake = start_fake_model("--scenario", "answer", "--text", "Hello from the fake model.")
+            work = self.data / "workspace"
+            work.mkdir()
+            self.server = start_server(self.data, config=builtin_config(self.fake.url, work))
+            self.server.db_path = self.data / "agentlane.db"
+        except BaseException as error:  # reported by the fixture that waits for it
+            self.error = error
+
+    def wait(self):
+        need(shutil.which("node") is not None, "node is not on PATH")
+        self.start()
+        assert self.thread is not None
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+        return self
+
+    def stop(self) -> None:
+        for process in (self.server, self.fake):
+            if process is not None:
+                process.stop()
+        shutil.rmtree(self.data, ignore_errors=True)
+
+
+_servers = _Servers()
+
+
+def pytest_collection_finish(session) -> None:
+    if any({"server", "fake_model", "client"} & set(getattr(item, "fixturenames", ())) for item in session.items):
+        _servers.start()
+
+
+@pytest.fixture(scope="session")
+def fake_model():
+    return _servers.wait().fake
+
+
+@pytest.fixture(scope="session")
+def server():
+    return _servers.wait().server
+
+
+@pytest.fixture(scope="session")
+def client(server):
+    from agentlane.client import Client
+
+    return Client(server.url)
+
+
+@pytest.fixture(scope="session")
+def openapi(client) -> dict:
+    return client.request("GET", "/openapi.json").body

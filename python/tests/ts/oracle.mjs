@@ -1,11 +1,8 @@
-// The TypeScript side as a black box: reads [[op, ...args], ...] as JSON on stdin and prints the results
-// of @agentlane/contract's exported functions as a JSON array. Nothing here is ported to Python; the
-// Python tests compare their own results against these.
+// The TypeScript side as a black box: each line on stdin is a JSON array of [op, ...args] calls; the answer
+// is one line with the JSON array of the results of @agentlane/contract's exported functions. One process
+// serves the whole pytest session. Nothing here is ported to Python; the Python tests compare against it.
+import { createInterface } from 'node:readline';
 import * as contract from '@agentlane/contract';
-
-const chunks = [];
-for await (const chunk of process.stdin) chunks.push(chunk);
-const calls = JSON.parse(Buffer.concat(chunks).toString('utf8'));
 
 const ops = {
   canonical: (value) => contract.canonicalJson(value),
@@ -22,11 +19,15 @@ const ops = {
   increment: (v, clientId) => contract.incrementVector(v, clientId),
 };
 
-const results = calls.map(([op, ...args]) => {
+function run([op, ...args]) {
   try {
     return ops[op](...args);
   } catch (error) {
     return { error: String(error?.message ?? error) };
   }
-});
-process.stdout.write(JSON.stringify(results));
+}
+
+for await (const line of createInterface({ input: process.stdin })) {
+  if (line.trim() === '') continue;
+  process.stdout.write(`${JSON.stringify(JSON.parse(line).map(run))}\n`);
+}

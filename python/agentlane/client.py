@@ -1,0 +1,258 @@
+"""HTTP client of every route of the agentlane wire (standard library only).
+
+Errors come back as the contract's `{"error": {"code", "message", "field"?}}` and are raised as ApiError,
+so a caller reads `error.code` / `error.field` the way the server README documents them.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import urllib.parse
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+from .events import StreamEvent, parse_stream_event
+from .sse import SseMessage, SseParser
+
+PREFIX = "/api/harness"
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, code: str, message: str, field: str | None = None, body: Any = None) -> None:
+        super().__init__(f"{status} {code}: {message}" + (f" ({field})" if field else ""))
+        self.status, self.code, self.message, self.field, self.body = status, code, message, field, body
+
+
+@dataclass(frozen=True)
+class Response:
+    status: int
+    headers: dict[str, str]
+    body: Any  # parsed JSON, or bytes for artifacts
+
+
+@dataclass(frozen=True)
+class Artifact:
+    status: int  # 200, 206 or 304
+    content: bytes
+    content_type: str | None
+    etag: str | None
+    content_range: str | None
+
+
+def _drop_none(d: dict) -> dict:
+    return {k: v for k, v in d.items() if v is not None}
+
+
+class Client:
+    def __init__(self, base_url: str, *, token: str | None = None, timeout: float = 30.0, prefix: str = PREFIX):
+        url = urllib.parse.urlsplit(base_url)
+        if url.scheme not in ("http", "https"):
+            raise ValueError(f"base_url must be http(s)://, got {base_url!r}")
+        self._scheme, self._netloc = url.scheme, url.netloc
+        self._prefix = (url.path.rstrip("/") or "") + prefix
+        self._token, self._timeout = token, timeout
+
+    # -- plumbing
+
+    def _connection(self, timeout: float | None = None) -> http.client.HTTPConnection:
+        cls = http.client.HTTPSConnection if self._scheme == "https" else http.client.HTTPConnection
+        return cls(self._netloc, timeout=self._timeout if timeout is None else timeout)
+
+    def _path(self, path: str, query: dict | None = None) -> str:
+        q = urllib.parse.urlencode(_drop_none(query or {}))
+        return self._prefix + path + (f"?{q}" if q else "")
+
+    def _headers(self, extra: dict | None = None) -> dict[str, str]:
+        headers = {"accept": "application/json"}
+        if self._token:
+            headers["authorization"] = f"Bearer {self._token}"
+        headers.update(_drop_none(extra or {}))
+        return headers
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        body: Any = None,
+        query: dict | None = None,
+        headers: dict | None = None,
+        raw: bool = False,
+    ) -> Response:
+        """One call; 4xx/5xx raise ApiError. raw=True returns the body as bytes."""
+        conn = self._connection()
+        try:
+            h = self._headers(headers)
+            payload = None
+            if body is not None:
+                payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
+                h["content-type"] = "application/json"
+            conn.request(method, self._path(path, query), body=payload, headers=h)
+            resp = conn.getresponse()
+            data = resp.read()
+            resp_headers = {k.lower(): v for k, v in resp.getheaders()}
+        finally:
+            conn.close()
+        if resp.status >= 400:
+            raise _api_error(resp.status, data)
+        if raw or resp.status in (204, 304):
+            return Response(resp.status, resp_headers, data)
+        return Response(resp.status, resp_headers, json.loads(data) if data else None)
+
+    # -- routes
+
+    def health(self) -> dict:
+        """GET /health. A 503 (store failing, draining) still carries the health body: it is returned."""
+        try:
+            return self.request("GET", "/health").body
+        except ApiError as error:
+            if error.status == 503 and isinstance(error.body, dict) and "status" in error.body:
+                return error.body
+            raise
+
+    def list_sessions(self, *, engine=None, search=None, limit=None, cursor=None) -> dict:
+        return self.request("GET", "/sessions", query=dict(engine=engine, search=search, limit=limit, cursor=cursor)).body
+
+    def create_session(self, engine: str, *, work_dir=None, title=None, metadata=None) -> dict:
+        body = _drop_none({"engine": engine, "workDir": work_dir, "title": title, "metadata": metadata})
+        return self.request("POST", "/sessions", body=body).body["session"]
+
+    def get_session(self, session_id: str) -> dict:
+        return self.request("GET", f"/sessions/{_seg(session_id)}").body["session"]
+
+    def update_session(self, session_id: str, *, title: Any = ..., metadata=None, expected_generation=None) -> dict:
+        body = _drop_none({"metadata": metadata, "expectedGeneration": expected_generation})
+        if title is not ...:
+            body["title"] = title  # None clears the title: it is sent as null
+        return self.request("PUT", f"/sessions/{_seg(session_id)}", body=body).body["session"]
+
+    def delete_session(self, session_id: str) -> None:
+        self.request("DELETE", f"/sessions/{_seg(session_id)}")
+
+    def sync(self, session_id: str, client_id: str, vector: dict, changes: list[dict]) -> dict:
+        body = {"clientId": client_id, "vector": vector, "changes": changes}
+        return self.request("POST", f"/sessions/{_seg(session_id)}/sync", body=body).body
+
+    def create_run(
+        self, thread_id: str, prompt: str, *, parent_run_id=None, model=None, mode=None, expected_generation=None,
+        idempotency_key=None,
+    ) -> tuple[dict, bool]:
+        """run.create; returns (run, created) — created is False when an Idempotency-Key retry got the first run."""
+        body = _run_body(prompt, parent_run_id, model, mode, expected_generation)
+        resp = self.request(
+            "POST", f"/threads/{_seg(thread_id)}/runs", body=body, headers={"idempotency-key": idempotency_key}
+        )
+        return resp.body["run"], resp.status == 201
+
+    def get_run(self, run_id: str) -> dict:
+        return self.request("GET", f"/runs/{_seg(run_id)}").body["run"]
+
+    def cancel_run(self, run_id: str, *, idempotency_key=None) -> dict:
+        return self.request("POST", f"/runs/{_seg(run_id)}/cancel", headers={"idempotency-key": idempotency_key}).body[
+            "run"
+        ]
+
+    def answer_approval(self, run_id: str, approval_id: str, outcome: str, option_id: str | None = None) -> dict:
+        body = _drop_none({"outcome": outcome, "optionId": option_id})
+        return self.request("POST", f"/runs/{_seg(run_id)}/approvals/{_seg(approval_id)}", body=body).body
+
+    def answer_question(self, run_id: str, question_id: str, outcome: str, *, choice_ids=None, text=None) -> dict:
+        body = _drop_none({"outcome": outcome, "choiceIds": choice_ids, "text": text})
+        return self.request("POST", f"/runs/{_seg(run_id)}/questions/{_seg(question_id)}", body=body).body
+
+    def get_artifact(self, artifact_id: str, *, byte_range: str | None = None, if_none_match: str | None = None) -> Artifact:
+        headers = {"range": byte_range, "if-none-match": if_none_match, "accept": "*/*"}
+        resp = self.request("GET", f"/artifacts/{_seg(artifact_id)}", headers=headers, raw=True)
+        h = resp.headers
+        return Artifact(resp.status, resp.body, h.get("content-type"), h.get("etag"), h.get("content-range"))
+
+    def list_checkpoints(self, session_id: str, *, limit=None, cursor=None, namespace=None, stage_id=None) -> dict:
+        query = dict(limit=limit, cursor=cursor, namespace=namespace, stageId=stage_id)
+        return self.request("GET", f"/sessions/{_seg(session_id)}/checkpoints", query=query).body
+
+    def get_checkpoint(self, session_id: str, checkpoint_id: str) -> dict:
+        return self.request("GET", f"/sessions/{_seg(session_id)}/checkpoints/{_seg(checkpoint_id)}").body
+
+    def audit(self, session_id: str, *, limit=None, cursor=None) -> dict:
+        return self.request("GET", f"/sessions/{_seg(session_id)}/audit", query=dict(limit=limit, cursor=cursor)).body
+
+    def all_audit(self, session_id: str, *, limit: int = 1000) -> list[dict]:
+        """Every ledger row of the session, oldest first, across pages."""
+        return _every_page(lambda cursor: self.audit(session_id, limit=limit, cursor=cursor), "calls")
+
+    def all_checkpoints(self, session_id: str, **filters: Any) -> list[dict]:
+        return _every_page(lambda cursor: self.list_checkpoints(session_id, cursor=cursor, **filters), "checkpoints")
+
+    # -- streams
+
+    def execute(self, session_id: str, prompt: str, *, check: bool = True, **options: Any) -> Iterator[StreamEvent]:
+        """POST /execute: creates a run and yields its typed StreamEvents until the server ends the stream."""
+        body = _run_body(prompt, options.get("parent_run_id"), options.get("model"), options.get("mode"),
+                         options.get("expected_generation"))
+        headers = {"idempotency-key": options.get("idempotency_key")}
+        for message in self._sse("POST", f"/sessions/{_seg(session_id)}/execute", body=body, headers=headers):
+            typed = parse_stream_event(json.loads(message.data), check=check)
+            if typed is not None:
+                yield typed
+
+    def thread_messages(self, thread_id: str, *, after: int | None = None, last_event_id: str | None = None,
+                        timeout: float | None = None) -> Iterator[SseMessage]:
+        """One connection to the thread channel: raw SSE messages (`id` = deliverySeq)."""
+        headers = {"last-event-id": last_event_id}
+        return self._sse("GET", f"/threads/{_seg(thread_id)}/events", query={"after": after}, headers=headers,
+                         timeout=timeout)
+
+    def _sse(self, method: str, path: str, *, body=None, query=None, headers=None, timeout=None) -> Iterator[SseMessage]:
+        conn = self._connection(timeout)
+        try:
+            h = self._headers(headers)
+            h["accept"] = "text/event-stream"
+            payload = None
+            if body is not None:
+                payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
+                h["content-type"] = "application/json"
+            conn.request(method, self._path(path, query), body=payload, headers=h)
+            resp = conn.getresponse()
+            if resp.status >= 400:
+                raise _api_error(resp.status, resp.read())
+            parser = SseParser()
+            while True:
+                chunk = resp.read1(65536)
+                if not chunk:
+                    return
+                yield from parser.feed(chunk)
+        finally:
+            conn.close()
+
+
+def _run_body(prompt, parent_run_id, model, mode, expected_generation) -> dict:
+    return _drop_none(
+        {"prompt": prompt, "parentRunId": parent_run_id, "model": model, "mode": mode,
+         "expectedGeneration": expected_generation}
+    )
+
+
+def _seg(value: str) -> str:
+    return urllib.parse.quote(value, safe="")
+
+
+def _api_error(status: int, data: bytes) -> ApiError:
+    try:
+        body = json.loads(data)
+    except ValueError:
+        return ApiError(status, "http_error", data[:200].decode("utf-8", "replace"), body=data)
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, dict) and isinstance(error.get("code"), str):
+        return ApiError(status, error["code"], str(error.get("message", "")), error.get("field"), body)
+    return ApiError(status, "http_error", json.dumps(body)[:200], body=body)
+
+
+def _every_page(fetch, key: str) -> list[dict]:
+    out, cursor = [], None
+    while True:
+        page = fetch(cursor)
+        out += page[key]
+        cursor = page.get("nextCursor")
+        if not cursor:
+            return out

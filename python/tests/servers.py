@@ -1,0 +1,98 @@
+"""Real processes for the tests: `agentlane serve` and the fake model server, started and killed by pid."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import re
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+
+from conftest import REPO
+
+CLI = REPO / "packages" / "cli" / "bin" / "agentlane.mjs"
+FAKE_CLI = REPO / "testing" / "fake-model-server" / "src" / "cli.ts"
+
+
+@dataclass
+class Process:
+    proc: subprocess.Popen
+    url: str
+    output: list[str] = field(default_factory=list)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def _start(args: list[str], pattern: str, timeout: float = 90) -> Process:
+    proc = subprocess.Popen(
+        args, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, "NO_COLOR": "1"}
+    )
+    lines: list[str] = []
+    found: dict[str, str] = {}
+    ready = threading.Event()
+
+    def pump() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.append(line)
+            match = re.search(pattern, line)
+            if match and not ready.is_set():
+                found["url"] = match.group(1)
+                ready.set()
+        ready.set()
+
+    threading.Thread(target=pump, daemon=True).start()
+    deadline = time.monotonic() + timeout
+    while not ready.wait(0.1):
+        if time.monotonic() > deadline:
+            break
+    if "url" not in found:
+        proc.kill()
+        proc.wait()
+        raise RuntimeError(f"{args[1:3]} did not start:\n{''.join(lines)}")
+    return Process(proc, found["url"], lines)
+
+
+def start_fake_model(*extra: str) -> Process:
+    return _start(["node", "--import", "tsx", str(FAKE_CLI), "--port", "0", *extra], r"listening on (http://\S+)")
+
+
+def start_server(data_dir: pathlib.Path, *, config: dict | None = None, db: str | None = None) -> Process:
+    args = ["node", str(CLI), "serve", "--port", "0", "--data-dir", str(data_dir)]
+    if db:
+        args += ["--db", db]
+    if config is not None:
+        path = data_dir / "agentlane.json"
+        data_dir.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(config))
+        args += ["--config", str(path)]
+    return _start(args, r"listening on (http://127\.0\.0\.1:\d+)")
+
+
+def builtin_config(fake_url: str, work_dir: pathlib.Path, *, plan: bool = False) -> dict:
+    """One built-in engine on the fake model server's Chat Completions API, next to the recorded replays."""
+    return {
+        "workDir": str(work_dir),
+        "engines": [
+            {
+                "name": "builtin",
+                "type": "builtin",
+                "api": "openai-chat",
+                "model": "fake-model",
+                "baseURL": f"{fake_url}/v1",
+                "apiKey": "python-test-key",
+                "plan": plan,
+            }
+        ],
+    }
