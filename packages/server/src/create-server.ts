@@ -5,7 +5,7 @@ import type { Store } from '@agentlane/store';
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import { Authenticator, type AuthToken } from './auth';
 import type { EngineCatalog, ServerContext } from './context';
 import { HttpError, toHttpError } from './errors';
@@ -53,6 +53,11 @@ export interface ServerOptions {
   /** A built web UI (e.g. packages/web/dist) served at `/` when the folder exists. */
   webRoot?: string;
   version?: string;
+  /**
+   * More routes under /api/harness (the protocol translations of @agentlane/protocols), registered after
+   * the server's own with the same auth hook and error handler.
+   */
+  routes?: ((ctx: ServerContext) => FastifyPluginAsync)[];
   /** Fastify logger (pino) options; false by default. */
   logger?: boolean | { level: string };
   /** Metrics and traces (see ./observability): mounts GET /metrics. */
@@ -148,6 +153,7 @@ export async function createServer(options: ServerOptions): Promise<AgentlaneSer
       await api.register(artifactRoutes(context));
       await api.register(checkpointRoutes(options.checkpoints));
       await api.register(auditRoutes(options.audit));
+      for (const routes of options.routes ?? []) await api.register(routes(context));
     },
     { prefix: API_PREFIX },
   );

@@ -6,3 +6,4 @@ export * from './lane-port';
 export * from './observability';
 export * from './sse/sse-format';
 export * from './sync/sync-state';
+export * from './thread-create';

@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { createPgSaver, createSqliteSaver } from '@agentlane/checkpoints';
 import { createLane } from '@agentlane/lane';
 import { openLedger } from '@agentlane/ledger';
+import { protocolRoutes } from '@agentlane/protocols';
 import { assertBindAllowed, createObservability, createServer } from '@agentlane/server';
 import { openStore, type Store } from '@agentlane/store';
 import type { Command } from 'commander';
@@ -76,6 +77,7 @@ export async function serve(
     bodyLimitBytes: config.bodyLimitBytes,
     defaultWorkDir: config.workDir,
     webRoot: config.webRoot,
+    routes: [protocolRoutes()],
   });
   const stopAll = async () => {
     await server.shutdown().catch(() => {});

@@ -1,6 +1,3 @@
-import { randomUUID } from 'node:crypto';
-import { isAbsolute, resolve } from 'node:path';
-import { noCapabilities } from '@agentlane/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { assertAllThreads, assertThreadAccess, canAccessThread } from '../auth';
@@ -15,6 +12,7 @@ import {
   ThreadParams,
   UpdateSessionBody,
 } from '../schemas';
+import { createThreadSession } from '../thread-create';
 import { sessionView } from './session-view';
 
 export const sessionRoutes =
@@ -60,36 +58,11 @@ export const sessionRoutes =
       async (request, reply) => {
         assertAllThreads(request.principal, 'creating a session');
         const body = request.body;
-        const driver = ctx.engines.get(body.engine);
-        if (!driver) {
-          const known = ctx.engines.list().map((e) => e.name);
-          throw new HttpError(
-            'invalid_request',
-            `unknown engine "${body.engine}" (configured: ${known.join(', ') || 'none'})`,
-            'body.engine',
-          );
-        }
-        const workDir = body.workDir ?? ctx.defaultWorkDir;
-        if (!isAbsolute(workDir)) {
-          throw new HttpError('invalid_request', 'workDir must be an absolute path', 'body.workDir');
-        }
-        const threadId = randomUUID();
-        const thread = await store.createThread({
-          threadId,
-          engine: driver.name,
-          title: body.title ?? null,
-          workDir: resolve(workDir),
+        const { thread, session } = await createThreadSession(ctx, {
+          engine: body.engine,
+          ...(body.workDir !== undefined ? { workDir: body.workDir } : {}),
+          ...(body.title !== undefined ? { title: body.title } : {}),
           metadata: (body.metadata ?? {}) as never,
-        });
-        // The engine session itself is opened by the lane on the first run; the row exists from now on.
-        const session = await store.bindSession({
-          threadId,
-          provider: driver.provider,
-          engine: driver.name,
-          nativeSessionId: null,
-          runtimeBinding: {},
-          protocolVersion: '',
-          capabilities: noCapabilities(),
         });
         reply.code(201);
         return { session: sessionView(thread, session) };

@@ -1,0 +1,76 @@
+import { HttpError } from '@agentlane/server';
+import { isToolUIPart, safeValidateUIMessages, type UIMessage } from 'ai';
+
+/** What a useChat POST asks for, read from DefaultChatTransport's body. */
+export type ChatRequest =
+  | { kind: 'prompt'; chatId: string; engine?: string; prompt: string; userMessageId: string; retry: boolean }
+  | {
+      kind: 'continue';
+      chatId: string;
+      runId: string;
+      /** The last thread row the client's assistant message holds. */
+      after: number;
+      approvals: { approvalId: string; approved: boolean; reason?: string }[];
+    };
+
+const CHAT_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+function bad(message: string, field: string): HttpError {
+  return new HttpError('invalid_request', message, field);
+}
+
+/**
+ * `{ id, messages, trigger, messageId?, engine? }`: the chat id is the thread id. A last user message starts a
+ * run with its text; a last assistant message (useChat after `addToolApprovalResponse`) carries the answers
+ * and, in its metadata, the run and the cursor the stream continues after. Messages are checked with the AI
+ * SDK's own UI message validator.
+ */
+export async function parseChatRequest(body: unknown): Promise<ChatRequest> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw bad('expected an object', 'body');
+  const b = body as Record<string, unknown>;
+  if (typeof b.id !== 'string' || !CHAT_ID.test(b.id))
+    throw bad('id must be a chat id of 1-128 letters, digits or _.:-', 'body.id');
+  if (b.engine !== undefined && (typeof b.engine !== 'string' || b.engine === ''))
+    throw bad('engine must be a non-empty string', 'body.engine');
+  const checked = await safeValidateUIMessages({ messages: b.messages });
+  if (!checked.success) throw bad(`messages: ${checked.error.message.split('\n')[0]}`, 'body.messages');
+  const messages: UIMessage[] = checked.data;
+  const last = messages[messages.length - 1] as UIMessage;
+  if (last.role === 'user') {
+    const prompt = last.parts
+      .flatMap((p) => (p.type === 'text' ? [p.text] : []))
+      .join('\n')
+      .trim();
+    if (prompt === '')
+      throw bad('the last user message has no text', `body.messages[${messages.length - 1}]`);
+    return {
+      kind: 'prompt',
+      chatId: b.id,
+      ...(typeof b.engine === 'string' ? { engine: b.engine } : {}),
+      prompt,
+      userMessageId: last.id,
+      retry: b.trigger !== 'regenerate-message',
+    };
+  }
+  const field = `body.messages[${messages.length - 1}].metadata.agentlane`;
+  const meta = (last.metadata as { agentlane?: { runId?: unknown; deliverySeq?: unknown } } | undefined)
+    ?.agentlane;
+  if (typeof meta?.runId !== 'string' || !CHAT_ID.test(meta.runId))
+    throw bad('the last message is not a user message nor an assistant message of this server', field);
+  const after = meta.deliverySeq ?? 0;
+  if (typeof after !== 'number' || !Number.isSafeInteger(after) || after < 0)
+    throw bad('deliverySeq must be a non-negative integer', `${field}.deliverySeq`);
+  const approvals = last.parts.flatMap((p) =>
+    isToolUIPart(p) && p.state === 'approval-responded'
+      ? [
+          {
+            approvalId: p.approval.id,
+            approved: p.approval.approved,
+            ...(p.approval.reason !== undefined ? { reason: p.approval.reason } : {}),
+          },
+        ]
+      : [],
+  );
+  return { kind: 'continue', chatId: b.id, runId: meta.runId, after, approvals };
+}

@@ -1,0 +1,65 @@
+import type { ServerContext } from '@agentlane/server';
+import { UI_MESSAGE_STREAM_HEADERS } from 'ai';
+import type { FastifyReply } from 'fastify';
+import { followRun, type RunFollower } from '../run-follower';
+import { readRunRows } from '../run-rows';
+import { SseOut, type StreamRegistry } from '../sse-out';
+import { type UiChunk, UiMessageTranslator } from './ui-message-translator';
+
+const frame = (chunks: UiChunk[]): string => chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('');
+
+/**
+ * Streams one run as the AI SDK UI message stream: `start`, the run's chunks after `after`, then `finish`
+ * and `[DONE]` when the run settles, or when it waits on an approval once the stream is live (useChat
+ * answers it and posts again). With `seed` the rows up to it are translated first without being sent, so the
+ * stream continues the message the client holds instead of repeating it.
+ */
+export async function streamRunAsUiMessages(
+  ctx: ServerContext,
+  registry: StreamRegistry,
+  reply: FastifyReply,
+  input: { threadId: string; runId: string; after: number; seed?: number },
+): Promise<void> {
+  const { threadId, runId, after } = input;
+  const translator = new UiMessageTranslator({ threadId, runId });
+  if (input.seed !== undefined && input.seed > 0) {
+    for (const row of await readRunRows(ctx.store, threadId, runId, input.seed)) translator.push(row);
+    translator.forgetOpenParts();
+  }
+  const out = new SseOut(reply, UI_MESSAGE_STREAM_HEADERS, ctx, registry);
+  out.write(frame(translator.start()));
+  let follower: RunFollower | undefined;
+  let live = false;
+  let pauseCheck: NodeJS.Immediate | undefined;
+  const end = (chunks: UiChunk[]): void => {
+    if (out.closed) return;
+    clearImmediate(pauseCheck);
+    out.end(`${frame(chunks)}data: [DONE]\n\n`);
+  };
+  // After the rows of one delivery: an approval still unanswered pauses the stream.
+  const checkPause = (): void => {
+    clearImmediate(pauseCheck);
+    pauseCheck = setImmediate(() => {
+      if (live && translator.pendingApprovals > 0 && !translator.finished) end(translator.pause());
+    });
+  };
+  out.onClose(() => follower?.close());
+  try {
+    follower = await followRun(ctx, threadId, runId, after, {
+      onRow: (row) => {
+        out.write(frame(translator.push(row)));
+        if (live) checkPause();
+      },
+      onCaughtUp: () => {
+        live = true;
+        checkPause();
+      },
+      onSettled: (status, error) =>
+        end(translator.finish(status === 'failed' ? (error ?? 'the run failed') : undefined)),
+    });
+    if (out.closed) follower.close();
+  } catch (err) {
+    reply.log.error({ err }, 'ai-sdk chat stream failed');
+    end([{ type: 'error', errorText: 'the stream failed; resume it' }]);
+  }
+}

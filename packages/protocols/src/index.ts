@@ -1,0 +1,30 @@
+import type { ServerContext } from '@agentlane/server';
+import type { FastifyPluginAsync } from 'fastify';
+import { type AiSdkChatOptions, aiSdkChatRoutes } from './ai-sdk-ui/chat-routes';
+import type { StreamRegistry } from './sse-out';
+
+export { chatMessages, chunksToMessage } from './ai-sdk-ui/chat-history';
+export { AI_SDK_CHAT_PATH, type AiSdkChatOptions, aiSdkChatRoutes } from './ai-sdk-ui/chat-routes';
+export {
+  type AgentlaneMessageMetadata,
+  type UiChunk,
+  UiMessageTranslator,
+} from './ai-sdk-ui/ui-message-translator';
+
+export interface ProtocolOptions {
+  aiSdk?: AiSdkChatOptions;
+}
+
+/**
+ * Every protocol translation as one set of routes for `createServer({ routes: [protocolRoutes()] })`, under
+ * /api/harness/protocols/*, behind the server's auth. Their streams end when the server shuts down.
+ */
+export function protocolRoutes(options: ProtocolOptions = {}): (ctx: ServerContext) => FastifyPluginAsync {
+  return (ctx) => async (app) => {
+    const registry: StreamRegistry = new Set();
+    app.addHook('preClose', async () => {
+      for (const stream of [...registry]) stream.end();
+    });
+    await app.register(aiSdkChatRoutes(options.aiSdk ?? {}, registry)(ctx));
+  };
+}

@@ -1,0 +1,24 @@
+import type { DeliveryRow } from '@agentlane/contract';
+import type { Store } from '@agentlane/store';
+
+const PAGE = 1000;
+
+/** The stored rows of one run up to `upTo` (inclusive), in deliverySeq order, every revision as it was sent. */
+export async function readRunRows(
+  store: Store,
+  threadId: string,
+  runId: string,
+  upTo = Number.POSITIVE_INFINITY,
+): Promise<DeliveryRow[]> {
+  const rows: DeliveryRow[] = [];
+  let after = 0;
+  for (;;) {
+    const page = await store.readEvents(threadId, after, PAGE);
+    for (const row of page) {
+      if (row.deliverySeq > upTo) return rows;
+      if (row.runId === runId) rows.push(row);
+    }
+    if (page.length < PAGE) return rows;
+    after = (page[page.length - 1] as DeliveryRow).deliverySeq;
+  }
+}

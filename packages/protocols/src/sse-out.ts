@@ -1,0 +1,71 @@
+import type { ServerContext } from '@agentlane/server';
+import type { FastifyReply } from 'fastify';
+
+/** Open protocol streams of one server, ended when it shuts down (hijacked replies are not Fastify's). */
+export type StreamRegistry = Set<SseOut>;
+
+/**
+ * One protocol SSE response (AI SDK UI message stream, AG-UI). Writes are bounded like agentlane's own
+ * streams: a client that stops reading is dropped past `maxBurstBytes` unsent, and resumes from the store.
+ */
+export class SseOut {
+  #closed = false;
+  readonly #closeListeners: (() => void)[] = [];
+  readonly #heartbeat: NodeJS.Timeout;
+
+  constructor(
+    private readonly reply: FastifyReply,
+    headers: Record<string, string>,
+    private readonly ctx: ServerContext,
+    private readonly registry: StreamRegistry,
+  ) {
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, { ...headers, 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' });
+    res.flushHeaders();
+    res.socket?.setNoDelay(true);
+    res.on('close', () => this.#markClosed());
+    registry.add(this);
+    // An SSE comment: both protocols' parsers skip it; proxies keep the idle connection open.
+    this.#heartbeat = setInterval(() => this.write(': heartbeat\n\n'), ctx.sse.heartbeatMs);
+    this.#heartbeat.unref();
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  onClose(listener: () => void): void {
+    if (this.#closed) listener();
+    else this.#closeListeners.push(listener);
+  }
+
+  write(text: string): void {
+    if (this.#closed || text === '') return;
+    const res = this.reply.raw;
+    res.write(text);
+    if (res.writableLength > this.ctx.sse.maxBurstBytes) {
+      this.#markClosed();
+      res.destroy();
+    }
+  }
+
+  end(text = ''): void {
+    if (this.#closed) return;
+    this.write(text);
+    this.#markClosed();
+    const res = this.reply.raw;
+    res.end();
+    const timer = setTimeout(() => res.destroy(), 2000);
+    timer.unref();
+    res.once('finish', () => clearTimeout(timer));
+  }
+
+  #markClosed(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#heartbeat);
+    this.registry.delete(this);
+    for (const listener of this.#closeListeners.splice(0)) listener();
+  }
+}

@@ -1,0 +1,49 @@
+import { randomUUID } from 'node:crypto';
+import { isAbsolute, resolve } from 'node:path';
+import { type JsonObject, noCapabilities } from '@agentlane/contract';
+import type { HarnessSessionRecord, ThreadRecord } from '@agentlane/store';
+import type { ServerContext } from './context';
+import { HttpError } from './errors';
+
+/**
+ * Creates a thread and its harness session row for a configured engine (POST /sessions, and the protocol
+ * routes whose client names the conversation). The engine session itself is opened by the lane on the first
+ * run. `field` prefixes the error fields (`body` → `body.engine`).
+ */
+export async function createThreadSession(
+  ctx: ServerContext,
+  input: { threadId?: string; engine: string; workDir?: string; title?: string; metadata?: JsonObject },
+  field = 'body',
+): Promise<{ thread: ThreadRecord; session: HarnessSessionRecord }> {
+  const driver = ctx.engines.get(input.engine);
+  if (!driver) {
+    const known = ctx.engines.list().map((e) => e.name);
+    throw new HttpError(
+      'invalid_request',
+      `unknown engine "${input.engine}" (configured: ${known.join(', ') || 'none'})`,
+      `${field}.engine`,
+    );
+  }
+  const workDir = input.workDir ?? ctx.defaultWorkDir;
+  if (!isAbsolute(workDir)) {
+    throw new HttpError('invalid_request', 'workDir must be an absolute path', `${field}.workDir`);
+  }
+  const threadId = input.threadId ?? randomUUID();
+  const thread = await ctx.store.createThread({
+    threadId,
+    engine: driver.name,
+    title: input.title ?? null,
+    workDir: resolve(workDir),
+    metadata: input.metadata ?? {},
+  });
+  const session = await ctx.store.bindSession({
+    threadId,
+    provider: driver.provider,
+    engine: driver.name,
+    nativeSessionId: null,
+    runtimeBinding: {},
+    protocolVersion: '',
+    capabilities: noCapabilities(),
+  });
+  return { thread, session };
+}
