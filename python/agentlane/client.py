@@ -70,6 +70,21 @@ class Client:
         headers.update(_drop_none(extra or {}))
         return headers
 
+    def _send(self, method, path, *, body=None, query=None, headers=None, timeout=None):
+        """Sends a request and returns (connection, response) with the body unread; the caller closes."""
+        conn = self._connection(timeout)
+        h = self._headers(headers)
+        payload = None
+        if body is not None:
+            payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
+            h["content-type"] = "application/json"
+        try:
+            conn.request(method, self._path(path, query), body=payload, headers=h)
+            return conn, conn.getresponse()
+        except BaseException:
+            conn.close()
+            raise
+
     def request(
         self,
         method: str,
@@ -81,15 +96,8 @@ class Client:
         raw: bool = False,
     ) -> Response:
         """One call; 4xx/5xx raise ApiError. raw=True returns the body as bytes."""
-        conn = self._connection()
+        conn, resp = self._send(method, path, body=body, query=query, headers=headers)
         try:
-            h = self._headers(headers)
-            payload = None
-            if body is not None:
-                payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
-                h["content-type"] = "application/json"
-            conn.request(method, self._path(path, query), body=payload, headers=h)
-            resp = conn.getresponse()
             data = resp.read()
             resp_headers = {k.lower(): v for k, v in resp.getheaders()}
         finally:
@@ -204,16 +212,9 @@ class Client:
                          timeout=timeout)
 
     def _sse(self, method: str, path: str, *, body=None, query=None, headers=None, timeout=None) -> Iterator[SseMessage]:
-        conn = self._connection(timeout)
+        sse_headers = {**(headers or {}), "accept": "text/event-stream"}
+        conn, resp = self._send(method, path, body=body, query=query, headers=sse_headers, timeout=timeout)
         try:
-            h = self._headers(headers)
-            h["accept"] = "text/event-stream"
-            payload = None
-            if body is not None:
-                payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
-                h["content-type"] = "application/json"
-            conn.request(method, self._path(path, query), body=payload, headers=h)
-            resp = conn.getresponse()
             if resp.status >= 400:
                 raise _api_error(resp.status, resp.read())
             parser = SseParser()
