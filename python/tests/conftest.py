@@ -20,6 +20,16 @@ CONTRACT_FIXTURES = REPO / "packages" / "contract" / "test" / "fixtures"
 ORACLE = pathlib.Path(__file__).resolve().parent / "ts" / "oracle.mjs"
 IN_CI = os.environ.get("CI") == "true"
 
+# Debian's python3-psycopg installs into the system Python's dist-packages; a pyenv CPython of the same
+# minor version can import it from there (psycopg is pure Python over libpq).
+try:
+    import psycopg  # noqa: F401
+except ImportError:
+    import sys
+
+    if pathlib.Path("/usr/lib/python3/dist-packages/psycopg").is_dir():
+        sys.path.append("/usr/lib/python3/dist-packages")
+
 
 def corpus_turns() -> list[dict]:
     return [json.loads(p.read_text("utf-8")) for p in sorted(CORPUS.glob("*.json"))]
@@ -32,22 +42,6 @@ def need(condition: bool, reason: str) -> None:
     if IN_CI:
         pytest.fail(f"required under CI=true: {reason}")
     pytest.skip(reason)
-
-
-def run_node(script: pathlib.Path, *args: str, stdin: str = "", timeout: float = 60) -> str:
-    """Runs a TypeScript-side helper (through tsx, as the repo's own scripts run) and returns its stdout."""
-    need(shutil.which("node") is not None, "node is not on PATH")
-    done = subprocess.run(
-        ["node", "--import", "tsx", str(script), *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=timeout,
-    )
-    if done.returncode != 0:
-        raise AssertionError(f"{script.name} failed ({done.returncode}):\n{done.stderr}")
-    return done.stdout
 
 
 _oracle: subprocess.Popen | None = None

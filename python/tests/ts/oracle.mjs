@@ -3,6 +3,7 @@
 // serves the whole pytest session. Nothing here is ported to Python; the Python tests compare against it.
 import { createInterface } from 'node:readline';
 import * as contract from '@agentlane/contract';
+import { saverRequest } from './checkpoints.mjs';
 
 const ops = {
   canonical: (value) => contract.canonicalJson(value),
@@ -17,11 +18,12 @@ const ops = {
   compare: (a, b) => contract.compareVectors(a, b),
   hasSeen: (v, change) => contract.hasSeen(v, change),
   increment: (v, clientId) => contract.incrementVector(v, clientId),
+  saver: (request) => saverRequest(request),
 };
 
-function run([op, ...args]) {
+async function run([op, ...args]) {
   try {
-    return ops[op](...args);
+    return await ops[op](...args);
   } catch (error) {
     return { error: String(error?.message ?? error) };
   }
@@ -29,5 +31,7 @@ function run([op, ...args]) {
 
 for await (const line of createInterface({ input: process.stdin })) {
   if (line.trim() === '') continue;
-  process.stdout.write(`${JSON.stringify(JSON.parse(line).map(run))}\n`);
+  const results = [];
+  for (const call of JSON.parse(line)) results.push(await run(call));
+  process.stdout.write(`${JSON.stringify(results)}\n`);
 }
