@@ -143,3 +143,24 @@ def client(server):
 @pytest.fixture(scope="session")
 def openapi(client) -> dict:
     return client.request("GET", "/openapi.json").body
+
+
+PG_URL = os.environ.get("AGENTLANE_TEST_PG", "postgresql://root@127.0.0.1:5432/test")
+
+
+@pytest.fixture
+def pg_schema():
+    """(url, a fresh schema name) on the shared PostgreSQL; every schema starting with that name is dropped after."""
+    try:
+        import psycopg
+
+        psycopg.connect(PG_URL, connect_timeout=3).close()
+    except Exception as error:  # noqa: BLE001 - any failure means "no PostgreSQL here"
+        need(False, f"PostgreSQL at {PG_URL} is not reachable ({type(error).__name__}: {error})")
+    import uuid
+
+    schema = f"py_{uuid.uuid4().hex[:12]}"
+    yield PG_URL, schema
+    with psycopg.connect(PG_URL, autocommit=True) as conn:
+        for (name,) in conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE %s", (schema + "%",)).fetchall():
+            conn.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')

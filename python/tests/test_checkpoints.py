@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
-import uuid
 
 import pytest
 
 from agentlane.canonical import canonical_json
 from agentlane.checkpoints import CheckpointError, CheckpointTables, fingerprint_checkpoint, session_state_of
 from agentlane.sql import open_database
-from conftest import corpus_turns, need, ts_oracle
+from conftest import corpus_turns, ts_oracle
 
-PG_URL = os.environ.get("AGENTLANE_TEST_PG", "postgresql://root@127.0.0.1:5432/test")
 FULL_EVERY = 3  # small, so the corpus chains hold full rows and deltas on both sides
 
 
@@ -78,20 +75,9 @@ def test_sqlite_both_ways_and_refusals(tmp_path) -> None:
     _check_refusals(CheckpointTables(open_database(py_db)))
 
 
-def test_postgres_both_ways() -> None:
-    try:
-        import psycopg
-
-        psycopg.connect(PG_URL, connect_timeout=3).close()
-    except Exception as error:  # noqa: BLE001 - any failure means "no PostgreSQL here"
-        need(False, f"PostgreSQL at {PG_URL} is not reachable ({type(error).__name__}: {error})")
-    schema = f"py_ckpt_{uuid.uuid4().hex[:10]}"
-    try:
-        _check_both_ways(PG_URL, schema)
-    finally:
-        with psycopg.connect(PG_URL, autocommit=True) as conn:
-            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
-            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}_py" CASCADE')
+def test_postgres_both_ways(pg_schema) -> None:
+    url, schema = pg_schema
+    _check_both_ways(url, schema)
 
 
 def test_live_session_of_the_typescript_engine(client, server) -> None:

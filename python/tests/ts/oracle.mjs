@@ -4,6 +4,7 @@
 import { createInterface } from 'node:readline';
 import * as contract from '@agentlane/contract';
 import { saverRequest } from './checkpoints.mjs';
+import { ledgerRequest } from './ledger.mjs';
 
 const ops = {
   canonical: (value) => contract.canonicalJson(value),
@@ -19,6 +20,7 @@ const ops = {
   hasSeen: (v, change) => contract.hasSeen(v, change),
   increment: (v, clientId) => contract.incrementVector(v, clientId),
   saver: (request) => saverRequest(request),
+  ledger: (request) => ledgerRequest(request),
 };
 
 async function run([op, ...args]) {
