@@ -27,6 +27,7 @@ import type { HarnessPlugin, PluginTurnContext } from './plugin';
 import { costOf, type PriceTable } from './prices';
 import { addSpend, emptySpend, type Spend } from './spend';
 import { type SubagentSettings, taskTool } from './subagent';
+import { ToolCallIds, withUniqueCallId } from './tool-call-ids';
 import { type DefinedTool, type ToolContext, ToolError } from './tools/define-tool';
 
 export interface TurnDeps {
@@ -90,6 +91,7 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
   /** Set only when the price table names the run's model. */
   const price = deps.prices?.[settings.model];
   const conversation = [...mem.conversation];
+  const callIds = new ToolCallIds(conversation);
   conversation.push({
     id: `${turn.turnId}:user`,
     role: 'user',
@@ -278,7 +280,9 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
           streamError = error;
         },
       });
-      for await (const part of result.fullStream) {
+      callIds.startCall();
+      for await (const sdkPart of result.fullStream) {
+        const part = withUniqueCallId(sdkPart, callIds);
         const safe = safePart(part as unknown as Record<string, unknown>);
         // A step's cost rides on its finish-step frame (the translator makes it the step's usage.updated).
         const cost =
