@@ -62,6 +62,18 @@ export const DELEGATING_TURN: ModelReply[] = [
   { text: 'parent done', usage: { inputTokens: 400, outputTokens: 40 } },
 ];
 
+/** An `approve` for runTurn that allows every call and records the approval ids it was asked. */
+export function allowAndRecord(): { asked: string[]; approve: (approvalId: string) => ApprovalAnswer } {
+  const asked: string[] = [];
+  return {
+    asked,
+    approve: (approvalId) => {
+      asked.push(approvalId);
+      return { outcome: 'selected', optionId: 'allow' };
+    },
+  };
+}
+
 /** Runs one turn of a driver with an in-memory TurnIO (approvals answered by `approve`), then translates it. */
 export async function runTurn(
   driver: EngineDriver,

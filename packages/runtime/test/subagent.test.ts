@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { chatDriver, DELEGATING_TURN, fakeModelAndWorkspace, runTurn } from './harness';
+import { allowAndRecord, chatDriver, DELEGATING_TURN, fakeModelAndWorkspace, runTurn } from './harness';
 
 const env = fakeModelAndWorkspace('rt-sub-');
 
@@ -28,16 +28,9 @@ describe('the task tool (sub-agents)', () => {
       { text: 'Child wrote note.txt.' },
       { text: 'The sub-agent wrote note.txt.' },
     ]);
-    const asked: string[] = [];
+    const { asked, approve } = allowAndRecord();
     const driver = chatDriver(env.fake.url, { subagents: true });
-    const r = await runTurn(driver, {
-      prompt: 'delegate the note',
-      workDir: env.work,
-      approve: (id) => {
-        asked.push(id);
-        return { outcome: 'selected', optionId: 'allow' };
-      },
-    });
+    const r = await runTurn(driver, { prompt: 'delegate the note', workDir: env.work, approve });
     expect(r.outcome.outcome).toBe('completed');
     expect(await readFile(join(env.work, 'note.txt'), 'utf8')).toBe('from child');
 

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { chatDriver, fakeModelAndWorkspace, runTurn } from './harness';
+import { allowAndRecord, chatDriver, fakeModelAndWorkspace, runTurn } from './harness';
 
 const env = fakeModelAndWorkspace('rt-ids-');
 
@@ -41,19 +41,12 @@ describe.each([
 
   it('with approval: the second call gets its own card, its answer reaches it, the run finishes', async () => {
     env.fake.setScenario(reusing({ name: 'write_file', arguments: { path: 'ids.txt', content: 'two\n' } }));
-    const asked: string[] = [];
-    const r = await runTurn(driver(), {
-      prompt: 'list, then write',
-      workDir: env.work,
-      approve: (approvalId) => {
-        asked.push(approvalId);
-        return { outcome: 'selected', optionId: 'allow' };
-      },
-    });
+    const { asked, approve } = allowAndRecord();
+    const r = await runTurn(driver(), { prompt: 'list, then write', workDir: env.work, approve });
     expect(r.outcome.outcome).toBe('completed');
     const requested = r.events.filter((e) => e.draft.kind === 'approval.requested');
     expect(requested).toHaveLength(1);
-    const approvalId = (requested[0]?.draft.payload as { approvalId: string }).approvalId;
+    const approvalId = (requested[0]?.draft.payload as { approvalId?: string } | undefined)?.approvalId;
     expect(asked).toEqual([approvalId]);
     // Not the first call's id: the card belongs to the write.
     const ids = started(r);
