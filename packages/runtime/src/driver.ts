@@ -5,6 +5,7 @@ import { monotonicFactory } from 'ulid';
 import { checkBudget, type TurnBudget } from './budget';
 import { BUILTIN_CAPABILITIES } from './capabilities';
 import type { ModelApi, ModelSettings } from './model';
+import type { ModelTimeouts, RateLimitRetries } from './model-fetch';
 import type { HarnessPlugin } from './plugin';
 import { checkPrices, type PriceTable } from './prices';
 import { BUILTIN_PROVIDER } from './provider-id';
@@ -49,6 +50,13 @@ export interface BuiltinDriverConfig {
   turnTokenBudget?: number;
   /** Per-turn cost budget, in the price table's currency; only for a model `prices` names. Default off. */
   turnCostBudget?: number;
+  /**
+   * The engine's own limits on a model call: `firstByteMs` (request sent → first stream event, default 120 s)
+   * and `idleMs` (between stream events, default 60 s). Keep-alive comments and pings are not progress.
+   */
+  modelTimeouts?: ModelTimeouts;
+  /** A 429 (or a 503 with Retry-After) is sent again: `attempts` (default 3), waits capped at `maxDelayMs` (30 s). */
+  rateLimitRetries?: RateLimitRetries;
   systemPrompt?: string;
   /** Where checkpoints go: a saver, or the store's SQLite path / postgres URL. None: no resume across processes. */
   checkpoints?: CheckpointSaver | string;
@@ -82,6 +90,16 @@ function checkConfig(config: BuiltinDriverConfig): void {
   checkBudget('turnTokenBudget', config.turnTokenBudget, true);
   checkBudget('turnCostBudget', config.turnCostBudget, false);
   if (config.prices !== undefined) checkPrices(config.prices);
+  const t = config.modelTimeouts;
+  if (t !== undefined) {
+    positiveInteger('modelTimeouts.firstByteMs', t.firstByteMs, 1);
+    positiveInteger('modelTimeouts.idleMs', t.idleMs, 1);
+  }
+  const r = config.rateLimitRetries;
+  if (r !== undefined) {
+    positiveInteger('rateLimitRetries.attempts', r.attempts, 0);
+    positiveInteger('rateLimitRetries.maxDelayMs', r.maxDelayMs, 0);
+  }
   const sub = config.subagents;
   if (
     typeof sub === 'object' &&
@@ -89,6 +107,11 @@ function checkConfig(config: BuiltinDriverConfig): void {
     (!Number.isInteger(sub.maxDepth) || sub.maxDepth < 1)
   )
     throw new Error('subagents.maxDepth must be a positive integer');
+}
+
+function positiveInteger(name: string, value: number | undefined, min: number): void {
+  if (value !== undefined && (!Number.isInteger(value) || value < min))
+    throw new Error(`${name} must be an integer of at least ${min} (got ${String(value)})`);
 }
 
 /** The built-in engine: a staged LLM loop on the AI SDK, registered like every adapter. */
@@ -126,6 +149,8 @@ export function createDriver(config: BuiltinDriverConfig): EngineDriver & { disp
     model: config.model,
     ...(config.baseURL ? { baseURL: config.baseURL } : {}),
     ...(config.apiKey ? { apiKey: config.apiKey } : {}),
+    ...(config.modelTimeouts ? { timeouts: config.modelTimeouts } : {}),
+    ...(config.rateLimitRetries ? { retries: config.rateLimitRetries } : {}),
   };
   const plugins = config.plugins ?? [];
   const budget: TurnBudget = {

@@ -3,6 +3,7 @@ import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
+import { guardedFetch, type ModelTimeouts, type RateLimitRetries } from './model-fetch';
 
 /** The provider wire APIs the built-in engine speaks, all through the AI SDK. */
 export type ModelApi = 'openai-chat' | 'openai-responses' | 'anthropic' | 'google';
@@ -14,6 +15,10 @@ export interface ModelSettings {
   baseURL?: string;
   /** From configuration; when absent the provider reads its usual environment variable. Never logged. */
   apiKey?: string;
+  /** The engine's own first-byte and idle limits on a model call (defaults in model-fetch.ts). */
+  timeouts?: ModelTimeouts;
+  /** Retries of a rate-limited request (429, or 503 with Retry-After). */
+  retries?: RateLimitRetries;
 }
 
 /** What the fetch wrapper saw of the last HTTP exchange: the AI SDK does not report a successful call's status. */
@@ -45,10 +50,17 @@ export function createModel(
   observe: (o: HttpObservation) => void,
   generateId?: () => string,
 ): LanguageModel {
+  const guarded = guardedFetch(fetch, {
+    ...(settings.timeouts ? { timeouts: settings.timeouts } : {}),
+    ...(settings.retries ? { retries: settings.retries } : {}),
+    // Anthropic's stream ends with message_stop; without it the answer was cut short (the SDK would take
+    // what came as a finished end_turn answer). The other APIs' clients already fail a cut stream.
+    ...(settings.api === 'anthropic' ? { finalEvent: 'message_stop' } : {}),
+  });
   const fetchWithObservation: typeof fetch = async (input, init) => {
     const observation: HttpObservation = { status: null, startedAt: performance.now(), headersAt: null };
     observe(observation);
-    const response = await fetch(input, init);
+    const response = await guarded(input, init);
     observation.status = response.status;
     observation.headersAt = performance.now();
     return response;

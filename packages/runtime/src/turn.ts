@@ -23,6 +23,7 @@ import { budgetHit, type LimitHit, remainingBudget, type TurnBudget } from './bu
 import { jsonSafe, toModelMessages } from './conversation';
 import { frame, type RuntimeFrame } from './frames';
 import { authMethodOf, createModel, type HttpObservation, type ModelSettings } from './model';
+import { ModelStreamTimeout, ModelStreamTruncated } from './model-fetch';
 import type { HarnessPlugin, PluginTurnContext } from './plugin';
 import { costOf, type PriceTable } from './prices';
 import { addSpend, emptySpend, type Spend } from './spend';
@@ -666,6 +667,10 @@ function partText(m: ConversationMessage): string {
 }
 
 function errorText(err: unknown): string {
+  // The SDK wraps what fails while it reads a stream as "Failed to process successful response"; the
+  // engine's own stall and truncation errors say what happened, so they are the message.
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++)
+    if (e instanceof ModelStreamTimeout || e instanceof ModelStreamTruncated) return e.message;
   if (err instanceof Error) return err.message;
   if (typeof err === 'object' && err !== null && 'message' in err)
     return String((err as { message: unknown }).message);

@@ -96,10 +96,17 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
           : api === 'gemini'
             ? geminiError(reply.error)
             : openaiError(reply.error);
-      return json(res, status, payload);
+      return json(
+        res,
+        status,
+        payload,
+        reply.error.retryAfter ? { 'retry-after': reply.error.retryAfter } : {},
+      );
     }
     if (!recorded.stream) return json(res, 200, encodeJson(api, reply, ctx));
-    const includeUsage = isIncludeUsage(body);
+    const bad = reply.misbehave ?? {};
+    if (bad.headersDelayMs) await sleep(bad.headersDelayMs);
+    const includeUsage = isIncludeUsage(body) && !bad.omitUsage;
     const frames =
       api === 'anthropic-messages'
         ? anthropicStream(reply, ctx)
@@ -114,11 +121,14 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
       connection: 'keep-alive',
       ...(api === 'anthropic-messages' ? { 'request-id': `req_fake_${recorded.index}` } : {}),
     });
-    for (const frame of frames) {
+    const stallAt = bad.stallAfter ?? Number.POSITIVE_INFINITY;
+    const sent = frames.slice(0, Math.min(bad.truncateAfter ?? frames.length, stallAt));
+    for (const frame of sent) {
       if (res.destroyed || res.writableEnded) return;
       res.write(frame);
       if (reply.chunkDelayMs) await sleep(reply.chunkDelayMs);
     }
+    if (stallAt < frames.length) return stall(res, api, bad.keepAliveMs);
     res.end();
   }
 
@@ -180,8 +190,28 @@ function answerAuxiliary(res: ServerResponse, method: string, path: string): voi
     });
 }
 
-function json(res: ServerResponse, status: number, payload: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
+/** A stalled stream: nothing but keep-alives (if asked) until the client or the server closes it. */
+async function stall(res: ServerResponse, api: ModelApi, keepAliveMs: number | undefined): Promise<void> {
+  const closed = new Promise<void>((resolve) => res.once('close', () => resolve()));
+  if (!keepAliveMs) return closed;
+  const ping = api === 'anthropic-messages' ? 'event: ping\ndata: {"type": "ping"}\n\n' : ': keep-alive\n\n';
+  let open = true;
+  void closed.then(() => {
+    open = false;
+  });
+  while (open && !res.destroyed) {
+    res.write(ping);
+    await Promise.race([sleep(keepAliveMs), closed]);
+  }
+}
+
+function json(
+  res: ServerResponse,
+  status: number,
+  payload: unknown,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(payload));
 }
 

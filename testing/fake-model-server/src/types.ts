@@ -20,6 +20,22 @@ export interface FakeProviderError {
   message: string;
   /** Provider error type, e.g. `invalid_request_error`. */
   type?: string;
+  /** A `Retry-After` header on the error (seconds, or an HTTP date), as rate limits send it. */
+  retryAfter?: string;
+}
+
+/** How a stream misbehaves, for the tests of a client against a hostile model server. */
+export interface StreamMisbehaviour {
+  /** Wait this long before the response headers. */
+  headersDelayMs?: number;
+  /** Send only the first N frames, then end the response cleanly (a stream cut short; no final event). */
+  truncateAfter?: number;
+  /** After N frames send nothing more and keep the connection open until the client goes away. */
+  stallAfter?: number;
+  /** While stalled, a keep-alive every this many ms: an SSE comment (Anthropic: a `ping` event). */
+  keepAliveMs?: number;
+  /** No usage at all (Chat Completions: no usage chunk even when asked for one). */
+  omitUsage?: boolean;
 }
 
 /** What the fake model answers to one request. */
@@ -33,6 +49,7 @@ export interface ModelReply {
   /** Pause between streamed frames, for the slow-stream scenario (default 0). */
   chunkDelayMs?: number;
   usage?: { inputTokens?: number; outputTokens?: number };
+  misbehave?: StreamMisbehaviour;
 }
 
 /** A request as the fake server recorded it, with what it understood of the history. */
