@@ -1,9 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { LevelWithSilent } from 'pino';
 import { type Static, Type } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { CliError } from './cli-error';
+import { LOG_LEVELS, parseLogLevel } from './logging';
 
 const EngineEntry = Type.Object(
   {
@@ -42,6 +44,7 @@ export const ConfigFile = Type.Object(
     bodyLimitBytes: Type.Optional(Type.Integer({ minimum: 1024 })),
     tokens: Type.Optional(Type.Array(TokenEntry)),
     engines: Type.Optional(Type.Array(EngineEntry)),
+    logLevel: Type.Optional(Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)))),
     /** Also offer every bundled recorded session as a replay engine (default true). */
     recordedSessions: Type.Optional(Type.Boolean()),
   },
@@ -67,6 +70,8 @@ export interface ServeConfig {
   tokens: NonNullable<ConfigFile['tokens']>;
   engines: EngineConfig[];
   recordedSessions: boolean;
+  /** pino level of the server's log (default info). */
+  logLevel: LevelWithSilent;
 }
 
 export interface ServeFlags {
@@ -76,6 +81,7 @@ export interface ServeFlags {
   config?: string;
   dataDir?: string;
   webRoot?: string;
+  logLevel?: string;
 }
 
 export const DEFAULT_PORT = 7433;
@@ -154,5 +160,11 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = p
     tokens: tokens ?? [],
     engines: (file.engines ?? []) as EngineConfig[],
     recordedSessions: file.recordedSessions ?? true,
+    logLevel:
+      flags.logLevel !== undefined
+        ? parseLogLevel(flags.logLevel, '--log-level')
+        : env.AGENTLANE_LOG_LEVEL !== undefined
+          ? parseLogLevel(env.AGENTLANE_LOG_LEVEL, 'AGENTLANE_LOG_LEVEL')
+          : (file.logLevel ?? 'info'),
   };
 }

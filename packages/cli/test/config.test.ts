@@ -18,6 +18,7 @@ describe('serve configuration', () => {
     expect(c.port).toBe(DEFAULT_PORT);
     expect(c.db).toBe(join(process.cwd(), '.data', 'agentlane.db'));
     expect(c.tokens).toEqual([]);
+    expect(c.logLevel).toBe('info');
   });
 
   it('flags win over environment, environment over the config file', () => {
@@ -82,6 +83,16 @@ describe('serve configuration', () => {
       'a bad AGENTLANE_PORT',
       () => resolveServeConfig({}, { AGENTLANE_PORT: '99999' }),
       /AGENTLANE_PORT must be a port number/,
+    ],
+    [
+      'a bad --log-level',
+      () => resolveServeConfig({ logLevel: 'loud' }, {}),
+      /--log-level must be one of fatal, error, warn, info, debug, trace, silent, got "loud"/,
+    ],
+    [
+      'a bad AGENTLANE_LOG_LEVEL',
+      () => resolveServeConfig({}, { AGENTLANE_LOG_LEVEL: 'verbose' }),
+      /AGENTLANE_LOG_LEVEL must be one of/,
     ],
   ])('refuses %s with one clear line', (_name, run, message) => {
     expect(run).toThrow(message);

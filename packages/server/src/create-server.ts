@@ -5,12 +5,18 @@ import type { Store } from '@agentlane/store';
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyPluginAsync,
+} from 'fastify';
 import { Authenticator, type AuthToken } from './auth';
 import type { EngineCatalog, ServerContext } from './context';
 import { HttpError, toHttpError } from './errors';
 import type { LanePort } from './lane-port';
 import type { Observability } from './observability';
+import { requestId, requestLog } from './observability/request-log';
 import { artifactRoutes } from './routes/artifacts';
 import { type AuditReader, auditRoutes } from './routes/audit';
 import { checkpointRoutes } from './routes/checkpoints';
@@ -60,6 +66,8 @@ export interface ServerOptions {
   routes?: ((ctx: ServerContext) => FastifyPluginAsync)[];
   /** Fastify logger (pino) options; false by default. */
   logger?: boolean | { level: string };
+  /** A pino logger to log requests with (wins over `logger`); its lines carry reqId, threadId, runId. */
+  loggerInstance?: FastifyBaseLogger;
   /** Metrics and traces (see ./observability): mounts GET /metrics. */
   observability?: Observability;
 }
@@ -93,7 +101,10 @@ export async function createServer(options: ServerOptions): Promise<AgentlaneSer
   };
 
   const app = Fastify({
-    logger: options.logger ?? false,
+    ...(options.loggerInstance
+      ? { loggerInstance: options.loggerInstance }
+      : { logger: options.logger ?? false }),
+    genReqId: requestId,
     bodyLimit: options.bodyLimitBytes ?? 1024 * 1024,
     // Secrets never reach logs: the Authorization header is not part of the default request serializer.
     return503OnClosing: true,
@@ -134,6 +145,7 @@ export async function createServer(options: ServerOptions): Promise<AgentlaneSer
     },
   });
 
+  requestLog(app);
   options.observability?.register(app, context);
 
   await app.register(

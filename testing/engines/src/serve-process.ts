@@ -15,10 +15,15 @@ export interface ServeProcess {
 
 /**
  * `agentlane serve` as its own process (`args` after `serve`, e.g. `--port 0 --db x --config y`), so a test
- * can SIGKILL it like a crash and start it again on the same database. Resolves once it listens.
+ * can SIGKILL it like a crash and start it again on the same database. Resolves once it listens; `output()`
+ * is everything it printed so far (stdout and stderr).
  */
-export async function startServeProcess(args: string[], timeoutMs = 60_000): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [bin, 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startServeProcess(
+  args: string[],
+  timeoutMs = 60_000,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ServeProcess & { output(): string }> {
+  const child = spawn(process.execPath, [bin, 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
   let out = '';
   child.stdout?.on('data', (d) => {
     out += d;
@@ -35,7 +40,7 @@ export async function startServeProcess(args: string[], timeoutMs = 60_000): Pro
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
-    if (url) return { child, url, api: `${url}/api/harness`, kill };
+    if (url) return { child, url, api: `${url}/api/harness`, kill, output: () => out };
     if (child.exitCode !== null || Date.now() > deadline) {
       await kill();
       throw new Error(`agentlane serve did not start: ${out}`);

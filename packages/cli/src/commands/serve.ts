@@ -8,10 +8,15 @@ import { protocolRoutes } from '@agentlane/protocols';
 import { assertBindAllowed, createObservability, createServer } from '@agentlane/server';
 import { openStore, type Store } from '@agentlane/store';
 import type { Command } from 'commander';
+import type { Logger } from 'pino';
 import { CliError, redactUrl } from '../cli-error';
 import { resolveServeConfig, type ServeConfig, type ServeFlags } from '../config';
 import { buildDrivers, disposeDrivers } from '../engine-registry';
+import { createLogger } from '../logging';
 import type { CliCommand } from './command';
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 async function openDatabase(config: ServeConfig): Promise<Store> {
   const isPostgres = /^postgres(ql)?:\/\//i.test(config.db);
@@ -30,10 +35,14 @@ async function openDatabase(config: ServeConfig): Promise<Store> {
   }
 }
 
-/** Starts store, lane and HTTP server; resolves with a stop function once listening. */
+/**
+ * Starts store, lane and HTTP server; resolves with a stop function once listening. `log` gets the lifecycle
+ * lines; `logger`, when given, also logs every request (the serve command passes one built from --log-level).
+ */
 export async function serve(
   config: ServeConfig,
   log: (line: string) => void = (line) => console.log(line),
+  logger?: Logger,
 ): Promise<{ url: string; stop: () => Promise<void> }> {
   try {
     assertBindAllowed(config.host, config.tokens);
@@ -55,8 +64,9 @@ export async function serve(
     audit: ledger,
     ownerId: `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`,
     workDirFor: (thread) => thread.workDir ?? config.workDir,
-    log: (level, message) => {
-      if (level !== 'info') log(`agentlane: ${level}: ${message}`);
+    log: (level, message, detail) => {
+      if (logger) logger[level]({ component: 'lane', ...(isObject(detail) ? detail : {}) }, message);
+      else if (level !== 'info') log(`agentlane: ${level}: ${message}`);
     },
   });
   await lane.start();
@@ -78,6 +88,7 @@ export async function serve(
     defaultWorkDir: config.workDir,
     webRoot: config.webRoot,
     routes: [protocolRoutes()],
+    ...(logger ? { loggerInstance: logger } : {}),
   });
   const stopAll = async () => {
     await server.shutdown().catch(() => {});
@@ -131,14 +142,19 @@ export const serveCommand: CliCommand = {
         '--web-root <dir>',
         'built web UI to serve at / (env AGENTLANE_WEB_ROOT, default packages/web/dist)',
       )
+      .option(
+        '--log-level <level>',
+        'fatal, error, warn, info, debug, trace or silent (env AGENTLANE_LOG_LEVEL, default info); JSON lines, pretty on a terminal',
+      )
       .action(async (flags: ServeFlags) => {
         const config = resolveServeConfig(flags);
-        const { stop } = await serve(config);
+        const logger = createLogger(config.logLevel);
+        const { stop } = await serve(config, (line) => logger.info(line), logger);
         let stopping = false;
         const onSignal = (signal: string) => {
           if (stopping) return;
           stopping = true;
-          console.log(`agentlane: ${signal}: closing streams and finishing in-flight requests`);
+          logger.info(`agentlane: ${signal}: closing streams and finishing in-flight requests`);
           void stop().then(() => process.exit(0));
         };
         process.on('SIGTERM', () => onSignal('SIGTERM'));
