@@ -1,0 +1,1 @@
+"""The built-in engine's staged turn (anchor-plan → tool-loop → synthesize → post-turn) in Python."""

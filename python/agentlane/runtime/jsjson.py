@@ -1,0 +1,30 @@
+"""JSON text as JavaScript's JSON.stringify writes it (insertion key order, ECMAScript numbers).
+
+Needed where the TypeScript runtime puts JSON.stringify output into something compared byte for byte:
+tool-call arguments and tool results sent to the model, and the plan event's key (see the note in
+python/README.md, "Fields mirrored").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..canonical import _string, ecmascript_number
+
+
+def stringify(value: Any) -> str:
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, str):
+        return _string(value)
+    if isinstance(value, (int, float)):
+        return ecmascript_number(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(stringify(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(_string(k) + ":" + stringify(v) for k, v in value.items()) + "}"
+    raise TypeError(f"{type(value).__name__} is not JSON")
