@@ -28,6 +28,16 @@ export interface SessionRecord {
   protocolVersion: string | null;
   capabilities: NegotiatedCapabilities;
   generation: number;
+  /** In list and read replies of servers that derive it: the thread at a glance. */
+  activity?: ThreadActivity;
+}
+
+/** The latest run's state ('waiting' = an unanswered approval or question), first prompt, head deliverySeq. */
+export interface ThreadActivity {
+  status: 'idle' | 'queued' | 'running' | 'waiting' | 'failed' | 'done';
+  runId: string | null;
+  firstPrompt: string | null;
+  headSeq: number;
 }
 
 export interface ListSessionsQuery {

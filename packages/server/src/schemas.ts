@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { ThreadActivitySchema } from './routes/session-activity';
 
 // Route schemas: the server validates with these and the OpenAPI document is generated from them.
 
@@ -38,6 +39,8 @@ export const SessionView = Type.Object({
   protocolVersion: Type.Union([Type.String(), Type.Null()]),
   capabilities: Capabilities,
   generation: Type.Integer(),
+  /** In list and read replies: the latest run's state, the first prompt, the head deliverySeq. */
+  activity: Type.Optional(ThreadActivitySchema),
 });
 
 export const ListSessionsQuery = Type.Object({

@@ -13,6 +13,7 @@ import {
   UpdateSessionBody,
 } from '../schemas';
 import { createThreadSession } from '../thread-create';
+import { threadActivity } from './session-activity';
 import { sessionView } from './session-view';
 
 export const sessionRoutes =
@@ -40,7 +41,10 @@ export const sessionRoutes =
         const page = await store.listThreads({ engine, search, limit, cursor });
         const visible = page.items.filter((t) => canAccessThread(request.principal, t.threadId));
         const sessions = await Promise.all(
-          visible.map(async (t) => sessionView(t, await store.getSession(t.threadId))),
+          visible.map(async (t) => ({
+            ...sessionView(t, await store.getSession(t.threadId)),
+            activity: await threadActivity(store, t.threadId),
+          })),
         );
         return { sessions, nextCursor: page.nextCursor };
       },
@@ -81,7 +85,12 @@ export const sessionRoutes =
       async (request) => {
         assertThreadAccess(request.principal, request.params.id);
         const thread = await loadThread(request.params.id);
-        return { session: sessionView(thread, await store.getSession(thread.threadId)) };
+        return {
+          session: {
+            ...sessionView(thread, await store.getSession(thread.threadId)),
+            activity: await threadActivity(store, thread.threadId),
+          },
+        };
       },
     );
 

@@ -1,10 +1,32 @@
+import type { SessionRecord } from '@agentlane/client';
 import { type FormEvent, useEffect, useState } from 'react';
 import { client } from '../api';
+import { useLiveThread } from '../live-thread';
+import { useEngines } from '../use-engines';
 import { threadHref } from '../use-route';
 
-/** Start a thread: pick one of the engines the server is configured with, and a work folder. */
+/** Flags an engine's latest session negotiated (or reported statically), by engine name. */
+function capabilitiesByEngine(sessions: SessionRecord[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const s of sessions) {
+    if (out.has(s.engine)) continue;
+    const flags = Object.entries(s.capabilities)
+      .filter(([, on]) => on)
+      .map(([flag]) => flag);
+    if (flags.length > 0) out.set(s.engine, flags);
+  }
+  return out;
+}
+
+function recentFolders(sessions: SessionRecord[]): string[] {
+  return [...new Set(sessions.flatMap((s) => (s.workDir ? [s.workDir] : [])))].slice(0, 6);
+}
+
+/** Start a thread: one of the engines the server is configured with, and a work folder. */
 export function NewThread() {
-  const [engines, setEngines] = useState<string[]>([]);
+  const { engines, error: enginesError } = useEngines();
+  const { refresh } = useLiveThread();
+  const [sessions, setSessions] = useState<SessionRecord[]>([]);
   const [engine, setEngine] = useState('');
   const [workDir, setWorkDir] = useState('');
   const [title, setTitle] = useState('');
@@ -13,14 +35,16 @@ export function NewThread() {
 
   useEffect(() => {
     client
-      .health()
-      .then((health) => {
-        const names = (health.engines ?? []).map((e) => e.name);
-        setEngines(names);
-        if (names[0]) setEngine((current) => current || names[0]!);
-      })
+      .listSessions({ limit: 100 })
+      .then((page) => setSessions(page.sessions))
       .catch(() => {});
   }, []);
+  useEffect(() => {
+    if (engines?.[0]) setEngine((current) => current || engines[0]!.name);
+  }, [engines]);
+
+  const caps = capabilitiesByEngine(sessions);
+  const folders = recentFolders(sessions);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -32,9 +56,10 @@ export function NewThread() {
         ...(workDir ? { workDir } : {}),
         ...(title ? { title } : {}),
       });
+      refresh();
       window.location.hash = threadHref(session.id);
     } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
+      setError(`Cannot start ${engine}: ${err instanceof Error ? err.message : String(err)}`);
     } finally {
       setBusy(false);
     }
@@ -42,30 +67,67 @@ export function NewThread() {
 
   return (
     <form className="new-thread" onSubmit={submit} aria-label="Start a thread">
+      <fieldset className="engine-choice">
+        <legend>Engine</legend>
+        {engines === undefined && !enginesError && <p className="muted">Loading engines…</p>}
+        {enginesError && (
+          <p className="error" role="alert">
+            Cannot read the engines: {enginesError}
+          </p>
+        )}
+        {engines?.length === 0 && <p className="error">This server has no engine configured.</p>}
+        {engines?.map((e) => (
+          <label key={e.name} className="engine-option" data-engine={e.name}>
+            <input
+              type="radio"
+              name="engine"
+              value={e.name}
+              checked={engine === e.name}
+              onChange={() => setEngine(e.name)}
+            />
+            <span>
+              <strong>{e.label}</strong> <span className="muted mono">{e.name}</span>
+              <span className="capabilities">
+                {(caps.get(e.name) ?? []).map((flag) => (
+                  <span key={flag} className="chip">
+                    {flag}
+                  </span>
+                ))}
+                {!caps.has(e.name) && <span className="muted">capabilities known after its first run</span>}
+              </span>
+            </span>
+          </label>
+        ))}
+      </fieldset>
       <label>
-        Engine
+        Work folder
         <input
-          list="engine-list"
-          value={engine}
-          required
-          onChange={(e) => setEngine(e.target.value)}
-          placeholder="engine name"
+          value={workDir}
+          list="recent-folders"
+          onChange={(e) => setWorkDir(e.target.value)}
+          placeholder="/path/to/project"
         />
-        <datalist id="engine-list">
-          {engines.map((name) => (
-            <option key={name} value={name} />
+        <datalist id="recent-folders">
+          {folders.map((f) => (
+            <option key={f} value={f} />
           ))}
         </datalist>
       </label>
-      <label>
-        Work folder
-        <input value={workDir} onChange={(e) => setWorkDir(e.target.value)} placeholder="/path/to/project" />
-      </label>
+      {folders.length > 0 && (
+        <fieldset className="recent-folders">
+          <legend className="sr-only">Recent work folders</legend>
+          {folders.map((f) => (
+            <button key={f} type="button" className="chip mono" onClick={() => setWorkDir(f)}>
+              {f}
+            </button>
+          ))}
+        </fieldset>
+      )}
       <label>
         Title
         <input value={title} onChange={(e) => setTitle(e.target.value)} placeholder="optional" />
       </label>
-      <button type="submit" disabled={busy || !engine}>
+      <button type="submit" className="primary" disabled={busy || !engine}>
         Start thread
       </button>
       {error && (

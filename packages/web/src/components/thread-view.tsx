@@ -1,9 +1,13 @@
 import { emptyTimelineView } from '@agentlane/client';
-import { useRef } from 'react';
+import { useEffect, useRef } from 'react';
+import { useLiveThread } from '../live-thread';
+import { markSeen } from '../seen';
+import { statusFromState } from '../thread-status';
 import { threadHref } from '../use-route';
 import { useThread } from '../use-thread';
 import { Composer } from './composer';
 import { ConnectionBanner } from './connection-banner';
+import { ThreadTitle } from './thread-title';
 import { Timeline, type TimelineHandle } from './timeline';
 import { UsageSummary } from './usage-summary';
 import { WaitingBar } from './waiting-bar';
@@ -15,7 +19,21 @@ export function ThreadView({ threadId, timelineKey }: { threadId: string; timeli
   const view = state.timelines[timelineKey];
   const root = state.timelines[''];
   const turns = view?.items.filter((i) => i.type === 'turn') ?? [];
-  const title = root?.metadata.title ?? root?.session?.title ?? threadId;
+  const engineTitle = root?.metadata.title ?? root?.session?.title ?? undefined;
+  const { publish } = useLiveThread();
+  const status = statusFromState(state);
+
+  // The sidebar shows this thread's status from its stream, and this browser has now seen its rows.
+  useEffect(() => {
+    publish({
+      threadId,
+      status,
+      lastDeliverySeq: state.lastDeliverySeq,
+      ...(engineTitle ? { engineTitle } : {}),
+    });
+    markSeen(threadId, state.lastDeliverySeq);
+  }, [publish, threadId, status, engineTitle, state.lastDeliverySeq]);
+  useEffect(() => () => publish(undefined), [publish]);
 
   const jump = (key: string, target: string) => {
     if (key !== timelineKey) window.location.hash = threadHref(threadId, key);
@@ -25,10 +43,14 @@ export function ThreadView({ threadId, timelineKey }: { threadId: string; timeli
   return (
     <main className="thread">
       <div className="thread-top">
-        <nav aria-label="Breadcrumb" className="crumbs">
-          <a href="#/">Threads</a> / <a href={threadHref(threadId)}>{title}</a>
-          {timelineKey && <> / sub-agent {timelineKey}</>}
-        </nav>
+        <div className="crumbs">
+          <ThreadTitle threadId={threadId} {...(engineTitle ? { engineTitle } : {})} />
+          {timelineKey && (
+            <nav aria-label="Breadcrumb">
+              <a href={threadHref(threadId)}>main thread</a> / sub-agent {timelineKey}
+            </nav>
+          )}
+        </div>
         <ConnectionBanner connection={connection} error={error} />
       </div>
       <div className="thread-meta">

@@ -72,7 +72,7 @@ async function startFromPage(
   prompt: string,
 ): Promise<{ threadId: string; runId: string }> {
   await page.goto(`${server.url}/`);
-  await page.getByLabel('Engine').fill('codex');
+  await page.locator(`input[name="engine"][value="codex"]`).check();
   await page.getByLabel('Work folder').fill(work);
   await page.getByLabel('Title').fill(title);
   await page.getByRole('button', { name: 'Start thread' }).click();

@@ -36,7 +36,7 @@ describe.skipIf(skip)('web timeline against agentlane serve', { timeout: 150_000
     expect(engine).toBeDefined();
     const page = await browser.context.newPage();
     await page.goto(`${server.url}/`);
-    await page.getByLabel('Engine').fill(engine!);
+    await page.locator(`input[name="engine"][value="${engine}"]`).check();
     await page.getByRole('button', { name: 'Start thread' }).click();
     await page.locator('#prompt').waitFor();
     await page.locator('#prompt').fill('Replay the recorded session');

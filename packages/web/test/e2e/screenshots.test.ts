@@ -157,8 +157,8 @@ describe.skipIf(skip)('screenshots of every surface', { timeout: 90_000 }, () =>
 
     // The thread list and the form that starts a thread.
     await page.goto(`${server.url}/#/`);
-    await page.locator('table.threads').waitFor();
-    await at('thread-list')(page.locator('main.thread-list'));
+    await page.locator('.thread-items a').first().waitFor();
+    await at('thread-list')(page.locator('aside.sidebar'));
     await at('new-thread')(page.locator('form.new-thread'));
 
     // A thread with every timeline surface, settled.

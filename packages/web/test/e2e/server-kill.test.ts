@@ -95,7 +95,7 @@ describe.skipIf(skip)(
       const url = `http://127.0.0.1:${port}`;
       const page = await browser.context.newPage();
       await page.goto(`${url}/`);
-      await page.getByLabel('Engine').fill('builtin');
+      await page.locator(`input[name="engine"][value="builtin"]`).check();
       await page.getByRole('button', { name: 'Start thread' }).click();
       await page.locator('#prompt').waitFor({ timeout: 30_000 });
       await page.locator('#prompt').fill('Tell me a long story');

@@ -52,16 +52,22 @@ export async function launch(): Promise<Browser> {
 const require = createRequire(import.meta.url);
 
 /** Runs axe-core in the page; returns the serious and critical violations. */
-export async function axeViolations(page: Page): Promise<{ id: string; impact: string; nodes: string[] }[]> {
+export async function axeViolations(
+  page: Page,
+  /** A CSS selector to check only that part (a new view), else the whole page. */
+  include?: string,
+): Promise<{ id: string; impact: string; nodes: string[] }[]> {
   await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
-  return page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe;
+  return page.evaluate(async (scope) => {
+    const axe = (
+      globalThis as unknown as { axe: { run(context?: unknown): Promise<{ violations: AxeViolation[] }> } }
+    ).axe;
     interface AxeViolation {
       id: string;
       impact: string | null;
       nodes: { target: unknown[] }[];
     }
-    const result = await axe.run();
+    const result = await (scope ? axe.run({ include: [scope] }) : axe.run());
     return result.violations
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
       .map((v) => ({
@@ -69,7 +75,7 @@ export async function axeViolations(page: Page): Promise<{ id: string; impact: s
         impact: v.impact ?? '',
         nodes: v.nodes.map((n) => JSON.stringify(n.target)),
       }));
-  });
+  }, include);
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {

@@ -24,6 +24,23 @@ export interface Posted {
   body: Record<string, unknown>;
 }
 
+function sessionOf(t: Thread) {
+  return {
+    id: t.id,
+    engine: 'replay',
+    title: t.title,
+    workDir: '/work/demo',
+    metadata: {},
+    createdAt: '2026-01-01T09:00:00.000Z',
+    updatedAt: '2026-01-01T09:10:00.000Z',
+    provider: 'recorded',
+    nativeSessionId: null,
+    protocolVersion: null,
+    capabilities: {},
+    generation: 1,
+  };
+}
+
 /**
  * A stand-in for `agentlane serve` until the browser tests run against the real server: serves the built
  * UI and the routes the UI calls, and streams scripted StreamEvents that a test releases step by step.
@@ -128,22 +145,12 @@ export class FakeServer {
       const search = url.searchParams.get('search')?.toLowerCase() ?? '';
       const sessions = [...this.threads.values()]
         .filter((t) => t.title.toLowerCase().includes(search))
-        .map((t) => ({
-          id: t.id,
-          engine: 'replay',
-          title: t.title,
-          workDir: '/work/demo',
-          metadata: {},
-          createdAt: '2026-01-01T09:00:00.000Z',
-          updatedAt: '2026-01-01T09:10:00.000Z',
-          provider: 'recorded',
-          nativeSessionId: null,
-          protocolVersion: null,
-          capabilities: {},
-          generation: 1,
-        }));
+        .map(sessionOf);
       return json(res, 200, { sessions, nextCursor: null });
     }
+    const one = /^\/sessions\/([^/]+)$/.exec(api);
+    const known = one && this.threads.get(decodeURIComponent(one[1]!));
+    if (known) return json(res, 200, { session: sessionOf(known) });
     const events = /^\/threads\/([^/]+)\/events$/.exec(api);
     if (events) {
       const thread = this.threads.get(decodeURIComponent(events[1]!));

@@ -1,0 +1,81 @@
+import type { SessionRecord } from '@agentlane/client';
+import { type FormEvent, useEffect, useState } from 'react';
+import { client } from '../api';
+import { useLiveThread } from '../live-thread';
+import { threadTitle } from '../titles';
+
+/** The thread's title (the user's, the engine's or the first prompt), renamed in place with PUT /sessions/:id. */
+export function ThreadTitle({ threadId, engineTitle }: { threadId: string; engineTitle?: string }) {
+  const { refresh, refreshes } = useLiveThread();
+  const [session, setSession] = useState<SessionRecord | undefined>();
+  const [editing, setEditing] = useState(false);
+  const [draft, setDraft] = useState('');
+  const [error, setError] = useState<string | undefined>();
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: re-read after a rename anywhere (refreshes)
+  useEffect(() => {
+    const controller = new AbortController();
+    client
+      .getSession(threadId, { signal: controller.signal })
+      .then(setSession)
+      .catch(() => {});
+    return () => controller.abort();
+  }, [threadId, refreshes]);
+
+  const title = session ? threadTitle(session, engineTitle) : (engineTitle ?? '');
+  const save = async (e: FormEvent) => {
+    e.preventDefault();
+    try {
+      setSession(await client.updateSession(threadId, { title: draft.trim() || null }));
+      setEditing(false);
+      setError(undefined);
+      refresh();
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  };
+
+  if (editing) {
+    return (
+      <form className="title-edit" onSubmit={save} aria-label="Rename thread">
+        <label htmlFor="thread-title-input" className="sr-only">
+          Thread title
+        </label>
+        <input
+          id="thread-title-input"
+          value={draft}
+          // biome-ignore lint/a11y/noAutofocus: the user just asked to rename; the field is where they type
+          autoFocus
+          onChange={(e) => setDraft(e.target.value)}
+          onKeyDown={(e) => e.key === 'Escape' && setEditing(false)}
+        />
+        <button type="submit" className="primary">
+          Save
+        </button>
+        <button type="button" onClick={() => setEditing(false)}>
+          Cancel
+        </button>
+        {error && (
+          <span className="error" role="alert">
+            {error}
+          </span>
+        )}
+      </form>
+    );
+  }
+  return (
+    <div className="title-view">
+      <h1 className="thread-title">{title || threadId}</h1>
+      <button
+        type="button"
+        className="link"
+        onClick={() => {
+          setDraft(title);
+          setEditing(true);
+        }}
+      >
+        Rename
+      </button>
+    </div>
+  );
+}

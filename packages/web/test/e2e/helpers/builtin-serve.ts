@@ -1,0 +1,86 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { resolveServeConfig, serve } from '@agentlane/cli';
+import { type FakeModelServer, type Scenario, startFakeModelServer } from '@agentlane/fake-model-server';
+import { builtinServeConfig } from '@agentlane/test-engines';
+
+/** `agentlane serve` in this process with the built-in engine, whose model is the fake model server. */
+export interface BuiltinServe {
+  url: string;
+  fake: FakeModelServer;
+  work: string;
+  api(path: string): string;
+  /** Creates a thread on the built-in engine through the API; returns its id. */
+  createThread(title?: string): Promise<string>;
+  /** run.create through the API; returns the run id. */
+  prompt(threadId: string, prompt: string): Promise<string>;
+  cancel(runId: string): Promise<void>;
+  /** Polls the thread's activity (GET /sessions/:id) until it has this status. */
+  waitForStatus(threadId: string, status: string, timeoutMs?: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startBuiltinServe(webRoot: string, scenario: Scenario): Promise<BuiltinServe> {
+  const fake = await startFakeModelServer({ scenario });
+  const dir = mkdtempSync(join(tmpdir(), 'agentlane-web-builtin-'));
+  const work = join(dir, 'work');
+  mkdirSync(work);
+  const configFile = join(dir, 'agentlane.json');
+  writeFileSync(
+    configFile,
+    JSON.stringify(
+      builtinServeConfig({ fakeUrl: fake.url, workDir: work, apiKey: 'sk-web-test-0123456789', webRoot }),
+    ),
+  );
+  const config = resolveServeConfig({ port: '0', dataDir: dir, config: configFile, webRoot }, {});
+  const server = await serve(config, () => {});
+  const api = (path: string) => `${server.url}/api/harness${path}`;
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(api(path), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as Record<string, { id?: string; runId?: string }>;
+  };
+  return {
+    url: server.url,
+    fake,
+    work,
+    api,
+    async createThread(title) {
+      const { session } = await post('/sessions', {
+        engine: 'builtin',
+        workDir: work,
+        ...(title ? { title } : {}),
+      });
+      return session!.id!;
+    },
+    async prompt(threadId, prompt) {
+      const { run } = await post(`/threads/${threadId}/runs`, { prompt });
+      return run!.runId!;
+    },
+    async cancel(runId) {
+      await post(`/runs/${runId}/cancel`, {});
+    },
+    async waitForStatus(threadId, status, timeoutMs = 60_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const { session } = (await (await fetch(api(`/sessions/${threadId}`))).json()) as {
+          session: { activity?: { status: string } };
+        };
+        if (session.activity?.status === status) return;
+        if (Date.now() > deadline)
+          throw new Error(`thread ${threadId} is ${session.activity?.status}, not ${status}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+    async stop() {
+      await server.stop();
+      await fake.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
