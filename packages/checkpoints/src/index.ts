@@ -26,6 +26,8 @@ export { newCheckpointId } from './ids';
 export type * from './saver';
 export { DeltaCheckpointSaver, type DeltaSaverOptions } from './savers/delta-saver';
 export { createMemorySaver } from './savers/memory-saver';
+export { checkpointMigrations } from './savers/migrations';
+export { openCheckpointSaver } from './savers/open-saver';
 export { createPgSaver, type PgSaverOptions } from './savers/pg-saver';
 export type { CheckpointRow, CheckpointRowStore } from './savers/rows';
 export { createSqliteSaver, type SqliteSaverOptions } from './savers/sqlite-saver';

@@ -1,4 +1,5 @@
 import type { AuditableCall } from '@agentlane/contract';
+import { type Dialect, renderDdl } from '@agentlane/sql';
 
 export interface AuditPageQuery {
   /** 1..1000, default 100. */
@@ -27,43 +28,45 @@ export interface AuditLedger {
 
 export const LEDGER_TABLE = 'harness_auditable_calls';
 
-/** Column order shared by both backends. */
 /**
- * The contract's AuditableCall columns in order, each with its SQL type per dialect: one list, so the two
- * DDLs and the readers cannot drift apart.
+ * The contract's AuditableCall columns in order, each with its SQL type written once (the dialect
+ * differences are the SQL layer's DDL roles): one list, so the two DDLs and the readers cannot drift apart.
  */
 const COLUMN_TYPES = {
-  record_id: ['TEXT NOT NULL UNIQUE', 'TEXT NOT NULL UNIQUE'],
-  audit_record_version: ['INTEGER NOT NULL', 'INTEGER NOT NULL'],
-  session_id: ['TEXT NOT NULL', 'TEXT NOT NULL'],
-  turn_id: ['TEXT NOT NULL', 'TEXT NOT NULL'],
-  stage_id: ['TEXT NOT NULL', 'TEXT NOT NULL'],
-  seq_within_turn: ['INTEGER NOT NULL', 'INTEGER NOT NULL'],
-  created_at: ['TEXT NOT NULL', 'TEXT NOT NULL'],
-  actor_kind: ['TEXT NOT NULL', 'TEXT NOT NULL'],
-  session_auth_method: ['TEXT NOT NULL', 'TEXT NOT NULL'],
-  call_class: ['TEXT NOT NULL', 'TEXT NOT NULL'],
-  provider: ['TEXT NOT NULL', 'TEXT NOT NULL'],
-  model: ['TEXT', 'TEXT'],
-  transport: ['TEXT NOT NULL', 'TEXT NOT NULL'],
-  status: ['TEXT NOT NULL', 'TEXT NOT NULL'],
-  latency_ms: ['REAL NOT NULL', 'DOUBLE PRECISION NOT NULL'],
-  finish_reason: ['TEXT', 'TEXT'],
-  http_status: ['INTEGER', 'INTEGER'],
-  payload: ['TEXT NOT NULL', 'JSONB NOT NULL'],
+  record_id: 'TEXT NOT NULL UNIQUE',
+  audit_record_version: 'INTEGER NOT NULL',
+  session_id: 'TEXT NOT NULL',
+  turn_id: 'TEXT NOT NULL',
+  stage_id: 'TEXT NOT NULL',
+  seq_within_turn: 'INTEGER NOT NULL',
+  created_at: 'TEXT NOT NULL',
+  actor_kind: 'TEXT NOT NULL',
+  session_auth_method: 'TEXT NOT NULL',
+  call_class: 'TEXT NOT NULL',
+  provider: 'TEXT NOT NULL',
+  model: 'TEXT',
+  transport: 'TEXT NOT NULL',
+  status: 'TEXT NOT NULL',
+  latency_ms: '{{double}} NOT NULL',
+  finish_reason: 'TEXT',
+  http_status: 'INTEGER',
+  payload: '{{json}} NOT NULL',
 } as const;
 
 export const LEDGER_COLUMNS = Object.keys(COLUMN_TYPES) as (keyof typeof COLUMN_TYPES)[];
 
 /**
- * The body of `CREATE TABLE harness_auditable_calls (...)`: an insertion position for the cursor, the
- * contract's columns, and the idempotency key as a UNIQUE constraint (a retried write is a no-op).
+ * The body of `CREATE TABLE harness_auditable_calls (...)` as a DDL template: an insertion position for the
+ * cursor, the contract's columns, and the idempotency key as a UNIQUE constraint (a retried write is a no-op).
  */
-export function ledgerTableBody(dialect: 'sqlite' | 'postgres'): string {
-  const position =
-    dialect === 'sqlite' ? 'position INTEGER PRIMARY KEY AUTOINCREMENT' : 'position BIGSERIAL PRIMARY KEY';
-  const columns = LEDGER_COLUMNS.map((name) => `${name} ${COLUMN_TYPES[name][dialect === 'sqlite' ? 0 : 1]}`);
-  return [position, ...columns, 'UNIQUE (session_id, turn_id, stage_id, seq_within_turn)'].join(',\n  ');
+export function ledgerTableBody(dialect: Dialect): string {
+  const columns = LEDGER_COLUMNS.map((name) => `${name} ${COLUMN_TYPES[name]}`);
+  return renderDdl(
+    ['position {{autoId}}', ...columns, 'UNIQUE (session_id, turn_id, stage_id, seq_within_turn)'].join(
+      ',\n  ',
+    ),
+    dialect,
+  );
 }
 
 export function clampLimit(limit: number | undefined): number {

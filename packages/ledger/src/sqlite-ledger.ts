@@ -1,5 +1,6 @@
 import type { AuditableCall } from '@agentlane/contract';
-import Database from 'better-sqlite3';
+import { migrateSqliteSync, openSqliteSide, retryBusy } from '@agentlane/sql';
+import type Database from 'better-sqlite3';
 import {
   type AuditLedger,
   type AuditPage,
@@ -8,23 +9,9 @@ import {
   decodeCursor,
   encodeCursor,
   LEDGER_COLUMNS,
-  ledgerTableBody,
 } from './ledger';
+import { ledgerMigrations } from './migrations';
 import { assertRows } from './validate';
-
-// The row id (rowid) is the insertion position the cursor walks; the idempotency key is a UNIQUE constraint,
-// so a retried write is INSERT OR IGNORE's no-op. The triggers make the table append-only in the database
-// itself: no code path, ours or a tool's, can rewrite an audit row.
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS harness_auditable_calls (
-  ${ledgerTableBody('sqlite')}
-);
-CREATE INDEX IF NOT EXISTS harness_auditable_calls_session ON harness_auditable_calls (session_id, position);
-CREATE TRIGGER IF NOT EXISTS harness_auditable_calls_no_update BEFORE UPDATE ON harness_auditable_calls
-BEGIN SELECT RAISE(ABORT, 'harness_auditable_calls is append-only: UPDATE refused'); END;
-CREATE TRIGGER IF NOT EXISTS harness_auditable_calls_no_delete BEFORE DELETE ON harness_auditable_calls
-BEGIN SELECT RAISE(ABORT, 'harness_auditable_calls is append-only: DELETE refused'); END;
-`;
 
 type Row = Record<(typeof LEDGER_COLUMNS)[number], unknown> & { position: number };
 
@@ -34,15 +21,22 @@ export interface SqliteLedgerOptions {
 }
 
 export function createSqliteLedger(options: SqliteLedgerOptions): AuditLedger {
-  const owned = typeof options.database === 'string';
-  const db = typeof options.database === 'string' ? new Database(options.database) : options.database;
-  if (owned) {
-    db.pragma('journal_mode = WAL');
-    // No synchronous busy wait: it would block the event loop while the store's writer (same process, between
-    // awaits of its own transaction) holds the lock, a deadlock until the timeout. Busy → async retry below.
-    db.pragma('busy_timeout = 0');
+  if (typeof options.database !== 'string') return sqliteLedger(options.database, false);
+  const db = openSqliteSide(options.database);
+  try {
+    return sqliteLedger(db, true);
+  } catch (error) {
+    db.close();
+    throw error;
   }
-  db.exec(SCHEMA);
+}
+
+/**
+ * The ledger on an open handle; `owned` handles are closed by close(). Tables come from the versioned
+ * migrations (already applied by openLedger, so this is a read; else applied here, throwing when locked).
+ */
+export function sqliteLedger(db: Database.Database, owned: boolean): AuditLedger {
+  migrateSqliteSync(db, ledgerMigrations('sqlite'));
   const insert = db.prepare(
     `INSERT OR IGNORE INTO harness_auditable_calls (${LEDGER_COLUMNS.join(', ')}) VALUES (${LEDGER_COLUMNS.map(() => '?').join(', ')})`,
   );
@@ -62,15 +56,9 @@ export function createSqliteLedger(options: SqliteLedgerOptions): AuditLedger {
     async record(rows) {
       assertRows(rows);
       if (rows.length === 0) return { inserted: 0 };
-      // IMMEDIATE: take the write lock up front; a busy database is retried without blocking the event loop.
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return { inserted: insertAll.immediate(rows) };
-        } catch (err) {
-          if ((err as { code?: string }).code !== 'SQLITE_BUSY' || attempt >= 200) throw err;
-          await new Promise((r) => setTimeout(r, Math.min(attempt, 20)));
-        }
-      }
+      // IMMEDIATE: take the write lock up front; a busy database is retried without blocking the event loop
+      // (the connection has no busy wait: see openSqliteSide).
+      return { inserted: await retryBusy(() => insertAll.immediate(rows)) };
     },
     async list(sessionId: string, query: AuditPageQuery = {}): Promise<AuditPage> {
       const limit = clampLimit(query.limit);

@@ -1,27 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { PG_URL, pgAvailable } from '@agentlane/sql/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { type AuditLedger, createPgLedger } from '../src/index';
 import { ledgerSuite } from './ledger-suite';
 
-const PG_URL = process.env.AGENTLANE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-async function reachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    return true;
-  } catch (error) {
-    const reason = `PostgreSQL at ${PG_URL.replace(/\/\/[^@]*@/, '//***@')} is unreachable: ${(error as Error).message}`;
-    if (process.env.CI === 'true') throw new Error(`${reason} (CI=true: the PostgreSQL suite must run)`);
-    console.warn(`[ledger] skipping PostgreSQL tests: ${reason}`);
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
-const available = await reachable();
+const available = await pgAvailable('ledger');
 
 describe.skipIf(!available)('PostgreSQL ledger', () => {
   const schema = `ledger_${randomBytes(6).toString('hex')}`;

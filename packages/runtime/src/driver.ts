@@ -1,6 +1,5 @@
-import { type CheckpointSaver, createPgSaver, createSqliteSaver } from '@agentlane/checkpoints';
+import { type CheckpointSaver, openCheckpointSaver } from '@agentlane/checkpoints';
 import type { EngineDriver, EngineSession, TurnInput, TurnIO } from '@agentlane/engine-kit';
-import Database from 'better-sqlite3';
 import { monotonicFactory } from 'ulid';
 import { checkBudget, type TurnBudget } from './budget';
 import { BUILTIN_CAPABILITIES } from './capabilities';
@@ -14,19 +13,6 @@ import type { DefinedTool } from './tools/define-tool';
 import { type WorkspaceToolOptions, workspaceTools } from './tools/workspace-tools';
 import { runtimeTranslator } from './translator';
 import { runStagedTurn, type SessionMemory, type TurnDeps } from './turn';
-
-/**
- * The checkpoint file is shared with the store, whose writer keeps its transaction open across awaits. A
- * synchronous busy wait here would block the event loop (and so that writer): busy_timeout 0, and the turn
- * retries a busy put asynchronously.
- */
-function openSqlite(path: string): Database.Database {
-  const db = new Database(path);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
-  db.pragma('busy_timeout = 0');
-  return db;
-}
 
 const APIS: readonly ModelApi[] = ['openai-chat', 'openai-responses', 'anthropic', 'google'];
 
@@ -121,28 +107,13 @@ export function createDriver(config: BuiltinDriverConfig): EngineDriver & { disp
   const ids = config.ids ?? (() => ulid());
   const clock = config.clock ?? (() => new Date().toISOString());
   let saverPromise: Promise<CheckpointSaver> | undefined;
-  let ownedDb: Database.Database | undefined;
   const saver = async (): Promise<CheckpointSaver | undefined> => {
     if (config.checkpoints === undefined) return undefined;
     if (typeof config.checkpoints !== 'string') return config.checkpoints;
-    const where = config.checkpoints;
-    saverPromise ??= /^postgres(ql)?:\/\//i.test(where)
-      ? createPgSaver({ connection: where })
-      : openSqliteSaver(where);
+    // The SQL layer opens it next to the store: on SQLite a side connection without busy wait (a busy write is
+    // retried asynchronously), on PostgreSQL the process's one pool for the database.
+    saverPromise ??= openCheckpointSaver(config.checkpoints);
     return saverPromise;
-  };
-  const openSqliteSaver = async (path: string): Promise<CheckpointSaver> => {
-    ownedDb = openSqlite(path);
-    const db = ownedDb;
-    // Creating the tables may meet a busy lock too (busy_timeout is 0): retry asynchronously.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return createSqliteSaver({ database: db });
-      } catch (err) {
-        if ((err as { code?: string }).code !== 'SQLITE_BUSY' || attempt >= 400) throw err;
-        await new Promise((r) => setTimeout(r, Math.min(attempt, 20)));
-      }
-    }
   };
   const settings: ModelSettings = {
     api: config.api,
@@ -238,7 +209,6 @@ export function createDriver(config: BuiltinDriverConfig): EngineDriver & { disp
     },
     async dispose() {
       if (saverPromise) await (await saverPromise).close();
-      ownedDb?.close();
     },
   };
 }

@@ -13,7 +13,7 @@ import Fastify, {
 } from 'fastify';
 import { Authenticator, type AuthToken } from './auth';
 import type { EngineCatalog, ServerContext } from './context';
-import { HttpError, toHttpError } from './errors';
+import { HttpError, RETRY_AFTER_SECONDS, toHttpError } from './errors';
 import type { LanePort } from './lane-port';
 import type { Observability } from './observability';
 import { requestId, requestLog } from './observability/request-log';
@@ -124,7 +124,10 @@ export async function createServer(options: ServerOptions): Promise<AgentlaneSer
       return reply.code(400).send(body.toBody());
     }
     const known = toHttpError(err);
-    if (known) return reply.code(known.status).send(known.toBody());
+    if (known) {
+      if (known.status === 503) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+      return reply.code(known.status).send(known.toBody());
+    }
     if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
       // Fastify's own client errors: bad JSON, too large, unsupported media type.
       const code = err.statusCode === 413 ? 'payload_too_large' : 'invalid_request';

@@ -1,3 +1,4 @@
+import { isDatabaseUnavailable } from '@agentlane/sql';
 import { StoreError } from '@agentlane/store';
 
 /** Every error the API returns, mapped to its HTTP status in one place. */
@@ -53,10 +54,19 @@ const STORE_CODES: Record<StoreError['code'], ErrorCode> = {
   unavailable: 'unavailable',
 };
 
-/** Turns anything thrown by a handler into an HttpError; unknown errors become a bare 500 (logged, not sent). */
+/** Seconds a client is told to wait (Retry-After) when the database is unavailable: a restart takes ~3 s. */
+export const RETRY_AFTER_SECONDS = 2;
+
+/**
+ * Turns anything thrown by a handler into an HttpError; unknown errors become a bare 500 (logged, not sent).
+ * A database that cannot answer now (a restart, a dropped connection, a locked SQLite file that outlasted
+ * the retries) is 503 `unavailable`, never 500: the request may simply be sent again.
+ */
 export function toHttpError(err: unknown): HttpError | null {
   if (err instanceof HttpError) return err;
   if (err instanceof StoreError) return new HttpError(STORE_CODES[err.code], err.message);
+  if (isDatabaseUnavailable(err))
+    return new HttpError('unavailable', 'the database is unavailable; retry shortly');
   return null;
 }
 

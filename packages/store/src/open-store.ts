@@ -1,6 +1,10 @@
+import { parseDatabaseUrl } from '@agentlane/sql';
 import { createPostgresStore } from './postgres/create-postgres-store';
 import { createSqliteStore } from './sqlite/create-sqlite-store';
 import type { Store } from './store';
+
+// Read by the SQL layer, the one place every package reads a database URL.
+export { postgresOptions, sqlitePath } from '@agentlane/sql';
 
 /**
  * Opens and migrates a store from one setting: `postgres://…` / `postgresql://…` picks PostgreSQL (an extra
@@ -9,9 +13,11 @@ import type { Store } from './store';
  */
 export async function openStore(url: string): Promise<Store> {
   if (typeof url !== 'string' || url.trim() === '') throw new Error('store url is empty');
-  const store = /^postgres(ql)?:\/\//i.test(url)
-    ? createPostgresStore(postgresOptions(url))
-    : createSqliteStore({ path: sqlitePath(url) });
+  const target = parseDatabaseUrl(url);
+  const store =
+    target.dialect === 'postgres'
+      ? createPostgresStore({ url: target.url, ...(target.schema ? { schema: target.schema } : {}) })
+      : createSqliteStore({ path: target.path });
   try {
     await store.migrate();
   } catch (error) {
@@ -19,20 +25,4 @@ export async function openStore(url: string): Promise<Store> {
     throw error;
   }
   return store;
-}
-
-export function postgresOptions(url: string): { url: string; schema?: string } {
-  const parsed = new URL(url);
-  const schema = parsed.searchParams.get('schema');
-  if (schema === null) return { url };
-  parsed.searchParams.delete('schema');
-  return { url: parsed.toString(), schema };
-}
-
-export function sqlitePath(url: string): string {
-  if (url.startsWith('sqlite://')) return url.slice('sqlite://'.length);
-  if (url.startsWith('sqlite:')) return url.slice('sqlite:'.length);
-  if (url.startsWith('file://')) return decodeURIComponent(new URL(url).pathname);
-  if (url.startsWith('file:')) return url.slice('file:'.length);
-  return url;
 }

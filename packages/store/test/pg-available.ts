@@ -1,23 +1,6 @@
-import pg from 'pg';
+import { pgAvailable as available } from '@agentlane/sql/testing';
 
-export const PG_URL = process.env.AGENTLANE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export { PG_URL } from '@agentlane/sql/testing';
 
-/**
- * Whether the PostgreSQL test server answers. Unreachable is a printed skip locally and a failure in CI
- * (CI=true), so a CI run can never pass by silently skipping the PostgreSQL suite.
- */
-export async function pgAvailable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return true;
-  } catch (error) {
-    const reason = `PostgreSQL at ${PG_URL.replace(/\/\/[^@]*@/, '//***@')} is unreachable: ${(error as Error).message}`;
-    if (process.env.CI === 'true') throw new Error(`${reason} (CI=true: the PostgreSQL suite must run)`);
-    console.warn(`[store] skipping PostgreSQL tests: ${reason}`);
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
+/** The shared check (printed skip locally, a failure under CI=true), labelled for the store. */
+export const pgAvailable = (): Promise<boolean> => available('store');

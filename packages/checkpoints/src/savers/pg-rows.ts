@@ -1,3 +1,4 @@
+import { pgTransaction, quoteIdent, retryTransient } from '@agentlane/sql';
 import type pg from 'pg';
 import type {
   CheckpointRow,
@@ -10,80 +11,6 @@ import type {
 } from './rows';
 import { META_COLUMNS, type SqlCheckpointRow, toCheckpointRow, toRowMeta } from './sql-row';
 
-/** Append-only: the index is the schema version. `$S` is replaced by the quoted schema name. */
-export const PG_MIGRATIONS: readonly string[] = [
-  `CREATE TABLE $S.harness_checkpoints (
-    seq BIGSERIAL PRIMARY KEY,
-    session_id TEXT NOT NULL,
-    checkpoint_id TEXT NOT NULL,
-    namespace TEXT NOT NULL DEFAULT '',
-    parent_checkpoint_id TEXT,
-    stage_id TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    schema_version INTEGER NOT NULL,
-    storage TEXT NOT NULL CHECK (storage IN ('full', 'delta')),
-    base_distance INTEGER NOT NULL,
-    channels TEXT NOT NULL,
-    pinned BOOLEAN NOT NULL DEFAULT false,
-    UNIQUE (session_id, checkpoint_id)
-  );
-  CREATE INDEX harness_checkpoints_by_namespace ON $S.harness_checkpoints (session_id, namespace, seq);
-  CREATE INDEX harness_checkpoints_by_session ON $S.harness_checkpoints (session_id, seq);
-  CREATE TABLE $S.harness_checkpoint_writes (
-    seq BIGSERIAL PRIMARY KEY,
-    session_id TEXT NOT NULL,
-    checkpoint_id TEXT NOT NULL,
-    task_id TEXT NOT NULL,
-    idx INTEGER NOT NULL,
-    channel TEXT NOT NULL,
-    value TEXT NOT NULL,
-    UNIQUE (session_id, checkpoint_id, task_id, idx)
-  );`,
-];
-
-export function quoteIdent(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
-
-async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await fn(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
-}
-
-export async function migratePg(pool: pg.Pool, schema: string): Promise<void> {
-  const s = quoteIdent(schema);
-  await inTransaction(pool, async (client) => {
-    // One migrator at a time across processes; the key is derived from the schema name.
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
-      `harness_checkpoint_migrations:${schema}`,
-    ]);
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
-    await client.query(
-      `CREATE TABLE IF NOT EXISTS ${s}.harness_checkpoint_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)`,
-    );
-    const done = await client.query<{ v: number | null }>(
-      `SELECT MAX(version) AS v FROM ${s}.harness_checkpoint_migrations`,
-    );
-    for (let version = (done.rows[0]?.v ?? 0) + 1; version <= PG_MIGRATIONS.length; version++) {
-      await client.query((PG_MIGRATIONS[version - 1] as string).replaceAll('$S', s));
-      await client.query(
-        `INSERT INTO ${s}.harness_checkpoint_migrations (version, applied_at) VALUES ($1, $2)`,
-        [version, new Date().toISOString()],
-      );
-    }
-  });
-}
-
 /**
  * PostgreSQL rows. A put is one statement: the parent row is locked FOR KEY SHARE in the same statement,
  * so a concurrent prune either sees the new child (and retries) or removes the parent first (refused put).
@@ -95,14 +22,15 @@ export class PgRows implements CheckpointRowStore {
   constructor(
     private readonly pool: pg.Pool,
     schema: string,
-    private readonly owned: boolean,
+    /** Gives the pool back (the process's shared pool for this database), or nothing for a caller's pool. */
+    private readonly release: () => Promise<void>,
   ) {
     this.t = `${quoteIdent(schema)}.harness_checkpoints`;
     this.w = `${quoteIdent(schema)}.harness_checkpoint_writes`;
   }
 
   async insert(row: NewRow, parentSeq: number | null): Promise<InsertOutcome> {
-    const result = await this.pool.query<{ seq: string }>(
+    const result = await this.query<{ seq: string }>(
       `WITH parent AS (
          SELECT seq FROM ${this.t}
          WHERE session_id = $1 AND checkpoint_id = $4 AND seq = $12 AND namespace = $3 FOR KEY SHARE
@@ -130,15 +58,15 @@ export class PgRows implements CheckpointRowStore {
     );
     const inserted = result.rows[0];
     if (inserted) return Number(inserted.seq);
-    const exists = await this.pool.query(
-      `SELECT 1 FROM ${this.t} WHERE session_id = $1 AND checkpoint_id = $2`,
-      [row.sessionId, row.checkpointId],
-    );
+    const exists = await this.query(`SELECT 1 FROM ${this.t} WHERE session_id = $1 AND checkpoint_id = $2`, [
+      row.sessionId,
+      row.checkpointId,
+    ]);
     return exists.rowCount ? 'duplicate' : 'missing_parent';
   }
 
   async head(sessionId: string, checkpointId: string): Promise<CheckpointRow | undefined> {
-    const r = await this.pool.query<SqlCheckpointRow>(
+    const r = await this.query<SqlCheckpointRow>(
       `SELECT * FROM ${this.t} WHERE session_id = $1 AND checkpoint_id = $2`,
       [sessionId, checkpointId],
     );
@@ -146,7 +74,7 @@ export class PgRows implements CheckpointRowStore {
   }
 
   async latest(sessionId: string, namespace: string): Promise<CheckpointRow | undefined> {
-    const r = await this.pool.query<SqlCheckpointRow>(
+    const r = await this.query<SqlCheckpointRow>(
       `SELECT * FROM ${this.t} WHERE session_id = $1 AND namespace = $2 ORDER BY seq DESC LIMIT 1`,
       [sessionId, namespace],
     );
@@ -154,7 +82,7 @@ export class PgRows implements CheckpointRowStore {
   }
 
   async chain(sessionId: string, checkpointId: string): Promise<CheckpointRow[]> {
-    const r = await this.pool.query<SqlCheckpointRow>(
+    const r = await this.query<SqlCheckpointRow>(
       `WITH RECURSIVE chain(lvl, checkpoint_id, parent_checkpoint_id, storage) AS (
          SELECT 0, checkpoint_id, parent_checkpoint_id, storage FROM ${this.t}
           WHERE session_id = $1 AND checkpoint_id = $2
@@ -183,7 +111,7 @@ export class PgRows implements CheckpointRowStore {
     if (query.pinned !== undefined) add('pinned = ?', query.pinned);
     if (query.beforeSeq !== undefined) add('seq < ?', query.beforeSeq);
     params.push(query.limit);
-    const r = await this.pool.query<SqlCheckpointRow>(
+    const r = await this.query<SqlCheckpointRow>(
       `SELECT ${META_COLUMNS}, octet_length(channels) AS bytes FROM ${this.t}
        WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $${params.length}`,
       params,
@@ -192,7 +120,7 @@ export class PgRows implements CheckpointRowStore {
   }
 
   async allMeta(sessionId: string, namespace: string): Promise<RowMeta[]> {
-    const r = await this.pool.query<SqlCheckpointRow>(
+    const r = await this.query<SqlCheckpointRow>(
       `SELECT ${META_COLUMNS}, octet_length(channels) AS bytes FROM ${this.t}
        WHERE session_id = $1 AND namespace = $2 ORDER BY seq`,
       [sessionId, namespace],
@@ -207,7 +135,7 @@ export class PgRows implements CheckpointRowStore {
     deleteIds: readonly string[],
     rewrites: readonly { checkpointId: string; payload: string }[],
   ): Promise<PruneOutcome> {
-    return inTransaction(this.pool, async (client) => {
+    return pgTransaction(this.pool, async (client) => {
       // Lock the namespace's rows: a put that wants one of them as parent waits for us, then sees it gone.
       const locked = await client.query<{ seq: string }>(
         `SELECT seq FROM ${this.t} WHERE session_id = $1 AND namespace = $2 ORDER BY seq FOR UPDATE`,
@@ -236,7 +164,7 @@ export class PgRows implements CheckpointRowStore {
   }
 
   async setPinned(sessionId: string, checkpointId: string, pinned: boolean): Promise<boolean> {
-    const r = await this.pool.query(
+    const r = await this.query(
       `UPDATE ${this.t} SET pinned = $3 WHERE session_id = $1 AND checkpoint_id = $2`,
       [sessionId, checkpointId, pinned],
     );
@@ -248,7 +176,7 @@ export class PgRows implements CheckpointRowStore {
     checkpointId: string,
     writes: readonly { taskId: string; idx: number; channel: string; value: string }[],
   ): Promise<boolean> {
-    return inTransaction(this.pool, async (client) => {
+    return pgTransaction(this.pool, async (client) => {
       const exists = await client.query(
         `SELECT 1 FROM ${this.t} WHERE session_id = $1 AND checkpoint_id = $2 FOR KEY SHARE`,
         [sessionId, checkpointId],
@@ -266,7 +194,7 @@ export class PgRows implements CheckpointRowStore {
   }
 
   async pendingWrites(sessionId: string, checkpointId: string) {
-    const r = await this.pool.query<{ task_id: string; idx: number; channel: string; value: string }>(
+    const r = await this.query<{ task_id: string; idx: number; channel: string; value: string }>(
       `SELECT task_id, idx, channel, value FROM ${this.w} WHERE session_id = $1 AND checkpoint_id = $2 ORDER BY seq`,
       [sessionId, checkpointId],
     );
@@ -279,13 +207,24 @@ export class PgRows implements CheckpointRowStore {
   }
 
   async deleteSession(sessionId: string): Promise<void> {
-    await inTransaction(this.pool, async (client) => {
+    await pgTransaction(this.pool, async (client) => {
       await client.query(`DELETE FROM ${this.t} WHERE session_id = $1`, [sessionId]);
       await client.query(`DELETE FROM ${this.w} WHERE session_id = $1`, [sessionId]);
     });
   }
 
   async close(): Promise<void> {
-    if (this.owned) await this.pool.end();
+    await this.release();
+  }
+
+  /**
+   * One statement, repeated while the database is unreachable: reads, and writes that are idempotent (a put
+   * is ON CONFLICT DO NOTHING, a pin sets a value).
+   */
+  private query<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    sql: string,
+    params: unknown[],
+  ): Promise<pg.QueryResult<R>> {
+    return retryTransient(() => this.pool.query<R>(sql, params));
   }
 }

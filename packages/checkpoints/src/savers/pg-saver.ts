@@ -1,29 +1,27 @@
-import pg from 'pg';
+import { migratePostgres, pgPoolFor } from '@agentlane/sql';
+import type pg from 'pg';
 import { DeltaCheckpointSaver, type DeltaSaverOptions } from './delta-saver';
-import { migratePg, PgRows } from './pg-rows';
+import { checkpointMigrations } from './migrations';
+import { PgRows } from './pg-rows';
 
 export interface PgSaverOptions extends DeltaSaverOptions {
   /**
-   * A connection string (the saver owns the pool and forces synchronous_commit=on) or a pool shared with
-   * the event store (its settings are kept; `close()` leaves it open).
+   * A connection string (the process's pool for that database, shared with the store: synchronous_commit=on,
+   * connection errors handled) or a pool of the caller's (its settings are kept; `close()` leaves it open).
    */
   connection: string | pg.Pool;
-  /** Schema holding the tables; created if missing. Default 'public'. */
+  /** Schema holding the tables; created if missing. Default: the URL's `?schema=`, else 'public'. */
   schema?: string;
 }
 
 export async function createPgSaver(options: PgSaverOptions): Promise<DeltaCheckpointSaver> {
-  const owned = typeof options.connection === 'string';
-  const pool =
-    typeof options.connection === 'string'
-      ? new pg.Pool({ connectionString: options.connection, max: 4, options: '-c synchronous_commit=on' })
-      : options.connection;
-  const schema = options.schema ?? 'public';
+  const use = pgPoolFor(options.connection, 'createPgSaver');
+  const schema = options.schema ?? use.schema ?? 'public';
   try {
-    await migratePg(pool, schema);
+    await migratePostgres(use.pool, checkpointMigrations('postgres', schema), schema);
   } catch (error) {
-    if (owned) await pool.end();
+    await use.release();
     throw error;
   }
-  return new DeltaCheckpointSaver(new PgRows(pool, schema, owned), options);
+  return new DeltaCheckpointSaver(new PgRows(use.pool, schema, () => use.release()), options);
 }

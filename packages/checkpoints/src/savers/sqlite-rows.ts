@@ -1,4 +1,6 @@
+import { migrateSqliteSync, retryBusy } from '@agentlane/sql';
 import type Database from 'better-sqlite3';
+import { checkpointMigrations } from './migrations';
 import type {
   CheckpointRow,
   CheckpointRowStore,
@@ -11,58 +13,9 @@ import type {
 import { META_COLUMNS, type SqlCheckpointRow, toCheckpointRow, toRowMeta } from './sql-row';
 
 /**
- * Append-only: the index is the schema version. Own table names and own migration table, so the file
- * can be shared with the event store without the two migration lists colliding.
+ * better-sqlite3 is synchronous, so each method is one transaction on one connection. A write that finds the
+ * file locked (the store of this process between two awaits of its transaction) is retried asynchronously.
  */
-export const SQLITE_MIGRATIONS: readonly string[] = [
-  `CREATE TABLE harness_checkpoints (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    session_id TEXT NOT NULL,
-    checkpoint_id TEXT NOT NULL,
-    namespace TEXT NOT NULL DEFAULT '',
-    parent_checkpoint_id TEXT,
-    stage_id TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    schema_version INTEGER NOT NULL,
-    storage TEXT NOT NULL CHECK (storage IN ('full', 'delta')),
-    base_distance INTEGER NOT NULL,
-    channels TEXT NOT NULL,
-    pinned INTEGER NOT NULL DEFAULT 0,
-    UNIQUE (session_id, checkpoint_id)
-  );
-  CREATE INDEX harness_checkpoints_by_namespace ON harness_checkpoints (session_id, namespace, seq);
-  CREATE INDEX harness_checkpoints_by_session ON harness_checkpoints (session_id, seq);
-  CREATE TABLE harness_checkpoint_writes (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    session_id TEXT NOT NULL,
-    checkpoint_id TEXT NOT NULL,
-    task_id TEXT NOT NULL,
-    idx INTEGER NOT NULL,
-    channel TEXT NOT NULL,
-    value TEXT NOT NULL,
-    UNIQUE (session_id, checkpoint_id, task_id, idx)
-  );`,
-];
-
-export function migrateSqlite(db: Database.Database): void {
-  db.exec(
-    'CREATE TABLE IF NOT EXISTS harness_checkpoint_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)',
-  );
-  db.transaction(() => {
-    const done = db.prepare('SELECT MAX(version) AS v FROM harness_checkpoint_migrations').get() as {
-      v: number | null;
-    };
-    for (let version = (done.v ?? 0) + 1; version <= SQLITE_MIGRATIONS.length; version++) {
-      db.exec(SQLITE_MIGRATIONS[version - 1] as string);
-      db.prepare('INSERT INTO harness_checkpoint_migrations (version, applied_at) VALUES (?, ?)').run(
-        version,
-        new Date().toISOString(),
-      );
-    }
-  }).immediate();
-}
-
-/** better-sqlite3 is synchronous, so each method is one transaction on one connection. */
 export class SqliteRows implements CheckpointRowStore {
   private readonly statements;
 
@@ -70,7 +23,8 @@ export class SqliteRows implements CheckpointRowStore {
     private readonly db: Database.Database,
     private readonly owned: boolean,
   ) {
-    migrateSqlite(db);
+    // Already applied by openCheckpointSaver (then a read); else applied here, throwing when locked.
+    migrateSqliteSync(db, checkpointMigrations('sqlite'));
     // Walk the narrow columns first, then fetch the rows: carrying wide payloads through the recursion
     // (and a sort) costs several times more than reading them once.
     const chainSql = `WITH RECURSIVE chain(lvl, checkpoint_id, parent_checkpoint_id, storage) AS (
@@ -133,20 +87,22 @@ export class SqliteRows implements CheckpointRowStore {
 
   async insert(row: NewRow, parentSeq: number | null): Promise<InsertOutcome> {
     const s = this.statements;
-    return this.db
-      .transaction((): InsertOutcome => {
-        if (s.exists.get(row.sessionId, row.checkpointId)) return 'duplicate';
-        if (row.parentCheckpointId !== null) {
-          const parent = s.parent.get(row.sessionId, row.parentCheckpointId) as
-            | { seq: number; namespace: string }
-            | undefined;
-          if (!parent || parent.seq !== parentSeq || parent.namespace !== row.namespace)
-            return 'missing_parent';
-        }
-        const info = s.insert.run({ ...row, pinned: row.pinned ? 1 : 0 });
-        return Number(info.lastInsertRowid);
-      })
-      .immediate();
+    return retryBusy(() =>
+      this.db
+        .transaction((): InsertOutcome => {
+          if (s.exists.get(row.sessionId, row.checkpointId)) return 'duplicate';
+          if (row.parentCheckpointId !== null) {
+            const parent = s.parent.get(row.sessionId, row.parentCheckpointId) as
+              | { seq: number; namespace: string }
+              | undefined;
+            if (!parent || parent.seq !== parentSeq || parent.namespace !== row.namespace)
+              return 'missing_parent';
+          }
+          const info = s.insert.run({ ...row, pinned: row.pinned ? 1 : 0 });
+          return Number(info.lastInsertRowid);
+        })
+        .immediate(),
+    );
   }
 
   async head(sessionId: string, checkpointId: string): Promise<CheckpointRow | undefined> {
@@ -194,21 +150,23 @@ export class SqliteRows implements CheckpointRowStore {
     rewrites: readonly { checkpointId: string; payload: string }[],
   ): Promise<PruneOutcome> {
     const s = this.statements;
-    return this.db
-      .transaction((): PruneOutcome => {
-        if (Number(s.maxSeq.get(sessionId, namespace)) !== maxSeq) return 'changed';
-        for (const { checkpointId, payload } of rewrites) s.rewrite.run(payload, sessionId, checkpointId);
-        for (const id of deleteIds) {
-          s.delete.run(sessionId, id);
-          s.deleteWrites.run(sessionId, id);
-        }
-        return 'applied';
-      })
-      .immediate();
+    return retryBusy(() =>
+      this.db
+        .transaction((): PruneOutcome => {
+          if (Number(s.maxSeq.get(sessionId, namespace)) !== maxSeq) return 'changed';
+          for (const { checkpointId, payload } of rewrites) s.rewrite.run(payload, sessionId, checkpointId);
+          for (const id of deleteIds) {
+            s.delete.run(sessionId, id);
+            s.deleteWrites.run(sessionId, id);
+          }
+          return 'applied';
+        })
+        .immediate(),
+    );
   }
 
   async setPinned(sessionId: string, checkpointId: string, pinned: boolean): Promise<boolean> {
-    return this.statements.pin.run(pinned ? 1 : 0, sessionId, checkpointId).changes > 0;
+    return retryBusy(() => this.statements.pin.run(pinned ? 1 : 0, sessionId, checkpointId).changes > 0);
   }
 
   async putWrites(
@@ -217,13 +175,16 @@ export class SqliteRows implements CheckpointRowStore {
     writes: readonly { taskId: string; idx: number; channel: string; value: string }[],
   ): Promise<boolean> {
     const s = this.statements;
-    return this.db
-      .transaction(() => {
-        if (!s.exists.get(sessionId, checkpointId)) return false;
-        for (const w of writes) s.putWrite.run(sessionId, checkpointId, w.taskId, w.idx, w.channel, w.value);
-        return true;
-      })
-      .immediate();
+    return retryBusy(() =>
+      this.db
+        .transaction(() => {
+          if (!s.exists.get(sessionId, checkpointId)) return false;
+          for (const w of writes)
+            s.putWrite.run(sessionId, checkpointId, w.taskId, w.idx, w.channel, w.value);
+          return true;
+        })
+        .immediate(),
+    );
   }
 
   async pendingWrites(sessionId: string, checkpointId: string) {
@@ -238,12 +199,14 @@ export class SqliteRows implements CheckpointRowStore {
 
   async deleteSession(sessionId: string): Promise<void> {
     const s = this.statements;
-    this.db
-      .transaction(() => {
-        s.deleteSession.run(sessionId);
-        s.deleteSessionWrites.run(sessionId);
-      })
-      .immediate();
+    await retryBusy(() =>
+      this.db
+        .transaction(() => {
+          s.deleteSession.run(sessionId);
+          s.deleteSessionWrites.run(sessionId);
+        })
+        .immediate(),
+    );
   }
 
   async close(): Promise<void> {

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { createPgSaver, createSqliteSaver } from '@agentlane/checkpoints';
+import { openCheckpointSaver } from '@agentlane/checkpoints';
 import { createLane } from '@agentlane/lane';
 import { openLedger } from '@agentlane/ledger';
 import { protocolRoutes } from '@agentlane/protocols';
 import { assertBindAllowed, createObservability, createServer } from '@agentlane/server';
+import { isPostgresUrl } from '@agentlane/sql';
 import { openStore, type Store } from '@agentlane/store';
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
@@ -19,7 +20,7 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 async function openDatabase(config: ServeConfig): Promise<Store> {
-  const isPostgres = /^postgres(ql)?:\/\//i.test(config.db);
+  const isPostgres = isPostgresUrl(config.db);
   if (!isPostgres) mkdirSync(config.dataDir, { recursive: true });
   try {
     return await openStore(config.db);
@@ -55,9 +56,15 @@ export async function serve(
   });
   // Metrics see the store, the ledger and the lane port through decorators (GET /metrics).
   const observability = createObservability();
+  // Ordered open: the store, then the ledger and the checkpoint tables are opened and migrated before the
+  // lane starts writing. On SQLite nothing then waits for a write lock at start-up (the lane's recovery would
+  // hold it across awaits); the ledger and the savers use side connections without busy wait, whose busy
+  // writes are retried asynchronously. On PostgreSQL all three share the process's one pool.
   const store = observability.observeStore(await openDatabase(config));
   // The audit ledger lives next to the events (own table in the same SQLite file or PostgreSQL database).
   const ledger = observability.observeAudit(await openLedger(config.db));
+  // Checkpoints live next to the events: the same SQLite file (own tables) or the same PostgreSQL database.
+  const checkpoints = await openCheckpointSaver(config.db);
   const lane = createLane({
     store,
     drivers,
@@ -70,10 +77,6 @@ export async function serve(
     },
   });
   await lane.start();
-  // Checkpoints live next to the events: the same SQLite file (own tables) or the same PostgreSQL database.
-  const checkpoints = /^postgres(ql)?:\/\//i.test(config.db)
-    ? await createPgSaver({ connection: config.db })
-    : createSqliteSaver({ database: config.db });
   const server = await createServer({
     store,
     lane: observability.observeLane(lane),

@@ -1,54 +1,26 @@
-import pg from 'pg';
-import { applyMigrations } from '../sql/migrate';
+import {
+  acquirePgPool,
+  checkSchemaName,
+  createPgListener,
+  migratePostgres,
+  type PgListener,
+  pgConn,
+  pgTransaction,
+  retryTransient,
+} from '@agentlane/sql';
+import { asStoreError, storeMigrationSet } from '../sql/migrate';
 import type { Migration, SqlBackend, SqlConn, SqlParam } from '../sql/sql-conn';
 
 export interface PostgresBackendOptions {
   url: string;
   /** Schema to use (created by migrate); every pooled connection sets it as its search_path. */
   schema?: string;
+  /** Size of the process's pool for this database (the first opener sets it); default 10. */
   poolSize?: number;
-}
-
-/** `?` placeholders become `$1..$n` (the store's SQL never contains a literal question mark). */
-const placeholderCache = new Map<string, string>();
-function toPg(sql: string): string {
-  let out = placeholderCache.get(sql);
-  if (out === undefined) {
-    let n = 0;
-    out = sql.replace(/\?/g, () => `$${++n}`);
-    placeholderCache.set(sql, out);
-  }
-  return out;
-}
-
-function wrap(client: pg.Pool | pg.PoolClient): SqlConn {
-  return {
-    async all<T>(sql: string, params: readonly SqlParam[] = []): Promise<T[]> {
-      const result = await client.query(toPg(sql), params as SqlParam[]);
-      return result.rows as T[];
-    },
-    async rows(sql: string, params: readonly SqlParam[] = []): Promise<unknown[][]> {
-      const result = await client.query({
-        text: toPg(sql),
-        values: params as SqlParam[],
-        rowMode: 'array',
-      });
-      return result.rows as unknown[][];
-    },
-    async run(sql: string, params: readonly SqlParam[] = []): Promise<number> {
-      const result = await client.query(toPg(sql), params as SqlParam[]);
-      return result.rowCount ?? 0;
-    },
-    async exec(sql: string): Promise<void> {
-      await client.query(sql);
-    },
-  };
 }
 
 /** PostgreSQL binds at most 65535 parameters per statement. */
 const MAX_PG_PARAMS = 65535;
-
-const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 
 /**
  * PostgreSQL through node-postgres: a pool, synchronous_commit=on on every connection, and a dedicated
@@ -56,75 +28,56 @@ const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
  */
 export function createPostgresBackend(options: PostgresBackendOptions): SqlBackend {
   const { schema } = options;
-  if (schema !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
-    throw new Error(`invalid schema name ${JSON.stringify(schema)}: letters, digits and _ only`);
-  }
-  const settings = ['-c synchronous_commit=on'];
-  if (schema) settings.push(`-c search_path=${schema}`);
-  const config: pg.PoolConfig = {
-    connectionString: options.url,
-    options: settings.join(' '),
-    max: options.poolSize ?? 8,
-  };
-  const pool = new pg.Pool(config);
-  // An idle client that errors (server restart) must not crash the process; the pool replaces it.
-  pool.on('error', () => {});
+  if (schema !== undefined) checkSchemaName(schema);
+  // The process's one pool for this database, shared with the ledger and the checkpoint savers; its
+  // connection errors are handled there (a restart or a terminated backend never reaches the process).
+  const lease = acquirePgPool({
+    url: options.url,
+    ...(schema ? { schema } : {}),
+    ...(options.poolSize ? { max: options.poolSize } : {}),
+  });
+  const { pool } = lease;
   const channel = `agentlane_commits${schema ? `_${schema}` : ''}`.slice(0, 63);
   const signalChannel = `agentlane_signals${schema ? `_${schema}` : ''}`.slice(0, 63);
 
-  let listener: pg.Client | null = null;
+  let listener: PgListener | null = null;
   const hearers = new Set<(threadId: string, head: number, origin: string) => void>();
   const signalHearers = new Set<(threadId: string, payload: string, origin: string) => void>();
   let closed = false;
 
-  const startListening = (): void => {
-    if (listener || closed) return;
-    const client = new pg.Client({ connectionString: options.url, options: settings.join(' ') });
-    listener = client;
-    client.on('notification', (message) => {
-      if (message.channel === signalChannel && message.payload) {
-        // payload: "<origin> <threadId length> <threadId><json>" (thread ids may hold spaces)
-        const m = /^(\S+) (\d+) /.exec(message.payload);
-        if (!m) return;
-        const start = m[0].length;
-        const threadId = message.payload.slice(start, start + Number(m[2]));
-        const json = message.payload.slice(start + Number(m[2]));
-        for (const hear of signalHearers) hear(threadId, json, m[1]!);
-        return;
-      }
-      if (message.channel !== channel || !message.payload) return;
-      // payload: "<origin> <head> <threadId>"
-      const [origin, head, ...rest] = message.payload.split(' ');
-      if (!origin || !head) return;
-      for (const hear of hearers) hear(rest.join(' '), Number(head), origin);
-    });
-    const restart = (): void => {
-      if (listener !== client) return;
-      listener = null;
-      client.end().catch(() => {});
-      if (!closed && hearers.size + signalHearers.size > 0) setTimeout(startListening, 500).unref();
-    };
-    client.on('error', restart);
-    client
-      .connect()
-      .then(() => client.query(`LISTEN ${quoteIdent(channel)}; LISTEN ${quoteIdent(signalChannel)}`))
-      .catch(restart);
+  const onNotification = (from: string, payload: string): void => {
+    if (from === signalChannel) {
+      // payload: "<origin> <threadId length> <threadId><json>" (thread ids may hold spaces)
+      const m = /^(\S+) (\d+) /.exec(payload);
+      if (!m) return;
+      const start = m[0].length;
+      const threadId = payload.slice(start, start + Number(m[2]));
+      const json = payload.slice(start + Number(m[2]));
+      for (const hear of signalHearers) hear(threadId, json, m[1]!);
+      return;
+    }
+    if (from !== channel || !payload) return;
+    // payload: "<origin> <head> <threadId>"
+    const [origin, head, ...rest] = payload.split(' ');
+    if (!origin || !head) return;
+    for (const hear of hearers) hear(rest.join(' '), Number(head), origin);
   };
 
-  const transaction = async <T>(fn: (c: SqlConn) => Promise<T>): Promise<T> => {
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      const result = await fn(wrap(client));
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+  // One LISTEN connection, opened on first use; it comes back by itself after a restart. Notifications sent
+  // while it was down are lost: subscribers catch up through the hub's head poll, which reads the store.
+  const startListening = (): void => {
+    if (listener || closed) return;
+    listener = createPgListener({
+      url: options.url,
+      ...(schema ? { schema } : {}),
+      channels: [channel, signalChannel],
+      onNotification,
+    });
   };
+
+  // A transaction whose connection broke before COMMIT is run again once the database answers.
+  const transaction = <T>(fn: (c: SqlConn) => Promise<T>): Promise<T> =>
+    pgTransaction(pool, (client) => fn(pgConn(client)));
 
   const code = (error: unknown): string | undefined => (error as { code?: string } | null)?.code;
 
@@ -132,21 +85,13 @@ export function createPostgresBackend(options: PostgresBackendOptions): SqlBacke
     dialect: 'postgres',
     forUpdate: ' FOR UPDATE',
     skipLocked: ' FOR UPDATE SKIP LOCKED',
-    read: (fn) => fn(wrap(pool)),
+    // Reads are safe to repeat: waited out while the database restarts.
+    read: (fn) => retryTransient(() => fn(pgConn(pool))),
     transaction,
-    migrate: async (migrations: readonly Migration[]) => {
-      if (schema) {
-        await pool.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`).catch((error: unknown) => {
-          // Two processes creating the schema at once: the loser sees a unique violation; the schema exists.
-          if (code(error) !== '23505') throw error;
-        });
-      }
-      await transaction(async (c) => {
-        // One migrator at a time across processes; released at commit.
-        await c.all("SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.agentlane_migrate'))");
-        await applyMigrations(c, migrations, new Date().toISOString());
-      });
-    },
+    migrate: (migrations: readonly Migration[]) =>
+      migratePostgres(pool, storeMigrationSet(migrations), schema).catch((error: unknown) => {
+        throw asStoreError(error);
+      }),
     insertRows: async (c, table, columns, rows) => {
       // Multi-row VALUES statements of up to 1000 rows: measured ~2x faster than one unnest() of typed arrays
       // for 20k rows (node-postgres escapes every array element in JS, the server parses the array literals).
@@ -193,8 +138,8 @@ export function createPostgresBackend(options: PostgresBackendOptions): SqlBacke
       closed = true;
       const l = listener;
       listener = null;
-      await l?.end().catch(() => {});
-      await pool.end();
+      await l?.close();
+      await lease.release();
     },
   };
 }

@@ -1,31 +1,12 @@
-/** A value bound to a `?` placeholder. Booleans are stored as 0/1 by the callers. */
-export type SqlParam = string | number | null | Buffer;
+import type { Migration, SqlConn, SqlParam } from '@agentlane/sql';
+
+// The connection types are the SQL layer's (shared with the ledger and the checkpoint savers).
+export type { Migration, SqlConn, SqlParam, SqlRow } from '@agentlane/sql';
 
 /** A column of a bulk insert, with its PostgreSQL type (documents the column; inserts bind plain parameters). */
 export interface BulkColumn {
   name: string;
   pgType: 'text' | 'bigint' | 'integer' | 'bytea';
-}
-
-export type SqlRow = Record<string, unknown>;
-
-/** The slice of a database connection the store logic needs; statements use `?` placeholders. */
-export interface SqlConn {
-  all<T = SqlRow>(sql: string, params?: readonly SqlParam[]): Promise<T[]>;
-  /**
-   * Rows as arrays, values in the order of the select list: for hot reads of many rows, where building one
-   * object per row (named keys) cost about as much as the query itself.
-   */
-  rows(sql: string, params?: readonly SqlParam[]): Promise<unknown[][]>;
-  /** Runs a statement; resolves with the number of changed rows. */
-  run(sql: string, params?: readonly SqlParam[]): Promise<number>;
-  /** Runs a script of several statements without parameters (migrations). */
-  exec(sql: string): Promise<void>;
-}
-
-export interface Migration {
-  name: string;
-  sql: string;
 }
 
 export interface TransactionOptions {

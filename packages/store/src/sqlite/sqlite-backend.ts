@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
+import { sqliteConn } from '@agentlane/sql';
 import Database from 'better-sqlite3';
-import { applyMigrations } from '../sql/migrate';
+import { applyStoreMigrations } from '../sql/migrate';
 import type {
   BulkColumn,
   Migration,
@@ -12,49 +13,10 @@ import type {
 import { type Checkpointer, startCheckpointer } from './checkpointer';
 import { type HeadListener, HeadPoller } from './head-poller';
 
-type Db = Database.Database;
 type Statement = Database.Statement<unknown[], unknown>;
 
 /** Rows per multi-row INSERT, largest first: any count is a sum of these (13 columns × 64 rows = 832 params). */
 const INSERT_CHUNKS = [64, 16, 4, 1] as const;
-
-/** Wraps one better-sqlite3 connection; statements are prepared once and reused. */
-function wrap(db: Db): SqlConn {
-  const cache = new Map<string, Statement>();
-  const prepare = (sql: string): Statement => {
-    let stmt = cache.get(sql);
-    if (!stmt) {
-      stmt = db.prepare(sql);
-      cache.set(sql, stmt);
-    }
-    return stmt;
-  };
-  const rawCache = new Map<string, Statement>();
-  return {
-    async rows(sql: string, params: readonly SqlParam[] = []): Promise<unknown[][]> {
-      let stmt = rawCache.get(sql);
-      if (!stmt) {
-        stmt = db.prepare(sql).raw(true);
-        rawCache.set(sql, stmt);
-      }
-      return stmt.all(...params) as unknown[][];
-    },
-    async all<T>(sql: string, params: readonly SqlParam[] = []): Promise<T[]> {
-      const stmt = prepare(sql);
-      if (!stmt.reader) {
-        stmt.run(...params);
-        return [];
-      }
-      return stmt.all(...params) as T[];
-    },
-    async run(sql: string, params: readonly SqlParam[] = []): Promise<number> {
-      return prepare(sql).run(...params).changes;
-    },
-    async exec(sql: string): Promise<void> {
-      db.exec(sql);
-    },
-  };
-}
 
 /**
  * Write transactions of every connection of this process to one file take turns here. A transaction spans
@@ -95,7 +57,7 @@ export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
   const reader = new Database(path);
   reader.pragma('busy_timeout = 10000');
   reader.pragma('query_only = ON');
-  const w = wrap(writer);
+  const w = sqliteConn(writer);
   const inserts = new Map<string, Statement>();
   const insertStatement = (table: string, columns: readonly BulkColumn[], rows: number): Statement => {
     const key = `${table}\n${columns.map((c) => c.name).join(',')}\n${rows}`;
@@ -111,7 +73,7 @@ export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
     }
     return stmt;
   };
-  const r = wrap(reader);
+  const r = sqliteConn(reader);
   const key = resolve(path);
   const shared: SharedFile = fileQueues.get(key) ?? {
     tail: Promise.resolve(),
@@ -178,7 +140,7 @@ export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
     read: (fn) => fn(r),
     transaction,
     migrate: (migrations: readonly Migration[]) =>
-      transaction((c) => applyMigrations(c, migrations, new Date().toISOString())),
+      transaction((c) => applyStoreMigrations(c, migrations, new Date().toISOString())),
     // Inside the write transaction (the only caller). Multi-row statements (prepared once per shape, run
     // synchronously) cut the per-statement cost that dominated a one-statement-per-row loop.
     insertRows: async (_c, table, columns, rows) => {

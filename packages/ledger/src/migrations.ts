@@ -1,0 +1,51 @@
+import { type Dialect, type MigrationSet, quoteIdent } from '@agentlane/sql';
+import { ledgerTableBody } from './ledger';
+
+// The row id (rowid) is the insertion position the cursor walks; the idempotency key is a UNIQUE constraint,
+// so a retried write is INSERT OR IGNORE's no-op. The triggers make the table append-only in the database
+// itself: no code path, ours or a tool's, can rewrite an audit row.
+const SQLITE_V1 = `
+CREATE TABLE IF NOT EXISTS harness_auditable_calls (
+  ${ledgerTableBody('sqlite')}
+);
+CREATE INDEX IF NOT EXISTS harness_auditable_calls_session ON harness_auditable_calls (session_id, position);
+CREATE TRIGGER IF NOT EXISTS harness_auditable_calls_no_update BEFORE UPDATE ON harness_auditable_calls
+BEGIN SELECT RAISE(ABORT, 'harness_auditable_calls is append-only: UPDATE refused'); END;
+CREATE TRIGGER IF NOT EXISTS harness_auditable_calls_no_delete BEFORE DELETE ON harness_auditable_calls
+BEGIN SELECT RAISE(ABORT, 'harness_auditable_calls is append-only: DELETE refused'); END;
+`;
+
+// Same shape as SQLite: a position for the cursor, the idempotency key as a UNIQUE constraint (ON CONFLICT DO
+// NOTHING), and a trigger that refuses UPDATE and DELETE (TRUNCATE too) in the database itself.
+function postgresV1(prefix: string): string {
+  const t = `${prefix}harness_auditable_calls`;
+  const fn = `${prefix}harness_auditable_calls_refuse`;
+  return `
+CREATE TABLE IF NOT EXISTS ${t} (
+  ${ledgerTableBody('postgres')}
+);
+CREATE INDEX IF NOT EXISTS harness_auditable_calls_session ON ${t} (session_id, position);
+CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN RAISE EXCEPTION 'harness_auditable_calls is append-only: % refused', TG_OP; END $$;
+DROP TRIGGER IF EXISTS harness_auditable_calls_append_only ON ${t};
+CREATE TRIGGER harness_auditable_calls_append_only BEFORE UPDATE OR DELETE ON ${t}
+  FOR EACH ROW EXECUTE FUNCTION ${fn}();
+DROP TRIGGER IF EXISTS harness_auditable_calls_no_truncate ON ${t};
+CREATE TRIGGER harness_auditable_calls_no_truncate BEFORE TRUNCATE ON ${t}
+  FOR EACH STATEMENT EXECUTE FUNCTION ${fn}();
+`;
+}
+
+/**
+ * The ledger's versioned migrations (append-only: version = index + 1). Version 1 is written to adopt a
+ * table created before the ledger had versions (every statement is a no-op on it), so those databases open.
+ */
+export function ledgerMigrations(dialect: Dialect, schema?: string): MigrationSet {
+  const prefix = schema ? `${quoteIdent(schema)}.` : '';
+  return {
+    table: `${prefix}harness_ledger_migrations`,
+    recordsNames: true,
+    lockKey: `harness_ledger_migrate:${schema ?? ''}`,
+    migrations: [{ name: 'audit ledger', sql: dialect === 'sqlite' ? SQLITE_V1 : postgresV1(prefix) }],
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * @agentlane/sql: the one SQL layer below the store, the audit ledger and the checkpoint savers. One way to
+ * read a database URL, one pool per PostgreSQL database with its connection-error handling, a LISTEN
+ * connection that comes back, bounded retries of transient errors, and one versioned migration runner.
+ */
+export { pgConn, type SqlConn, type SqlParam, type SqlRow, sqliteConn, toPgPlaceholders } from './conn';
+export { type DdlRole, DIALECT_DDL, renderDdl } from './ddl';
+export {
+  CommitOutcomeUnknownError,
+  isBusyError,
+  isConnectionError,
+  isDatabaseUnavailable,
+  isRetrySafe,
+} from './errors';
+export {
+  applyMigrations,
+  type Migration,
+  type MigrationSet,
+  migratePostgres,
+  migrateSqlite,
+  migrateSqliteSync,
+  SchemaTooNewError,
+} from './migrate';
+export { createPgListener, type PgListener, type PgListenerOptions } from './pg-listener';
+export {
+  APPLICATION_NAME,
+  acquirePgPool,
+  createPgPool,
+  type PgPoolLease,
+  type PgPoolOptions,
+  type PgPoolUse,
+  pgPoolFor,
+  pgSessionOptions,
+} from './pg-pool';
+export { pgTransaction, pgTransactionOnce } from './pg-transaction';
+export { RETRY_WINDOW_MS, type RetryOptions, retryTransient } from './retry';
+export { openSqliteSide, retryBusy } from './sqlite';
+export {
+  checkSchemaName,
+  type DatabaseTarget,
+  type Dialect,
+  isPostgresUrl,
+  parseDatabaseUrl,
+  postgresOptions,
+  quoteIdent,
+  sqlitePath,
+} from './url';

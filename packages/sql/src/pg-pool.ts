@@ -1,0 +1,104 @@
+import pg from 'pg';
+import { checkSchemaName, parseDatabaseUrl } from './url';
+
+export interface PgPoolOptions {
+  /** postgres://user@host:port/db (without `?schema=`: see parseDatabaseUrl). */
+  url: string;
+  /** Every connection sets it as its search_path (the tables of the store live there). */
+  schema?: string;
+  /** Connections in the pool; default 10. */
+  max?: number;
+}
+
+/** The session settings of every connection: synchronous_commit=on (durability), the schema if any. */
+export function pgSessionOptions(schema: string | undefined): string {
+  const settings = ['-c synchronous_commit=on'];
+  if (schema !== undefined) settings.push(`-c search_path=${checkSchemaName(schema)}`);
+  return settings.join(' ');
+}
+
+/** Tells the server who is connected (pg_stat_activity.application_name): `agentlane` plus the PID. */
+export const APPLICATION_NAME = `agentlane-${process.pid}`;
+
+/**
+ * A pool whose connection errors never reach the process as an unhandled `error` event: an idle connection
+ * that dies (a restart, pg_terminate_backend) is dropped by the pool; a connection that dies while checked
+ * out (inside a transaction, between two queries) fails its next query instead, and is dropped when
+ * released. node-postgres only listens on idle clients itself, hence the listener on every connection.
+ */
+export function createPgPool(options: PgPoolOptions): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    options: pgSessionOptions(options.schema),
+    max: options.max ?? 10,
+    application_name: APPLICATION_NAME,
+  });
+  pool.on('error', () => {});
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
+  return pool;
+}
+
+interface SharedEntry {
+  pool: pg.Pool;
+  users: number;
+}
+
+const shared = new Map<string, SharedEntry>();
+
+/** A use of the process's pool for one database; `release()` ends the pool when its last user leaves. */
+export interface PgPoolLease {
+  readonly pool: pg.Pool;
+  release(): Promise<void>;
+}
+
+/**
+ * One pool per database and schema in this process, shared by the store, the ledger and the checkpoint
+ * savers (and the built-in engine's saver): one set of connections, one place that handles their errors.
+ */
+export function acquirePgPool(options: PgPoolOptions): PgPoolLease {
+  const key = `${options.url}\n${options.schema ?? ''}`;
+  let entry = shared.get(key);
+  if (!entry) {
+    entry = { pool: createPgPool(options), users: 0 };
+    shared.set(key, entry);
+  }
+  const held = entry;
+  held.users += 1;
+  let released = false;
+  return {
+    pool: held.pool,
+    async release() {
+      if (released) return;
+      released = true;
+      held.users -= 1;
+      if (held.users > 0) return;
+      if (shared.get(key) === held) shared.delete(key);
+      await held.pool.end();
+    },
+  };
+}
+
+/** A pool to work on, with the schema its URL named and how to give it back. */
+export interface PgPoolUse {
+  readonly pool: pg.Pool;
+  readonly schema?: string;
+  release(): Promise<void>;
+}
+
+/**
+ * What a package opened "from a URL or a pool" works on: for a URL, the process's shared pool for that
+ * database (its `?schema=` read here); for a caller's pool, that pool, left open by release().
+ */
+export function pgPoolFor(connection: string | pg.Pool, user: string): PgPoolUse {
+  if (typeof connection !== 'string') return { pool: connection, release: async () => {} };
+  const target = parseDatabaseUrl(connection);
+  if (target.dialect !== 'postgres') throw new Error(`${user} needs a postgres:// URL`);
+  const lease = acquirePgPool({ url: target.url, ...(target.schema ? { schema: target.schema } : {}) });
+  return {
+    pool: lease.pool,
+    ...(target.schema ? { schema: target.schema } : {}),
+    release: () => lease.release(),
+  };
+}

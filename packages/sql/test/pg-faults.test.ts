@@ -1,0 +1,104 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { APPLICATION_NAME, acquirePgPool, createPgListener, pgTransaction } from '../src/index';
+import { PG_URL, pgAvailable } from '../src/testing/pg-available';
+
+const available = await pgAvailable();
+
+/**
+ * Terminates this process's own connections only (found by application_name, which carries the PID), the way
+ * an operator's pg_terminate_backend or a restart would: the shared test server's other users are untouched.
+ */
+async function terminateOwn(admin: pg.Client, suffix = ''): Promise<number> {
+  const r = await admin.query(
+    `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+      WHERE application_name = $1 AND pid <> pg_backend_pid()`,
+    [`${APPLICATION_NAME}${suffix}`],
+  );
+  return r.rowCount ?? 0;
+}
+
+describe.skipIf(!available)('PostgreSQL connections killed under the SQL layer', () => {
+  const schema = `sql_faults_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: PG_URL, application_name: 'agentlane-test-admin' });
+  const uncaught: unknown[] = [];
+  const onUncaught = (error: unknown): void => {
+    uncaught.push(error);
+  };
+  process.on('uncaughtException', onUncaught);
+  afterAll(async () => {
+    process.off('uncaughtException', onUncaught);
+    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => {});
+    await admin.end().catch(() => {});
+  });
+
+  it('an idle pooled connection and one inside a transaction are terminated: no error escapes, the work commits', async () => {
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA "${schema}"`);
+    const lease = acquirePgPool({ url: PG_URL, schema, max: 2 });
+    try {
+      await lease.pool.query('CREATE TABLE t (id INTEGER PRIMARY KEY)');
+      // Idle: the pool holds a connection; it is terminated under it.
+      expect(await terminateOwn(admin)).toBeGreaterThan(0);
+      await new Promise((r) => setTimeout(r, 100));
+      expect((await lease.pool.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+      // Busy: terminated between two statements of an open transaction; the transaction runs again.
+      let attempts = 0;
+      await pgTransaction(lease.pool, async (client) => {
+        attempts++;
+        await client.query('INSERT INTO t (id) VALUES (1)');
+        if (attempts === 1) {
+          await terminateOwn(admin);
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        await client.query('INSERT INTO t (id) VALUES (2)');
+      });
+      expect(attempts).toBe(2);
+      expect((await lease.pool.query('SELECT id FROM t ORDER BY id')).rows).toEqual([{ id: 1 }, { id: 2 }]);
+      // Terminated during a long statement: the query fails over to a fresh connection on retry.
+      const slow = pgTransaction(lease.pool, (client) => client.query('SELECT pg_sleep(0.5)'));
+      await new Promise((r) => setTimeout(r, 150));
+      await terminateOwn(admin);
+      await slow;
+    } finally {
+      await lease.release();
+    }
+    expect(uncaught).toEqual([]);
+  });
+
+  it('the LISTEN connection comes back after it is terminated and hears notifications again', async () => {
+    const heard: string[] = [];
+    let reconnects = 0;
+    const listener = createPgListener({
+      url: PG_URL,
+      channels: [schema],
+      onNotification: (_channel, payload) => heard.push(payload),
+      onReconnect: () => reconnects++,
+    });
+    const until = async (ok: () => boolean): Promise<void> => {
+      for (let i = 0; i < 100 && !ok(); i++) await new Promise((r) => setTimeout(r, 50));
+    };
+    try {
+      const listening = async (): Promise<boolean> => {
+        const r = await admin.query(
+          "SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN%'",
+          [`${APPLICATION_NAME}-listen`],
+        );
+        return (r.rowCount ?? 0) > 0;
+      };
+      for (let i = 0; i < 100 && !(await listening()); i++) await new Promise((r) => setTimeout(r, 20));
+      await admin.query('SELECT pg_notify($1, $2)', [schema, 'before']);
+      await until(() => heard.includes('before'));
+      expect(await terminateOwn(admin, '-listen')).toBe(1);
+      await until(() => reconnects > 0);
+      await admin.query('SELECT pg_notify($1, $2)', [schema, 'after']);
+      await until(() => heard.includes('after'));
+      expect(heard).toEqual(['before', 'after']);
+      expect(reconnects).toBe(1);
+    } finally {
+      await listener.close();
+    }
+    expect(uncaught).toEqual([]);
+  });
+});
