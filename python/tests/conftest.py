@@ -78,7 +78,7 @@ class _Servers:
 
     def __init__(self) -> None:
         self.thread: threading.Thread | None = None
-        self.fake = self.server = None
+        self.fake = self.server = self.proxy = None
         self.error: BaseException | None = None
         self.data = pathlib.Path(tempfile.mkdtemp(prefix="agentlane-py-"))
 
@@ -88,13 +88,14 @@ class _Servers:
             self.thread.start()
 
     def _run(self) -> None:
-        from servers import builtin_config, start_fake_model, start_server
+        from servers import RecordingProxy, builtin_config, start_fake_model, start_server
 
         try:
             self.fake = start_fake_model("--scenario", "answer", "--text", "Hello from the fake model.")
+            self.proxy = RecordingProxy(self.fake.url)
             work = self.data / "workspace"
             work.mkdir()
-            self.server = start_server(self.data, config=builtin_config(self.fake.url, work))
+            self.server = start_server(self.data, config=builtin_config(self.proxy.url, work))
             self.server.db_path = self.data / "agentlane.db"
         except BaseException as error:  # reported by the fixture that waits for it
             self.error = error
@@ -109,7 +110,7 @@ class _Servers:
         return self
 
     def stop(self) -> None:
-        for process in (self.server, self.fake):
+        for process in (self.server, self.proxy, self.fake):
             if process is not None:
                 process.stop()
         shutil.rmtree(self.data, ignore_errors=True)
@@ -131,6 +132,12 @@ def fake_model():
 @pytest.fixture(scope="session")
 def server():
     return _servers.wait().server
+
+
+@pytest.fixture(scope="session")
+def model_proxy():
+    """Every request the built-in engines (both runtimes) sent to the fake model, through a recording proxy."""
+    return _servers.wait().proxy
 
 
 @pytest.fixture(scope="session")

@@ -96,3 +96,48 @@ def builtin_config(fake_url: str, work_dir: pathlib.Path, *, plan: bool = False)
             }
         ],
     }
+
+
+class RecordingProxy:
+    """Forwards HTTP requests to the fake model server and keeps every request body, so a test sees the
+    whole history each runtime sent to the model."""
+
+    def __init__(self, upstream: str) -> None:
+        import http.client
+        import http.server
+        import urllib.parse
+
+        self.requests: list[dict] = []
+        target = urllib.parse.urlsplit(upstream)
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+                body = self.rfile.read(int(self.headers.get("content-length") or 0))
+                outer.requests.append({"path": self.path, "body": json.loads(body or b"null")})
+                conn = http.client.HTTPConnection(target.netloc, timeout=60)
+                headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "content-length")}
+                conn.request("POST", self.path, body=body, headers=headers)
+                resp = conn.getresponse()
+                data = resp.read()
+                self.send_response(resp.status)
+                for k, v in resp.getheaders():
+                    if k.lower() not in ("transfer-encoding", "content-length", "connection"):
+                        self.send_header(k, v)
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+                conn.close()
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()

@@ -80,7 +80,7 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
     observation = o;
   });
   const mem = deps.session;
-  if (!mem.loaded) await loadLatest(deps);
+  if (!mem.loaded || (await latestMoved(deps))) await loadLatest(deps);
   const pctx: PluginTurnContext = {
     threadId: deps.threadId,
     turnId: turn.turnId,
@@ -646,6 +646,16 @@ async function withBusyRetry<T>(fn: () => Promise<T>): Promise<T> {
       await new Promise((r) => setTimeout(r, Math.min(attempt, 20)));
     }
   }
+}
+
+/**
+ * Whether the thread's newest checkpoint is not the one this engine session wrote last: another runtime
+ * (the Python one, another process) ran a turn on the session since, and this turn must start from it.
+ */
+async function latestMoved(deps: TurnDeps): Promise<boolean> {
+  if (!deps.saver) return false;
+  const page = await deps.saver.list({ sessionId: deps.threadId, namespace: '', limit: 1 });
+  return (page.items[0]?.checkpointId ?? undefined) !== deps.session.checkpointId;
 }
 
 async function loadLatest(deps: TurnDeps): Promise<void> {

@@ -23,7 +23,7 @@ def replayable(turn: dict) -> str | None:
     engine = turn["input"]["engine"]
     if engine["api"] != "openai-chat":
         return f"recorded over {engine['api']}, this runtime speaks Chat Completions only"
-    for option in ("subagents", "turnTokenBudget", "turnCostBudget", "prices"):
+    for option in ("subagents", "turnCostBudget", "prices"):
         if engine.get(option):
             return f"uses {option}, not implemented in this runtime"
     return None
@@ -55,6 +55,7 @@ def replay(turn: dict) -> tuple[TurnResult, ReplayServer]:
                 thread_id=i["threadId"], turn_id=i["turnId"], prompt=i["prompt"], model=i["engine"]["model"],
                 base_url=server.url + i["engine"]["basePath"], workspace=Workspace(root), plan=i["engine"]["plan"],
                 max_steps=i["engine"]["maxSteps"], approvals=list(i["approvals"]),
+                turn_token_budget=i["engine"].get("turnTokenBudget"),
                 clock=Clock(i["clock"]["start"], i["clock"]["stepMs"]), ids=SequentialIds(i["ids"]["startMs"]),
                 frame_clock=Clock(i["frameClock"]["start"], i["frameClock"]["stepMs"]),
             )

@@ -68,6 +68,7 @@ class TurnConfig:
     clock: Callable[[], str] = field(default_factory=lambda: Clock("2026-01-01T00:00:00.000Z", 1000))
     ids: Callable[[], str] = field(default_factory=lambda: SequentialIds(0))
     frame_clock: Callable[[], str] | None = None
+    turn_token_budget: int | None = None  # the tool loop stops once the turn's tokens pass it
     previous: dict | None = None  # the checkpoint a resumed session continues from
     generation: int = 1
 
@@ -227,28 +228,45 @@ class Turn:
             if self.plan:
                 self.advance_plan()
                 self.emit_plan()
+            spent = self.usage["inputTokens"] + self.usage["outputTokens"]
+            if self.c.turn_token_budget is not None and spent > self.c.turn_token_budget:
+                self.budget_spent = spent
+                break
         self.checkpoint("tool-loop")
 
     def synthesize(self) -> None:
         if not getattr(self, "answered", False):
             # The loop ran out of steps with tool calls pending an answer: say so, then answer without tools.
-            limit = self.c.max_steps
-            self.emit("warning:1", "harness.warning", {
-                "code": "step_limit",
-                "message": f"the tool loop stopped after {limit} model steps (maxSteps); the answer is synthesized from what was done",
-                "detail": {"limit": limit, "spent": self.steps_spent},
-            })
+            self.emit("warning:1", "harness.warning", self.limit_warning())
             body = {"model": self.c.model, "messages": [{"role": "system", "content": SYNTHESIZE_PROMPT}, *self.history],
                     "stream": True, "stream_options": {"include_usage": True}}
             step = self.call_model(body, step=self.steps_spent + 1)
             self.row("synthesize", **self.model_columns(body, step, tools=[]))
             self.conversation.append({"id": f"{self.c.turn_id}:answer", "role": "assistant", "parts": [{"type": "text", "text": step["text"]}]})
             self.history.append({"role": "assistant", "content": step["text"]})
-            self.stop_reason = {"stopReason": "max_turn_requests", "rawStopReason": "step_limit"}
+            budget = getattr(self, "budget_spent", None) is not None
+            self.stop_reason = (
+                {"stopReason": "max_tokens", "rawStopReason": "token_budget"}
+                if budget
+                else {"stopReason": "max_turn_requests", "rawStopReason": "step_limit"}
+            )
         if self.plan:
             self.plan = [{**e, "status": "completed"} for e in self.plan]
             self.emit_plan()
         self.checkpoint("synthesize")
+
+    def limit_warning(self) -> dict:
+        spent = getattr(self, "budget_spent", None)
+        if spent is not None:
+            limit = self.c.turn_token_budget
+            return {"code": "token_budget",
+                    "message": f"the tool loop stopped: the turn used {spent} tokens, its budget is {limit} (turnTokenBudget); "
+                               "the answer is synthesized from what was done",
+                    "detail": {"limit": limit, "spent": spent}}
+        limit = self.c.max_steps
+        return {"code": "step_limit",
+                "message": f"the tool loop stopped after {limit} model steps (maxSteps); the answer is synthesized from what was done",
+                "detail": {"limit": limit, "spent": self.steps_spent}}
 
     # -- plan
 

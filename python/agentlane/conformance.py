@@ -1,0 +1,269 @@
+"""python -m agentlane.conformance --corpus DIR [--server URL] [--db URL] [--token T]
+
+Checks this runtime against the contract, shape by shape (wire, events, canonical JSON, vectors,
+checkpoints, ledger, runtime), on the recorded corpus and, when given, a live server and its database.
+Prints what passed and what failed per shape; exits 1 on any failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import pathlib
+import random
+import struct
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .canonical import canonical_json, ecmascript_number, fingerprint
+from .checkpoints import CheckpointError, CheckpointTables, apply_delta, compute_delta, fingerprint_checkpoint, session_state_of
+from .schema import validate
+from .vectors import compare_vectors, has_seen, increment_vector, merge_vectors
+
+SHAPES = ("wire", "events", "canonical JSON", "vectors", "checkpoints", "ledger", "runtime")
+# RFC 8785 Appendix B samples (IEEE-754 bits → ECMAScript form).
+NUMBER_SAMPLES = [("0000000000000001", "5e-324"), ("7fefffffffffffff", "1.7976931348623157e+308"),
+                  ("4340000000000000", "9007199254740992"), ("44b52d02c7e14af6", "1e+23"),
+                  ("444b1ae4d6e2ef50", "1e+21"), ("3eb0c6f7a0b5ed8d", "0.000001"),
+                  ("3eb0c6f7a0b5ed8c", "9.999999999999997e-7"), ("41b3de4355555555", "333333333.3333333"),
+                  ("becbf647612f3696", "-0.0000033333333333333333"), ("8000000000000000", "0")]
+
+
+@dataclass
+class Report:
+    passed: dict[str, int] = field(default_factory=lambda: {s: 0 for s in SHAPES})
+    failed: dict[str, list[str]] = field(default_factory=lambda: {s: [] for s in SHAPES})
+    skipped: dict[str, list[str]] = field(default_factory=lambda: {s: [] for s in SHAPES})
+
+    def check(self, shape: str, ok: bool, what: str) -> bool:
+        if ok:
+            self.passed[shape] += 1
+        else:
+            self.failed[shape].append(what)
+        return ok
+
+    def guard(self, shape: str, what: str, fn: Callable[[], object]) -> None:
+        """Runs fn; an exception is a failure of the shape, not a crash of the report."""
+        try:
+            fn()
+        except Exception as error:  # noqa: BLE001 - reported, then the next check runs
+            self.failed[shape].append(f"{what}: {type(error).__name__}: {error}")
+
+    @property
+    def ok(self) -> bool:
+        return not any(self.failed.values())
+
+    def render(self) -> str:
+        lines = []
+        for shape in SHAPES:
+            status = "FAIL" if self.failed[shape] else ("PASS" if self.passed[shape] else "SKIP")
+            lines.append(f"{status} {shape}: {self.passed[shape]} passed, {len(self.failed[shape])} failed")
+            lines += [f"  - failed: {m}" for m in self.failed[shape][:20]]
+            lines += [f"  - skipped: {m}" for m in self.skipped[shape]]
+        lines.append("conformance: " + ("OK" if self.ok else "FAILED"))
+        return "\n".join(lines)
+
+
+def event_id(run_id: str, key: str) -> str:
+    """The lane's eventId of a drafted event (corpus README): ev_ + 32 hex digits of sha256(runId NUL key)."""
+    return "ev_" + hashlib.sha256(f"{run_id}\0{key}".encode("utf-8")).hexdigest()[:32]
+
+
+def check_corpus(report: Report, turns: list[dict]) -> None:
+    for bits, want in NUMBER_SAMPLES:
+        value = struct.unpack(">d", bytes.fromhex(bits))[0]
+        report.check("canonical JSON", ecmascript_number(value) == want, f"number {bits} → {ecmascript_number(value)}, want {want}")
+    for turn in turns:
+        name = turn["name"]
+        report.check("canonical JSON", fingerprint(turn["sessionState"]) == turn["fingerprint"], f"{name}: sessionState fingerprint")
+        for i, event in enumerate(turn["events"]):
+            draft = {"kind": event["kind"], "payload": event["payload"]}
+            issues = validate("CanonicalEventDraft", draft)
+            report.check("events", not issues, f"{name}.events[{i}] {event['kind']}: {issues[:1]}")
+        rows = turn["ledgerRows"]
+        for i, row in enumerate(rows):
+            issues = validate("AuditableCall", row)
+            report.check("ledger", not issues, f"{name}.ledgerRows[{i}]: {issues[:1]}")
+        keys = [(r["session_id"], r["turn_id"], r["stage_id"], r["seq_within_turn"]) for r in rows]
+        report.check("ledger", len(keys) == len(set(keys)), f"{name}: duplicate idempotency keys")
+        by_session: dict[str, list[dict]] = {}
+        for checkpoint in turn["checkpoints"]:
+            issues = validate("Checkpoint", checkpoint)
+            report.check("checkpoints", not issues, f"{name} checkpoint {checkpoint.get('id')}: {issues[:1]}")
+            by_session.setdefault(checkpoint["sessionId"], []).append(checkpoint)
+        for session, chain in by_session.items():
+            channels: dict = {}
+            for checkpoint in chain:
+                def step(c=checkpoint):
+                    nonlocal channels
+                    delta = compute_delta(channels, c["channels"], c["id"])
+                    channels = apply_delta(json.loads(json.dumps(channels)), delta, c["id"])
+                    report.check("checkpoints", canonical_json(channels) == canonical_json(c["channels"]), f"{name} {c['id']}: delta round trip")
+
+                report.guard("checkpoints", f"{name} {checkpoint['id']}", step)
+        mine = by_session.get(turn["input"]["threadId"], [])
+        if mine:
+            report.check("checkpoints", fingerprint_checkpoint(mine[-1]) == turn["fingerprint"], f"{name}: latest checkpoint fingerprint")
+
+
+def check_vectors(report: Report, cases: int = 500) -> None:
+    rng = random.Random(18)
+    clients = ["a", "b", "c", "d"]
+
+    def vector() -> dict:
+        return {c: rng.randint(0, 3) for c in rng.sample(clients, rng.randint(0, 4))}
+
+    mirror = {"equal": "equal", "ancestor": "descendant", "descendant": "ancestor", "concurrent": "concurrent"}
+    for _ in range(cases):
+        a, b, c = vector(), vector(), vector()
+        client = rng.choice(clients)
+        bumped = increment_vector(a, client)
+        ok = (
+            compare_vectors(merge_vectors(a, b), merge_vectors(b, a)) == "equal"
+            and compare_vectors(merge_vectors(merge_vectors(a, b), c), merge_vectors(a, merge_vectors(b, c))) == "equal"
+            and compare_vectors(b, a) == mirror[compare_vectors(a, b)]
+            and compare_vectors(a, bumped) == "ancestor"
+            and has_seen(bumped, {"clientId": client, "version": bumped[client]})
+            and not has_seen(a, {"clientId": client, "version": bumped[client]})
+        )
+        report.check("vectors", ok, f"laws fail for {a}, {b}, {c}, {client}")
+
+
+def check_runtime(report: Report, turns: list[dict]) -> None:
+    from .runtime.corpus import compare, replayable
+
+    for turn in turns:
+        why = replayable(turn)
+        if why is not None:
+            report.skipped["runtime"].append(f"{turn['name']}: {why}")
+            continue
+
+        def run(t=turn):
+            result = compare(t)
+            for shape, messages in result.failures.items():
+                for message in messages:
+                    report.failed["runtime"].append(f"{t['name']} {shape}: {message}")
+            if result.ok:
+                report.check("runtime", True, t["name"])
+
+        report.guard("runtime", turn["name"], run)
+
+
+def check_server(report: Report, url: str, token: str | None, max_sessions: int = 20) -> list[str]:
+    from .client import Client
+    from .events import Delivered, StreamOpened
+    from .follow import FollowStats, follow_thread
+
+    client = Client(url, token=token)
+    health = client.health()
+    report.check("wire", health.get("status") in ("ok", "degraded", "draining"), f"health {health}")
+    sessions = client.list_sessions(limit=max_sessions)["sessions"]
+    report.check("wire", isinstance(sessions, list), "GET /sessions")
+    for session in sessions:
+        sid = session["id"]
+        head = {"seq": None}
+        stats = FollowStats()
+
+        def until(event) -> bool:
+            if isinstance(event, StreamOpened):
+                head["seq"] = event.head_delivery_seq
+                return event.head_delivery_seq == 0
+            return isinstance(event, Delivered) and head["seq"] is not None and event.delivery_seq >= head["seq"]
+
+        def follow(sid=sid, stats=stats) -> None:
+            frames = list(follow_thread(client, sid, until=until, stats=stats, stop_at=time.monotonic() + 30))
+            report.check("events", bool(frames), f"{sid}: no frames")
+            report.passed["events"] += max(len(frames) - 1, 0)
+
+        report.guard("events", f"thread {sid}", follow)
+
+        def audit(sid=sid) -> None:
+            for row in client.all_audit(sid):
+                report.check("ledger", not validate("AuditableCall", row), f"{sid} audit row {row.get('record_id')}")
+
+        def checkpoints(sid=sid) -> None:
+            for summary in client.all_checkpoints(sid)[:50]:
+                envelope = client.get_checkpoint(sid, summary["checkpointId"])
+                report.check("checkpoints", not validate("Checkpoint", envelope), f"{sid} checkpoint {summary['checkpointId']}")
+
+        report.guard("ledger", f"audit of {sid}", audit)
+        report.guard("checkpoints", f"checkpoints of {sid}", checkpoints)
+    return [s["id"] for s in sessions]
+
+
+def check_db(report: Report, db_url: str, server: str | None, token: str | None, sessions: list[str] | None) -> None:
+    from .ledger import AuditLedger
+    from .sql import open_database
+
+    db = open_database(db_url)
+    try:
+        tables, ledger = CheckpointTables(db), AuditLedger(db)
+        if sessions is None:
+            rows = db.rows(db.sql("SELECT DISTINCT session_id FROM {t:harness_checkpoints} LIMIT 20"))
+            sessions = [r["session_id"] for r in rows]
+        client = None
+        if server:
+            from .client import Client
+
+            client = Client(server, token=token)
+        for sid in sessions:
+            for _, checkpoint_id in tables.ids(sid)[:50]:
+                def hydrate(sid=sid, cid=checkpoint_id) -> None:
+                    mine = tables.get(sid, cid)
+                    report.check("checkpoints", not validate("Checkpoint", mine), f"{sid}/{cid} from SQL")
+                    if client is not None:
+                        served = client.get_checkpoint(sid, cid)
+                        report.check("checkpoints", canonical_json(mine) == canonical_json(served), f"{sid}/{cid}: SQL ≠ served")
+                        report.check("checkpoints", fingerprint_checkpoint(mine) == fingerprint_checkpoint(served), f"{sid}/{cid} fingerprint")
+
+                report.guard("checkpoints", f"{sid}/{checkpoint_id}", hydrate)
+            def rows(sid=sid) -> None:
+                mine = ledger.list(sid)
+                for row in mine:
+                    report.check("ledger", not validate("AuditableCall", row), f"{sid} row {row['record_id']} from SQL")
+                if client is not None:
+                    report.check("ledger", canonical_json(mine) == canonical_json(client.all_audit(sid)), f"{sid}: SQL rows ≠ served")
+
+            report.guard("ledger", f"ledger of {sid}", rows)
+    except CheckpointError as error:
+        report.failed["checkpoints"].append(str(error))
+    finally:
+        db.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m agentlane.conformance", description=__doc__.split("\n\n")[1])
+    parser.add_argument("--corpus", required=True, type=pathlib.Path, help="folder of recorded turns (<name>.json)")
+    parser.add_argument("--server", help="a running agentlane server, e.g. http://127.0.0.1:7433")
+    parser.add_argument("--db", help="its database: a SQLite file or a postgres:// URL")
+    parser.add_argument("--token", help="bearer token for the server")
+    args = parser.parse_args(argv)
+    files = sorted(args.corpus.glob("*.json"))
+    if not files:
+        print(f"no corpus turns in {args.corpus}", file=sys.stderr)
+        return 2
+    turns = [json.loads(p.read_text("utf-8")) for p in files]
+    report = Report()
+    check_corpus(report, turns)
+    check_vectors(report)
+    check_runtime(report, turns)
+    sessions = None
+    if args.server:
+        report.guard("wire", args.server, lambda: None)
+        try:
+            sessions = check_server(report, args.server, args.token)
+        except Exception as error:  # noqa: BLE001 - a dead server is a wire failure, reported
+            report.failed["wire"].append(f"{args.server}: {type(error).__name__}: {error}")
+    else:
+        report.skipped["wire"].append("no --server")
+    if args.db:
+        check_db(report, args.db, args.server, args.token, sessions)
+    print(report.render())
+    return 0 if report.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
