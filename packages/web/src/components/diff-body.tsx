@@ -1,39 +1,72 @@
 import type { ArtifactWithPreview } from '@agentlane/contract';
-import { Diff, Hunk, parseDiff } from 'react-diff-view';
+import { useId, useMemo, useState } from 'react';
+import { Diff, Hunk, markEdits, parseDiff, tokenize } from 'react-diff-view';
 import 'react-diff-view/style/index.css';
+import { parsableDiff } from '../diff-text';
 import { LoadFullButton, useArtifactText } from './artifact-body';
+import { CopyButton } from './copy-button';
 
-function UnifiedDiff({ text }: { text: string }) {
-  let files: ReturnType<typeof parseDiff>;
+type ViewType = 'unified' | 'split';
+
+function parse(text: string): ReturnType<typeof parseDiff> {
   try {
-    files = parseDiff(text, { nearbySequences: 'zip' });
+    return parseDiff(parsableDiff(text), { nearbySequences: 'zip' });
   } catch {
-    files = [];
+    return [];
   }
+}
+
+/** One file of a diff, its changed words marked (react-diff-view's markEdits). */
+function FileDiff({ file, viewType }: { file: ReturnType<typeof parseDiff>[number]; viewType: ViewType }) {
+  const tokens = useMemo(() => {
+    try {
+      return tokenize(file.hunks, { enhancers: [markEdits(file.hunks, { type: 'block' })] });
+    } catch {
+      return undefined;
+    }
+  }, [file.hunks]);
+  return (
+    <Diff viewType={viewType} diffType={file.type} hunks={file.hunks} tokens={tokens}>
+      {(hunks) => hunks.map((hunk) => <Hunk key={hunk.content} hunk={hunk} />)}
+    </Diff>
+  );
+}
+
+export function RenderedDiff({ text }: { text: string }) {
+  const [viewType, setViewType] = useState<ViewType>('unified');
+  const name = useId();
+  const files = useMemo(() => parse(text), [text]);
   if (files.length === 0 || files.every((f) => f.hunks.length === 0))
     return <pre className="code-block">{text}</pre>;
   return (
     <>
-      {files.map((file) => (
-        <Diff
-          key={`${file.oldPath}->${file.newPath}`}
-          viewType="unified"
-          diffType={file.type}
-          hunks={file.hunks}
-        >
-          {(hunks) => hunks.map((hunk) => <Hunk key={hunk.content} hunk={hunk} />)}
-        </Diff>
-      ))}
+      <div className="diff-tools">
+        <fieldset className="segmented">
+          <legend className="sr-only">Diff layout</legend>
+          {(['unified', 'split'] as const).map((v) => (
+            <label key={v}>
+              <input type="radio" name={name} checked={viewType === v} onChange={() => setViewType(v)} />
+              {v === 'unified' ? 'Unified' : 'Split'}
+            </label>
+          ))}
+        </fieldset>
+        <CopyButton text={text} label="Copy diff" />
+      </div>
+      <div className="diff-files" data-view={viewType}>
+        {files.map((file) => (
+          <FileDiff key={`${file.oldPath}->${file.newPath}`} file={file} viewType={viewType} />
+        ))}
+      </div>
     </>
   );
 }
 
-/** A file change's diff; built only when the card is expanded (the caller mounts this lazily). */
+/** A file change's or an approval's diff; built only when shown (callers mount it lazily). */
 export function DiffBody({ diff }: { diff: ArtifactWithPreview }) {
   const state = useArtifactText(diff);
   return (
     <div className="diff">
-      <UnifiedDiff text={state.text} />
+      <RenderedDiff text={state.text} />
       <LoadFullButton state={state} label="Load full diff" />
     </div>
   );

@@ -12,6 +12,8 @@ import type {
 import { memo, useState } from 'react';
 import { client } from '../api';
 import { threadHref } from '../use-route';
+import { ArtifactPreview } from './artifact-preview';
+import { CopyButton } from './copy-button';
 import { DiffBody } from './diff-body';
 import { Markdown } from './markdown';
 import { ApprovalCard, QuestionCard } from './request-cards';
@@ -73,6 +75,7 @@ function MessageRow({ item }: { item: MessageItem }) {
     <div className={`message ${item.role}`} data-surface="message">
       <span className="role">
         {item.role === 'user' ? 'You' : item.role === 'assistant' ? 'Assistant' : 'System'}
+        {item.status !== 'streaming' && item.text && <CopyButton text={item.text} label="Copy message" />}
       </span>
       {item.role === 'user' ? (
         <p className="prompt">{item.text}</p>
@@ -233,6 +236,7 @@ function RowBody({ item, context }: { item: TimelineItem; context: RowContext })
             {item.artifact.contentType} · {item.artifact.bytes} bytes{item.delivered ? ' · delivered' : ''}
           </span>
           {item.description && <p>{item.description}</p>}
+          <ArtifactPreview artifact={item.artifact} name={item.name} />
         </div>
       );
     case 'terminal':

@@ -2,6 +2,7 @@ import type { ToolItem } from '@agentlane/client';
 import type { JsonValue } from '@agentlane/contract';
 import { useState } from 'react';
 import { LoadFullButton, useArtifactText } from './artifact-body';
+import { CopyButton } from './copy-button';
 
 const OUTPUT_PREVIEW_CHARS = 2000;
 
@@ -19,9 +20,13 @@ function ToolOutput({ item }: { item: ToolItem }) {
   if (!text && !item.error) return null;
   return (
     <div className="tool-output">
-      {item.error && <p className="error">{item.error}</p>}
       {text && (
-        <pre className="code-block">{bounded && !all ? `${text.slice(0, OUTPUT_PREVIEW_CHARS)}…` : text}</pre>
+        <div className="copyable">
+          <pre className="code-block">
+            {bounded && !all ? `${text.slice(0, OUTPUT_PREVIEW_CHARS)}…` : text}
+          </pre>
+          <CopyButton text={text} label="Copy tool output" />
+        </div>
       )}
       {bounded && !all && (
         <button type="button" onClick={() => setAll(true)}>
@@ -48,13 +53,21 @@ export function ToolCard({ item }: { item: ToolItem }) {
         )}
       </button>
       {running && item.message && <p className="muted">{item.message}</p>}
+      {item.status === 'failed' && (
+        <p className="error tool-error" data-testid="tool-error">
+          {item.error ?? 'The tool failed without a message.'}
+        </p>
+      )}
       {running && item.partialOutput && !open && (
         <pre className="code-block">{item.partialOutput.slice(-OUTPUT_PREVIEW_CHARS)}</pre>
       )}
       {open && (
         <div className="card-body">
           <h4>Input</h4>
-          <pre className="code-block">{asText(item.input) || '(none)'}</pre>
+          <div className="copyable">
+            <pre className="code-block">{asText(item.input) || '(none)'}</pre>
+            {asText(item.input) && <CopyButton text={asText(item.input)} label="Copy tool input" />}
+          </div>
           <h4>Output</h4>
           <ToolOutput item={item} />
         </div>

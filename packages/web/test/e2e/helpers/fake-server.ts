@@ -50,6 +50,10 @@ export class FakeServer {
   readonly posted: Posted[] = [];
   /** Extra HTML pages by path (benchmark baselines). */
   readonly pages = new Map<string, string>();
+  /** Recorded JSON replies of GET routes by API path (`/sessions/th-1/audit`), query ignored. */
+  readonly replies = new Map<string, unknown>();
+  /** Artifact contents by id; other ids get a plain-text stand-in. */
+  readonly artifacts = new Map<string, { contentType: string; body: Buffer }>();
   onPost?: (posted: Posted) => void;
   private server?: Server;
   private readonly streams = new Set<{ threadId: string; res: ServerResponse }>();
@@ -148,6 +152,7 @@ export class FakeServer {
         .map(sessionOf);
       return json(res, 200, { sessions, nextCursor: null });
     }
+    if (this.replies.has(api)) return json(res, 200, this.replies.get(api));
     const one = /^\/sessions\/([^/]+)$/.exec(api);
     const known = one && this.threads.get(decodeURIComponent(one[1]!));
     if (known) return json(res, 200, { session: sessionOf(known) });
@@ -186,6 +191,12 @@ export class FakeServer {
       return;
     }
     const artifactMatch = /^\/artifacts\/(.+)$/.exec(api);
+    const stored = artifactMatch && this.artifacts.get(decodeURIComponent(artifactMatch[1]!));
+    if (stored) {
+      res.writeHead(200, { 'content-type': stored.contentType });
+      res.end(stored.body);
+      return;
+    }
     if (artifactMatch) {
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.end(`full content of ${artifactMatch[1]}`);

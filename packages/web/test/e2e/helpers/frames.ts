@@ -33,7 +33,7 @@ export const LONG_ANSWER = [
   'Done.',
 ].join('\n');
 
-const DIFF = [
+export const DIFF = [
   '--- a/src/add.ts',
   '+++ b/src/add.ts',
   '@@ -1,3 +1,3 @@',
