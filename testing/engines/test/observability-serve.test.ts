@@ -1,4 +1,5 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeModelServer } from '@agentlane/fake-model-server';
@@ -22,7 +23,57 @@ const series = (text: string) =>
       .map((l) => [l.slice(0, l.lastIndexOf(' ')), Number(l.slice(l.lastIndexOf(' ') + 1))]),
   );
 
+type OtlpValue = { stringValue?: string; intValue?: string | number; arrayValue?: { values: OtlpValue[] } };
+type OtlpSpan = {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  startTimeUnixNano: string;
+  endTimeUnixNano: string;
+  attributes: { key: string; value: OtlpValue }[];
+  status?: { code?: number };
+};
+
+/** A real OTLP/HTTP receiver: keeps every body POSTed to /v1/traces (the exporter's JSON encoding). */
+async function startOtlpReceiver() {
+  const bodies: string[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => {
+      body += d;
+    });
+    req.on('end', () => {
+      if (req.url === '/v1/traces' && req.method === 'POST') bodies.push(body);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  const spans = (): OtlpSpan[] =>
+    bodies.flatMap((b) =>
+      (JSON.parse(b) as { resourceSpans: { scopeSpans: { spans: OtlpSpan[] }[] }[] }).resourceSpans.flatMap(
+        (r) => r.scopeSpans.flatMap((s) => s.spans),
+      ),
+    );
+  return {
+    url: `http://127.0.0.1:${port}`,
+    bodies,
+    spans,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+const attr = (span: OtlpSpan | undefined, key: string) => {
+  const v = span?.attributes.find((a) => a.key === key)?.value;
+  if (!v) return undefined;
+  if (v.arrayValue) return v.arrayValue.values.map((x) => x.stringValue);
+  return v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : undefined);
+};
+
 const cleanup: (() => Promise<void> | void)[] = [];
+let receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;
 let serve: Awaited<ReturnType<typeof startServeProcess>>;
 let threadId: string;
 let runId: string;
@@ -48,6 +99,8 @@ beforeAll(async () => {
     ],
   });
   cleanup.push(() => fake.close());
+  receiver = await startOtlpReceiver();
+  cleanup.push(() => receiver.close());
   const configPath = join(dir, 'agentlane.json');
   await writeFile(
     configPath,
@@ -56,7 +109,7 @@ beforeAll(async () => {
   serve = await startServeProcess(
     ['--port', '0', '--db', join(dir, 'a.db'), '--config', configPath, '--log-level', 'info'],
     60_000,
-    { ...process.env },
+    { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '100' },
   );
   cleanup.push(() => serve.kill());
 
@@ -78,7 +131,7 @@ afterAll(async () => {
   for (const c of cleanup.reverse()) await c();
 });
 
-describe('agentlane serve: metrics, logs', () => {
+describe('agentlane serve: metrics, logs, traces', () => {
   it('/metrics counts the run, its rows, its stream and its audit rows', async () => {
     const m = series(await (await fetch(`${serve.url}/metrics`)).text());
     for (const status of ['queued', 'running', 'completed'])
@@ -110,5 +163,44 @@ describe('agentlane serve: metrics, logs', () => {
     expect(log).not.toContain(KEY);
     expect(log).not.toContain('PLANTED-PROMPT');
     expect(log).not.toContain('PLANTED-OUTPUT');
+  });
+
+  it('exports GenAI spans over OTLP/HTTP: invoke_agent > chat, execute_tool; no content without capture', async () => {
+    const deadline = Date.now() + 20_000;
+    while (!receiver.spans().some((sp) => sp.name === 'invoke_agent builtin') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
+    const spans = receiver.spans();
+    const root = spans.find((sp) => sp.name === 'invoke_agent builtin');
+    expect(root, spans.map((sp) => sp.name).join(', ')).toBeDefined();
+    expect(root?.parentSpanId || undefined).toBeUndefined();
+    expect(attr(root, 'gen_ai.operation.name')).toBe('invoke_agent');
+    expect(attr(root, 'gen_ai.agent.name')).toBe('builtin');
+    expect(attr(root, 'gen_ai.conversation.id')).toBe(threadId);
+    expect(attr(root, 'agentlane.run.id')).toBe(runId);
+    const children = spans.filter((sp) => sp.parentSpanId === root?.spanId);
+    expect(children.every((sp) => sp.traceId === root?.traceId)).toBe(true);
+    const chats = children.filter((sp) => attr(sp, 'gen_ai.operation.name') === 'chat');
+    expect(chats.map((c) => c.name)).toEqual(['chat fake-model', 'chat fake-model']);
+    expect(chats.map((c) => attr(c, 'gen_ai.request.model'))).toEqual(['fake-model', 'fake-model']);
+    expect(chats.map((c) => attr(c, 'gen_ai.usage.input_tokens'))).toEqual([31, 45]);
+    expect(chats.map((c) => attr(c, 'gen_ai.usage.output_tokens'))).toEqual([7, 9]);
+    expect(chats.every((c) => typeof attr(c, 'gen_ai.provider.name') === 'string')).toBe(true);
+    expect(chats.every((c) => attr(c, 'gen_ai.conversation.id') === threadId)).toBe(true);
+    const tools = children.filter((sp) => attr(sp, 'gen_ai.operation.name') === 'execute_tool');
+    expect(tools.map((t) => [t.name, attr(t, 'gen_ai.tool.call.id')])).toEqual([
+      ['execute_tool write_file', 'call_o1'],
+    ]);
+    // Children lie within the run.
+    for (const child of children) {
+      expect(BigInt(child.startTimeUnixNano) >= BigInt(root?.startTimeUnixNano ?? 0)).toBe(true);
+      expect(BigInt(child.endTimeUnixNano) <= BigInt(root?.endTimeUnixNano ?? 0)).toBe(true);
+    }
+    // The tool ran between the two model calls.
+    expect(BigInt(tools[0]?.startTimeUnixNano ?? 0) >= BigInt(chats[0]?.startTimeUnixNano ?? 0)).toBe(true);
+    const raw = receiver.bodies.join('\n');
+    expect(raw).not.toContain('PLANTED-PROMPT');
+    expect(raw).not.toContain('PLANTED-OUTPUT');
+    expect(raw).not.toContain('greeting.txt');
+    expect(raw).not.toContain(KEY);
   });
 });

@@ -54,8 +54,8 @@ export async function serve(
     recordedSessions: config.recordedSessions,
     database: config.db,
   });
-  // Metrics see the store, the ledger and the lane port through decorators (GET /metrics).
-  const observability = createObservability();
+  // Metrics and traces see the store, the ledger and the lane port through decorators (docs/operations.md).
+  const observability = createObservability({ log: (line) => log(`agentlane: warn: ${line}`) });
   // Ordered open: the store, then the ledger and the checkpoint tables are opened and migrated before the
   // lane starts writing. On SQLite nothing then waits for a write lock at start-up (the lane's recovery would
   // hold it across awaits); the ledger and the savers use side connections without busy wait, whose busy
@@ -121,6 +121,10 @@ export async function serve(
   const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${shownHost}:${port}`;
   const where = store.backend === 'postgres' ? redactUrl(config.db) : config.db;
+  if (observability.tracing)
+    log(
+      `agentlane: traces go to ${redactUrl(observability.tracing.url)} over OTLP/HTTP${observability.tracing.captureContent ? ' (with message content)' : ''}`,
+    );
   log(
     `agentlane listening on ${url} (store: ${store.backend} ${where}; engines: ${drivers.map((d) => d.name).join(', ') || 'none'})`,
   );
@@ -148,6 +152,18 @@ export const serveCommand: CliCommand = {
       .option(
         '--log-level <level>',
         'fatal, error, warn, info, debug, trace or silent (env AGENTLANE_LOG_LEVEL, default info); JSON lines, pretty on a terminal',
+      )
+      .addHelpText(
+        'after',
+        `
+Operations (docs/operations.md):
+  GET /metrics                Prometheus metrics; with tokens configured it needs a token scoped to all threads
+  OTEL_EXPORTER_OTLP_ENDPOINT
+                              OTLP/HTTP collector (…/v1/traces is added); OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+                              is used as is; unset means no tracing. OTEL_EXPORTER_OTLP_HEADERS, OTEL_SERVICE_NAME,
+                              OTEL_RESOURCE_ATTRIBUTES, OTEL_BSP_* and OTEL_SDK_DISABLED are honoured
+  OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true
+                              put prompts, outputs and tool input/output in spans (off by default)`,
       )
       .action(async (flags: ServeFlags) => {
         const config = resolveServeConfig(flags);

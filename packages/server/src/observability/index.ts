@@ -1,1 +1,7 @@
-export { createObservability, type Observability, type RunLeaseObserver } from './observability';
+export {
+  createObservability,
+  type Observability,
+  type ObservabilityOptions,
+  type RunLeaseObserver,
+} from './observability';
+export { type TracingConfig, tracingConfig } from './tracing';

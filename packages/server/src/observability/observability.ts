@@ -8,6 +8,8 @@ import { metricsRoute } from './metrics-route';
 import { observeAudit } from './observe-audit';
 import { observeLane } from './observe-lane';
 import { observeStore } from './observe-store';
+import { RunTraces } from './run-traces';
+import { startTracing, tracingConfig } from './tracing';
 
 /** What run-lease code reports (a lease is a run this process keeps alive; a reclaim takes over a lost one). */
 export interface RunLeaseObserver {
@@ -17,9 +19,18 @@ export interface RunLeaseObserver {
   reclaimed(count?: number): void;
 }
 
+export interface ObservabilityOptions {
+  /** Where the OTEL_* variables are read (default process.env); no OTLP endpoint means no tracing. */
+  env?: NodeJS.ProcessEnv;
+  version?: string;
+  /** Told when a run could not be traced or spans could not be flushed; never secrets. */
+  log?: (message: string) => void;
+}
+
 /**
- * Metrics for one `agentlane serve`: wrap the store, the audit ledger and the lane port with it before
- * handing them on, and pass it to createServer, which mounts GET /metrics.
+ * Metrics and traces for one `agentlane serve`: wrap the store, the audit ledger and the lane port with it
+ * before handing them on, and pass it to createServer, which mounts GET /metrics. Traces are exported over
+ * OTLP/HTTP when the standard OTEL_EXPORTER_OTLP_* variables are set.
  */
 export interface Observability {
   readonly metrics: Metrics;
@@ -29,16 +40,26 @@ export interface Observability {
   readonly leases: RunLeaseObserver;
   /** Mounts GET /metrics and hooks the server's own counters (open streams, slow-consumer drops). */
   register(app: FastifyInstance, context: ServerContext): void;
-  /** Flushes what is buffered for export. */
+  /** Where spans go, when tracing is on. */
+  readonly tracing: { url: string; captureContent: boolean } | undefined;
+  /** Flushes the spans not yet exported and stops the exporter. */
   close(): Promise<void>;
 }
 
-export function createObservability(): Observability {
+export function createObservability(options: ObservabilityOptions = {}): Observability {
   const metrics = createMetrics();
+  const log = options.log ?? (() => {});
+  const config = tracingConfig(options.env ?? process.env);
+  const tracing = config ? startTracing(config, options.version ?? '0.1.0') : undefined;
+  const traces = tracing && config ? new RunTraces(tracing.tracer, config.captureContent, log) : undefined;
   return {
     metrics,
-    observeStore: (store) => observeStore(store, metrics),
-    observeAudit: (ledger) => observeAudit(ledger, metrics),
+    tracing: config,
+    observeStore: (store) =>
+      observeStore(store, metrics, {
+        ...(traces ? { onCanonicalized: ({ runId }) => traces.canonicalized(store, runId) } : {}),
+      }),
+    observeAudit: (ledger) => observeAudit(ledger, metrics, traces ? (rows) => traces.rows(rows) : undefined),
     observeLane: (lane) => observeLane(lane, metrics),
     leases: {
       held: (count) => metrics.leasesHeld.set(count),
@@ -48,6 +69,9 @@ export function createObservability(): Observability {
       context.sse.onSlowConsumer = () => metrics.slowConsumerDrops.inc();
       metricsRoute(app, context, metrics);
     },
-    close: async () => {},
+    close: async () => {
+      await traces?.idle();
+      await tracing?.close().catch((err: Error) => log(`traces not flushed: ${err.message}`));
+    },
   };
 }
