@@ -1,27 +1,61 @@
-import { existsSync, realpathSync } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { lstatSync, realpathSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ToolError } from './define-tool';
 
 /**
- * Resolves a model-given path inside the workspace. Absolute paths, `..` escapes and symlinks that lead out
- * are refused: the check runs on the real path of the nearest existing ancestor, so a link can't smuggle a
- * write outside.
+ * Resolves a model-given path inside the workspace. Absolute paths and `..` escapes are refused; then every
+ * component is looked at with lstat from the workspace's real root down: a symlinked folder must lead
+ * inside, and the last component is never followed for a write (a dangling link is refused too, as
+ * following it would create a file wherever it points). A read may go through a link whose target is
+ * inside. The files themselves are opened with O_NOFOLLOW and checked again (workspace-files.ts).
  */
-export function insideWorkspace(workspace: string, path: string): string {
+export function insideWorkspace(workspace: string, path: string, mode: 'read' | 'write' = 'read'): string {
   if (typeof path !== 'string' || path.length === 0) throw new ToolError('path must be a non-empty string');
   if (isAbsolute(path))
     throw new ToolError(`absolute paths are refused: ${path} (use a path relative to the workspace)`);
   const root = realpathSync(workspace);
   const target = resolve(root, path);
   if (!within(root, target)) throw new ToolError(`path leaves the workspace: ${path}`);
-  let probe = target;
-  while (!existsSync(probe) && probe !== root) probe = dirname(probe);
-  const real = realpathSync(probe);
-  if (!within(root, real)) throw new ToolError(`path leads out of the workspace through a symlink: ${path}`);
-  return target;
+  const parts = relative(root, target)
+    .split(sep)
+    .filter((p) => p.length > 0);
+  let at = root;
+  for (let i = 0; i < parts.length; i++) {
+    const next = join(at, parts[i] as string);
+    const last = i === parts.length - 1;
+    const info = lstatOrNull(next);
+    // What does not exist yet has nothing to follow (a write creates it under the real folder `at`).
+    if (!info) return join(at, ...parts.slice(i));
+    if (info.isSymbolicLink()) {
+      if (last && mode === 'write')
+        throw new ToolError(`path is a symlink: ${path} (writes never follow links)`);
+      let real: string;
+      try {
+        real = realpathSync(next);
+      } catch {
+        throw new ToolError(`path goes through a dangling symlink: ${path}`);
+      }
+      if (!within(root, real))
+        throw new ToolError(`path leads out of the workspace through a symlink: ${path}`);
+      at = real;
+    } else {
+      if (!last && !info.isDirectory()) throw new ToolError(`not a folder: ${relative(root, next)}`);
+      at = next;
+    }
+  }
+  return at;
 }
 
-function within(root: string, target: string): boolean {
+function lstatOrNull(path: string) {
+  try {
+    return lstatSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+}
+
+export function within(root: string, target: string): boolean {
   const rel = relative(root, target);
   return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 }

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { dirname, join, relative } from 'node:path';
+import { lstat, readdir, readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { Type } from 'typebox';
 import { type DefinedTool, defineTool, ToolError } from './define-tool';
+import { readInside, readInsideIfExists, writeInside } from './workspace-files';
 import { displayPath, insideWorkspace } from './workspace-path';
 
 const MAX_READ = 256 * 1024;
@@ -30,9 +30,8 @@ export function unifiedDiff(path: string, before: string | null, after: string) 
   return { patch, additions, deletions };
 }
 
-async function readIfExists(path: string): Promise<string | null> {
-  return existsSync(path) ? readFile(path, 'utf8') : null;
-}
+/** What a write or an edit may replace (the diff shows it whole). */
+const MAX_EDIT = 16 * MAX_READ;
 
 export interface WorkspaceToolOptions {
   /** Writes and edits ask first (default true). */
@@ -55,11 +54,7 @@ export function workspaceTools(options: WorkspaceToolOptions = {}): DefinedTool[
     kind: 'read',
     inputSchema: Type.Object({ path: Type.String({ minLength: 1 }) }),
     async execute({ path }, ctx) {
-      const abs = insideWorkspace(ctx.workspace, path);
-      const info = await stat(abs).catch(() => null);
-      if (!info?.isFile()) throw new ToolError(`no such file: ${path}`);
-      if (info.size > MAX_READ) throw new ToolError(`file is larger than ${MAX_READ} bytes: ${path}`);
-      return await readFile(abs, 'utf8');
+      return await readInside(insideWorkspace(ctx.workspace, path), ctx.workspace, path, MAX_READ);
     },
   });
 
@@ -70,8 +65,8 @@ export function workspaceTools(options: WorkspaceToolOptions = {}): DefinedTool[
     inputSchema: Type.Object({ path: Type.String({ minLength: 1 }), content: Type.String() }),
     needsApproval: approveWrites
       ? async ({ path, content }, { workspace }) => {
-          const abs = insideWorkspace(workspace, path);
-          const before = await readIfExists(abs);
+          const abs = insideWorkspace(workspace, path, 'write');
+          const before = await readInsideIfExists(abs, workspace, path, MAX_EDIT);
           return {
             title: `Write ${path}`,
             subject: { kind: 'file_edit', path },
@@ -80,10 +75,8 @@ export function workspaceTools(options: WorkspaceToolOptions = {}): DefinedTool[
         }
       : false,
     async execute({ path, content }, ctx) {
-      const abs = insideWorkspace(ctx.workspace, path);
-      const before = await readIfExists(abs);
-      await mkdir(dirname(abs), { recursive: true });
-      await writeFile(abs, content);
+      const abs = insideWorkspace(ctx.workspace, path, 'write');
+      const before = await writeInside(abs, ctx.workspace, path, content);
       const shown = displayPath(ctx.workspace, abs);
       const d = unifiedDiff(shown, before, content);
       ctx.fileChanged({
@@ -110,15 +103,14 @@ export function workspaceTools(options: WorkspaceToolOptions = {}): DefinedTool[
       ? ({ path }) => ({ title: `Edit ${path}`, subject: { kind: 'file_edit', path } })
       : false,
     async execute({ path, oldText, newText }, ctx) {
-      const abs = insideWorkspace(ctx.workspace, path);
-      const before = await readIfExists(abs);
-      if (before === null) throw new ToolError(`no such file: ${path}`);
+      const abs = insideWorkspace(ctx.workspace, path, 'write');
+      const before = await readInside(abs, ctx.workspace, path, MAX_EDIT);
       const at = before.indexOf(oldText);
       if (at < 0) throw new ToolError('oldText was not found in the file');
       if (before.indexOf(oldText, at + 1) >= 0)
         throw new ToolError('oldText occurs more than once; give more context');
       const after = before.slice(0, at) + newText + before.slice(at + oldText.length);
-      await writeFile(abs, after);
+      await writeInside(abs, ctx.workspace, path, after);
       const shown = displayPath(ctx.workspace, abs);
       const d = unifiedDiff(shown, before, after);
       ctx.fileChanged({
@@ -159,8 +151,9 @@ export function workspaceTools(options: WorkspaceToolOptions = {}): DefinedTool[
           const full = join(dir, e.name);
           if (e.isDirectory()) await walk(full);
           else if (e.isFile()) {
-            const info = await stat(full);
-            if (info.size > MAX_READ) continue;
+            // Links are not followed (Dirent does not), hard-linked files are skipped like read_file refuses them.
+            const info = await lstat(full);
+            if (info.size > MAX_READ || info.nlink > 1) continue;
             const lines = (await readFile(full, 'utf8')).split('\n');
             lines.forEach((line, i) => {
               if (matches.length < 200 && line.includes(pattern))
