@@ -2,6 +2,9 @@ import type pg from 'pg';
 import { CommitOutcomeUnknownError, isConnectionError } from './errors';
 import { type RetryOptions, retryTransient } from './retry';
 
+/** node-postgres refuses a query on a connection that already broke, before sending anything. */
+const isNeverSent = (error: unknown): boolean => /not queryable/.test(String((error as Error)?.message));
+
 /**
  * Runs `fn` in one transaction on one pooled connection: commits when it resolves, rolls back when it throws.
  * A connection that broke is released as broken, so the pool never hands it out again. A connection error
@@ -19,7 +22,9 @@ export async function pgTransactionOnce<T>(
     try {
       await client.query('COMMIT');
     } catch (error) {
-      if (isConnectionError(error)) throw new CommitOutcomeUnknownError(error);
+      // "not queryable": the connection was already gone, so COMMIT was never sent and the server rolled
+      // the transaction back (safe to run again). Any other connection error may have come after it committed.
+      if (isConnectionError(error) && !isNeverSent(error)) throw new CommitOutcomeUnknownError(error);
       throw error;
     }
     return result;

@@ -1,0 +1,4 @@
+export * from './http-tally';
+export * from './private-postgres';
+export * from './serve-load';
+export * from './sse-follower';
