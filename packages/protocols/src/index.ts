@@ -1,8 +1,11 @@
 import type { ServerContext } from '@agentlane/server';
 import type { FastifyPluginAsync } from 'fastify';
+import { type AgUiOptions, agUiRoutes } from './ag-ui/ag-ui-routes';
 import { type AiSdkChatOptions, aiSdkChatRoutes } from './ai-sdk-ui/chat-routes';
 import type { StreamRegistry } from './sse-out';
 
+export { AG_UI_PATH, type AgUiOptions, agUiRoutes } from './ag-ui/ag-ui-routes';
+export { AgUiTranslator } from './ag-ui/ag-ui-translator';
 export { chatMessages, chunksToMessage } from './ai-sdk-ui/chat-history';
 export { AI_SDK_CHAT_PATH, type AiSdkChatOptions, aiSdkChatRoutes } from './ai-sdk-ui/chat-routes';
 export {
@@ -13,6 +16,7 @@ export {
 
 export interface ProtocolOptions {
   aiSdk?: AiSdkChatOptions;
+  agUi?: AgUiOptions;
 }
 
 /**
@@ -26,5 +30,6 @@ export function protocolRoutes(options: ProtocolOptions = {}): (ctx: ServerConte
       for (const stream of [...registry]) stream.end();
     });
     await app.register(aiSdkChatRoutes(options.aiSdk ?? {}, registry)(ctx));
+    await app.register(agUiRoutes(options.agUi ?? {}, registry)(ctx));
   };
 }

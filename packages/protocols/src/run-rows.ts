@@ -22,3 +22,24 @@ export async function readRunRows(
     after = (page[page.length - 1] as DeliveryRow).deliverySeq;
   }
 }
+
+/** A thread's rows up to `upTo` (inclusive) grouped by run, each run's in deliverySeq order. */
+export async function readRowsByRun(
+  store: Store,
+  threadId: string,
+  upTo = Number.POSITIVE_INFINITY,
+): Promise<Map<string, DeliveryRow[]>> {
+  const byRun = new Map<string, DeliveryRow[]>();
+  for (let after = 0; after < upTo; ) {
+    const page = await store.readEvents(threadId, after, PAGE);
+    for (const row of page) {
+      if (row.deliverySeq > upTo) return byRun;
+      const list = byRun.get(row.runId);
+      if (list) list.push(row);
+      else byRun.set(row.runId, [row]);
+    }
+    if (page.length < PAGE) return byRun;
+    after = (page[page.length - 1] as DeliveryRow).deliverySeq;
+  }
+  return byRun;
+}

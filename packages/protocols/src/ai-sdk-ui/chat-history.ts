@@ -1,9 +1,7 @@
-import type { DeliveryRow } from '@agentlane/contract';
 import type { Store } from '@agentlane/store';
 import { readUIMessageStream, type UIMessage } from 'ai';
+import { readRowsByRun } from '../run-rows';
 import { type UiChunk, UiMessageTranslator } from './ui-message-translator';
-
-const PAGE = 1000;
 
 /** Chunks → the message useChat would hold after reading them, by the AI SDK's own reader. */
 export async function chunksToMessage(chunks: UiChunk[]): Promise<UIMessage | undefined> {
@@ -24,17 +22,7 @@ export async function chunksToMessage(chunks: UiChunk[]): Promise<UIMessage | un
  * from the start, so a page that loads these and resumes ends with what an uninterrupted run shows.
  */
 export async function chatMessages(store: Store, threadId: string): Promise<UIMessage[]> {
-  const rowsByRun = new Map<string, DeliveryRow[]>();
-  for (let after = 0; ; ) {
-    const page = await store.readEvents(threadId, after, PAGE);
-    for (const row of page) {
-      const list = rowsByRun.get(row.runId);
-      if (list) list.push(row);
-      else rowsByRun.set(row.runId, [row]);
-    }
-    if (page.length < PAGE) break;
-    after = (page[page.length - 1] as DeliveryRow).deliverySeq;
-  }
+  const rowsByRun = await readRowsByRun(store, threadId);
   const messages: UIMessage[] = [];
   for (const run of await store.listRuns(threadId)) {
     messages.push({ id: `user-${run.runId}`, role: 'user', parts: [{ type: 'text', text: run.prompt }] });

@@ -64,6 +64,8 @@ export async function startStack(script: ModelReply[], options: { db?: string } 
     api: `http://127.0.0.1:${port}/api/harness`,
     fake: fake as unknown as { requests: unknown[] },
     async stop() {
+      // A run still waiting on an answer would hold the lane's stop: cancel what is left first.
+      for (const run of await store.listRunningRuns()) await lane.cancelRun(run.runId).catch(() => {});
       await server.shutdown().catch(() => {});
       await lane.stop().catch(() => {});
       await builtin.dispose();

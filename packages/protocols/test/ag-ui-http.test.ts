@@ -1,0 +1,146 @@
+import { HttpAgent } from '@ag-ui/client';
+import { type BaseEvent, EventType, type Interrupt, type RunAgentInput } from '@ag-ui/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { expectValidAgUi, isTerminal, readFrames } from './support/ag-ui-check';
+import { type Stack, startStack } from './support/stack';
+
+const PATH = '/protocols/ag-ui';
+
+/** HttpAgent as the real client; every event it applied is kept (it runs AG-UI's verifier itself). */
+function agentFor(stack: Stack, threadId: string) {
+  const agent = new HttpAgent({ url: `${stack.api}${PATH}`, threadId });
+  const runs: BaseEvent[][] = [];
+  agent.subscribe({
+    onEvent: ({ event }) => {
+      if (event.type === EventType.RUN_STARTED) runs.push([]);
+      runs[runs.length - 1]?.push(event);
+    },
+  });
+  return { agent, runs };
+}
+
+const finishedOf = (events: BaseEvent[]) =>
+  events.find((e) => e.type === EventType.RUN_FINISHED) as
+    | { outcome?: { type: string; interrupts?: Interrupt[] } }
+    | undefined;
+
+const assistantText = (agent: HttpAgent) =>
+  agent.messages
+    .flatMap((m) => (m.role === 'assistant' && typeof m.content === 'string' ? [m.content] : []))
+    .join('');
+
+const input = (threadId: string, runId: string, text: string, engine: string): RunAgentInput => ({
+  threadId,
+  runId,
+  messages: [{ id: `u-${runId}`, role: 'user', content: text }],
+  tools: [],
+  context: [],
+  forwardedProps: { engine },
+});
+
+const post = (stack: Stack, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${stack.api}${PATH}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers },
+    body: JSON.stringify(body),
+  });
+
+describe('AG-UI over the lane (HttpAgent as the client)', () => {
+  let stack: Stack | undefined;
+  afterEach(async () => {
+    await stack?.stop();
+    stack = undefined;
+  });
+
+  it('built-in engine: the approval is an interrupt, resume answers it, the thread snapshot matches', async () => {
+    stack = await startStack([
+      {
+        text: 'Writing it.',
+        toolCalls: [{ name: 'write_file', arguments: { path: 'hello.txt', content: 'hi\n' }, id: 'call_w1' }],
+      },
+      { text: 'Done: hello.txt holds hi.' },
+    ]);
+    const { agent, runs } = agentFor(stack, 'thr-builtin');
+    agent.addMessage({ id: 'u1', role: 'user', content: 'Create hello.txt' });
+    await agent.runAgent({ forwardedProps: { engine: 'builtin' } });
+    const first = runs[0] ?? [];
+    await expectValidAgUi(first);
+    expect(first[1]?.type).toBe(EventType.MESSAGES_SNAPSHOT);
+    const outcome = finishedOf(first)?.outcome;
+    expect(outcome?.type).toBe('interrupt');
+    const interrupt = outcome?.interrupts?.[0] as Interrupt;
+    expect(interrupt).toMatchObject({ reason: 'tool_approval', toolCallId: 'call_w1' });
+
+    await agent.runAgent({
+      resume: [{ interruptId: interrupt.id, status: 'resolved', payload: { approved: true } }],
+    });
+    const second = runs[1] ?? [];
+    await expectValidAgUi(second);
+    expect(finishedOf(second)?.outcome?.type).toBe('success');
+    expect(assistantText(agent)).toBe('Writing it.Done: hello.txt holds hi.');
+    expect(agent.messages.find((m) => m.role === 'tool')).toMatchObject({ toolCallId: 'call_w1' });
+    expect(agent.state).toMatchObject({ usage: { turn: { scope: 'turn' } } });
+
+    // Another client connecting to the thread gets the same messages in its MESSAGES_SNAPSHOT.
+    const { agent: other, runs: otherRuns } = agentFor(stack, 'thr-builtin');
+    await other.runAgent();
+    await expectValidAgUi(otherRuns[0] ?? []);
+    expect(other.messages).toEqual(agent.messages);
+  });
+
+  it('replay: a recorded Claude Code session through HttpAgent, reasoning and the tool result included', async () => {
+    stack = await startStack([]);
+    const { agent, runs } = agentFor(stack, 'thr-replay');
+    agent.addMessage({ id: 'u1', role: 'user', content: 'Create hello.txt' });
+    await agent.runAgent({ forwardedProps: { engine: 'replay' } });
+    await expectValidAgUi(runs[0] ?? []);
+    expect(finishedOf(runs[0] ?? [])?.outcome?.type).toBe('success');
+    expect(assistantText(agent)).toBe(
+      'I will create hello.txt now.Done: hello.txt was written. (final answer from fake model)',
+    );
+    expect(agent.messages.some((m) => m.role === 'reasoning')).toBe(true);
+    expect(agent.messages.some((m) => m.role === 'tool')).toBe(true);
+  });
+
+  it('every frame has an id; a reconnect with Last-Event-ID continues with no gap and no duplicate', async () => {
+    stack = await startStack([]);
+    const body = input('thr-reconnect', 'agrun-1', 'Create hello.txt', 'replay');
+    const whole = await readFrames(await post(stack, body));
+    expect(isTerminal(whole[whole.length - 1]?.event as BaseEvent)).toBe(true);
+    expect(whole.every((f) => typeof f.id === 'string' && f.id.length > 0)).toBe(true);
+    expect(new Set(whole.map((f) => f.id)).size).toBe(whole.length);
+    await expectValidAgUi(whole.map((f) => f.event));
+
+    // The same request again (the same AG-UI runId is the same agentlane run), dropped after 7 frames …
+    const cut = await readFrames(await post(stack, body), 7);
+    expect(cut).toHaveLength(7);
+    // … and continued from the last frame it got.
+    const rest = await readFrames(await post(stack, body, { 'last-event-id': cut[6]?.id ?? '' }));
+    expect([...cut, ...rest]).toEqual(whole);
+    // A reconnect after the terminal frame gets nothing more.
+    const after = await readFrames(
+      await post(stack, body, { 'last-event-id': whole[whole.length - 1]?.id ?? '' }),
+    );
+    expect(after).toEqual([]);
+  });
+
+  it('bad requests get a 400 with the field; a bad Last-Event-ID too', async () => {
+    stack = await startStack([]);
+    const cases: [unknown, Record<string, string>, string][] = [
+      [{ threadId: 't' }, {}, 'body.runId'],
+      [{ ...input('bad id!', 'r', 'x', 'replay') }, {}, 'body.threadId'],
+      [{ ...input('t1', 'r', 'x', 'nope') }, {}, 'body.forwardedProps.engine'],
+      [{ ...input('t2', 'r', 'x', 'replay') }, { 'last-event-id': 'nope' }, 'headers.last-event-id'],
+      [
+        { ...input('t3', 'r', 'x', 'replay'), resume: [{ interruptId: 'missing', status: 'resolved' }] },
+        {},
+        'body.resume[0].interruptId',
+      ],
+    ];
+    for (const [body, headers, field] of cases) {
+      const res = await post(stack, body, headers);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(((await res.json()) as { error: { field: string } }).error.field).toBe(field);
+    }
+  });
+});
