@@ -47,6 +47,14 @@ export const ConfigFile = Type.Object(
     logLevel: Type.Optional(Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)))),
     /** Also offer every bundled recorded session as a replay engine (default true). */
     recordedSessions: Type.Optional(Type.Boolean()),
+    /** Runs this process executes at once (default 8); queued runs wait for a free slot on any process. */
+    maxConcurrentRuns: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+    /** How long the lease on a running run lasts (default 10000 ms): a dead process's runs settle after it. */
+    runLeaseMs: Type.Optional(Type.Integer({ minimum: 200, maximum: 3_600_000 })),
+    /** How often leases are renewed and expired ones reclaimed (default 2000 ms; at most half the lease). */
+    runLeaseRenewMs: Type.Optional(Type.Integer({ minimum: 50, maximum: 1_800_000 })),
+    /** SIGTERM waits this long for running runs, then hands them back (default 8000 ms). */
+    shutdownGraceMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 3_600_000 })),
   },
   { additionalProperties: false },
 );
@@ -72,6 +80,10 @@ export interface ServeConfig {
   recordedSessions: boolean;
   /** pino level of the server's log (default info). */
   logLevel: LevelWithSilent;
+  maxConcurrentRuns: number;
+  runLeaseMs: number;
+  runLeaseRenewMs: number;
+  shutdownGraceMs: number;
 }
 
 export interface ServeFlags {
@@ -82,6 +94,10 @@ export interface ServeFlags {
   dataDir?: string;
   webRoot?: string;
   logLevel?: string;
+  maxConcurrentRuns?: string;
+  runLeaseMs?: string;
+  runLeaseRenewMs?: string;
+  shutdownGraceMs?: string;
 }
 
 export const DEFAULT_PORT = 7433;
@@ -116,6 +132,15 @@ function parsePort(value: string, source: string): number {
   return port;
 }
 
+/** An integer option from a flag or the environment, within the bounds the config file schema allows. */
+function parseCount(value: string, source: string, min: number, max: number): number {
+  const n = /^[0-9]+$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw new CliError(`${source} must be an integer from ${min} to ${max}, got "${value}"`);
+  }
+  return n;
+}
+
 function parseTokens(value: string): ConfigFile['tokens'] {
   // AGENTLANE_TOKENS: comma-separated tokens scoped to all threads (use the config file for scoped ones).
   return value
@@ -147,7 +172,60 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = p
         : (file.port ?? DEFAULT_PORT);
   const tokens = env.AGENTLANE_TOKENS !== undefined ? parseTokens(env.AGENTLANE_TOKENS) : (file.tokens ?? []);
 
+  // flag > environment > config file > default, checked like the config file checks it.
+  const count = (
+    flag: string | undefined,
+    flagName: string,
+    envName: string,
+    fromConfig: number | undefined,
+    fallback: number,
+    [min, max]: [number, number],
+  ): number =>
+    flag !== undefined
+      ? parseCount(flag, flagName, min, max)
+      : env[envName] !== undefined
+        ? parseCount(env[envName] as string, envName, min, max)
+        : (fromConfig ?? fallback);
+  const runLeaseMs = count(
+    flags.runLeaseMs,
+    '--run-lease-ms',
+    'AGENTLANE_RUN_LEASE_MS',
+    file.runLeaseMs,
+    10_000,
+    [200, 3_600_000],
+  );
+  const runLeaseRenewMs = count(
+    flags.runLeaseRenewMs,
+    '--run-lease-renew-ms',
+    'AGENTLANE_RUN_LEASE_RENEW_MS',
+    file.runLeaseRenewMs,
+    Math.min(2000, Math.floor(runLeaseMs / 5)),
+    [50, 1_800_000],
+  );
+  if (runLeaseRenewMs * 2 > runLeaseMs)
+    throw new CliError(
+      `the run lease renewal (${runLeaseRenewMs} ms) must be at most half the lease (${runLeaseMs} ms)`,
+    );
+
   return {
+    maxConcurrentRuns: count(
+      flags.maxConcurrentRuns,
+      '--max-concurrent-runs',
+      'AGENTLANE_MAX_CONCURRENT_RUNS',
+      file.maxConcurrentRuns,
+      8,
+      [1, 1000],
+    ),
+    runLeaseMs,
+    runLeaseRenewMs,
+    shutdownGraceMs: count(
+      flags.shutdownGraceMs,
+      '--shutdown-grace-ms',
+      'AGENTLANE_SHUTDOWN_GRACE_MS',
+      file.shutdownGraceMs,
+      8000,
+      [0, 3_600_000],
+    ),
     host: flags.host ?? env.AGENTLANE_HOST ?? file.host ?? '127.0.0.1',
     port,
     db: db ?? resolve(dataDir, 'agentlane.db'),

@@ -60,6 +60,11 @@ export interface RunStatusEvent {
   runId: string;
   status: RunStatus;
   deliverySeq?: number;
+  /**
+   * Counts the run's status changes (1 = queued). Signals of one run may arrive out of order (several
+   * processes publish them); a client keeps the status with the highest version and ignores a lower one.
+   */
+  statusVersion?: number;
 }
 
 /**

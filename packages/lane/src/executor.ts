@@ -10,10 +10,18 @@ import type {
   TurnIO,
   TurnOutcome,
 } from '@agentlane/engine-kit';
-import type { InteractionAnswerRecord, RunOutcome, RunRecord, Store, ThreadRecord } from '@agentlane/store';
+import {
+  type InteractionAnswerRecord,
+  RELEASED_LEASE,
+  type RunOutcome,
+  type RunRecord,
+  type Store,
+  type ThreadRecord,
+} from '@agentlane/store';
 import type { Canonicalizer } from './canonicalizer';
 import type { PublishHub } from './hub';
 import { Materializer } from './offload';
+import { engineLostError, settleLostRun } from './recovery';
 import { RunPipeline } from './run-pipeline';
 import { errorMessage, RunTranslation } from './run-translation';
 import type { AuditSink } from './types';
@@ -29,6 +37,10 @@ export interface RunExecutorOptions {
   artifactThresholdBytes?: number;
   pollIntervalMs: number;
   maxConcurrentRuns: number;
+  /** How long a claimed run's lease lasts; the owner renews it every `leaseRenewMs`. */
+  leaseMs: number;
+  /** How often leases are renewed and expired runs of dead processes reclaimed. */
+  leaseRenewMs: number;
   workDirFor: (thread: ThreadRecord) => string;
   audit?: AuditSink;
   log?: Log;
@@ -49,6 +61,12 @@ interface ActiveRun {
   cancelRecorded?: boolean;
   waiters: Set<Waiter>;
   done: Promise<void>;
+  /** Another process took the run (this one stalled past its lease): stop without settling it. */
+  lost?: boolean;
+  /** Handed back at shutdown: stop, flush what the engine emitted, leave settling to whoever reclaims it. */
+  released?: boolean;
+  /** finalizeRun is under way: the run leaves the held set by our own doing. */
+  settling?: boolean;
 }
 
 interface OpenSession {
@@ -73,31 +91,81 @@ export class RunExecutor {
   /** Threads whose session is being opened: one open at a time per thread. */
   private readonly opening = new Map<string, Promise<OpenSession>>();
   private readonly cancelled = new Set<string>();
-  private readonly seenCommands = new Set<string>();
-  private commandCursor: string | null = null;
   private timer: NodeJS.Timeout | null = null;
+  private leaseTimer: NodeJS.Timeout | null = null;
   private claiming = false;
   private polling = false;
+  private leasing: Promise<void> | null = null;
   private stopped = true;
 
   constructor(private readonly o: RunExecutorOptions) {}
 
   async start(): Promise<void> {
     this.stopped = false;
-    await this.pollCommands();
+    // Runs of processes that died while this one was down are settled now, not one renewal later.
+    await this.reclaimExpired().catch((err) =>
+      this.o.log?.('warn', 'reclaiming runs of dead processes failed', { error: errorMessage(err) }),
+    );
     this.timer = setInterval(() => void this.tick(), this.o.pollIntervalMs);
     this.timer.unref();
+    this.leaseTimer = setInterval(() => void this.leaseTick(), this.o.leaseRenewMs);
+    this.leaseTimer.unref();
     this.kick();
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Stops taking runs, waits up to `graceMs` for the running ones to finish, then hands the rest back: their
+   * turns are stopped here, what the engine emitted is flushed, and their leases expire at once so another
+   * process (or this one after a restart) settles them. A run waiting for an answer is handed back at once:
+   * nobody may answer within the grace period. Never settles a run as cancelled, and is done within graceMs
+   * (plus one store write) even when an engine ignores its abort.
+   */
+  async stop(graceMs = 0): Promise<void> {
     this.stopped = true;
+    const deadline = Date.now() + Math.max(0, graceMs);
+    // Part of the grace period is kept for handing back: stopping turns and flushing their frames.
+    const handBackMs = Math.min(2000, Math.max(0, graceMs) / 3);
+    for (;;) {
+      for (const a of this.active.values()) if (a.waiters.size > 0 && !a.settling) this.handBack(a);
+      const left = deadline - handBackMs - Date.now();
+      if (this.active.size === 0 || left <= 0) break;
+      await Promise.race([
+        Promise.allSettled([...this.active.values()].map((a) => a.done)),
+        sleep(Math.min(left, 100)),
+      ]);
+    }
+    for (const a of this.active.values()) if (!a.settling) this.handBack(a);
+    const remaining = [...this.active.values()];
+    // What is left of the period after the stopped turns flushed is for the store write and closing engines.
+    const tail = Math.min(1000, Math.max(0, graceMs) / 6);
+    await Promise.race([
+      Promise.allSettled(remaining.map((a) => a.done)),
+      sleep(Math.max(50, deadline - tail - Date.now())),
+    ]);
     if (this.timer) clearInterval(this.timer);
+    if (this.leaseTimer) clearInterval(this.leaseTimer);
     this.timer = null;
-    for (const a of this.active.values()) a.abort.abort(new Error('the lane is stopping'));
-    await Promise.allSettled([...this.active.values()].map((a) => a.done));
-    await Promise.allSettled([...this.sessions.values()].map((s) => s.session.close()));
+    this.leaseTimer = null;
+    await this.leasing;
+    const released = remaining.filter((a) => a.released).map((a) => a.run.runId);
+    if (released.length > 0) {
+      await this.o.store
+        .releaseRunLeases(this.o.ownerId, released)
+        .catch((err) => this.o.log?.('warn', 'handing runs back failed', { error: errorMessage(err) }));
+      this.o.log?.('info', `handed ${released.length} run(s) back at shutdown`);
+    }
+    await Promise.race([
+      Promise.allSettled([...this.sessions.values()].map((s) => s.session.close())),
+      sleep(Math.max(100, deadline - Date.now())),
+    ]);
     this.sessions.clear();
+  }
+
+  private handBack(a: ActiveRun): void {
+    if (a.released) return;
+    a.released = true;
+    a.abort.abort(new Error('the process is shutting down; the run is handed back'));
+    for (const w of a.waiters) w.resolve(null);
   }
 
   get activeRuns(): number {
@@ -129,10 +197,10 @@ export class RunExecutor {
   }
 
   private async tick(): Promise<void> {
-    if (this.polling || this.stopped) return;
+    if (this.polling) return;
     this.polling = true;
     try {
-      await this.pollCommands();
+      if (this.active.size > 0) await this.pollCancels();
       for (const a of this.active.values()) if (a.waiters.size > 0) await this.checkAnswers(a);
     } catch (err) {
       this.o.log?.('warn', 'executor poll failed', { error: errorMessage(err) });
@@ -142,14 +210,54 @@ export class RunExecutor {
     this.kick();
   }
 
-  /** run.cancel commands from any process. */
-  private async pollCommands(): Promise<void> {
-    const commands = await this.o.store.listCommandsSince(this.commandCursor);
-    for (const c of commands) {
-      if (this.seenCommands.has(c.commandId)) continue;
-      this.seenCommands.add(c.commandId);
-      if (!this.commandCursor || c.createdAt > this.commandCursor) this.commandCursor = c.createdAt;
-      if (c.kind === 'run.cancel') this.cancelLocal(c.runId);
+  /** run.cancel requested through any process: a flag on the rows of the runs this process holds. */
+  private async pollCancels(): Promise<void> {
+    for (const held of await this.o.store.listHeldRuns(this.o.ownerId)) {
+      if (held.cancelRequested && !this.cancelled.has(held.runId)) this.cancelLocal(held.runId);
+    }
+  }
+
+  private leaseTick(): void {
+    if (this.leasing) return;
+    this.leasing = this.renewAndReclaim()
+      .catch((err) => this.o.log?.('warn', 'renewing run leases failed', { error: errorMessage(err) }))
+      .finally(() => {
+        this.leasing = null;
+      });
+  }
+
+  /** Renews this process's leases (a run it lost to another process is stopped), then reclaims dead ones. */
+  private async renewAndReclaim(): Promise<void> {
+    // Only runs launched before the renewal are judged by it: a claim committing meanwhile is not missing.
+    const asked = [...this.active.values()];
+    if (asked.length > 0) {
+      const held = new Set(
+        (await this.o.store.renewRunLeases(this.o.ownerId, this.o.leaseMs)).map((h) => h.runId),
+      );
+      for (const a of asked) {
+        if (held.has(a.run.runId) || a.settling || a.released || a.lost) continue;
+        a.lost = true;
+        this.o.log?.('warn', `run ${a.run.runId} was taken over by another process; stopping it here`);
+        a.abort.abort(new Error('the run lease was lost'));
+        for (const w of a.waiters) w.resolve(null);
+      }
+    }
+    if (!this.stopped) await this.reclaimExpired();
+  }
+
+  /**
+   * Settles the runs whose lease expired (their process is gone): exactly one process takes each one
+   * (takeExpiredRun), settles it as failed naming the lost process, and has it canonicalized.
+   */
+  private async reclaimExpired(): Promise<void> {
+    for (const run of await this.o.store.listExpiredRuns()) {
+      if (this.active.has(run.runId) || this.stopped) continue;
+      const taken = await this.o.store.takeExpiredRun(run.runId, this.o.ownerId, this.o.leaseMs);
+      if (!taken) continue;
+      const error = engineLostError(taken.ownerId, taken.leaseUntil === RELEASED_LEASE);
+      await settleLostRun(this.o.store, this.o.hub, taken, error);
+      this.o.log?.('info', `settled run ${run.runId} of a process that is gone (${taken.ownerId ?? '?'})`);
+      this.o.canonicalizer.kick();
     }
   }
 
@@ -158,8 +266,9 @@ export class RunExecutor {
     this.claiming = true;
     try {
       while (!this.stopped && this.active.size < this.o.maxConcurrentRuns) {
-        const run = await this.o.store.claimQueuedRun(this.o.ownerId);
+        const run = await this.o.store.claimQueuedRun(this.o.ownerId, this.o.leaseMs);
         if (!run) break;
+        if (run.cancelRequestedAt !== null) this.cancelled.add(run.runId);
         this.launch(run);
       }
     } catch (err) {
@@ -191,6 +300,7 @@ export class RunExecutor {
       threadId: run.threadId,
       runId: run.runId,
       status: 'running',
+      statusVersion: run.statusVersion,
     });
     const thread = await store.getThread(run.threadId);
     const driver = thread ? this.o.driverFor(thread.engine) : undefined;
@@ -246,6 +356,12 @@ export class RunExecutor {
     } else {
       outcome = await this.runTurn(a, pipeline, thread, driver, { model, mode });
     }
+    if (a.lost || a.released) {
+      // Not ours to end: what the engine emitted is flushed, whoever reclaims the run writes its end.
+      await pipeline.drain().catch(() => undefined);
+      pipeline.close();
+      return;
+    }
     if (a.abort.signal.aborted && outcome.outcome === 'completed') outcome = { outcome: 'cancelled' };
     pipeline.emit(
       harness({
@@ -264,6 +380,7 @@ export class RunExecutor {
     }
     // Anything the engine emits from now on is late: stored as refused once sealed, never translated live.
     pipeline.close();
+    if (a.lost || a.released) return;
     await this.settle(run, outcome.outcome === 'failed' ? 'failed' : 'completed', error, outcome.outcome);
   }
 
@@ -425,13 +542,20 @@ export class RunExecutor {
     error: string | null,
     outcome: RunOutcome = status,
   ): Promise<void> {
+    const entry = this.active.get(run.runId);
+    if (entry) entry.settling = true;
     const settled = await this.o.store.finalizeRun(run.runId, status, error, outcome);
     this.o.hub.publishSignal(run.threadId, {
       type: 'run.status',
       threadId: run.threadId,
       runId: run.runId,
       status: settled.status,
+      statusVersion: settled.statusVersion,
     });
     this.o.canonicalizer.kick();
   }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

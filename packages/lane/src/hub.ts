@@ -26,9 +26,6 @@ function isHubSignal(value: JsonObject): value is JsonObject & HubSignal {
   );
 }
 
-/** How many of a thread's newest canonicalized runs a resumed subscription hears the completion of again. */
-export const COMPLETIONS_REPLAYED_ON_RESUME = 20;
-
 /** How long a hole in deliverySeq is waited for before it is taken as real (the store skipped a number). */
 const GAP_TOLERANCE_MS = 1000;
 const GAP_RETRY_MS = 5;
@@ -152,23 +149,22 @@ export class PublishHub {
   /**
    * `run.canonicalized` is a live signal, not a row: a subscriber that was away when a run completed resumes
    * "after N" and gets the rows it missed, but would keep holding the rows it had before as provisional. So a
-   * resumed subscription hears again the completion of the thread's newest canonicalized runs; the signal is
-   * idempotent for one that saw it already, and it is buffered behind the catch-up like any signal.
+   * resumed subscription hears again the completion of every canonicalized run of the thread (however many
+   * completed while it was away: two reads, not one per run); the signal is idempotent for one that saw it
+   * already, and it is buffered behind the catch-up like any signal.
    */
   private async replayCompletions(sub: Subscription): Promise<void> {
-    const runs = (await this.store.listRuns(sub.threadId))
-      .filter((run) => run.canonicalizedAt !== null)
-      .sort((a, b) => ((a.canonicalizedAt as string) < (b.canonicalizedAt as string) ? 1 : -1))
-      .slice(0, COMPLETIONS_REPLAYED_ON_RESUME)
-      .reverse();
-    for (const run of runs) {
-      const record = await this.store.getCompletion(run.runId);
-      if (!record) continue;
+    const [completions, runs] = await Promise.all([
+      this.store.listCompletions(sub.threadId),
+      this.store.listRuns(sub.threadId),
+    ]);
+    const statusOf = new Map(runs.map((run) => [run.runId, run.status]));
+    for (const record of completions) {
       sub.offerSignal({
         type: 'run.canonicalized',
         threadId: sub.threadId,
-        runId: run.runId,
-        status: run.status,
+        runId: record.runId,
+        status: statusOf.get(record.runId) ?? 'completed',
         lastDeliverySeq: record.lastDeliverySeq,
         completedAt: record.completedAt,
       });

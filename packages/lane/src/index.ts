@@ -7,8 +7,9 @@
  * - `subscribe(threadId, after, listener)`: `stream.opened`, then every committed row after `after` (replay,
  *   then live; no gap, no duplicate; every run of the thread, including later ones), plus `run.status` and
  *   `run.canonicalized` signals.
- * - `start()`: crash recovery (runs left running are settled failed with an "engine process lost" error and
- *   canonicalized), then the run executor and the canonicalization outbox worker. `stop()`: the reverse.
+ * - `start()`: the run executor (it holds a renewed lease on each run it executes, and settles the runs whose
+ *   lease expired, i.e. of dead processes, failed with an "engine process lost: <owner> ..." error) and the
+ *   canonicalization outbox worker. `stop({ graceMs })`: waits for running turns, then hands them back.
  *
  * Lower-level pieces (the publish hub, the run pipeline, the canonicalizer) are exported for tests and
  * benchmarks.
@@ -20,7 +21,7 @@ export { RunExecutor, type RunExecutorOptions } from './executor';
 export { type HubOptions, type HubSignal, type HubSubscription, PublishHub, rowToStreamEvent } from './hub';
 export { createLane } from './lane';
 export { DEFAULT_ARTIFACT_THRESHOLD_BYTES, Materializer, truncatePreview } from './offload';
-export { ENGINE_LOST, recoverRunningRuns } from './recovery';
+export { ENGINE_LOST, engineLostError, SYSTEM_ANSWERER, settleLostRun } from './recovery';
 export { RunPipeline, type RunPipelineOptions } from './run-pipeline';
 export { type BuiltEvent, type BuiltStep, RunTranslation } from './run-translation';
 export { stableJson } from './stable-json';

@@ -1,12 +1,16 @@
 import type { JsonObject } from '@agentlane/contract';
 import type { EngineDriver } from '@agentlane/engine-kit';
-import { StoreError } from '@agentlane/store';
+import {
+  DEFAULT_RUN_LEASE_MS,
+  DEFAULT_RUN_LEASE_RENEW_MS,
+  type RunRecord,
+  StoreError,
+} from '@agentlane/store';
 import { Canonicalizer } from './canonicalizer';
 import { RunExecutor } from './executor';
 import { PublishHub } from './hub';
 import { DEFAULT_ARTIFACT_THRESHOLD_BYTES } from './offload';
-import { recoverRunningRuns } from './recovery';
-import type { Lane, LaneOptions } from './types';
+import { DEFAULT_MAX_CONCURRENT_RUNS, type Lane, type LaneOptions } from './types';
 
 /** Builds the lane the server calls. Nothing runs until start(). */
 export function createLane(options: LaneOptions): Lane {
@@ -19,6 +23,12 @@ export function createLane(options: LaneOptions): Lane {
   );
   const driverFor = (engine: string) => drivers.get(engine);
   const pollIntervalMs = options.pollIntervalMs ?? 100;
+  const leaseMs = options.runLeaseMs ?? DEFAULT_RUN_LEASE_MS;
+  const leaseRenewMs = options.runLeaseRenewMs ?? DEFAULT_RUN_LEASE_RENEW_MS;
+  if (!(leaseRenewMs > 0 && leaseRenewMs * 2 <= leaseMs))
+    throw new Error(
+      `runLeaseRenewMs (${leaseRenewMs}) must be positive and at most half of runLeaseMs (${leaseMs})`,
+    );
   const artifactThresholdBytes = options.artifactThresholdBytes ?? DEFAULT_ARTIFACT_THRESHOLD_BYTES;
   const hub = new PublishHub(store, {
     headPollMs: Math.max(pollIntervalMs, 250),
@@ -41,18 +51,36 @@ export function createLane(options: LaneOptions): Lane {
     driverFor,
     artifactThresholdBytes,
     pollIntervalMs,
-    maxConcurrentRuns: options.maxConcurrentRuns ?? 4,
+    maxConcurrentRuns: options.maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS,
+    leaseMs,
+    leaseRenewMs,
     workDirFor: options.workDirFor ?? ((t) => t.workDir ?? process.cwd()),
     ...(options.audit ? { audit: options.audit } : {}),
     ...(log ? { log } : {}),
   });
   const execute = options.execute ?? true;
-  const recovery = options.recovery ?? (store.backend === 'sqlite' ? 'all' : 'own');
   let started = false;
 
   const requireRun = async (runId: string) => {
     const run = await store.getRun(runId);
     if (!run) throw new StoreError('not_found', `run ${runId} not found`);
+    return run;
+  };
+
+  /** An answer is only taken for a run some live process executes: otherwise nobody would deliver it. */
+  const requireExecuting = async (runId: string): Promise<RunRecord> => {
+    const run = await requireRun(runId);
+    const live =
+      run.status === 'running' && run.leaseUntil !== null && Date.parse(run.leaseUntil) > Date.now();
+    if (!live) {
+      const why =
+        run.status === 'running'
+          ? `its process (${run.ownerId ?? '?'}) is gone; it is being settled`
+          : run.status === 'queued'
+            ? 'it has not started'
+            : `it has ended (${run.outcome ?? run.status})`;
+      throw new StoreError('conflict', `run ${runId} is not executing anywhere: ${why}`);
+    }
     return run;
   };
 
@@ -72,6 +100,7 @@ export function createLane(options: LaneOptions): Lane {
           threadId: input.threadId,
           runId: result.run.runId,
           status: result.run.status,
+          statusVersion: result.run.statusVersion,
         });
         if (started && execute) executor.kick();
       }
@@ -86,7 +115,7 @@ export function createLane(options: LaneOptions): Lane {
     },
 
     async answerApproval({ runId, approvalId, answer }) {
-      const run = await requireRun(runId);
+      const run = await requireExecuting(runId);
       const record = await store.recordAnswer({
         threadId: run.threadId,
         runId,
@@ -99,7 +128,7 @@ export function createLane(options: LaneOptions): Lane {
     },
 
     async answerQuestion({ runId, questionId, answer }) {
-      const run = await requireRun(runId);
+      const run = await requireExecuting(runId);
       const record = await store.recordAnswer({
         threadId: run.threadId,
         runId,
@@ -118,24 +147,18 @@ export function createLane(options: LaneOptions): Lane {
     async start() {
       if (started) return;
       started = true;
-      const settled = await recoverRunningRuns(
-        store,
-        hub,
-        (run) => recovery === 'all' || run.ownerId === ownerId,
-      );
-      if (settled.length > 0)
-        log?.('info', `settled ${settled.length} run(s) left running by a dead process`);
       canonicalizer.start(Math.max(pollIntervalMs, 250));
+      // The executor holds leases and reclaims the runs of dead processes (at start, then every renewal).
       if (execute) await executor.start();
     },
 
-    async stop() {
+    async stop(stopOptions) {
       if (!started) {
         hub.close();
         return;
       }
       started = false;
-      await executor.stop();
+      await executor.stop(stopOptions?.graceMs ?? 0);
       // Runs the executor settled while stopping still get canonicalized before the worker stops.
       await canonicalizer.processOnce().catch(() => undefined);
       await canonicalizer.stop();

@@ -3,43 +3,88 @@ import type { HarnessFrame } from '@agentlane/engine-kit';
 import { type RunRecord, type Store, StoreError } from '@agentlane/store';
 import type { PublishHub } from './hub';
 
+/** The start of the error of every run settled because its process went away. */
 export const ENGINE_LOST = 'engine process lost';
 
+/** The `error` of a run whose owner stopped renewing its lease (or handed it back at shutdown). */
+export function engineLostError(ownerId: string | null, released = false): string {
+  const who = ownerId ?? 'an unknown process';
+  return released
+    ? `${ENGINE_LOST}: ${who} shut down before the run finished`
+    : `${ENGINE_LOST}: ${who} stopped renewing its lease`;
+}
+
+/** Who resolves the open approvals and questions of a run whose process is gone. */
+export const SYSTEM_ANSWERER = 'system';
+
 /**
- * Settles runs left `running` by a dead process: their engine turn is gone with it, so each gets a fatal
- * engine.error and a failed turn.ended in its source lane (so the re-translation shows why it ended) and is
- * finalized as failed, which enqueues its canonicalization. Returns the runs it settled.
+ * Approvals and questions of the run that were requested and never resolved (from the run's committed
+ * canonical rows): nobody can answer them now, so they are resolved as cancelled by `system`.
  */
-export async function recoverRunningRuns(
+async function openInteractions(store: Store, run: RunRecord): Promise<HarnessFrame[]> {
+  const rows = await store.latestEvents({ threadId: run.threadId, runId: run.runId });
+  const approvals = new Set<string>();
+  const questions = new Set<string>();
+  for (const { event } of rows) {
+    if (event.kind === 'approval.requested') approvals.add(event.payload.approvalId);
+    else if (event.kind === 'approval.resolved') approvals.delete(event.payload.approvalId);
+    else if (event.kind === 'question.requested') questions.add(event.payload.questionId);
+    else if (event.kind === 'question.resolved') questions.delete(event.payload.questionId);
+  }
+  return [
+    ...[...approvals].map(
+      (approvalId): HarnessFrame => ({
+        harness: 'approval.answered',
+        approvalId,
+        outcome: 'cancelled',
+        answeredBy: SYSTEM_ANSWERER,
+      }),
+    ),
+    ...[...questions].map(
+      (questionId): HarnessFrame => ({
+        harness: 'question.answered',
+        questionId,
+        outcome: 'cancelled',
+        answeredBy: SYSTEM_ANSWERER,
+      }),
+    ),
+  ];
+}
+
+/**
+ * Settles a run whose process is gone (the caller holds it: claimed through takeExpiredRun): its engine turn
+ * went with that process, so its open approvals and questions are cancelled by `system`, and a fatal
+ * engine.error and a failed turn.ended go into its source lane (so the re-translation shows why it ended);
+ * then it is finalized as failed, which enqueues its canonicalization, and its run.status is published.
+ */
+export async function settleLostRun(
   store: Store,
   hub: PublishHub,
-  pick: (run: RunRecord) => boolean,
-): Promise<RunRecord[]> {
-  const settled: RunRecord[] = [];
-  for (const run of await store.listRunningRuns()) {
-    if (!pick(run)) continue;
-    const receivedAt = new Date().toISOString();
-    const frames: HarnessFrame[] = [
-      { harness: 'engine.error', message: ENGINE_LOST, fatal: true, detail: { previousOwner: run.ownerId } },
-      { harness: 'turn.ended', outcome: 'failed', error: ENGINE_LOST },
-    ];
-    try {
-      await store.appendFrames(
-        run.runId,
-        frames.map((frame) => ({ receivedAt, frame: frame as unknown as JsonValue })),
-      );
-    } catch (err) {
-      // Already sealed means a finalize got halfway; the store recorded the refusal, settling still applies.
-      if (!(err instanceof StoreError && err.code === 'source_sealed')) throw err;
-    }
-    const record = await store.finalizeRun(run.runId, 'failed', ENGINE_LOST);
-    hub.publishSignal(run.threadId, {
-      type: 'run.status',
-      threadId: run.threadId,
-      runId: run.runId,
-      status: record.status,
-    });
-    settled.push(record);
+  run: RunRecord,
+  error: string,
+): Promise<RunRecord> {
+  const receivedAt = new Date().toISOString();
+  const frames: HarnessFrame[] = [
+    ...(await openInteractions(store, run)),
+    { harness: 'engine.error', message: error, fatal: true, detail: { previousOwner: run.ownerId } },
+    { harness: 'turn.ended', outcome: 'failed', error },
+  ];
+  try {
+    await store.appendFrames(
+      run.runId,
+      frames.map((frame) => ({ receivedAt, frame: frame as unknown as JsonValue })),
+    );
+  } catch (err) {
+    // Already sealed means a finalize got halfway; the store recorded the refusal, settling still applies.
+    if (!(err instanceof StoreError && err.code === 'source_sealed')) throw err;
   }
-  return settled;
+  const record = await store.finalizeRun(run.runId, 'failed', error);
+  hub.publishSignal(run.threadId, {
+    type: 'run.status',
+    threadId: run.threadId,
+    runId: run.runId,
+    status: record.status,
+    statusVersion: record.statusVersion,
+  });
+  return record;
 }

@@ -8,6 +8,9 @@ import type {
   ThreadRecord,
 } from '@agentlane/store';
 
+/** Runs one process executes at once unless configured (engines are processes: a few, not hundreds). */
+export const DEFAULT_MAX_CONCURRENT_RUNS = 8;
+
 /** How `createLane` is configured by the server (or the CLI, or a test). */
 export interface LaneOptions {
   store: Store;
@@ -19,16 +22,17 @@ export interface LaneOptions {
   artifactThresholdBytes?: number;
   /** How often the executor and the interaction waiters poll the store when nothing woke them. Default 100 ms. */
   pollIntervalMs?: number;
-  /** Runs this process executes at once. Default 4. */
+  /** Runs this process executes at once. Default DEFAULT_MAX_CONCURRENT_RUNS (8). */
   maxConcurrentRuns?: number;
+  /**
+   * How long the lease on a run this process executes lasts (default 10 s). Once a lease is past, any live
+   * process sharing the store settles the run as failed (its process is taken as gone).
+   */
+  runLeaseMs?: number;
+  /** How often leases are renewed and expired runs reclaimed (default 2 s; at most half of runLeaseMs). */
+  runLeaseRenewMs?: number;
   /** Where an engine session of a thread works; default: the thread's workDir, else process.cwd(). */
   workDirFor?: (thread: ThreadRecord) => string;
-  /**
-   * Which runs left `running` are settled as failed at start(): 'all' (every running run: right when one
-   * process owns the store, the SQLite default) or 'own' (only runs whose ownerId is this process's ownerId:
-   * right when several live processes share PostgreSQL, the postgres default).
-   */
-  recovery?: 'all' | 'own';
   /** Runs the executor (claims queued runs). Default true; false makes a read/write-only lane (e.g. a test). */
   execute?: boolean;
   /**
@@ -95,8 +99,12 @@ export interface Lane {
    * in the background and is followed by live rows).
    */
   subscribe(threadId: string, after: number, listener: LaneListener): Promise<LaneSubscription>;
-  /** Crash recovery, then the executor and the canonicalization worker. */
+  /** The canonicalization worker and the executor (which first settles the runs of dead processes). */
   start(): Promise<void>;
-  /** Stops taking runs, aborts running turns (they settle as failed), stops the workers, closes subscriptions. */
-  stop(): Promise<void>;
+  /**
+   * Stops taking runs, waits up to `graceMs` (default 0) for running turns, hands the rest back (their leases
+   * expire: another process, or this one after a restart, settles them), stops the workers, closes
+   * subscriptions. A run is never settled as cancelled by a stop.
+   */
+  stop(options?: { graceMs?: number }): Promise<void>;
 }

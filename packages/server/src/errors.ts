@@ -28,6 +28,8 @@ export class HttpError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly field?: string,
+    /** Fields next to `error` in the body, e.g. the head a refused cursor can resume from. */
+    readonly extra?: Readonly<Record<string, number | string>>,
   ) {
     super(message);
     this.name = 'HttpError';
@@ -40,6 +42,7 @@ export class HttpError extends Error {
   toBody(): ErrorBody {
     return {
       error: { code: this.code, message: this.message, ...(this.field ? { field: this.field } : {}) },
+      ...this.extra,
     };
   }
 }

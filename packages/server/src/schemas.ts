@@ -134,12 +134,30 @@ export const QuestionBody = Type.Object(
 
 export const AcceptedReply = Type.Object({ accepted: Type.Boolean() });
 
+// Cursors are strings checked by the route (a plain decimal integer, at most the head): a refusal names the
+// head, which a schema error could not.
 export const StreamQuery = Type.Object({
-  after: Type.Optional(Type.Integer({ minimum: 0 })),
+  after: Type.Optional(
+    Type.String({ description: 'Resume after this deliverySeq (decimal, at most the head)' }),
+  ),
 });
 
 export const LastEventIdHeaders = Type.Object({
-  'last-event-id': Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$' })),
+  'last-event-id': Type.Optional(
+    Type.String({
+      description: 'Resume after this deliverySeq; wins over ?after (a reconnecting EventSource)',
+    }),
+  ),
+});
+
+/** A refused resume cursor: the error and the head the client can resume from. */
+export const CursorErrorSchema = Type.Object({
+  error: Type.Object({
+    code: Type.String(),
+    message: Type.String(),
+    field: Type.Optional(Type.String()),
+  }),
+  headDeliverySeq: Type.Optional(Type.Integer({ minimum: 0, description: 'The head of the thread now' })),
 });
 
 const VectorSchema = Type.Record(Type.String({ minLength: 1, maxLength: 128 }), Type.Integer({ minimum: 0 }));

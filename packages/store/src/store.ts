@@ -48,7 +48,29 @@ export interface RunRecord {
   ownerId: string | null;
   /** Set once the completion record exists. */
   canonicalizedAt: string | null;
+  /**
+   * Until when the owner holds the run (ISO time): it renews this well before; once it passed, the owner is
+   * taken as gone and any live process settles the run. Null while queued (and for runs of old builds).
+   */
+  leaseUntil: string | null;
+  /** Counts the run's status changes (1 = queued): the latest run.status of a run has the highest. */
+  statusVersion: number;
+  /** When run.cancel was first requested (null: never); the owner of the run acts on it. */
+  cancelRequestedAt: string | null;
 }
+
+/** A run an owner still holds after renewing its leases. */
+export interface HeldRun {
+  runId: string;
+  /** run.cancel was requested: the owner should abort the turn. */
+  cancelRequested: boolean;
+}
+
+/** How long a run lease lasts and how often its owner renews it (defaults recover a dead owner's runs in ~12 s). */
+export const DEFAULT_RUN_LEASE_MS = 10_000;
+export const DEFAULT_RUN_LEASE_RENEW_MS = 2_000;
+/** The lease of a run handed back at shutdown: expired since ever, so the next reclaimer takes it at once. */
+export const RELEASED_LEASE = '1970-01-01T00:00:00.000Z';
 
 export type CommandKind = 'run.create' | 'run.cancel';
 
@@ -260,17 +282,40 @@ export interface Store {
     idempotencyKey?: string | null;
     expectedGeneration?: number;
   }): Promise<{ run: RunRecord; created: boolean }>;
-  /** run.cancel: records the command; the process owning the run acts on it. */
+  /** run.cancel: records the command and flags the run (cancelRequestedAt); the process owning the run acts on it. */
   requestCancel(runId: string, idempotencyKey?: string | null): Promise<CommandRecord>;
   getRun(runId: string): Promise<RunRecord | null>;
   listRuns(threadId: string): Promise<RunRecord[]>;
-  /** Claims the oldest queued run for an owner (SKIP LOCKED on PostgreSQL); null when none. */
-  claimQueuedRun(ownerId: string): Promise<RunRecord | null>;
+  /**
+   * Claims the oldest queued run for an owner (SKIP LOCKED on PostgreSQL) with a lease of `leaseMs`
+   * (default DEFAULT_RUN_LEASE_MS); null when none.
+   */
+  claimQueuedRun(ownerId: string, leaseMs?: number): Promise<RunRecord | null>;
   /** Claims one specific queued run (queued → running) for an owner; null when it is not queued any more. */
-  claimRun(runId: string, ownerId: string): Promise<RunRecord | null>;
+  claimRun(runId: string, ownerId: string, leaseMs?: number): Promise<RunRecord | null>;
+  /** Commands by createdAt (a process clock: an audit trail, not a cursor; cancels are a flag on the run). */
   listCommandsSince(afterCreatedAt: string | null): Promise<CommandRecord[]>;
-  /** Runs left `running` by owners that are gone (crash recovery). */
+  /** Every run `running` now, whoever owns it. */
   listRunningRuns(): Promise<RunRecord[]>;
+  /**
+   * Extends the lease of every run the owner holds (running, owned by it) to now + leaseMs in one statement,
+   * and returns those runs: a run of this owner missing from the answer was taken by another process.
+   */
+  renewRunLeases(ownerId: string, leaseMs: number): Promise<HeldRun[]>;
+  /** The runs an owner holds, read only (cheap enough to poll for cancel flags). */
+  listHeldRuns(ownerId: string): Promise<HeldRun[]>;
+  /** Running runs whose lease has expired (or that never had one), oldest first. */
+  listExpiredRuns(limit?: number): Promise<RunRecord[]>;
+  /**
+   * Takes a running run whose lease has expired for `ownerId` (a new lease of leaseMs): exactly one of several
+   * racing callers gets it. Resolves with the run as it was before (its ownerId is the lost owner), or null.
+   */
+  takeExpiredRun(runId: string, ownerId: string, leaseMs: number): Promise<RunRecord | null>;
+  /**
+   * Hands runs back (shutdown): their lease expires now, so any live process (or this one after a restart)
+   * settles them at once. Only runs still held by the owner; all of them when runIds is omitted.
+   */
+  releaseRunLeases(ownerId: string, runIds?: readonly string[]): Promise<number>;
   /**
    * Settles a run (completed or failed) and enqueues its canonicalization in the same transaction, so a
    * settled run always gets a canonical history.
@@ -332,6 +377,8 @@ export interface Store {
   completeCanonicalization(runId: string, expected: SourceWatermark): Promise<CompletionRecord | null>;
   releaseOutbox(runId: string, error: string): Promise<void>;
   getCompletion(runId: string): Promise<CompletionRecord | null>;
+  /** Every completion record of a thread, oldest first (one query: a resumed stream repeats them all). */
+  listCompletions(threadId: string): Promise<CompletionRecord[]>;
 
   // interactions
   recordAnswer(

@@ -20,10 +20,18 @@ describe('SQLite upgrade to clustered source frames', () => {
       const old = new SqlStore(createSqliteBackend(path), SQLITE_MIGRATIONS.slice(0, CLUSTERED));
       await old.migrate();
       await old.createThread({ threadId: 't', engine: 'e', title: null, workDir: null, metadata: {} });
-      const { run } = await old.createRun({ threadId: 't', prompt: 'p' });
+      const run = { runId: 'run_old' };
       const at = new Date().toISOString();
-      // Rows as that build wrote them (its appendFrames knew no raw budget column).
+      // Rows as that build wrote them (its appendFrames knew no raw budget column, its runs no lease).
       const raw = new Database(path);
+      raw
+        .prepare(
+          "INSERT INTO runs (run_id, thread_id, status, prompt, options, created_at) VALUES (?, 't', 'queued', 'p', '{}', ?)",
+        )
+        .run(run.runId, at);
+      raw
+        .prepare("INSERT INTO source_lanes (run_id, thread_id, max_native_seq) VALUES (?, 't', 0)")
+        .run(run.runId);
       const insert = raw.prepare(
         'INSERT INTO source_frames (run_id, native_seq, received_at, frame) VALUES (?, ?, ?, ?)',
       );

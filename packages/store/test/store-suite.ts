@@ -364,21 +364,87 @@ export function storeSuite(
       expect(await store.finalizeRun(b, 'failed', 'engine died')).toMatchObject({ outcome: 'failed' });
     });
 
-    test('commands: createdAt is strictly increasing in commit order, so a createdAt cursor misses nothing', async () => {
+    test('runs: a claim holds a lease the owner renews; cancel is a flag on the run; status versions count up', async () => {
       const threadId = await newThread();
-      const peer = await fx.openPeer();
-      const created = await Promise.all(
-        Array.from({ length: 12 }, (_, i) => (i % 2 ? peer : store).createRun({ threadId, prompt: `p${i}` })),
+      const a = await newRun(threadId);
+      const b = await newRun(threadId);
+      expect(await store.getRun(a)).toMatchObject({
+        statusVersion: 1,
+        leaseUntil: null,
+        cancelRequestedAt: null,
+      });
+      const before = Date.now();
+      const claimed = await store.claimQueuedRun('owner-1', 60_000);
+      expect(claimed).toMatchObject({ runId: a, statusVersion: 2 });
+      expect(Date.parse(claimed?.leaseUntil ?? '')).toBeGreaterThanOrEqual(before + 59_000);
+      await store.claimRun(b, 'owner-2', 60_000);
+      await store.requestCancel(a);
+      expect((await store.getRun(a))?.cancelRequestedAt).not.toBeNull();
+      expect(await store.renewRunLeases('owner-1', 120_000)).toEqual([{ runId: a, cancelRequested: true }]);
+      expect(Date.parse((await store.getRun(a))?.leaseUntil ?? '')).toBeGreaterThanOrEqual(before + 119_000);
+      expect(await store.renewRunLeases('owner-2', 60_000)).toEqual([{ runId: b, cancelRequested: false }]);
+      expect(await store.listHeldRuns('owner-1')).toEqual([{ runId: a, cancelRequested: true }]);
+      expect(await store.listExpiredRuns()).toEqual([]);
+      // Released (shutdown): expired at once, so anyone reclaims it; the other owner's run is untouched.
+      expect(await store.releaseRunLeases('owner-1')).toBe(1);
+      expect((await store.listExpiredRuns()).map((r) => r.runId)).toEqual([a]);
+      expect(await store.takeExpiredRun(b, 'owner-3', 60_000)).toBeNull();
+      const taken = await store.takeExpiredRun(a, 'owner-3', 60_000);
+      expect(taken).toMatchObject({ runId: a, ownerId: 'owner-1' });
+      expect(await store.takeExpiredRun(a, 'owner-4', 60_000)).toBeNull();
+      // The lost owner learns it no longer holds the run.
+      expect(await store.renewRunLeases('owner-1', 60_000)).toEqual([]);
+      const settled = await store.finalizeRun(a, 'failed', 'lost');
+      expect(settled).toMatchObject({ statusVersion: 3, leaseUntil: null });
+      expect(await store.getRun(a)).toMatchObject({ statusVersion: 3, leaseUntil: null });
+      // A cancel of a settled run is recorded as a command but flags nothing.
+      await store.finalizeRun(b, 'completed');
+      await store.requestCancel(b);
+      expect((await store.getRun(b))?.cancelRequestedAt).toBeNull();
+      // A queued run cancelled before its claim: the claim carries the flag.
+      const q = await newRun(threadId);
+      await store.requestCancel(q);
+      expect((await store.claimRun(q, 'owner-5', 1000))?.cancelRequestedAt).not.toBeNull();
+    });
+
+    test('runs: of several processes racing to reclaim an expired run, exactly one gets each run', async () => {
+      const threadId = await newThread();
+      const runs: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        const runId = await newRun(threadId);
+        await store.claimRun(runId, 'dead-owner', 60_000);
+        runs.push(runId);
+      }
+      await fx.execSql("UPDATE runs SET lease_until = '2000-01-01T00:00:00.000Z' WHERE owner_id = ?", [
+        'dead-owner',
+      ]);
+      const peers = [store, await fx.openPeer(), await fx.openPeer(), await fx.openPeer()];
+      const wins = await Promise.all(
+        peers.flatMap((peer, p) =>
+          runs.map(async (runId) =>
+            (await peer.takeExpiredRun(runId, `reclaimer-${p}`, 60_000)) ? runId : null,
+          ),
+        ),
       );
-      const commands = await store.listCommandsSince(null);
-      const times = commands.map((c) => c.createdAt);
-      expect(times).toEqual([...times].sort());
-      expect(new Set(times).size).toBe(times.length);
-      expect(commands).toHaveLength(created.length);
-      const cursor = times[5] ?? '';
-      expect((await store.listCommandsSince(cursor)).map((c) => c.commandId)).toEqual(
-        commands.slice(6).map((c) => c.commandId),
-      );
+      const won = wins.filter((w): w is string => w !== null);
+      expect(won.sort()).toEqual([...runs].sort());
+      expect(await store.listExpiredRuns()).toEqual([]);
+      for (const runId of runs) expect((await store.getRun(runId))?.ownerId).toMatch(/^reclaimer-/);
+    });
+
+    test('completions: every completion record of a thread in one read', async () => {
+      const threadId = await newThread();
+      const ids: string[] = [];
+      for (let i = 0; i < 25; i++) {
+        const runId = await newRun(threadId);
+        await store.claimRun(runId, 'o');
+        await store.finalizeRun(runId, 'completed');
+        const mark = await store.sealSource(runId);
+        expect(await store.completeCanonicalization(runId, mark)).not.toBeNull();
+        ids.push(runId);
+      }
+      expect((await store.listCompletions(threadId)).map((c) => c.runId).sort()).toEqual(ids.sort());
+      expect(await store.listCompletions('thr_none')).toEqual([]);
     });
 
     test('events: deliverySeq per thread, identical re-emission is a no-op, changed content is a revision', async () => {

@@ -44,7 +44,7 @@ export async function serve(
   config: ServeConfig,
   log: (line: string) => void = (line) => console.log(line),
   logger?: Logger,
-): Promise<{ url: string; stop: () => Promise<void> }> {
+): Promise<{ url: string; stop: (graceMs?: number) => Promise<void> }> {
   try {
     assertBindAllowed(config.host, config.tokens);
   } catch (err) {
@@ -70,6 +70,9 @@ export async function serve(
     drivers,
     audit: ledger,
     ownerId: `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`,
+    maxConcurrentRuns: config.maxConcurrentRuns,
+    runLeaseMs: config.runLeaseMs,
+    runLeaseRenewMs: config.runLeaseRenewMs,
     workDirFor: (thread) => thread.workDir ?? config.workDir,
     log: (level, message, detail) => {
       if (logger) logger[level]({ component: 'lane', ...(isObject(detail) ? detail : {}) }, message);
@@ -93,9 +96,11 @@ export async function serve(
     routes: [protocolRoutes()],
     ...(logger ? { loggerInstance: logger } : {}),
   });
-  const stopAll = async () => {
+  /** Streams end with a retry hint, running runs get up to graceMs, the rest are handed back (never cancelled). */
+  const stopAll = async (graceMs = 0) => {
+    const deadline = Date.now() + graceMs;
     await server.shutdown().catch(() => {});
-    await lane.stop().catch(() => {});
+    await lane.stop({ graceMs: Math.max(0, deadline - Date.now()) }).catch(() => {});
     await disposeDrivers(drivers);
     await checkpoints.close().catch(() => {});
     await ledger.close().catch(() => {});
@@ -153,6 +158,19 @@ export const serveCommand: CliCommand = {
         '--log-level <level>',
         'fatal, error, warn, info, debug, trace or silent (env AGENTLANE_LOG_LEVEL, default info); JSON lines, pretty on a terminal',
       )
+      .option(
+        '--max-concurrent-runs <n>',
+        'runs this process executes at once (env AGENTLANE_MAX_CONCURRENT_RUNS, default 8)',
+      )
+      .option('--run-lease-ms <ms>', 'lease on a running run (env AGENTLANE_RUN_LEASE_MS, default 10000)')
+      .option(
+        '--run-lease-renew-ms <ms>',
+        'lease renewal and reclaim interval (env AGENTLANE_RUN_LEASE_RENEW_MS, default 2000)',
+      )
+      .option(
+        '--shutdown-grace-ms <ms>',
+        'SIGTERM waits this long for running runs, then hands them back (env AGENTLANE_SHUTDOWN_GRACE_MS, default 8000)',
+      )
       .addHelpText(
         'after',
         `
@@ -173,8 +191,16 @@ Operations (docs/operations.md):
         const onSignal = (signal: string) => {
           if (stopping) return;
           stopping = true;
-          logger.info(`agentlane: ${signal}: closing streams and finishing in-flight requests`);
-          void stop().then(() => process.exit(0));
+          const grace = config.shutdownGraceMs;
+          logger.info(
+            `agentlane: ${signal}: closing streams, waiting up to ${grace} ms for running runs, then handing them back`,
+          );
+          // The promise: the process is gone within the grace period, whatever an engine or the database does.
+          setTimeout(() => {
+            logger.warn('agentlane: the grace period is over; exiting');
+            process.exit(1);
+          }, grace + 1000).unref();
+          void stop(grace).then(() => process.exit(0));
         };
         process.on('SIGTERM', () => onSignal('SIGTERM'));
         process.on('SIGINT', () => onSignal('SIGINT'));

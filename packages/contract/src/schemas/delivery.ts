@@ -100,6 +100,11 @@ export const RunStatusEventSchema = closedObject(
     runId: id('The run.'),
     status: RunStatusSchema,
     deliverySeq: Type.Optional(count('The delivery cursor at the time of the change.')),
+    statusVersion: Type.Optional(
+      count(
+        "Counts the run's status changes (1 = queued); signals may arrive out of order, the highest version is the latest status.",
+      ),
+    ),
   },
   { title: 'RunStatusEvent', description: "A run's lifecycle status changed." },
 );

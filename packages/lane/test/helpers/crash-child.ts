@@ -16,6 +16,9 @@ const lane = createLane({
   drivers: [createTestDriver({ spinMs: 2 })],
   ownerId: `child-${process.pid}`,
   pollIntervalMs: 20,
+  // A short lease: the restarted process reclaims the run about a second after the kill.
+  runLeaseMs: 1000,
+  runLeaseRenewMs: 250,
 });
 await lane.start();
 const { run } = await lane.createRun({ threadId, prompt: 'snapshot s1 first\ndeltas 100000 2' });

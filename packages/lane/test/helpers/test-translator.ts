@@ -67,6 +67,7 @@ export function createTestTranslator(spinMs = 0): Translator<TestState> {
                   approvalId: f.approvalId,
                   outcome: f.outcome,
                   ...(f.optionId ? { optionId: f.optionId } : {}),
+                  ...(f.answeredBy ? { answeredBy: f.answeredBy } : {}),
                 },
               },
             });
@@ -104,6 +105,20 @@ export function createTestTranslator(spinMs = 0): Translator<TestState> {
             draft: {
               kind: 'message.completed',
               payload: { messageId: String(frame.id), role: 'assistant', text: String(frame.text) },
+            },
+          });
+          return { state, events };
+        case 'approval':
+          events.push({
+            key: `approval:${String(frame.id)}`,
+            draft: {
+              kind: 'approval.requested',
+              payload: {
+                approvalId: String(frame.id),
+                title: 'Allow?',
+                subject: { kind: 'other' },
+                options: [{ optionId: 'allow', label: 'Allow', kind: 'allow_once' }],
+              },
             },
           });
           return { state, events };

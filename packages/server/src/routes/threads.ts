@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { assertThreadAccess } from '../auth';
 import type { ServerContext } from '../context';
 import { notFound } from '../errors';
-import { ErrorSchema, LastEventIdHeaders, StreamQuery, ThreadParams } from '../schemas';
+import { CursorErrorSchema, ErrorSchema, LastEventIdHeaders, StreamQuery, ThreadParams } from '../schemas';
 import { openThreadStream, resumeCursor } from '../sse/open-stream';
 
 export const threadRoutes =
@@ -17,14 +17,16 @@ export const threadRoutes =
           params: ThreadParams,
           querystring: StreamQuery,
           headers: LastEventIdHeaders,
-          response: { 400: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema },
+          response: { 400: CursorErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 409: CursorErrorSchema },
         },
       },
       async (request, reply) => {
         const { id } = request.params;
         assertThreadAccess(request.principal, id);
-        const after = resumeCursor(request.query, request.headers['last-event-id']);
         if (!(await ctx.store.getThread(id))) throw notFound('thread', id);
+        // The head only grows: a cursor at or below it now is at or below it when the subscription opens.
+        const head = await ctx.store.headDeliverySeq(id);
+        const after = resumeCursor(request.query, request.headers['last-event-id'], head);
         await openThreadStream(ctx, reply, id, after);
       },
     );

@@ -5,16 +5,43 @@ import type { ServerContext } from '../context';
 import { HttpError } from '../errors';
 import { SseConnection } from './sse-connection';
 
-/** The resume cursor: `?after=N` wins over `Last-Event-ID: N`; neither means from the start. */
-export function resumeCursor(query: { after?: number }, lastEventId: string | undefined): number {
-  if (query.after !== undefined) return query.after;
-  if (lastEventId === undefined) return 0;
-  const n = Number(lastEventId);
-  if (!Number.isSafeInteger(n) || n < 0) {
+const PLAIN_DECIMAL = /^(0|[1-9][0-9]*)$/;
+
+/**
+ * The resume cursor: `Last-Event-ID: N` wins over `?after=N` (a standard EventSource opened on `?after=0`
+ * reconnects to that same URL with the header: the header is where it is now); neither means from the start.
+ * A cursor is a plain decimal integer (no sign, exponent, hex, or leading zero) and at most the thread's head:
+ * anything else is refused with the head in the body (400 malformed, 409 beyond the head), never taken for a
+ * position the stream would silently never reach.
+ */
+export function resumeCursor(
+  query: { after?: string },
+  lastEventId: string | undefined,
+  head: number,
+): number {
+  const [raw, field] =
+    lastEventId !== undefined
+      ? [lastEventId, 'headers.last-event-id']
+      : query.after !== undefined
+        ? [query.after, 'query.after']
+        : [undefined, ''];
+  if (raw === undefined) return 0;
+  const n = PLAIN_DECIMAL.test(raw) ? Number(raw) : Number.NaN;
+  const name = field === 'query.after' ? '?after' : 'Last-Event-ID';
+  if (!Number.isSafeInteger(n)) {
     throw new HttpError(
       'invalid_request',
-      'Last-Event-ID must be a non-negative integer',
-      'headers.last-event-id',
+      `${name} must be a plain decimal integer from 0 to the head (${head})`,
+      field,
+      { headDeliverySeq: head },
+    );
+  }
+  if (n > head) {
+    throw new HttpError(
+      'conflict',
+      `${name} ${n} is beyond the head of the thread (${head}): resume from ${head} or below`,
+      field,
+      { headDeliverySeq: head },
     );
   }
   return n;

@@ -43,6 +43,9 @@ export const toRun = (r: SqlRow): RunRecord => ({
   outcome: strOrNull(r.outcome) as RunOutcome | null,
   ownerId: strOrNull(r.owner_id),
   canonicalizedAt: strOrNull(r.canonicalized_at),
+  leaseUntil: strOrNull(r.lease_until),
+  statusVersion: Number(r.status_version ?? 0),
+  cancelRequestedAt: strOrNull(r.cancel_requested_at),
 });
 
 export const toCommand = (r: SqlRow): CommandRecord => ({

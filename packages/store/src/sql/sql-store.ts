@@ -6,14 +6,17 @@ import {
   type CommandRecord,
   type CompletionRecord,
   DEFAULT_RAW_SIDECAR_LIMITS,
+  DEFAULT_RUN_LEASE_MS,
   type EventWrite,
   type HarnessSessionRecord,
+  type HeldRun,
   type InteractionAnswerRecord,
   type ListThreadsQuery,
   type OutboxEntry,
   type Page,
   type RawFrameRecord,
   type RawSidecarLimits,
+  RELEASED_LEASE,
   type RunOutcome,
   type RunRecord,
   type SourceFrameRecord,
@@ -108,23 +111,6 @@ export class SqlStore implements Store {
 
   private async one(c: SqlConn, sql: string, params: readonly SqlParam[]): Promise<SqlRow | undefined> {
     return (await c.all<SqlRow>(sql, params))[0];
-  }
-
-  /**
-   * A createdAt for a command (and its run), taken under the command clock's row lock held until commit:
-   * strictly increasing and in commit order, so `listCommandsSince(createdAt)` never skips a late commit.
-   */
-  private async commandTime(c: SqlConn): Promise<string> {
-    // The upsert locks the row (and recreates it if someone emptied the table).
-    const row = await this.one(
-      c,
-      "INSERT INTO command_clock (id, last_created_at) VALUES (1, '1970-01-01T00:00:00.000Z') ON CONFLICT (id) DO UPDATE SET last_created_at = command_clock.last_created_at RETURNING last_created_at",
-      [],
-    );
-    const last = Date.parse(String(row?.last_created_at ?? '1970-01-01T00:00:00.000Z'));
-    const at = new Date(Math.max(Date.now(), last + 1)).toISOString();
-    await c.run('UPDATE command_clock SET last_created_at = ? WHERE id = 1', [at]);
-    return at;
   }
 
   async migrate(): Promise<void> {
@@ -379,7 +365,8 @@ export class SqlStore implements Store {
           throw new StoreError('invalid', `parentRunId ${input.parentRunId} is not a run of this thread`);
         }
       }
-      const now = await this.commandTime(c);
+      // A process clock, no global lock: nothing reads createdAt as a cursor (cancels are a flag on the run).
+      const now = this.now();
       const run: RunRecord = {
         runId: `run_${this.newId()}`,
         threadId: input.threadId,
@@ -394,9 +381,12 @@ export class SqlStore implements Store {
         outcome: null,
         ownerId: null,
         canonicalizedAt: null,
+        leaseUntil: null,
+        statusVersion: 1,
+        cancelRequestedAt: null,
       };
       await c.run(
-        'INSERT INTO runs (run_id, thread_id, parent_run_id, status, prompt, options, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO runs (run_id, thread_id, parent_run_id, status, prompt, options, created_at, status_version) VALUES (?, ?, ?, ?, ?, ?, ?, 1)',
         [run.runId, run.threadId, run.parentRunId, run.status, run.prompt, JSON.stringify(run.options), now],
       );
       await c.run(
@@ -440,8 +430,13 @@ export class SqlStore implements Store {
         runId,
         idempotencyKey: key,
         payload: { runId },
-        createdAt: await this.commandTime(c),
+        createdAt: this.now(),
       };
+      // The flag the owner of the run polls (and a claim of a queued run reads): one row, not a global order.
+      await c.run(
+        "UPDATE runs SET cancel_requested_at = COALESCE(cancel_requested_at, ?) WHERE run_id = ? AND status IN ('queued', 'running')",
+        [command.createdAt, runId],
+      );
       await c.run(
         'INSERT INTO commands (command_id, kind, thread_id, run_id, idempotency_key, body_hash, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
         [
@@ -471,30 +466,41 @@ export class SqlStore implements Store {
     return rows.map(toRun);
   }
 
-  private async claim(c: SqlConn, runId: string, ownerId: string): Promise<RunRecord | null> {
+  private leaseUntil(leaseMs: number): string {
+    if (!Number.isFinite(leaseMs) || leaseMs <= 0)
+      throw new StoreError('invalid', 'leaseMs must be positive');
+    return new Date(Date.now() + leaseMs).toISOString();
+  }
+
+  private async claim(
+    c: SqlConn,
+    runId: string,
+    ownerId: string,
+    leaseMs: number,
+  ): Promise<RunRecord | null> {
     const startedAt = this.now();
     const changed = await c.run(
-      "UPDATE runs SET status = 'running', owner_id = ?, started_at = ? WHERE run_id = ? AND status = 'queued'",
-      [ownerId, startedAt, runId],
+      "UPDATE runs SET status = 'running', owner_id = ?, started_at = ?, lease_until = ?, status_version = status_version + 1 WHERE run_id = ? AND status = 'queued'",
+      [ownerId, startedAt, this.leaseUntil(leaseMs), runId],
     );
     if (changed === 0) return null;
     const row = await this.one(c, 'SELECT * FROM runs WHERE run_id = ?', [runId]);
     return row ? toRun(row) : null;
   }
 
-  async claimQueuedRun(ownerId: string): Promise<RunRecord | null> {
+  async claimQueuedRun(ownerId: string, leaseMs = DEFAULT_RUN_LEASE_MS): Promise<RunRecord | null> {
     return this.tx(async (c) => {
       const next = await this.one(
         c,
         `SELECT run_id FROM runs WHERE status = 'queued' ORDER BY created_at, run_id LIMIT 1${this.db.skipLocked}`,
         [],
       );
-      return next ? this.claim(c, String(next.run_id), ownerId) : null;
+      return next ? this.claim(c, String(next.run_id), ownerId, leaseMs) : null;
     });
   }
 
-  async claimRun(runId: string, ownerId: string): Promise<RunRecord | null> {
-    return this.tx((c) => this.claim(c, runId, ownerId));
+  async claimRun(runId: string, ownerId: string, leaseMs = DEFAULT_RUN_LEASE_MS): Promise<RunRecord | null> {
+    return this.tx((c) => this.claim(c, runId, ownerId, leaseMs));
   }
 
   async listCommandsSince(afterCreatedAt: string | null): Promise<CommandRecord[]> {
@@ -513,6 +519,70 @@ export class SqlStore implements Store {
       c.all<SqlRow>("SELECT * FROM runs WHERE status = 'running' ORDER BY created_at, run_id"),
     );
     return rows.map(toRun);
+  }
+
+  async renewRunLeases(ownerId: string, leaseMs: number): Promise<HeldRun[]> {
+    const until = this.leaseUntil(leaseMs);
+    return this.tx(async (c) => {
+      await c.run("UPDATE runs SET lease_until = ? WHERE owner_id = ? AND status = 'running'", [
+        until,
+        ownerId,
+      ]);
+      return heldRuns(c, ownerId);
+    });
+  }
+
+  listHeldRuns(ownerId: string): Promise<HeldRun[]> {
+    return this.db.read((c) => heldRuns(c, ownerId));
+  }
+
+  async listExpiredRuns(limit = 100): Promise<RunRecord[]> {
+    const rows = await this.db.read((c) =>
+      c.all<SqlRow>(
+        "SELECT * FROM runs WHERE status = 'running' AND (lease_until IS NULL OR lease_until < ?) ORDER BY created_at, run_id LIMIT ?",
+        [this.now(), limit],
+      ),
+    );
+    return rows.map(toRun);
+  }
+
+  async takeExpiredRun(runId: string, ownerId: string, leaseMs: number): Promise<RunRecord | null> {
+    const until = this.leaseUntil(leaseMs);
+    return this.tx(async (c) => {
+      const now = this.now();
+      const row = await this.one(
+        c,
+        `SELECT * FROM runs WHERE run_id = ? AND status = 'running' AND (lease_until IS NULL OR lease_until < ?)${this.db.forUpdate}`,
+        [runId, now],
+      );
+      if (!row) return null;
+      // Conditional on the owner read above: of racing takers (PostgreSQL waits on the row lock, SQLite has
+      // one writer) exactly one changes the row; the others see another owner and a live lease.
+      const changed = await c.run(
+        "UPDATE runs SET owner_id = ?, lease_until = ? WHERE run_id = ? AND status = 'running' AND (lease_until IS NULL OR lease_until < ?)",
+        [ownerId, until, runId, now],
+      );
+      return changed === 1 ? toRun(row) : null;
+    });
+  }
+
+  async releaseRunLeases(ownerId: string, runIds?: readonly string[]): Promise<number> {
+    const expired = RELEASED_LEASE;
+    return this.tx(async (c) => {
+      if (runIds === undefined)
+        return c.run("UPDATE runs SET lease_until = ? WHERE owner_id = ? AND status = 'running'", [
+          expired,
+          ownerId,
+        ]);
+      let n = 0;
+      for (const runId of runIds) {
+        n += await c.run(
+          "UPDATE runs SET lease_until = ? WHERE run_id = ? AND owner_id = ? AND status = 'running'",
+          [expired, runId, ownerId],
+        );
+      }
+      return n;
+    });
   }
 
   /** Settling twice with the same status is a no-op (a retry); changing a settled status is a conflict. */
@@ -536,19 +606,24 @@ export class SqlStore implements Store {
         throw new StoreError('conflict', `run ${runId} is already ${run.status}`);
       }
       const endedAt = this.now();
-      await c.run('UPDATE runs SET status = ?, ended_at = ?, error = ?, outcome = ? WHERE run_id = ?', [
-        status,
-        endedAt,
-        error ?? null,
-        outcome,
-        runId,
-      ]);
+      await c.run(
+        'UPDATE runs SET status = ?, ended_at = ?, error = ?, outcome = ?, lease_until = NULL, status_version = status_version + 1 WHERE run_id = ?',
+        [status, endedAt, error ?? null, outcome, runId],
+      );
       // The canonicalization intent commits with the settled status: a crash cannot separate them.
       await c.run(
         'INSERT INTO canonicalization_outbox (run_id, thread_id, enqueued_at, attempts) VALUES (?, ?, ?, 0) ON CONFLICT (run_id) DO NOTHING',
         [runId, run.threadId, endedAt],
       );
-      return { ...run, status, endedAt, error: error ?? null, outcome };
+      return {
+        ...run,
+        status,
+        endedAt,
+        error: error ?? null,
+        outcome,
+        leaseUntil: null,
+        statusVersion: run.statusVersion + 1,
+      };
     });
   }
 
@@ -773,6 +848,16 @@ export class SqlStore implements Store {
     return row ? toCompletion(row) : null;
   }
 
+  async listCompletions(threadId: string): Promise<CompletionRecord[]> {
+    const rows = await this.db.read((c) =>
+      c.all<SqlRow>(
+        'SELECT * FROM canonicalization_completions WHERE thread_id = ? ORDER BY completed_at, run_id',
+        [threadId],
+      ),
+    );
+    return rows.map(toCompletion);
+  }
+
   // interactions
 
   /** The first answer to a target wins: the same answer again returns it, a different one is a conflict. */
@@ -950,6 +1035,14 @@ export class SqlStore implements Store {
       content: new Uint8Array(content.buffer, content.byteOffset, content.byteLength),
     };
   }
+}
+
+async function heldRuns(c: SqlConn, ownerId: string): Promise<HeldRun[]> {
+  const rows = await c.all<SqlRow>(
+    "SELECT run_id, cancel_requested_at FROM runs WHERE owner_id = ? AND status = 'running' ORDER BY run_id",
+    [ownerId],
+  );
+  return rows.map((r) => ({ runId: String(r.run_id), cancelRequested: r.cancel_requested_at !== null }));
 }
 
 function encodeCursor(createdAt: string, threadId: string): string {

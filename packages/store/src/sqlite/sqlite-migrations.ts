@@ -214,4 +214,21 @@ CREATE TABLE source_frame_raw (
 ) WITHOUT ROWID;
 `,
   },
+  {
+    // Run leases: the process executing a run renews lease_until; any live process settles a running run
+    // whose lease expired (its process is gone). status_version counts the run's status changes, so a client
+    // can tell the latest run.status from a stale one. cancel_requested_at replaces the command clock: the
+    // owner of a run reads the flag off its own rows instead of a global, strictly ordered command cursor.
+    name: 'run leases, status version, cancel flag',
+    sql: `
+ALTER TABLE runs ADD COLUMN lease_until TEXT;
+ALTER TABLE runs ADD COLUMN status_version INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN cancel_requested_at TEXT;
+UPDATE runs SET status_version = CASE status WHEN 'queued' THEN 1 WHEN 'running' THEN 2 ELSE 3 END;
+UPDATE runs SET cancel_requested_at = (
+  SELECT MIN(c.created_at) FROM commands c WHERE c.run_id = runs.run_id AND c.kind = 'run.cancel'
+) WHERE status IN ('queued', 'running');
+CREATE INDEX runs_by_lease ON runs (status, lease_until);
+`,
+  },
 ];

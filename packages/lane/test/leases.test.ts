@@ -1,0 +1,173 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { createSqliteStore, type Store, StoreError } from '@agentlane/store';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLane, ENGINE_LOST, type Lane, SYSTEM_ANSWERER } from '../src';
+import { Collector, waitFor } from './helpers/collect';
+import { sqliteTestStore, type TestStore } from './helpers/stores';
+import { createTestDriver } from './helpers/test-driver';
+
+const child = fileURLToPath(new URL('./helpers/lease-child.ts', import.meta.url));
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+
+/** Starts the child executing `prompt`; resolves with the run id and a SIGKILL for it. */
+function startChild(path: string, threadId: string, prompt: string) {
+  const p = spawn(process.execPath, ['--import', 'tsx', child, path, threadId, prompt], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const kill = () =>
+    new Promise<void>((resolve) => {
+      if (p.exitCode !== null || p.signalCode !== null) return resolve();
+      p.once('exit', () => resolve());
+      p.kill('SIGKILL');
+    });
+  const runId = new Promise<string>((resolve, reject) => {
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (d) => {
+      out += String(d);
+      const m = /run (\S+)\n/.exec(out);
+      if (m?.[1]) resolve(m[1]);
+    });
+    p.stderr.on('data', (d) => {
+      err += String(d);
+    });
+    p.on('exit', () => reject(new Error(`child exited: ${err}`)));
+  });
+  return { runId, kill };
+}
+
+const code = (p: Promise<unknown>) =>
+  p.then(
+    () => 'ok',
+    (e) => (e instanceof StoreError ? e.code : String(e)),
+  );
+
+describe('run leases (SQLite, a SIGKILLed process and several live ones on one file)', () => {
+  let t: TestStore;
+  const opened: { lane: Lane; store: Store }[] = [];
+  const children: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const kill of children.splice(0)) await kill();
+    for (const o of opened.splice(0)) {
+      await o.lane.stop();
+      await o.store.close();
+    }
+    await t.cleanup();
+  });
+
+  const liveLane = async (path: string, name: string) => {
+    const store = createSqliteStore({ path });
+    await store.migrate();
+    const lane = createLane({
+      store,
+      drivers: [createTestDriver()],
+      ownerId: name,
+      pollIntervalMs: 20,
+      runLeaseMs: 1000,
+      runLeaseRenewMs: 100,
+    });
+    opened.push({ lane, store });
+    return { lane, store };
+  };
+
+  it('exactly one live process settles the dead one’s run, cancels its open approval as system; answers get 409', async () => {
+    t = await sqliteTestStore();
+    const path = t.path as string;
+    await t.store.createThread({ threadId: 'th', engine: 'test', title: null, workDir: null, metadata: {} });
+    const dead = startChild(path, 'th', 'delta before\napproval a1\ndelta after');
+    children.push(dead.kill);
+    const runId = await dead.runId;
+    await waitFor(async () =>
+      (await t.store.latestEvents({ threadId: 'th', runId })).some((r) => r.kind === 'approval.requested'),
+    );
+    // While its process lives, the run takes answers (the child would deliver them): not tested here, the
+    // answer would complete the run. Killed, its lease runs out.
+    await dead.kill();
+    const killedAt = Date.now();
+    const lanes = await Promise.all(['live-1', 'live-2', 'live-3'].map((n) => liveLane(path, n)));
+    const c = new Collector();
+    await lanes[0]?.lane.subscribe('th', 0, c.listener);
+    await Promise.all(lanes.map((l) => l.lane.start()));
+    const run = await waitFor(async () => {
+      const r = await t.store.getRun(runId);
+      return r?.canonicalizedAt ? r : null;
+    }, 20_000);
+    const settledAfterMs = Date.now() - killedAt;
+    expect(run.status).toBe('failed');
+    expect(run.error).toMatch(new RegExp(`^${ENGINE_LOST}: lease-child-\\d+ stopped renewing its lease$`));
+    // Settled once: one fatal error and one end of turn in the source lane, however many processes raced.
+    const frames = (await t.store.readFrames(runId)).map((f) => f.frame as { harness?: string });
+    expect(frames.filter((f) => f.harness === 'engine.error')).toHaveLength(1);
+    expect(frames.filter((f) => f.harness === 'turn.ended')).toHaveLength(1);
+    const latest = await t.store.latestEvents({ threadId: 'th', runId });
+    const resolved = latest.find((r) => r.kind === 'approval.resolved');
+    expect(resolved?.event.payload).toMatchObject({
+      approvalId: 'a1',
+      outcome: 'cancelled',
+      answeredBy: SYSTEM_ANSWERER,
+    });
+    // The status signal carries the run's status version: the failed one is the highest.
+    await c.until((x) => x.events.some((e) => e.type === 'run.status' && e.status === 'failed'));
+    const failed = c.events.find((e) => e.type === 'run.status' && e.status === 'failed');
+    expect(failed).toMatchObject({ statusVersion: run.statusVersion });
+    expect(run.statusVersion).toBe(3);
+    // Nobody executes the run any more: an answer is refused, not accepted and dropped.
+    const answer = lanes[1]?.lane.answerApproval({
+      runId,
+      approvalId: 'a1',
+      answer: { outcome: 'selected', optionId: 'allow' },
+    });
+    expect(await code(answer as Promise<unknown>)).toBe('conflict');
+    expect(settledAfterMs).toBeLessThan(15_000);
+  }, 60_000);
+
+  it('an answer to a running run whose lease expired, or to a queued run, is refused with conflict', async () => {
+    t = await sqliteTestStore({ fast: true });
+    const { store } = t;
+    await store.createThread({ threadId: 'th', engine: 'test', title: null, workDir: null, metadata: {} });
+    const reader = createLane({ store, drivers: [], ownerId: 'reader', execute: false });
+    const queued = (await reader.createRun({ threadId: 'th', prompt: 'x' })).run;
+    const q = reader.answerQuestion({
+      runId: queued.runId,
+      questionId: 'q1',
+      answer: { outcome: 'declined' },
+    });
+    expect(await code(q)).toBe('conflict');
+    await store.claimRun(queued.runId, 'gone', 1);
+    await new Promise((r) => setTimeout(r, 5));
+    const a = reader.answerApproval({
+      runId: queued.runId,
+      approvalId: 'a1',
+      answer: { outcome: 'cancelled' },
+    });
+    expect(await code(a)).toBe('conflict');
+    await reader.stop();
+  });
+
+  it('stop({ graceMs }) hands a running run back (not cancelled): a live process settles it at once', async () => {
+    t = await sqliteTestStore({ fast: true });
+    const path = t.path as string;
+    await t.store.createThread({ threadId: 'th', engine: 'test', title: null, workDir: null, metadata: {} });
+    const a = await liveLane(path, 'stopping');
+    await a.lane.start();
+    const { run } = await a.lane.createRun({ threadId: 'th', prompt: 'delta x\nwait-cancel' });
+    await waitFor(async () => (await t.store.getRun(run.runId))?.status === 'running');
+    const began = Date.now();
+    await a.lane.stop({ graceMs: 600 });
+    expect(Date.now() - began).toBeLessThan(1500);
+    const released = await t.store.getRun(run.runId);
+    expect(released).toMatchObject({ status: 'running', outcome: null });
+    const b = await liveLane(path, 'survivor');
+    await b.lane.start();
+    const settled = await waitFor(async () => {
+      const r = await t.store.getRun(run.runId);
+      return r?.canonicalizedAt ? r : null;
+    });
+    expect(settled).toMatchObject({ status: 'failed', outcome: 'failed' });
+    expect(settled.error).toBe(`${ENGINE_LOST}: stopping shut down before the run finished`);
+    const frames = (await t.store.readFrames(run.runId)).map((f) => f.frame as { harness?: string });
+    expect(frames.some((f) => f.harness === 'turn.cancel_requested')).toBe(false);
+  });
+});
