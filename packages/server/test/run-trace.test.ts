@@ -19,6 +19,9 @@ const run: RunRecord = {
   outcome: 'completed',
   ownerId: 'o',
   canonicalizedAt: '2026-01-01T00:00:10.000Z',
+  leaseUntil: null,
+  statusVersion: 3,
+  cancelRequestedAt: null,
 };
 
 let seq = 0;
