@@ -45,6 +45,8 @@ export const ConfigFile = Type.Object(
     tokens: Type.Optional(Type.Array(TokenEntry)),
     engines: Type.Optional(Type.Array(EngineEntry)),
     logLevel: Type.Optional(Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)))),
+    /** Also offer the engines found here (keys set, agents installed); default: only without a config file. */
+    discover: Type.Optional(Type.Boolean()),
     /** Also offer every bundled recorded session as a replay engine (default true). */
     recordedSessions: Type.Optional(Type.Boolean()),
     /** Runs this process executes at once (default 8); queued runs wait for a free slot on any process. */
@@ -78,6 +80,10 @@ export interface ServeConfig {
   tokens: NonNullable<ConfigFile['tokens']>;
   engines: EngineConfig[];
   recordedSessions: boolean;
+  /** Offer the engines found here besides the configured ones (true without a config file). */
+  discover: boolean;
+  /** The config file read, if any. */
+  configPath?: string;
   /** pino level of the server's log (default info). */
   logLevel: LevelWithSilent;
   maxConcurrentRuns: number;
@@ -238,6 +244,8 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = p
     tokens: tokens ?? [],
     engines: (file.engines ?? []) as EngineConfig[],
     recordedSessions: file.recordedSessions ?? true,
+    discover: file.discover ?? configPath === undefined,
+    ...(configPath ? { configPath: resolve(configPath) } : {}),
     logLevel:
       flags.logLevel !== undefined
         ? parseLogLevel(flags.logLevel, '--log-level')

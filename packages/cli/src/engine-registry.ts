@@ -22,10 +22,52 @@ const DATABASE_OPTION: Partial<Record<EngineConfig['type'], string>> = {
   builtin: 'checkpoints',
 };
 
+/** What an adapter can offer without a config file (see `discoverEngines`). */
+export interface DiscoveredEntry {
+  options: { name: string; label: string } & Record<string, unknown>;
+  inMemory?: Record<string, unknown>;
+  why: string;
+  env: string[];
+}
+
 type AdapterModule = {
   createDriver?: (config: Record<string, unknown>) => EngineDriver | Promise<EngineDriver>;
   recordedSessionDrivers?: (options?: { speed?: number }) => EngineDriver[];
+  discoverEngines?: (env: NodeJS.ProcessEnv, options: { cwd: string }) => DiscoveredEntry[];
 };
+
+/** An engine found without a config file: its config entry, what is kept in memory only, and why. */
+export interface EngineOffer {
+  entry: EngineConfig;
+  inMemory?: Record<string, unknown>;
+  why: string;
+  /** Variables it needs at run time. */
+  env: string[];
+}
+
+/**
+ * Asks every adapter what it can run here (keys in the environment, agents on PATH or in the project's
+ * node_modules). An adapter that fails to load or to look offers nothing; discovery never throws.
+ */
+export async function discoverEngines(env: NodeJS.ProcessEnv, cwd: string): Promise<EngineOffer[]> {
+  const offers: EngineOffer[] = [];
+  for (const type of Object.keys(ADAPTERS) as EngineConfig['type'][]) {
+    try {
+      const mod = await loadAdapter(type);
+      for (const found of mod.discoverEngines?.(env, { cwd }) ?? []) {
+        offers.push({
+          entry: { ...found.options, type } as EngineConfig,
+          ...(found.inMemory ? { inMemory: found.inMemory } : {}),
+          why: found.why,
+          env: found.env,
+        });
+      }
+    } catch {
+      // This adapter cannot look here: it offers nothing.
+    }
+  }
+  return offers;
+}
 
 async function loadAdapter(type: EngineConfig['type']): Promise<AdapterModule> {
   const specifier = ADAPTERS[type];
@@ -35,6 +77,27 @@ async function loadAdapter(type: EngineConfig['type']): Promise<AdapterModule> {
     throw new CliError(
       `engine type "${type}" is not available (${specifier}: ${(err as Error).message.split('\n')[0]})`,
     );
+  }
+}
+
+/** One engine entry's driver; `where` names the entry in errors (e.g. engines[2]). */
+export async function createEngineDriver(
+  entry: EngineConfig,
+  where: string,
+  options: { database?: string; inMemory?: Record<string, unknown> },
+): Promise<EngineDriver> {
+  const mod = await loadAdapter(entry.type);
+  if (typeof mod.createDriver !== 'function')
+    throw new CliError(`${where} (${entry.name}): ${ADAPTERS[entry.type]} does not export createDriver`);
+  const { type: _type, ...adapterOptions } = entry;
+  const databaseOption = DATABASE_OPTION[entry.type];
+  if (databaseOption && options.database !== undefined && adapterOptions[databaseOption] === undefined)
+    adapterOptions[databaseOption] = options.database;
+  try {
+    return await mod.createDriver({ ...adapterOptions, ...options.inMemory });
+  } catch (err) {
+    if (err instanceof CliError) throw err;
+    throw new CliError(`${where} (${entry.name}): ${(err as Error).message.split('\n')[0]}`);
   }
 }
 
@@ -55,24 +118,7 @@ export async function buildDrivers(
     names.add(driver.name);
     drivers.push(driver);
   };
-  for (const [i, entry] of engines.entries()) {
-    const mod = await loadAdapter(entry.type);
-    if (typeof mod.createDriver !== 'function') {
-      throw new CliError(
-        `engines[${i}] (${entry.name}): ${ADAPTERS[entry.type]} does not export createDriver`,
-      );
-    }
-    const { type: _type, ...adapterOptions } = entry;
-    const databaseOption = DATABASE_OPTION[entry.type];
-    if (databaseOption && options.database !== undefined && adapterOptions[databaseOption] === undefined)
-      adapterOptions[databaseOption] = options.database;
-    try {
-      add(await mod.createDriver(adapterOptions));
-    } catch (err) {
-      if (err instanceof CliError) throw err;
-      throw new CliError(`engines[${i}] (${entry.name}): ${(err as Error).message.split('\n')[0]}`);
-    }
-  }
+  for (const [i, entry] of engines.entries()) add(await createEngineDriver(entry, `engines[${i}]`, options));
   if (options.recordedSessions) {
     try {
       const replay = await loadAdapter('replay');

@@ -4,6 +4,7 @@
  * `runtimeTranslator` turns them into canonical events and audit rows.
  */
 export { BUILTIN_CAPABILITIES } from './capabilities';
+export { type DiscoveredEngine, discoverEngines } from './discover';
 export { type BuiltinDriverConfig, createDriver } from './driver';
 export type { RuntimeFrame } from './frames';
 export type { ModelApi, ModelSettings } from './model';

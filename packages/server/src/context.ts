@@ -27,6 +27,8 @@ export interface ServerContext {
   version: string;
   /** True once shutdown started: new requests get 503. */
   draining: boolean;
+  /** Engines found at start but not offered (their probe failed), reported by GET /health. */
+  unavailableEngines?: readonly { name: string; reason: string }[];
 }
 
 declare module 'fastify' {

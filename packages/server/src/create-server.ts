@@ -68,6 +68,8 @@ export interface ServerOptions {
   logger?: boolean | { level: string };
   /** A pino logger to log requests with (wins over `logger`); its lines carry reqId, threadId, runId. */
   loggerInstance?: FastifyBaseLogger;
+  /** Engines found but not offered, with why (GET /health lists them under checks). */
+  unavailableEngines?: readonly { name: string; reason: string }[];
   /** Metrics and traces (see ./observability): mounts GET /metrics. */
   observability?: Observability;
 }
@@ -98,6 +100,7 @@ export async function createServer(options: ServerOptions): Promise<AgentlaneSer
     defaultWorkDir: options.defaultWorkDir ?? process.cwd(),
     version: options.version ?? '0.1.0',
     draining: false,
+    ...(options.unavailableEngines ? { unavailableEngines: options.unavailableEngines } : {}),
   };
 
   const app = Fastify({

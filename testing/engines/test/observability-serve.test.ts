@@ -1,12 +1,12 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeModelServer } from '@agentlane/fake-model-server';
 import { builtinServeConfig, startServeProcess } from '@agentlane/test-engines';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { post, ThreadStream } from './opencode-stack';
 import { answerApproval, done, readAudit } from './support/api';
+import { scratchDirs } from './support/scratch';
 
 // Planted where a careless log line would pick them up: the provider key in the config, the prompt in the
 // request body, the model's answer in the events.
@@ -80,12 +80,7 @@ let runId: string;
 let stream: ThreadStream;
 
 beforeAll(async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'observability-'));
-  const work = await mkdtemp(join(tmpdir(), 'observability-work-'));
-  cleanup.push(
-    () => rm(dir, { recursive: true, force: true }),
-    () => rm(work, { recursive: true, force: true }),
-  );
+  const { dir, work } = await scratchDirs('observability', cleanup);
   const fake = await startFakeModelServer({
     script: [
       {

@@ -12,9 +12,13 @@ import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import { CliError, redactUrl } from '../cli-error';
 import { resolveServeConfig, type ServeConfig, type ServeFlags } from '../config';
-import { buildDrivers, disposeDrivers } from '../engine-registry';
+import { probeOffers } from '../engine-probe';
+import { buildDrivers, discoverEngines, disposeDrivers } from '../engine-registry';
 import { createLogger } from '../logging';
 import type { CliCommand } from './command';
+
+/** How long a found engine may take to start and negotiate before it is not offered. */
+const PROBE_TIMEOUT_MS = 30_000;
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -50,10 +54,21 @@ export async function serve(
   } catch (err) {
     throw new CliError((err as Error).message);
   }
-  const drivers = await buildDrivers(config.engines, {
+  const configured = await buildDrivers(config.engines, {
     recordedSessions: config.recordedSessions,
     database: config.db,
   });
+  // Without a config file: every engine that can really run here, each probed (started and stopped) first.
+  const found = config.discover
+    ? await probeOffers(await discoverEngines(process.env, process.cwd()), {
+        database: config.db,
+        timeoutMs: PROBE_TIMEOUT_MS,
+        progress: log,
+      })
+    : { drivers: [], unavailable: [] };
+  const taken = new Set(configured.map((d) => d.name));
+  const drivers = [...found.drivers.filter((d) => !taken.has(d.name)), ...configured];
+  for (const e of found.unavailable) log(`agentlane: engine ${e.name} is not offered: ${e.reason}`);
   // Metrics and traces see the store, the ledger and the lane port through decorators (docs/operations.md).
   const observability = createObservability({ log: (line) => log(`agentlane: warn: ${line}`) });
   // Ordered open: the store, then the ledger and the checkpoint tables are opened and migrated before the
@@ -94,6 +109,7 @@ export async function serve(
     defaultWorkDir: config.workDir,
     webRoot: config.webRoot,
     routes: [protocolRoutes()],
+    unavailableEngines: found.unavailable,
     ...(logger ? { loggerInstance: logger } : {}),
   });
   /** Streams end with a retry hint, running runs get up to graceMs, the rest are handed back (never cancelled). */

@@ -32,11 +32,18 @@ export const healthRoutes =
             ? 'ok'
             : 'degraded';
         reply.code(status === 'ok' ? 200 : 503);
+        // An engine that failed its start probe is not offered; it does not make the server unhealthy.
+        const engineChecks = Object.fromEntries(
+          (ctx.unavailableEngines ?? []).map((e) => [
+            `engine:${e.name}`,
+            { status: 'unavailable', error: e.reason },
+          ]),
+        );
         return {
           status,
           version: ctx.version,
           store: ctx.store.backend,
-          checks: { store },
+          checks: { store, ...engineChecks },
           openStreams: ctx.connections.size,
           engines: ctx.engines.list().map((e) => ({ name: e.name, provider: e.provider, label: e.label })),
         };
