@@ -8,11 +8,17 @@ export function toModelMessages(conversation: readonly ConversationMessage[]): M
   for (const m of conversation) {
     if (m.role === 'user' || m.role === 'system') {
       const text = m.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
-      out.push(
-        m.role === 'user'
-          ? { role: 'user', content: [{ type: 'text', text }] }
-          : { role: 'system', content: text },
-      );
+      const previous = out.at(-1);
+      // After a turn that got no answer (an empty reply, a failed call) the next prompt would follow the last
+      // one directly; providers want turns to alternate, so the two prompts go as one user message.
+      if (m.role === 'user' && previous?.role === 'user' && typeof previous.content !== 'string')
+        previous.content.push({ type: 'text', text });
+      else
+        out.push(
+          m.role === 'user'
+            ? { role: 'user', content: [{ type: 'text', text }] }
+            : { role: 'system', content: text },
+        );
     } else if (m.role === 'assistant') {
       const content: Exclude<Extract<ModelMessage, { role: 'assistant' }>['content'], string> = [];
       for (const p of m.parts) {
@@ -20,7 +26,7 @@ export function toModelMessages(conversation: readonly ConversationMessage[]): M
         else if (p.type === 'tool-call')
           content.push({ type: 'tool-call', toolCallId: p.toolCallId, toolName: p.toolName, input: p.input });
       }
-      out.push({ role: 'assistant', content });
+      if (content.length > 0) out.push({ role: 'assistant', content });
     } else {
       out.push({
         role: 'tool',

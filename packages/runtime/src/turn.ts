@@ -484,8 +484,21 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
     const status = result === 'ok' ? 'ok' : result === 'cancelled' ? 'cancelled' : 'error';
     emit({ rt: 'stage', stage: id, phase: 'end', status });
     await pluginHook((p) => p.onStageEnd?.(id, pctx), 'onStageEnd');
-    // A stage that failed leaves the previous checkpoint as the resume point.
     if (status === 'ok') await checkpoint(id);
+    else {
+      // The next prompt carries what this turn said, also after a restart: its prompt, the partial text and
+      // the steps done (a call that never ran gets an error result, as providers want one per call).
+      closeUnrun(conversation, turn.turnId, status);
+      try {
+        await checkpoint(id);
+      } catch (err) {
+        emit({
+          rt: 'warning',
+          code: 'checkpoint_failed',
+          message: `the conversation of the ${status === 'error' ? 'failed' : 'cancelled'} turn was not saved: ${errorText(err)}`,
+        });
+      }
+    }
     return result;
   };
 
@@ -629,6 +642,35 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
 }
 
 class CancelledError extends Error {}
+
+/** Tool calls of the turn's last step without a result get one saying they never ran. */
+function closeUnrun(
+  conversation: ConversationMessage[],
+  turnId: string,
+  status: 'error' | 'cancelled',
+): void {
+  const answered = new Set<string>();
+  const calls: { toolCallId: string; toolName: string }[] = [];
+  for (const m of conversation) {
+    if (!m.id.startsWith(`${turnId}:`)) continue;
+    for (const p of m.parts)
+      if (p.type === 'tool-result') answered.add(p.toolCallId);
+      else if (p.type === 'tool-call') calls.push({ toolCallId: p.toolCallId, toolName: p.toolName });
+  }
+  const missing: ConversationMessage['parts'] = calls
+    .filter((c) => !answered.has(c.toolCallId))
+    .map((c) => ({
+      type: 'tool-result',
+      ...c,
+      output: `not run: the turn ${status === 'error' ? 'failed' : 'was cancelled'} first`,
+      isError: true,
+    }));
+  if (missing.length === 0) return;
+  const last = conversation.at(-1);
+  if (last?.role === 'tool')
+    conversation[conversation.length - 1] = { ...last, parts: [...last.parts, ...missing] };
+  else conversation.push({ id: `${turnId}:unrun`, role: 'tool', parts: missing });
+}
 
 /**
  * SQLite answers SQLITE_BUSY at once (no busy wait) when a deferred transaction sharing the file with the

@@ -257,15 +257,16 @@ describe('built-in engine: agentlane serve killed in the middle of the tool loop
     const doneC = await waitCanonicalized(second.api, runC);
     expect(doneC.status).toBe('completed');
     const history = histories[0] ?? [];
-    // Turn A in full; turn B from its last good checkpoint (the end of anchor-plan: its prompt); then C.
+    // Turn A in full; turn B from its last good checkpoint (the end of anchor-plan: its prompt); then C, in
+    // the same user message as B's prompt (turns alternate: never two user messages in a row).
     expect(history.filter((m) => m.role !== 'system').map((m) => m.role)).toEqual([
       'user',
       'assistant',
       'tool',
       'assistant',
       'user',
-      'user',
     ]);
+    expect(JSON.stringify(history.at(-1))).toContain('What happened?');
     const text = JSON.stringify(history);
     for (const needle of ['Create hello.txt', 'call_k1', 'Written.', 'Look around, then wait for the build'])
       expect(text).toContain(needle);
@@ -334,12 +335,14 @@ describe('built-in engine: agentlane serve killed in the middle of the tool loop
       approval: { decision: 'cancelled', answeredBy: 'system' },
     });
 
-    // The next prompt resumes from the anchor-plan checkpoint of the killed run: its prompt, then the new one.
+    // The next prompt resumes from the anchor-plan checkpoint of the killed run: its prompt, then the new one,
+    // as one user message.
     const next = await startRun(second.api, threadId, 'Did you write it?');
     expect((await waitCanonicalized(second.api, next)).status).toBe('completed');
     expect(histories).toHaveLength(1);
     const history = histories[0] ?? [];
-    expect(history.filter((m) => m.role !== 'system').map((m) => m.role)).toEqual(['user', 'user']);
+    expect(history.filter((m) => m.role !== 'system').map((m) => m.role)).toEqual(['user']);
+    expect(JSON.stringify(history.at(-1))).toContain('Did you write it?');
     expect(JSON.stringify(history)).toContain('Write later.txt');
   }, 180_000);
 });
