@@ -20,6 +20,7 @@ import { requestId, requestLog } from './observability/request-log';
 import { artifactRoutes } from './routes/artifacts';
 import { type AuditReader, auditRoutes } from './routes/audit';
 import { checkpointRoutes } from './routes/checkpoints';
+import { forkRoutes } from './routes/fork';
 import { healthRoutes } from './routes/health';
 import { runRoutes } from './routes/runs';
 import { sessionRoutes } from './routes/sessions';
@@ -170,6 +171,7 @@ export async function createServer(options: ServerOptions): Promise<AgentlaneSer
       await api.register(threadRoutes(context));
       await api.register(artifactRoutes(context));
       await api.register(checkpointRoutes(options.checkpoints));
+      await api.register(forkRoutes(context, options.checkpoints));
       await api.register(auditRoutes(options.audit));
       for (const routes of options.routes ?? []) await api.register(routes(context));
     },

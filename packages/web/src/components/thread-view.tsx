@@ -1,5 +1,6 @@
 import { emptyTimelineView } from '@agentlane/client';
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
+import { InspectorPanel } from '../inspectors/inspector-panel';
 import { useLiveThread } from '../live-thread';
 import { markSeen } from '../seen';
 import { statusFromState } from '../thread-status';
@@ -22,6 +23,7 @@ export function ThreadView({ threadId, timelineKey }: { threadId: string; timeli
   const engineTitle = root?.metadata.title ?? root?.session?.title ?? undefined;
   const { publish } = useLiveThread();
   const status = statusFromState(state);
+  const [inspecting, setInspecting] = useState(false);
 
   // The sidebar shows this thread's status from its stream, and this browser has now seen its rows.
   useEffect(() => {
@@ -41,49 +43,61 @@ export function ThreadView({ threadId, timelineKey }: { threadId: string; timeli
   };
 
   return (
-    <main className="thread">
-      <div className="thread-top">
-        <div className="crumbs">
-          <ThreadTitle threadId={threadId} {...(engineTitle ? { engineTitle } : {})} />
-          {timelineKey && (
-            <nav aria-label="Breadcrumb">
-              <a href={threadHref(threadId)}>main thread</a> / sub-agent {timelineKey}
-            </nav>
+    <>
+      <main className="thread">
+        <div className="thread-top">
+          <div className="crumbs">
+            <ThreadTitle threadId={threadId} {...(engineTitle ? { engineTitle } : {})} />
+            {timelineKey && (
+              <nav aria-label="Breadcrumb">
+                <a href={threadHref(threadId)}>main thread</a> / sub-agent {timelineKey}
+              </nav>
+            )}
+          </div>
+          <ConnectionBanner connection={connection} error={error} />
+          <button type="button" aria-expanded={inspecting} onClick={() => setInspecting(!inspecting)}>
+            Inspect
+          </button>
+        </div>
+        <div className="thread-meta">
+          {view?.metadata.model && (
+            <span className="muted">Model: {view.metadata.model.name ?? view.metadata.model.id}</span>
+          )}
+          {view?.mode && <span className="muted">Mode: {view.mode.currentModeId}</span>}
+          {view?.usage.total && <UsageSummary usage={view.usage.total} label="thread" />}
+          {turns.length > 1 && (
+            <label>
+              Jump to turn{' '}
+              <select onChange={(e) => timeline.current?.jumpTo(e.target.value)} defaultValue="">
+                <option value="" disabled>
+                  choose…
+                </option>
+                {turns.map((t, i) => (
+                  <option key={t.key} value={t.key}>
+                    {i + 1}. {t.type === 'turn' ? (t.prompt ?? '').slice(0, 60) : ''}
+                  </option>
+                ))}
+              </select>
+            </label>
           )}
         </div>
-        <ConnectionBanner connection={connection} error={error} />
-      </div>
-      <div className="thread-meta">
-        {view?.metadata.model && (
-          <span className="muted">Model: {view.metadata.model.name ?? view.metadata.model.id}</span>
+        <WaitingBar state={state} onJump={jump} />
+        {view ? (
+          <Timeline ref={timeline} view={view} threadId={threadId} />
+        ) : (
+          <p className="empty muted">{connection.status === 'live' ? 'Nothing here yet.' : 'Loading…'}</p>
         )}
-        {view?.mode && <span className="muted">Mode: {view.mode.currentModeId}</span>}
-        {view?.usage.total && <UsageSummary usage={view.usage.total} label="thread" />}
-        {turns.length > 1 && (
-          <label>
-            Jump to turn{' '}
-            <select onChange={(e) => timeline.current?.jumpTo(e.target.value)} defaultValue="">
-              <option value="" disabled>
-                choose…
-              </option>
-              {turns.map((t, i) => (
-                <option key={t.key} value={t.key}>
-                  {i + 1}. {t.type === 'turn' ? (t.prompt ?? '').slice(0, 60) : ''}
-                </option>
-              ))}
-            </select>
-          </label>
+        {!timelineKey && (root || connection.status === 'live') && (
+          <Composer state={state} view={root ?? emptyTimelineView()} threadId={threadId} />
         )}
-      </div>
-      <WaitingBar state={state} onJump={jump} />
-      {view ? (
-        <Timeline ref={timeline} view={view} threadId={threadId} />
-      ) : (
-        <p className="empty muted">{connection.status === 'live' ? 'Nothing here yet.' : 'Loading…'}</p>
+      </main>
+      {inspecting && (
+        <InspectorPanel
+          threadId={threadId}
+          version={`${status}:${Object.keys(state.runs).length}`}
+          onClose={() => setInspecting(false)}
+        />
       )}
-      {!timelineKey && (root || connection.status === 'live') && (
-        <Composer state={state} view={root ?? emptyTimelineView()} threadId={threadId} />
-      )}
-    </main>
+    </>
   );
 }

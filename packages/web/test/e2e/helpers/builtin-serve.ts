@@ -21,7 +21,10 @@ export interface BuiltinServe {
   stop(): Promise<void>;
 }
 
-export async function startBuiltinServe(webRoot: string, scenario: Scenario): Promise<BuiltinServe> {
+export async function startBuiltinServe(
+  webRoot: string | undefined,
+  scenario: Scenario,
+): Promise<BuiltinServe> {
   const fake = await startFakeModelServer({ scenario });
   const dir = mkdtempSync(join(tmpdir(), 'agentlane-web-builtin-'));
   const work = join(dir, 'work');
@@ -30,10 +33,23 @@ export async function startBuiltinServe(webRoot: string, scenario: Scenario): Pr
   writeFileSync(
     configFile,
     JSON.stringify(
-      builtinServeConfig({ fakeUrl: fake.url, workDir: work, apiKey: 'sk-web-test-0123456789', webRoot }),
+      builtinServeConfig({
+        fakeUrl: fake.url,
+        workDir: work,
+        apiKey: 'sk-web-test-0123456789',
+        ...(webRoot ? { webRoot } : {}),
+      }),
     ),
   );
-  const config = resolveServeConfig({ port: '0', dataDir: dir, config: configFile, webRoot }, {});
+  const config = resolveServeConfig(
+    {
+      port: '0',
+      dataDir: dir,
+      config: configFile,
+      ...(webRoot ? { webRoot } : { webRoot: join(dir, 'no-web') }),
+    },
+    {},
+  );
   const server = await serve(config, () => {});
   const api = (path: string) => `${server.url}/api/harness${path}`;
   const post = async (path: string, body: unknown) => {
