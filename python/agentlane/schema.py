@@ -53,12 +53,24 @@ def _validator(shape: str) -> jsonschema.protocols.Validator:
     )
 
 
+@functools.lru_cache(maxsize=None)
+def _fast(shape: str):
+    from .fastcheck import Compiler
+
+    root = bundle()
+    if shape not in root["$defs"]:
+        raise KeyError(f"the schema bundle has no shape {shape!r}")
+    return Compiler(root).ref(f"#/$defs/{shape}")
+
+
 def shapes() -> list[str]:
     return sorted(bundle()["$defs"])
 
 
 def validate(shape: str, value: Any) -> list[SchemaIssue]:
     """Every way value breaks the shape; [] when it is valid. Never raises for bad input."""
+    if _fast(shape)(value):
+        return []
     issues = []
     for error in _validator(shape).iter_errors(value):
         # A union's error names its best branch (the one matching the discriminator), not all of them.
@@ -68,7 +80,7 @@ def validate(shape: str, value: Any) -> list[SchemaIssue]:
 
 
 def is_valid(shape: str, value: Any) -> bool:
-    return _validator(shape).is_valid(value)
+    return _fast(shape)(value) or _validator(shape).is_valid(value)
 
 
 def canonical_kinds() -> frozenset[str]:

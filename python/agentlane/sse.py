@@ -26,21 +26,26 @@ class SseParser:
         self._first = True
 
     def feed(self, chunk: bytes) -> list[SseMessage]:
-        self._buffer += chunk
+        # One pass over the buffer per chunk: slicing the rest off after every line would copy the
+        # buffer once per line (quadratic in the chunk size).
+        buffer = self._buffer + chunk
         out: list[SseMessage] = []
+        start = 0
         while True:
-            cut = _line_end(self._buffer)
+            cut = _line_end(buffer, start)
             if cut is None:
-                return out
+                break
             end, width = cut
-            line = self._buffer[:end].decode("utf-8", "replace")
-            self._buffer = self._buffer[end + width :]
+            line = buffer[start:end].decode("utf-8", "replace")
+            start = end + width
             if self._first:
                 self._first = False
                 line = line.removeprefix("\ufeff")
             message = self._line(line)
             if message is not None:
                 out.append(message)
+        self._buffer = buffer[start:]
+        return out
 
     def _line(self, line: str) -> SseMessage | None:
         if line == "":
@@ -66,9 +71,10 @@ class SseParser:
         return None
 
 
-def _line_end(buffer: bytes) -> tuple[int, int] | None:
-    """Position and width of the first line terminator (CRLF, LF or CR); None when the line is incomplete."""
-    lf, cr = buffer.find(b"\n"), buffer.find(b"\r")
+def _line_end(buffer: bytes, start: int = 0) -> tuple[int, int] | None:
+    """Position and width of the first line terminator at or after start (CRLF, LF or CR); None when the
+    line is incomplete."""
+    lf, cr = buffer.find(b"\n", start), buffer.find(b"\r", start)
     if cr == -1 and lf == -1:
         return None
     if cr == -1 or (lf != -1 and lf < cr):

@@ -2,6 +2,7 @@
 // is one line with the JSON array of the results of @agentlane/contract's exported functions. One process
 // serves the whole pytest session. Nothing here is ported to Python; the Python tests compare against it.
 import { createInterface } from 'node:readline';
+import { AgentlaneClient } from '@agentlane/client';
 import * as contract from '@agentlane/contract';
 import { saverRequest } from './checkpoints.mjs';
 import { ledgerRequest } from './ledger.mjs';
@@ -21,6 +22,8 @@ const ops = {
   increment: (v, clientId) => contract.incrementVector(v, clientId),
   saver: (request) => saverRequest(request),
   ledger: (request) => ledgerRequest(request),
+  // The TypeScript client's /sync call: {url, sessionId, body} → the server's answer.
+  sync: ({ url, sessionId, body }) => new AgentlaneClient({ url }).syncSession(sessionId, body),
 };
 
 async function run([op, ...args]) {
