@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import jsonc from 'jsonc-parser';
 import type { LevelWithSilent } from 'pino';
 import { type Static, Type } from 'typebox';
 import { Compile } from 'typebox/compile';
@@ -113,11 +114,16 @@ const DEFAULT_WEB_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..
 
 export function readConfigFile(path: string): ConfigFile {
   if (!existsSync(path)) throw new CliError(`config file ${path} does not exist`);
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (err) {
-    throw new CliError(`config file ${path} is not valid JSON: ${(err as Error).message}`);
+  // JSON with comments (what `agentlane init` writes): // and /* */ comments and trailing commas are allowed.
+  const text = readFileSync(path, 'utf8');
+  const errors: jsonc.ParseError[] = [];
+  const raw: unknown = jsonc.parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+  const bad = errors[0];
+  if (bad) {
+    const line = text.slice(0, bad.offset).split('\n').length;
+    throw new CliError(
+      `config file ${path} is not valid JSON: ${jsonc.printParseErrorCode(bad.error)} at line ${line}`,
+    );
   }
   if (!checkConfig.Check(raw)) {
     const errors = [...checkConfig.Errors(raw)];

@@ -28,6 +28,7 @@ export interface DiscoveredEntry {
   inMemory?: Record<string, unknown>;
   why: string;
   env: string[];
+  notes?: string[];
 }
 
 type AdapterModule = {
@@ -43,6 +44,8 @@ export interface EngineOffer {
   why: string;
   /** Variables it needs at run time. */
   env: string[];
+  /** What a config file written from it should say beside it. */
+  notes?: string[];
 }
 
 /**
@@ -60,6 +63,7 @@ export async function discoverEngines(env: NodeJS.ProcessEnv, cwd: string): Prom
           ...(found.inMemory ? { inMemory: found.inMemory } : {}),
           why: found.why,
           env: found.env,
+          ...(found.notes ? { notes: found.notes } : {}),
         });
       }
     } catch {

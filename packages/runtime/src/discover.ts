@@ -10,6 +10,8 @@ export interface DiscoveredEngine {
   why: string;
   /** Variables the entry needs at run time (init writes them as comments, never their values). */
   env: string[];
+  /** What a config file written from this entry should say beside it. */
+  notes?: string[];
 }
 
 interface ProviderRecipe {
@@ -78,7 +80,12 @@ export function discoverEngines(env: NodeJS.ProcessEnv = process.env): Discovere
         ...(baseURL ? { baseURL } : {}),
       },
       // The runtime reads its own key variable; any other is handed over in memory only.
-      ...(key !== r.runtimeKey ? { inMemory: { apiKey: env[key] } } : {}),
+      ...(key !== r.runtimeKey
+        ? {
+            inMemory: { apiKey: env[key] },
+            notes: [`from a config file the engine reads ${r.runtimeKey}: set it (${key} is not read)`],
+          }
+        : {}),
       why: `${key} is set${baseUrlVar ? `, ${baseUrlVar} names the endpoint` : ''}`,
       env: [key, ...(baseUrlVar ? [baseUrlVar] : [])],
     });

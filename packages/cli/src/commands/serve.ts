@@ -23,7 +23,7 @@ const PROBE_TIMEOUT_MS = 30_000;
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-async function openDatabase(config: ServeConfig): Promise<Store> {
+export async function openDatabase(config: ServeConfig): Promise<Store> {
   const isPostgres = isPostgresUrl(config.db);
   if (!isPostgres) mkdirSync(config.dataDir, { recursive: true });
   try {
