@@ -138,6 +138,12 @@ class Client:
     def delete_session(self, session_id: str) -> None:
         self.request("DELETE", f"/sessions/{_seg(session_id)}")
 
+    def fork_session(self, session_id: str, checkpoint_id: str, *, title: str | None = None) -> dict:
+        """POST /sessions/:id/fork: a new thread continuing from one of the session's checkpoints;
+        returns {session, forkedFrom: {threadId, checkpointId}, checkpointId (the new thread's copy)}."""
+        body = _drop_none({"checkpointId": checkpoint_id, "title": title})
+        return self.request("POST", f"/sessions/{_seg(session_id)}/fork", body=body).body
+
     def sync(self, session_id: str, client_id: str, vector: dict, changes: list[dict]) -> dict:
         body = {"clientId": client_id, "vector": vector, "changes": changes}
         return self.request("POST", f"/sessions/{_seg(session_id)}/sync", body=body).body

@@ -127,6 +127,14 @@ def test_audit_checkpoints_and_artifact_routes(client, openapi) -> None:
     with pytest.raises(ApiError) as no_checkpoint:
         client.get_checkpoint(sid, "01ARZ3NDEKTSV4RRFFQ69G5FAV")
     check_error(openapi, "GET", "/sessions/{id}/checkpoints/{checkpointId}", no_checkpoint.value, 404)
+    forked = client.fork_session(sid, every[-1]["checkpointId"], title="forked from python")
+    check_response(openapi, "POST", "/sessions/{id}/fork", 201, forked)
+    assert forked["forkedFrom"] == {"threadId": sid, "checkpointId": every[-1]["checkpointId"]}
+    new_id = forked["session"]["id"]
+    assert new_id != sid and client.get_checkpoint(new_id, forked["checkpointId"])["sessionId"] == new_id
+    with pytest.raises(ApiError) as no_fork:
+        client.fork_session(sid, "01ARZ3NDEKTSV4RRFFQ69G5FAV")
+    check_error(openapi, "POST", "/sessions/{id}/fork", no_fork.value, 404)
     with pytest.raises(ApiError) as no_artifact:
         client.get_artifact("art_does_not_exist")
     check_error(openapi, "GET", "/artifacts/{id}", no_artifact.value, 404)
