@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import pg from 'pg';
 
 const run = promisify(execFile);
 
@@ -74,4 +75,21 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres | { unavai
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * pg_terminate_backend of every agentlane connection on a server (application_name `agentlane-<pid>…`, set
+ * by the SQL layer), idle or busy, as an operator or a failover would; resolves with how many.
+ */
+export async function terminateAgentlaneBackends(url: string): Promise<number> {
+  const admin = new pg.Client({ connectionString: url, application_name: 'faults-admin' });
+  await admin.connect();
+  try {
+    const r = await admin.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'agentlane-%'",
+    );
+    return r.rowCount ?? 0;
+  } finally {
+    await admin.end();
+  }
 }

@@ -1,10 +1,10 @@
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type FaultCluster,
   type PrivatePostgres,
   startFaultCluster,
   startPrivatePostgres,
+  terminateAgentlaneBackends,
 } from '../src/index';
 
 /**
@@ -18,19 +18,6 @@ if (!pgServer) {
   const reason = (started as { unavailable: string }).unavailable;
   if (process.env.CI === 'true') throw new Error(`a private PostgreSQL is needed under CI=true: ${reason}`);
   console.warn(`[faults] skipping the PostgreSQL restart tests: ${reason}`);
-}
-
-async function terminateAgentlaneBackends(url: string): Promise<number> {
-  const admin = new pg.Client({ connectionString: url, application_name: 'faults-admin' });
-  await admin.connect();
-  try {
-    const r = await admin.query(
-      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'agentlane-%'",
-    );
-    return r.rowCount ?? 0;
-  } finally {
-    await admin.end();
-  }
 }
 
 describe.skipIf(!pgServer)('PostgreSQL faults under load', () => {
