@@ -105,7 +105,7 @@ const SCROLL_FRAMES = 120;
  * Scrolls the given element upwards from the bottom, 300 px per frame, and reports frame times and the
  * main thread's CPU time per frame.
  */
-async function scrollFrames(page: Page, selector: string): Promise<ScrollFigures> {
+export async function scrollFrames(page: Page, selector: string): Promise<ScrollFigures> {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Performance.enable', { timeDomain: 'threadTicks' });
   const threadTime = async () =>

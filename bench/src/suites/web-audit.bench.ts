@@ -1,0 +1,107 @@
+/**
+ * The audit inspector on a thread with 5,000 ledger rows, in headless Debian Chromium: time from asking for
+ * it (the Inspect click) to the first rows painted, and frame time while scrolling the rows, next to the
+ * same rows as one plain HTML <table> (fetched from the same route, built with one innerHTML) in the same
+ * browser and run (the baseline; its time runs from navigation, the page has nothing else to load).
+ */
+import { readFileSync } from 'node:fs';
+import type { AuditableCall } from '@agentlane/contract';
+import { chromiumMissing, launch } from '../../../packages/web/test/e2e/helpers/browser';
+import { buildOnce } from '../../../packages/web/test/e2e/helpers/build';
+import { FakeServer } from '../../../packages/web/test/e2e/helpers/fake-server';
+import { textOnlyThread } from '../../../packages/web/test/e2e/helpers/frames';
+import type { BenchResult } from '../types';
+import { scrollFrames } from './web.bench';
+
+const ROWS = 5000;
+
+function ledger(): AuditableCall[] {
+  const fixture = new URL('../../../packages/web/test/e2e/fixtures/builtin-inspectors.json', import.meta.url);
+  const recorded = (JSON.parse(readFileSync(fixture, 'utf8')) as { audit: { calls: AuditableCall[] } }).audit
+    .calls;
+  return Array.from({ length: ROWS }, (_, i) => ({
+    ...recorded[i % recorded.length]!,
+    record_id: `01J${String(i).padStart(23, '0')}`,
+    turn_id: `turn-${Math.floor(i / 6)}`,
+  }));
+}
+
+/** The baseline: the same route's rows, every one a <tr> of the same columns, in a scrolling <div>. */
+const BASELINE_HTML = `<!doctype html><html><head><meta charset="utf-8"><title>audit baseline</title>
+<style>#wrap{height:420px;overflow:auto}td{padding:2px 6px;white-space:nowrap}</style></head><body>
+<div id="wrap"><table><thead><tr><th>Class</th><th>Provider</th><th>Model</th><th>Status</th><th>Latency</th><th>Tokens</th><th>Stage</th></tr></thead><tbody id="rows"></tbody></table></div>
+<script>
+fetch('/api/harness/sessions/th-audit/audit?limit=1000').then((r) => r.json()).then(({ calls }) => {
+  const esc = (s) => String(s ?? '').replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c]);
+  document.getElementById('rows').innerHTML = calls.map((c) => '<tr><td>' + [c.call_class, c.provider, c.model,
+    c.status, c.latency_ms + ' ms', (c.payload.usage?.inputTokens ?? '') + ' / ' + (c.payload.usage?.outputTokens ?? ''),
+    c.stage_id].map(esc).join('</td><td>') + '</td></tr>').join('');
+  requestAnimationFrame(() => { window.firstRowsAt = performance.now(); });
+});
+</script></body></html>`;
+
+// In-page code is passed as source text: this file is type-checked without the DOM library.
+const FIRST_ROWS_AFTER_CLICK = `new Promise((resolve) => {
+  const start = performance.now();
+  document.querySelector('button[aria-expanded]').click();
+  const poll = () => document.querySelector('.audit-body [role="row"]')
+    ? requestAnimationFrame(() => resolve(performance.now() - start))
+    : setTimeout(poll, 5);
+  poll();
+})`;
+
+export async function run(): Promise<BenchResult[]> {
+  if (chromiumMissing()) return [];
+  const server = new FakeServer(process.env['AGENTLANE_BENCH_WEB_DIST'] ?? (await buildOnce()));
+  server.addThread('th-audit', 'Audit bench', textOnlyThread('th-audit'));
+  server.replies.set('/sessions/th-audit/audit', { calls: ledger(), nextCursor: null });
+  server.pages.set('/audit-baseline.html', BASELINE_HTML);
+  await server.start();
+  const browser = await launch();
+  try {
+    const ui = async () => {
+      const page = await browser.context.newPage();
+      await page.goto(`${server.url}/#/t/th-audit`);
+      await page.locator('[data-connection="live"]').waitFor();
+      const firstMs = await page.evaluate<number>(FIRST_ROWS_AFTER_CLICK);
+      await page.locator('[data-testid="audit-count"]', { hasText: `${ROWS} calls` }).waitFor();
+      const frames = await scrollFrames(page, '.audit-body');
+      await page.close();
+      return { firstMs, frames };
+    };
+    const baseline = async () => {
+      const page = await browser.context.newPage();
+      await page.goto(`${server.url}/audit-baseline.html`);
+      await page.waitForFunction('window.firstRowsAt !== undefined', undefined, { timeout: 60_000 });
+      const firstMs = await page.evaluate<number>('window.firstRowsAt');
+      const frames = await scrollFrames(page, '#wrap');
+      await page.close();
+      return { firstMs, frames };
+    };
+    // One warm-up of each (caches, JIT), then the measured pair.
+    await ui();
+    await baseline();
+    const a = await ui();
+    const b = await baseline();
+    const extra = `${ROWS} ledger rows; baseline: a plain <table> of the same rows`;
+    return [
+      {
+        name: 'web: audit inspector, 5,000 rows, time to first rows',
+        unit: 'ms',
+        value: Math.round(a.firstMs),
+        ratio: b.firstMs / a.firstMs,
+        extra: `${extra} (${Math.round(b.firstMs)} ms from navigation)`,
+      },
+      {
+        name: 'web: audit inspector, 5,000 rows, scroll frame time p95',
+        unit: 'ms',
+        value: Math.round(a.frames.p95 * 10) / 10,
+        ratio: b.frames.p95 / a.frames.p95,
+        extra: `p50 ${a.frames.p50.toFixed(1)} ms, CPU ${a.frames.cpuPerFrame.toFixed(1)} ms/frame; baseline p95 ${b.frames.p95.toFixed(1)} ms, p50 ${b.frames.p50.toFixed(1)} ms, CPU ${b.frames.cpuPerFrame.toFixed(1)} ms/frame`,
+      },
+    ];
+  } finally {
+    await browser.close();
+    await server.stop();
+  }
+}
