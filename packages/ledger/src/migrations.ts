@@ -36,6 +36,19 @@ CREATE TRIGGER harness_auditable_calls_no_truncate BEFORE TRUNCATE ON ${t}
 `;
 }
 
+// INSERT OR REPLACE would delete a stored row and write another without firing the DELETE trigger
+// (recursive_triggers is off on every connection but a careful one): a row whose key is stored is ignored
+// before any conflict resolution runs, so the stored row stays (and INSERT OR IGNORE keeps its meaning).
+// PostgreSQL has no REPLACE; ON CONFLICT DO UPDATE is an UPDATE, refused already.
+const SQLITE_V2 = `
+CREATE TRIGGER IF NOT EXISTS harness_auditable_calls_no_replace BEFORE INSERT ON harness_auditable_calls
+WHEN EXISTS (SELECT 1 FROM harness_auditable_calls WHERE record_id = NEW.record_id)
+  OR EXISTS (SELECT 1 FROM harness_auditable_calls WHERE session_id = NEW.session_id AND turn_id = NEW.turn_id
+    AND stage_id = NEW.stage_id AND seq_within_turn = NEW.seq_within_turn)
+  OR EXISTS (SELECT 1 FROM harness_auditable_calls WHERE position = NEW.position)
+BEGIN SELECT RAISE(IGNORE); END;
+`;
+
 /**
  * The ledger's versioned migrations (append-only: version = index + 1). Version 1 is written to adopt a
  * table created before the ledger had versions (every statement is a no-op on it), so those databases open.
@@ -46,6 +59,9 @@ export function ledgerMigrations(dialect: Dialect, schema?: string): MigrationSe
     table: `${prefix}harness_ledger_migrations`,
     recordsNames: true,
     lockKey: `harness_ledger_migrate:${schema ?? ''}`,
-    migrations: [{ name: 'audit ledger', sql: dialect === 'sqlite' ? SQLITE_V1 : postgresV1(prefix) }],
+    migrations: [
+      { name: 'audit ledger', sql: dialect === 'sqlite' ? SQLITE_V1 : postgresV1(prefix) },
+      { name: 'no replace of a stored row', sql: dialect === 'sqlite' ? SQLITE_V2 : 'SELECT 1;' },
+    ],
   };
 }

@@ -215,6 +215,8 @@ export interface SyncChangeRecord {
 }
 
 export interface ListThreadsQuery {
+  /** Only these threads (a scoped token's), filtered before paging. */
+  threadIds?: readonly string[];
   engine?: string;
   /** Substring match on the title. */
   search?: string;
@@ -398,4 +400,6 @@ export interface Store {
   // artifacts
   putArtifact(content: Uint8Array, contentType: string): Promise<ArtifactRef>;
   getArtifact(id: string): Promise<{ ref: ArtifactRef; content: Uint8Array } | null>;
+  /** Whether an event or a raw frame of one of these threads names the artifact (what a scoped token may read). */
+  artifactInThreads(id: string, threadIds: readonly string[]): Promise<boolean>;
 }

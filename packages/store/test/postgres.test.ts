@@ -53,6 +53,9 @@ if (available) {
       await sql(
         schema,
         `DO $$ DECLARE t text; BEGIN
+           -- canonical rows go only for threads named in thread_deletions (the append-only trigger)
+           INSERT INTO thread_deletions SELECT DISTINCT thread_id FROM canonical_events ON CONFLICT DO NOTHING;
+           DELETE FROM canonical_events;
            FOR t IN SELECT tablename FROM pg_tables WHERE schemaname = '${schema}' AND tablename <> 'store_migrations' LOOP
              EXECUTE format('DELETE FROM %I', t);
            END LOOP;
@@ -64,6 +67,7 @@ if (available) {
     migrated = true;
     return {
       store,
+      dialect: 'postgres',
       rewriteFrame: (runId, nativeSeq, frame) =>
         sql(schema, 'UPDATE source_frames SET frame = ? WHERE run_id = ? AND native_seq = ?', [
           JSON.stringify(frame),

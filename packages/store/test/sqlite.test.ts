@@ -16,6 +16,7 @@ storeSuite('sqlite', async () => {
   const opened: Store[] = [store];
   return {
     store,
+    dialect: 'sqlite',
     async rewriteFrame(runId, nativeSeq, frame) {
       const db = new Database(path);
       try {

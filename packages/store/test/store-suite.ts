@@ -11,6 +11,8 @@ export interface StoreFixture {
   store: Store;
   /** Rewrites one frame row in place with plain SQL, bypassing the store (the watermark must catch it). */
   rewriteFrame(runId: string, nativeSeq: number, frame: JsonValue): Promise<void>;
+  /** Which SQL the raw statements of the suite speak. */
+  dialect: 'sqlite' | 'postgres';
   /** Runs one statement directly on the database, bypassing the store (`?` placeholders). */
   execSql(sql: string, params?: (string | number | null)[]): Promise<void>;
   /** Another store on the same database: its own connections, as a second process would have. */
@@ -117,6 +119,47 @@ export function storeSuite(
         fx.execSql("UPDATE canonical_events SET kind = 'tampered' WHERE thread_id = ?", [threadId]),
       ).rejects.toThrow(/append-only/);
       expect((await store.readEvents(threadId, 0, 10))[0]?.kind).toBe('message.delta');
+    });
+
+    test('canonical_events refuses a DELETE outside deleteThread, and a REPLACE-style rewrite', async () => {
+      const threadId = await newThread();
+      const runId = await newRun(threadId);
+      await store.appendEvents(threadId, [event(threadId, runId, 1)], true);
+      await expect(
+        fx.execSql('DELETE FROM canonical_events WHERE thread_id = ?', [threadId]),
+      ).rejects.toThrow(/append-only/);
+      // Copies the stored row under its own key with another kind: SQLite's INSERT OR REPLACE would delete
+      // and rewrite it, PostgreSQL's ON CONFLICT DO UPDATE is an UPDATE.
+      const columns =
+        'thread_id, delivery_seq, event_id, revision, run_id, seq, kind, schema_version, event, content_hash, provisional, namespace, created_at';
+      const copy = `SELECT thread_id, delivery_seq, event_id, revision, run_id, seq, 'tampered', schema_version, event, content_hash, provisional, namespace, created_at FROM canonical_events WHERE thread_id = ?`;
+      const rewrite =
+        fx.dialect === 'sqlite'
+          ? `INSERT OR REPLACE INTO canonical_events (${columns}) ${copy}`
+          : `INSERT INTO canonical_events (${columns}) ${copy} ON CONFLICT (thread_id, delivery_seq) DO UPDATE SET kind = 'tampered'`;
+      await expect(fx.execSql(rewrite, [threadId])).rejects.toThrow(/append-only/);
+      expect((await store.readEvents(threadId, 0, 10)).map((r) => r.kind)).toEqual(['message.delta']);
+      // The store's own deletion still works, and leaves no grant behind.
+      await store.deleteThread(threadId);
+      expect(await store.readEvents(threadId, 0, 10)).toEqual([]);
+      const other = await newThread();
+      const otherRun = await newRun(other);
+      await store.appendEvents(other, [event(other, otherRun, 1)], true);
+      await expect(fx.execSql('DELETE FROM canonical_events WHERE thread_id = ?', [other])).rejects.toThrow(
+        /append-only/,
+      );
+    });
+
+    test('listThreads with threadIds filters before paging: a scoped page never names another thread', async () => {
+      const ids: string[] = [];
+      for (let i = 0; i < 4; i++) ids.push(await newThread());
+      const mine = [ids[0] as string, ids[2] as string];
+      const first = await store.listThreads({ threadIds: mine, limit: 1 });
+      expect(first.items.map((t) => t.threadId)).toHaveLength(1);
+      const second = await store.listThreads({ threadIds: mine, limit: 1, cursor: first.nextCursor ?? '' });
+      expect([...first.items, ...second.items].map((t) => t.threadId).sort()).toEqual([...mine].sort());
+      expect(second.nextCursor).toBeNull();
+      expect((await store.listThreads({ threadIds: [], limit: 10 })).items).toEqual([]);
     });
 
     test('property: any sequence of appends gives contiguous deliverySeqs and revisions 1..n per eventId', async () => {

@@ -233,4 +233,25 @@ UPDATE runs SET cancel_requested_at = (
 CREATE INDEX runs_by_lease ON runs (status, lease_until);
 `,
   },
+  {
+    // DELETE and TRUNCATE of canonical rows are refused in the database itself, except inside deleteThread,
+    // which names the thread in thread_deletions for the length of its transaction (UPDATE, and with it
+    // INSERT … ON CONFLICT DO UPDATE, was refused already). A superuser can still disable triggers: out of scope.
+    name: 'canonical events: no delete outside deleteThread',
+    sql: `
+CREATE TABLE thread_deletions (thread_id TEXT PRIMARY KEY);
+CREATE FUNCTION canonical_events_refuse_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'DELETE' AND EXISTS (SELECT 1 FROM thread_deletions WHERE thread_id = OLD.thread_id) THEN
+    RETURN OLD;
+  END IF;
+  RAISE EXCEPTION 'canonical_events is append-only: % refused outside deleteThread', TG_OP;
+END;
+$$;
+CREATE TRIGGER canonical_events_no_delete BEFORE DELETE ON canonical_events
+FOR EACH ROW EXECUTE FUNCTION canonical_events_refuse_delete();
+CREATE TRIGGER canonical_events_no_truncate BEFORE TRUNCATE ON canonical_events
+FOR EACH STATEMENT EXECUTE FUNCTION canonical_events_refuse_delete();
+`,
+  },
 ];

@@ -204,7 +204,10 @@ export class SqlStore implements Store {
       await c.all(`SELECT run_id FROM source_lanes WHERE thread_id = ? ORDER BY run_id${forUpdate}`, [
         threadId,
       ]);
+      // The append-only triggers let canonical rows go only for a thread named here, inside this transaction.
+      await c.run('INSERT INTO thread_deletions (thread_id) VALUES (?)', [threadId]);
       await c.run('DELETE FROM canonical_events WHERE thread_id = ?', [threadId]);
+      await c.run('DELETE FROM thread_deletions WHERE thread_id = ?', [threadId]);
       await c.run('DELETE FROM source_frames WHERE run_id IN (SELECT run_id FROM runs WHERE thread_id = ?)', [
         threadId,
       ]);
@@ -220,6 +223,12 @@ export class SqlStore implements Store {
       throw new StoreError('invalid', 'limit must be an integer between 1 and 1000');
     const where: string[] = [];
     const params: SqlParam[] = [];
+    if (query.threadIds !== undefined) {
+      // A scoped caller's page is cut from its own threads: filtering after paging would leak other ids.
+      if (query.threadIds.length === 0) return { items: [], nextCursor: null };
+      where.push(`thread_id IN (${query.threadIds.map(() => '?').join(', ')})`);
+      params.push(...query.threadIds);
+    }
     if (query.engine !== undefined) {
       where.push('engine = ?');
       params.push(query.engine);
@@ -1018,6 +1027,22 @@ export class SqlStore implements Store {
         contentType: String(row?.content_type ?? contentType),
       };
     });
+  }
+
+  async artifactInThreads(id: string, threadIds: readonly string[]): Promise<boolean> {
+    if (typeof id !== 'string' || !ARTIFACT_ID.test(id) || threadIds.length === 0) return false;
+    const ids = threadIds.map(() => '?').join(', ');
+    // An id is 'sha256-' and 64 hex digits: nothing LIKE treats specially.
+    const row = await this.db.read((c) =>
+      this.one(
+        c,
+        `SELECT 1 AS x FROM canonical_events WHERE thread_id IN (${ids}) AND event LIKE ?
+         UNION ALL SELECT 1 AS x FROM source_frame_raw r JOIN runs ON runs.run_id = r.run_id
+           WHERE runs.thread_id IN (${ids}) AND r.artifact_id = ? LIMIT 1`,
+        [...threadIds, `%${id}%`, ...threadIds, id],
+      ),
+    );
+    return row !== undefined;
   }
 
   async getArtifact(id: string): Promise<{ ref: ArtifactRef; content: Uint8Array } | null> {

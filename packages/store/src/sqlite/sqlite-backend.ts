@@ -197,7 +197,9 @@ export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
     isRetryable: (error) => (error as { code?: string } | null)?.code === 'SQLITE_BUSY',
     isUniqueViolation: (error) => {
       const code = (error as { code?: string } | null)?.code;
-      return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+      if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return true;
+      // The append-only trigger refuses a stored key before the unique index would: the same violation.
+      return code === 'SQLITE_CONSTRAINT_TRIGGER' && /is already stored/.test((error as Error).message);
     },
     close: async () => {
       poller.stop();

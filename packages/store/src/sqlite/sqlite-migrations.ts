@@ -231,4 +231,26 @@ UPDATE runs SET cancel_requested_at = (
 CREATE INDEX runs_by_lease ON runs (status, lease_until);
 `,
   },
+  {
+    // Append-only in the database itself, against what the UPDATE trigger missed: INSERT OR REPLACE deletes
+    // the stored row and writes another (delete triggers do not fire on REPLACE unless recursive_triggers is
+    // on, which a tool's connection never sets), so a BEFORE INSERT trigger refuses any row whose key is
+    // stored; and DELETE is refused except inside deleteThread, which names the thread in thread_deletions
+    // for the length of its transaction.
+    name: 'canonical events: no replace, no delete outside deleteThread',
+    sql: `
+CREATE TABLE thread_deletions (thread_id TEXT PRIMARY KEY);
+CREATE TRIGGER canonical_events_no_replace BEFORE INSERT ON canonical_events
+WHEN EXISTS (SELECT 1 FROM canonical_events WHERE thread_id = NEW.thread_id AND delivery_seq = NEW.delivery_seq)
+  OR EXISTS (SELECT 1 FROM canonical_events WHERE event_id = NEW.event_id AND revision = NEW.revision)
+BEGIN
+  SELECT RAISE(ABORT, 'canonical_events is append-only: the row is already stored');
+END;
+CREATE TRIGGER canonical_events_no_delete BEFORE DELETE ON canonical_events
+WHEN NOT EXISTS (SELECT 1 FROM thread_deletions WHERE thread_id = OLD.thread_id)
+BEGIN
+  SELECT RAISE(ABORT, 'canonical_events is append-only: DELETE refused outside deleteThread');
+END;
+`,
+  },
 ];
