@@ -61,6 +61,13 @@ export async function agentlaneTarget(): Promise<
     maxBufferBytes: 4 * 1024 * 1024,
     slowConsumerMs: 30_000,
     maxBurstBytes: 64 * 1024 * 1024,
+    // One load client holds thousands of streams and reconnects them at once: not a tenant to limit.
+    limits: {
+      maxConnections: 20_000,
+      maxStreamsPerToken: 20_000,
+      requestsPerSecond: 100_000,
+      requestBurst: 100_000,
+    },
   });
   await server.app.listen({ host: '127.0.0.1', port: 0 });
   const port = (server.app.server.address() as { port: number }).port;

@@ -31,6 +31,21 @@ const TokenEntry = Type.Object(
   { additionalProperties: false },
 );
 
+const LimitsEntry = Type.Object(
+  {
+    requestTimeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
+    headersTimeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
+    keepAliveTimeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
+    connectionTimeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
+    maxConnections: Type.Optional(Type.Integer({ minimum: 1 })),
+    maxStreamsPerToken: Type.Optional(Type.Integer({ minimum: 1 })),
+    maxRunsPerToken: Type.Optional(Type.Integer({ minimum: 1 })),
+    requestsPerSecond: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+    requestBurst: Type.Optional(Type.Integer({ minimum: 1 })),
+  },
+  { additionalProperties: false },
+);
+
 /** The JSON config file (`--config`), every field optional. */
 export const ConfigFile = Type.Object(
   {
@@ -40,6 +55,11 @@ export const ConfigFile = Type.Object(
     dataDir: Type.Optional(Type.String({ minLength: 1 })),
     webRoot: Type.Optional(Type.String({ minLength: 1 })),
     workDir: Type.Optional(Type.String({ minLength: 1 })),
+    /** No session may point outside this folder (default: workDir). */
+    workspaceRoot: Type.Optional(Type.String({ minLength: 1 })),
+    /** Host names accepted besides loopback ones when no tokens are configured. */
+    allowedHosts: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    limits: Type.Optional(LimitsEntry),
     heartbeatMs: Type.Optional(Type.Integer({ minimum: 100 })),
     maxBufferBytes: Type.Optional(Type.Integer({ minimum: 1024 })),
     bodyLimitBytes: Type.Optional(Type.Integer({ minimum: 1024 })),
@@ -75,6 +95,9 @@ export interface ServeConfig {
   dataDir: string;
   webRoot: string;
   workDir: string;
+  workspaceRoot: string;
+  allowedHosts: string[];
+  limits: NonNullable<ConfigFile['limits']>;
   heartbeatMs: number;
   maxBufferBytes: number;
   bodyLimitBytes: number;
@@ -105,6 +128,7 @@ export interface ServeFlags {
   runLeaseMs?: string;
   runLeaseRenewMs?: string;
   shutdownGraceMs?: string;
+  workspaceRoot?: string;
 }
 
 export const DEFAULT_PORT = 7433;
@@ -155,15 +179,17 @@ function parseCount(value: string, source: string, min: number, max: number): nu
 
 function parseTokens(value: string): ConfigFile['tokens'] {
   // AGENTLANE_TOKENS: comma-separated tokens scoped to all threads (use the config file for scoped ones).
-  return value
+  const tokens = value
     .split(',')
     .map((t) => t.trim())
-    .filter((t) => t.length > 0)
-    .map((token, i) => {
-      if (token.length < 16)
-        throw new CliError(`AGENTLANE_TOKENS: token ${i + 1} is shorter than 16 characters`);
-      return { token, threads: '*' as const, name: `env-token-${i + 1}` };
-    });
+    .filter((t) => t.length > 0);
+  // Only separators: a typo, never a wish to run without the configured tokens.
+  if (tokens.length === 0) throw new CliError('AGENTLANE_TOKENS holds no token (unset it, or list tokens)');
+  return tokens.map((token, i) => {
+    if (token.length < 16)
+      throw new CliError(`AGENTLANE_TOKENS: token ${i + 1} is shorter than 16 characters`);
+    return { token, threads: '*' as const, name: `env-token-${i + 1}` };
+  });
 }
 
 export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = process.env): ServeConfig {
@@ -182,7 +208,16 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = p
       : env.AGENTLANE_PORT !== undefined
         ? parsePort(env.AGENTLANE_PORT, 'AGENTLANE_PORT')
         : (file.port ?? DEFAULT_PORT);
-  const tokens = env.AGENTLANE_TOKENS !== undefined ? parseTokens(env.AGENTLANE_TOKENS) : (file.tokens ?? []);
+  // An empty AGENTLANE_TOKENS (`AGENTLANE_TOKENS=${TOKENS:-}` in a compose file) counts as not set: it must not
+  // silently drop the config file's tokens and open the server.
+  const envTokens = env.AGENTLANE_TOKENS?.trim() ? env.AGENTLANE_TOKENS : undefined;
+  const tokens = envTokens !== undefined ? parseTokens(envTokens) : (file.tokens ?? []);
+  const workDir = resolve(env.AGENTLANE_WORK_DIR ?? fromFile(file.workDir) ?? process.cwd());
+  const allowedHosts = env.AGENTLANE_ALLOWED_HOSTS?.trim()
+    ? env.AGENTLANE_ALLOWED_HOSTS.split(',')
+        .map((h) => h.trim())
+        .filter(Boolean)
+    : (file.allowedHosts ?? []);
 
   // flag > environment > config file > default, checked like the config file checks it.
   const count = (
@@ -243,7 +278,12 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = p
     db: db ?? resolve(dataDir, 'agentlane.db'),
     dataDir,
     webRoot: resolve(flags.webRoot ?? env.AGENTLANE_WEB_ROOT ?? fromFile(file.webRoot) ?? DEFAULT_WEB_ROOT),
-    workDir: resolve(env.AGENTLANE_WORK_DIR ?? fromFile(file.workDir) ?? process.cwd()),
+    workDir,
+    workspaceRoot: resolve(
+      flags.workspaceRoot ?? env.AGENTLANE_WORKSPACE_ROOT ?? fromFile(file.workspaceRoot) ?? workDir,
+    ),
+    allowedHosts,
+    limits: file.limits ?? {},
     heartbeatMs: file.heartbeatMs ?? 10_000,
     maxBufferBytes: file.maxBufferBytes ?? 1024 * 1024,
     bodyLimitBytes: file.bodyLimitBytes ?? 1024 * 1024,

@@ -50,6 +50,36 @@ describe('serve configuration', () => {
     expect(c.tokens.map((t) => t.threads)).toEqual(['*', '*']);
   });
 
+  it('an empty AGENTLANE_TOKENS counts as unset and keeps the config file tokens; only commas is an error', () => {
+    const config = file('tok.json', { tokens: [{ token: 'file-token-0123456789', threads: '*' }] });
+    for (const empty of ['', '  ']) {
+      const c = resolveServeConfig({ config }, { AGENTLANE_TOKENS: empty });
+      expect(c.tokens.map((t) => t.token)).toEqual(['file-token-0123456789']);
+    }
+    expect(() => resolveServeConfig({ config }, { AGENTLANE_TOKENS: ' , ' })).toThrow(/holds no token/);
+  });
+
+  it('workspace root (default: the work folder), allowed hosts and limits', () => {
+    const config = file('ws.json', {
+      workDir: 'work',
+      allowedHosts: ['box.lan'],
+      limits: { maxRunsPerToken: 2, requestTimeoutMs: 5000 },
+    });
+    const c = resolveServeConfig({ config }, {});
+    expect(c.workspaceRoot).toBe(join(dir, 'work'));
+    expect(c.allowedHosts).toEqual(['box.lan']);
+    expect(c.limits).toEqual({ maxRunsPerToken: 2, requestTimeoutMs: 5000 });
+    const flagged = resolveServeConfig(
+      { config, workspaceRoot: '/srv/projects' },
+      { AGENTLANE_ALLOWED_HOSTS: 'a.lan, b.lan' },
+    );
+    expect(flagged.workspaceRoot).toBe('/srv/projects');
+    expect(flagged.allowedHosts).toEqual(['a.lan', 'b.lan']);
+    expect(() => resolveServeConfig({ config: file('lim.json', { limits: { nope: 1 } }) }, {})).toThrow(
+      /unknown field "nope"/,
+    );
+  });
+
   it.each([
     ['a missing file', () => resolveServeConfig({ config: join(dir, 'nope.json') }, {}), /does not exist/],
     [

@@ -13,10 +13,12 @@ export interface AuthToken {
 
 export interface Principal {
   name: string;
+  /** Who the caller is for per-token limits and idempotency keys: a digest prefix of the token, or `local`. */
+  key: string;
   threads: '*' | ReadonlySet<string>;
 }
 
-const LOCAL_PRINCIPAL: Principal = { name: 'local', threads: '*' };
+const LOCAL_PRINCIPAL: Principal = { name: 'local', key: 'local', threads: '*' };
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
@@ -41,10 +43,18 @@ export class Authenticator {
   readonly #tokens: { digest: Buffer; principal: Principal }[];
 
   constructor(tokens: readonly AuthToken[]) {
-    this.#tokens = tokens.map((t, i) => ({
-      digest: digest(t.token),
-      principal: { name: t.name ?? `token-${i + 1}`, threads: t.threads === '*' ? '*' : new Set(t.threads) },
-    }));
+    this.#tokens = tokens.map((t, i) => {
+      const d = digest(t.token);
+      return {
+        digest: d,
+        principal: {
+          name: t.name ?? `token-${i + 1}`,
+          // Stable across restarts and config reordering; a prefix of a hash of a ≥16-character secret reveals nothing usable.
+          key: `t-${d.subarray(0, 8).toString('hex')}`,
+          threads: t.threads === '*' ? '*' : new Set(t.threads),
+        },
+      };
+    });
   }
 
   get enabled(): boolean {

@@ -2,6 +2,8 @@ import type { EngineDriver } from '@agentlane/engine-kit';
 import type { Store } from '@agentlane/store';
 import type { Authenticator, Principal } from './auth';
 import type { LanePort } from './lane-port';
+import type { PerKeyCounter } from './limits';
+import type { RunSlots } from './run-slots';
 import type { FrameCache, SseConnection, SseConnectionOptions } from './sse/sse-connection';
 import type { ThreadHub } from './thread-hub';
 
@@ -24,6 +26,12 @@ export interface ServerContext {
   /** Open SSE connections, closed with a retry hint on shutdown. */
   connections: Set<SseConnection>;
   defaultWorkDir: string;
+  /** Checks a requested workDir against the workspace root; returns the path to store. */
+  checkWorkDir: (workDir: string, field?: string) => string;
+  /** Open SSE streams per principal. */
+  streamSlots: PerKeyCounter;
+  /** Queued or running runs per principal. */
+  runSlots: RunSlots;
   version: string;
   /** True once shutdown started: new requests get 503. */
   draining: boolean;

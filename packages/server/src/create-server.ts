@@ -1,20 +1,20 @@
 import { existsSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { resolve } from 'node:path';
 import type { CheckpointSaver } from '@agentlane/checkpoints';
 import type { Store } from '@agentlane/store';
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, {
-  type FastifyBaseLogger,
-  type FastifyError,
-  type FastifyInstance,
-  type FastifyPluginAsync,
-} from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import { Authenticator, type AuthToken } from './auth';
 import type { EngineCatalog, ServerContext } from './context';
-import { HttpError, RETRY_AFTER_SECONDS, toHttpError } from './errors';
+import { HttpError } from './errors';
+import { handleClientError, handleFrameworkError, handleRouteError } from './framework-errors';
+import { hostChecker } from './host-check';
+import { guardInput } from './input-guard';
 import type { LanePort } from './lane-port';
+import { PerKeyCounter, RateLimiter, resolveLimits, type ServerLimits } from './limits';
 import type { Observability } from './observability';
 import { requestId, requestLog } from './observability/request-log';
 import { artifactRoutes } from './routes/artifacts';
@@ -26,10 +26,11 @@ import { runRoutes } from './routes/runs';
 import { sessionRoutes } from './routes/sessions';
 import { syncRoutes } from './routes/sync';
 import { threadRoutes } from './routes/threads';
+import { RunSlots } from './run-slots';
 import { FrameCache } from './sse/sse-connection';
 import { ThreadHub } from './thread-hub';
-import { validationField } from './validation-field';
 import { validatorCompiler } from './validator';
+import { workspaceGuard } from './workspace-root';
 
 export const API_PREFIX = '/api/harness';
 
@@ -57,6 +58,12 @@ export interface ServerOptions {
   bodyLimitBytes?: number;
   /** Work folder of a session created without one. Default process.cwd(). */
   defaultWorkDir?: string;
+  /** No session's workDir may lie outside this folder (real paths). Default: defaultWorkDir. */
+  workspaceRoot?: string;
+  /** Timeouts, connection cap and per-token limits (see ServerLimits for the defaults). */
+  limits?: Partial<ServerLimits>;
+  /** Host names accepted besides localhost, 127.0.0.1 and [::1] when no tokens are configured. */
+  allowedHosts?: string[];
   /** A built web UI (e.g. packages/web/dist) served at `/` when the folder exists. */
   webRoot?: string;
   version?: string;
@@ -83,6 +90,8 @@ export interface AgentlaneServer {
 }
 
 export async function createServer(options: ServerOptions): Promise<AgentlaneServer> {
+  const limits = resolveLimits(options.limits);
+  const defaultWorkDir = options.defaultWorkDir ?? process.cwd();
   const context: ServerContext = {
     store: options.store,
     lane: options.lane,
@@ -98,7 +107,10 @@ export async function createServer(options: ServerOptions): Promise<AgentlaneSer
     },
     connections: new Set(),
     frames: new FrameCache(),
-    defaultWorkDir: options.defaultWorkDir ?? process.cwd(),
+    defaultWorkDir,
+    checkWorkDir: workspaceGuard(options.workspaceRoot ?? defaultWorkDir),
+    streamSlots: new PerKeyCounter(limits.maxStreamsPerToken, 'open streams'),
+    runSlots: new RunSlots(options.store, limits.maxRunsPerToken),
     version: options.version ?? '0.1.0',
     draining: false,
     ...(options.unavailableEngines ? { unavailableEngines: options.unavailableEngines } : {}),
@@ -112,35 +124,39 @@ export async function createServer(options: ServerOptions): Promise<AgentlaneSer
     bodyLimit: options.bodyLimitBytes ?? 1024 * 1024,
     // Secrets never reach logs: the Authorization header is not part of the default request serializer.
     return503OnClosing: true,
+    // Every id the schemas allow (up to 200 characters) reaches validation; longer is 414 in the error shape.
+    routerOptions: { maxParamLength: 512 },
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    connectionTimeout: limits.connectionTimeoutMs,
+    // Node checks request and header deadlines on this interval: a fraction of the shortest one.
+    http: {
+      headersTimeout: limits.headersTimeoutMs,
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, limits.headersTimeoutMs / 4)),
+    },
+    frameworkErrors: handleFrameworkError,
+    clientErrorHandler: handleClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  app.server.maxConnections = limits.maxConnections;
+  // A connection that never sends a byte escapes Node's header deadline (no request has started) and, once
+  // that deadline passed, its idle timeout too: it is ended here when nothing arrived within headersTimeout.
+  app.server.on('connection', (socket: Socket) => {
+    const timer = setTimeout(() => {
+      if (socket.bytesRead === 0) socket.destroy();
+    }, limits.headersTimeoutMs);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+  });
 
   app.setValidatorCompiler(validatorCompiler);
   app.decorateRequest('principal', null as never);
+  app.setErrorHandler(handleRouteError);
 
-  app.setErrorHandler((err: FastifyError, request, reply) => {
-    if (err.validation) {
-      const field = validationField(err);
-      const body = new HttpError(
-        'invalid_request',
-        `${field}: ${err.validation[0]?.message ?? 'is invalid'}`,
-        field,
-      );
-      return reply.code(400).send(body.toBody());
-    }
-    const known = toHttpError(err);
-    if (known) {
-      if (known.status === 503) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
-      return reply.code(known.status).send(known.toBody());
-    }
-    if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
-      // Fastify's own client errors: bad JSON, too large, unsupported media type.
-      const code = err.statusCode === 413 ? 'payload_too_large' : 'invalid_request';
-      const field = err.statusCode === 413 || err.code?.startsWith('FST_ERR_CTP') ? 'body' : undefined;
-      return reply.code(err.statusCode).send(new HttpError(code, err.message, field).toBody());
-    }
-    request.log.error({ err }, 'request failed');
-    return reply.code(500).send(new HttpError('internal', 'internal error').toBody());
-  });
+  if (!context.auth.enabled) {
+    const checkHost = hostChecker(options.allowedHosts ?? []);
+    app.addHook('onRequest', async (request) => checkHost(request.headers.host));
+  }
+  const rate = new RateLimiter(limits.requestsPerSecond, limits.requestBurst);
 
   await app.register(fastifySwagger, {
     openapi: {
@@ -162,6 +178,13 @@ export async function createServer(options: ServerOptions): Promise<AgentlaneSer
         const path = request.url.slice(API_PREFIX.length).split('?')[0];
         if (path === '/health' || path === '/openapi.json') return;
         request.principal = context.auth.authenticate(request);
+        rate.take(request.principal.key);
+      });
+      // Before validation and before any store: NUL characters and deep nesting (see input-guard).
+      api.addHook('preValidation', async (request) => {
+        guardInput('params', request.params);
+        guardInput('query', request.query);
+        guardInput('body', request.body);
       });
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
       await api.register(healthRoutes(context));

@@ -10,8 +10,14 @@ export const ERROR_STATUS = {
   conflict: 409,
   idempotency_conflict: 409,
   stale_generation: 409,
+  request_timeout: 408,
   payload_too_large: 413,
+  uri_too_long: 414,
+  unsupported_media_type: 415,
   range_not_satisfiable: 416,
+  /** A per-token limit: request rate, open streams or concurrent runs; `Retry-After` says when to retry. */
+  rate_limited: 429,
+  headers_too_large: 431,
   unavailable: 503,
   internal: 500,
 } as const;
@@ -30,6 +36,8 @@ export class HttpError extends Error {
     readonly field?: string,
     /** Fields next to `error` in the body, e.g. the head a refused cursor can resume from. */
     readonly extra?: Readonly<Record<string, number | string>>,
+    /** Sent as `Retry-After` (a limit, a database outage). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'HttpError';
@@ -71,6 +79,12 @@ export function toHttpError(err: unknown): HttpError | null {
   if (isDatabaseUnavailable(err))
     return new HttpError('unavailable', 'the database is unavailable; retry shortly');
   return null;
+}
+
+/** The code of a status from the table, for errors raised outside the routes (the framework, the HTTP parser). */
+export function codeForStatus(status: number): ErrorCode {
+  for (const [code, s] of Object.entries(ERROR_STATUS)) if (s === status) return code as ErrorCode;
+  return status >= 500 ? 'internal' : 'invalid_request';
 }
 
 export const notFound = (what: string, id: string): HttpError =>

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { isAbsolute, resolve } from 'node:path';
 import { type JsonObject, noCapabilities } from '@agentlane/contract';
 import type { HarnessSessionRecord, ThreadRecord } from '@agentlane/store';
 import type { ServerContext } from './context';
@@ -24,16 +23,14 @@ export async function createThreadSession(
       `${field}.engine`,
     );
   }
-  const workDir = input.workDir ?? ctx.defaultWorkDir;
-  if (!isAbsolute(workDir)) {
-    throw new HttpError('invalid_request', 'workDir must be an absolute path', `${field}.workDir`);
-  }
+  // Absolute, and inside the workspace root on real paths.
+  const workDir = ctx.checkWorkDir(input.workDir ?? ctx.defaultWorkDir, `${field}.workDir`);
   const threadId = input.threadId ?? randomUUID();
   const thread = await ctx.store.createThread({
     threadId,
     engine: driver.name,
     title: input.title ?? null,
-    workDir: resolve(workDir),
+    workDir,
     metadata: input.metadata ?? {},
   });
   const session = await ctx.store.bindSession({

@@ -102,13 +102,24 @@ describe('checkpoint routes', () => {
       const res = await fetch(`${server.api}/sessions/${sessionId}/checkpoints/${victim.id}`);
       expect(res.status).toBe(500);
       const body = (await res.json()) as { error: { code: string; checkpointId: string } };
-      expect(body.error.code).toBe('corrupt_row');
+      // The status table's code for a 500; the checkpoint id stays, it is what an operator needs.
+      expect(body.error.code).toBe('internal');
       expect(body.error.checkpointId).toBe(victim.id);
       const fine = await fetch(`${server.api}/sessions/${sessionId}/checkpoints/${puts[3]?.id}`);
       expect(fine.status).toBe(200);
     } finally {
       await server.close();
       await cold.close();
+    }
+  });
+
+  it('answers in the server error contract: codes of the status table, query.* fields', async () => {
+    for (const query of ['cursor=garbage', 'limit=0', 'stageId=nope', 'namespace=a%00b']) {
+      const res = await fetch(`${t.api}/sessions/${sessionId}/checkpoints?${query}`);
+      expect(res.status, query).toBe(400);
+      const body = (await res.json()) as { error: { code: string; field?: string } };
+      expect(body.error.code, query).toBe('invalid_request');
+      expect(body.error.field ?? 'query.', query).toMatch(/^query\./);
     }
   });
 

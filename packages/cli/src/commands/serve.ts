@@ -5,7 +5,13 @@ import { openCheckpointSaver } from '@agentlane/checkpoints';
 import { createLane } from '@agentlane/lane';
 import { openLedger } from '@agentlane/ledger';
 import { protocolRoutes } from '@agentlane/protocols';
-import { assertBindAllowed, createObservability, createServer } from '@agentlane/server';
+import {
+  assertBindAllowed,
+  createObservability,
+  createServer,
+  DEFAULT_LIMITS,
+  keepServingOnUnhandledRejection,
+} from '@agentlane/server';
 import { isPostgresUrl } from '@agentlane/sql';
 import { openStore, type Store } from '@agentlane/store';
 import type { Command } from 'commander';
@@ -107,6 +113,9 @@ export async function serve(
     maxBufferBytes: config.maxBufferBytes,
     bodyLimitBytes: config.bodyLimitBytes,
     defaultWorkDir: config.workDir,
+    workspaceRoot: config.workspaceRoot,
+    allowedHosts: config.allowedHosts,
+    limits: config.limits,
     webRoot: config.webRoot,
     routes: [protocolRoutes()],
     unavailableEngines: found.unavailable,
@@ -152,6 +161,24 @@ export async function serve(
   return { url, stop: stopAll };
 }
 
+const LIMITS_HELP = `
+Limits (config file "limits": {…}; defaults for a small team):
+  requestTimeoutMs     ${DEFAULT_LIMITS.requestTimeoutMs}   the whole request must arrive within this (408)
+  headersTimeoutMs     ${DEFAULT_LIMITS.headersTimeoutMs}   headers must arrive within this (408); a silent connection is closed
+  keepAliveTimeoutMs   ${DEFAULT_LIMITS.keepAliveTimeoutMs}    idle keep-alive connections are closed after this
+  connectionTimeoutMs  ${DEFAULT_LIMITS.connectionTimeoutMs}  a socket with no traffic is closed (above the SSE heartbeat)
+  maxConnections       ${DEFAULT_LIMITS.maxConnections}    open TCP connections at once
+  maxStreamsPerToken   ${DEFAULT_LIMITS.maxStreamsPerToken}      open SSE streams per token (429 past it)
+  maxRunsPerToken      ${DEFAULT_LIMITS.maxRunsPerToken}       runs queued or running per token, per process (429)
+  requestsPerSecond    ${DEFAULT_LIMITS.requestsPerSecond}      sustained requests per token (429 with Retry-After)…
+  requestBurst         ${DEFAULT_LIMITS.requestBurst}     …and the burst it may spend at once
+
+Security:
+  Without tokens the server binds loopback only and accepts only Host localhost, 127.0.0.1 or [::1]
+  (plus config "allowedHosts" / env AGENTLANE_ALLOWED_HOSTS, comma-separated) against DNS rebinding.
+  An empty AGENTLANE_TOKENS counts as unset: the config file's tokens stay in force.
+`;
+
 export const serveCommand: CliCommand = {
   name: 'serve',
   register(program: Command) {
@@ -187,6 +214,11 @@ export const serveCommand: CliCommand = {
         '--shutdown-grace-ms <ms>',
         'SIGTERM waits this long for running runs, then hands them back (env AGENTLANE_SHUTDOWN_GRACE_MS, default 8000)',
       )
+      .option(
+        '--workspace-root <dir>',
+        'no session may point outside this folder (env AGENTLANE_WORKSPACE_ROOT, default the work folder)',
+      )
+      .addHelpText('after', LIMITS_HELP)
       .addHelpText(
         'after',
         `
@@ -202,6 +234,8 @@ Operations (docs/operations.md):
       .action(async (flags: ServeFlags) => {
         const config = resolveServeConfig(flags);
         const logger = createLogger(config.logLevel);
+        // One overlooked rejection must not become a remote kill switch: logged, and the server keeps serving.
+        keepServingOnUnhandledRejection((line) => logger.error(line));
         const { stop } = await serve(config, (line) => logger.info(line), logger);
         let stopping = false;
         const onSignal = (signal: string) => {

@@ -52,8 +52,14 @@ export const artifactRoutes =
         },
       },
       async (request, reply) => {
-        const found = await ctx.store.getArtifact(request.params.id);
-        if (!found) throw notFound('artifact', request.params.id);
+        const { id } = request.params;
+        const scope = request.principal.threads;
+        // Content-addressed ids are not secret-proof (a hash of guessable content): a scoped token reads only
+        // what its threads' events or raw frames name, and learns nothing (404) about the rest.
+        if (scope !== '*' && !(await ctx.store.artifactInThreads(id, [...scope])))
+          throw notFound('artifact', id);
+        const found = await ctx.store.getArtifact(id);
+        if (!found) throw notFound('artifact', id);
         const { ref, content } = found;
         const etag = `"${ref.sha256}"`;
         reply.header('ETag', etag);

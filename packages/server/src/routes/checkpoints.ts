@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { assertThreadAccess } from '../auth';
-import { HttpError } from '../errors';
+import { codeForStatus, ERROR_STATUS, HttpError } from '../errors';
 import { ErrorSchema } from '../schemas';
 
 // The checkpoint routes of issue 8. The handlers live in @agentlane/checkpoints (framework-free); this file
@@ -49,9 +49,30 @@ const CheckpointErrorSchema = Type.Object({
   }),
 });
 
-/** The handler's status and body as they are: a corrupt row's 500 keeps the checkpoint id it names. */
-function send(reply: FastifyReply, answer: HttpAnswer) {
-  return reply.code(answer.status).send(answer.body);
+type CheckpointErrorBody = {
+  error: { code: string; message: string; field?: string; checkpointId?: string };
+};
+
+/**
+ * The handler's answer in the server's error contract: its codes (`invalid_argument`, `corrupt_row`, …) become
+ * the status table's code for the same status, `querystring.x` fields become `query.x`; a corrupt row's 500
+ * keeps the checkpoint id it names.
+ */
+function send(reply: FastifyReply, answer: HttpAnswer, part: 'query' | 'params') {
+  if (answer.status < 400) return reply.code(answer.status).send(answer.body);
+  const { error } = answer.body as CheckpointErrorBody;
+  const code = codeForStatus(answer.status);
+  const bare = error.field?.replace(/^(querystring|query|params)\./, '');
+  const field =
+    bare === undefined ? undefined : `${error.field?.startsWith('params.') ? 'params' : part}.${bare}`;
+  return reply.code(ERROR_STATUS[code]).send({
+    error: {
+      code,
+      message: error.message,
+      ...(field ? { field } : {}),
+      ...(error.checkpointId ? { checkpointId: error.checkpointId } : {}),
+    },
+  });
 }
 
 /** `saver` undefined: the routes exist (and are documented) but answer 404 "checkpoints are not enabled". */
@@ -82,7 +103,7 @@ export const checkpointRoutes =
       },
       async (request, reply) => {
         assertThreadAccess(request.principal, request.params.id);
-        return send(reply, await enabled().list(request.params.id, request.query));
+        return send(reply, await enabled().list(request.params.id, request.query), 'query');
       },
     );
 
@@ -97,7 +118,7 @@ export const checkpointRoutes =
       },
       async (request, reply) => {
         assertThreadAccess(request.principal, request.params.id);
-        return send(reply, await enabled().get(request.params.id, request.params.checkpointId));
+        return send(reply, await enabled().get(request.params.id, request.params.checkpointId), 'params');
       },
     );
   };

@@ -27,17 +27,23 @@ function runOfEvent(event: StreamEvent): string | undefined {
   return undefined;
 }
 
+/** Idempotency keys live per token: one tenant can neither learn nor squat another's keys. */
+const scopedKey = (principal: Principal, key: string | undefined): string | null =>
+  key === undefined ? null : `${principal.key}:${key}`;
+
 export const runRoutes =
   (ctx: ServerContext): FastifyPluginAsyncTypebox =>
   async (app) => {
     const { store, lane } = ctx;
 
     const createRun = async (
+      principal: Principal,
       threadId: string,
       body: Static<typeof CreateRunBody>,
       idempotencyKey: string | undefined,
     ) => {
       if (!(await store.getThread(threadId))) throw notFound('thread', threadId);
+      await ctx.runSlots.check(principal.key);
       if (body.parentRunId !== undefined) {
         const parent = await store.getRun(body.parentRunId);
         if (!parent || parent.threadId !== threadId) {
@@ -51,14 +57,16 @@ export const runRoutes =
       const options: Record<string, string> = {};
       if (body.model !== undefined) options.model = body.model;
       if (body.mode !== undefined) options.mode = body.mode;
-      return lane.createRun({
+      const result = await lane.createRun({
         threadId,
         prompt: body.prompt,
         parentRunId: body.parentRunId ?? null,
         options,
-        idempotencyKey: idempotencyKey ?? null,
+        idempotencyKey: scopedKey(principal, idempotencyKey),
         expectedGeneration: body.expectedGeneration,
       });
+      if (result.created) ctx.runSlots.add(principal.key, result.run.runId);
+      return result;
     };
 
     const loadRun = async (principal: Principal, runId: string) => {
@@ -95,6 +103,7 @@ export const runRoutes =
       async (request, reply) => {
         assertThreadAccess(request.principal, request.params.id);
         const { run, created } = await createRun(
+          request.principal,
           request.params.id,
           request.body,
           request.headers['idempotency-key'],
@@ -121,7 +130,14 @@ export const runRoutes =
         assertThreadAccess(request.principal, threadId);
         // Everything after the head at creation time: the run's rows cannot precede it.
         const after = await store.headDeliverySeq(threadId);
-        const { run, created } = await createRun(threadId, request.body, request.headers['idempotency-key']);
+        // The stream cap is checked before the run exists, so a refused stream leaves no run behind.
+        ctx.streamSlots.acquire(request.principal.key)();
+        const { run, created } = await createRun(
+          request.principal,
+          threadId,
+          request.body,
+          request.headers['idempotency-key'],
+        );
         const isOurs = (e: StreamEvent) => e.type === 'stream.opened' || runOfEvent(e) === run.runId;
         let done = false;
         const finish = (): void => {
@@ -177,7 +193,7 @@ export const runRoutes =
       },
       async (request, reply) => {
         const run = await loadRun(request.principal, request.params.id);
-        await lane.cancelRun(run.runId, request.headers['idempotency-key'] ?? null);
+        await lane.cancelRun(run.runId, scopedKey(request.principal, request.headers['idempotency-key']));
         reply.code(202);
         return { run: runView((await store.getRun(run.runId)) ?? run) };
       },

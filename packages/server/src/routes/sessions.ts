@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { assertAllThreads, assertThreadAccess, canAccessThread } from '../auth';
+import { assertAllThreads, assertThreadAccess } from '../auth';
 import type { ServerContext } from '../context';
 import { HttpError, notFound } from '../errors';
 import {
@@ -38,10 +38,17 @@ export const sessionRoutes =
       },
       async (request) => {
         const { engine, search, limit = 50, cursor } = request.query;
-        const page = await store.listThreads({ engine, search, limit, cursor });
-        const visible = page.items.filter((t) => canAccessThread(request.principal, t.threadId));
+        const scope = request.principal.threads;
+        // Filtered in the query, before paging: cursors and search never reach another token's threads.
+        const page = await store.listThreads({
+          engine,
+          search,
+          limit,
+          cursor,
+          ...(scope === '*' ? {} : { threadIds: [...scope] }),
+        });
         const sessions = await Promise.all(
-          visible.map(async (t) => ({
+          page.items.map(async (t) => ({
             ...sessionView(t, await store.getSession(t.threadId)),
             activity: await threadActivity(store, t.threadId),
           })),

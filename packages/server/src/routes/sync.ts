@@ -15,9 +15,11 @@ export const syncRoutes =
     const serialized = <T>(key: string, fn: () => Promise<T>): Promise<T> => {
       const next = (queues.get(key) ?? Promise.resolve()).catch(() => undefined).then(fn);
       queues.set(key, next);
-      void next.finally(() => {
+      // Both branches: a rejected sync must not leave an unhandled rejection behind (it killed the process).
+      const forget = () => {
         if (queues.get(key) === next) queues.delete(key);
-      });
+      };
+      next.then(forget, forget);
       return next;
     };
 

@@ -65,11 +65,14 @@ export async function openThreadStream(
   after: number,
   hooks: StreamHooks = {},
 ): Promise<{ conn: SseConnection; subscription: LaneSubscription | null }> {
+  // Taken before the reply is hijacked, so one over the cap is still a plain 429.
+  const release = ctx.streamSlots.acquire(reply.request.principal.key);
   reply.hijack();
   const conn = new SseConnection(reply.raw, ctx.sse, ctx.frames);
   conn.open();
   ctx.connections.add(conn);
   conn.onClose(() => ctx.connections.delete(conn));
+  conn.onClose(release);
   const filter = hooks.filter ?? (() => true);
   const deliver = (event: StreamEvent): void => {
     if (conn.closed || (event.type !== 'stream.opened' && !filter(event))) return;

@@ -26,6 +26,7 @@ export async function startTestServer(
   shared: { dbPath?: string; execute?: boolean } = {},
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'agentlane-server-'));
+  // A SQLite file, or a postgres:// URL (with ?schema= of the test's own).
   const dbPath = shared.dbPath ?? join(dir, 'test.db');
   const store = await openStore(dbPath);
   const drivers: EngineDriver[] = [createScriptedDriver()];

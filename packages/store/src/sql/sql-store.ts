@@ -1032,14 +1032,15 @@ export class SqlStore implements Store {
   async artifactInThreads(id: string, threadIds: readonly string[]): Promise<boolean> {
     if (typeof id !== 'string' || !ARTIFACT_ID.test(id) || threadIds.length === 0) return false;
     const ids = threadIds.map(() => '?').join(', ');
-    // An id is 'sha256-' and 64 hex digits: nothing LIKE treats specially.
+    // An id is 'sha256-' and 64 hex digits: nothing LIKE treats specially. Only an ArtifactRef's own `"id":"…"`
+    // matches: the same text inside a string value (a prompt naming another thread's id) has its quotes escaped.
     const row = await this.db.read((c) =>
       this.one(
         c,
         `SELECT 1 AS x FROM canonical_events WHERE thread_id IN (${ids}) AND event LIKE ?
          UNION ALL SELECT 1 AS x FROM source_frame_raw r JOIN runs ON runs.run_id = r.run_id
            WHERE runs.thread_id IN (${ids}) AND r.artifact_id = ? LIMIT 1`,
-        [...threadIds, `%${id}%`, ...threadIds, id],
+        [...threadIds, `%"id":"${id}"%`, ...threadIds, id],
       ),
     );
     return row !== undefined;

@@ -1,0 +1,50 @@
+import { HttpError } from './errors';
+
+/** Deepest nesting a request body may have; JSON documents of the API are a few levels deep. */
+export const DEFAULT_MAX_DEPTH = 64;
+
+const fieldOf = (base: string, key: string | number): string =>
+  typeof key === 'number'
+    ? `${base}[${key}]`
+    : /^[A-Za-z0-9_-]+$/.test(key)
+      ? `${base}.${key}`
+      : `${base}["${key.replaceAll('\u0000', '\\u0000')}"]`;
+
+/**
+ * Refuses, before validation and long before a database sees them, the two inputs no route can store:
+ * a NUL character (PostgreSQL text and jsonb cannot hold U+0000, so it used to surface as a 500 — or, in a
+ * sync, as an unhandled rejection) and nesting deeper than `maxDepth` (recursive serializers, hashing and
+ * canonical JSON overflow the stack on a 10 KB body 5,000 levels deep). The walk is iterative, so the guard
+ * itself cannot overflow. Throws a 400 naming the first offending field, e.g. `body.changes[0].key`.
+ */
+export function guardInput(part: string, value: unknown, maxDepth = DEFAULT_MAX_DEPTH): void {
+  const stack: { value: unknown; field: string; depth: number }[] = [{ value, field: part, depth: 0 }];
+  while (stack.length > 0) {
+    const { value: v, field, depth } = stack.pop() as (typeof stack)[number];
+    if (typeof v === 'string') {
+      if (v.includes('\u0000'))
+        throw new HttpError('invalid_request', `${field} must not contain a NUL character (U+0000)`, field);
+      continue;
+    }
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= maxDepth)
+      throw new HttpError('invalid_request', `${field} is nested deeper than ${maxDepth} levels`, field);
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--)
+        stack.push({ value: v[i], field: fieldOf(field, i), depth: depth + 1 });
+      continue;
+    }
+    const keys = Object.keys(v);
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const key = keys[i] as string;
+      const child = fieldOf(field, key);
+      if (key.includes('\u0000'))
+        throw new HttpError(
+          'invalid_request',
+          `${child}: a key must not contain a NUL character (U+0000)`,
+          child,
+        );
+      stack.push({ value: (v as Record<string, unknown>)[key], field: child, depth: depth + 1 });
+    }
+  }
+}

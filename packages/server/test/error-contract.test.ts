@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_STATUS } from '../src';
+import { readJson, startTestServer, type TestServer } from './support/harness';
+import { rawRequest } from './support/raw-http';
+
+// Every answer, the framework's and the HTTP parser's included, is {error:{code,message,field?}} with a code
+// of the status table whose status is the one sent.
+
+let t: TestServer;
+let host: string;
+beforeAll(async () => {
+  t = await startTestServer();
+  host = new URL(t.url).host;
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const expectShape = (status: number, body: unknown) => {
+  const error = (body as { error?: { code?: string; message?: unknown; field?: unknown } }).error;
+  expect(error, JSON.stringify(body)).toBeDefined();
+  expect(typeof error?.message).toBe('string');
+  expect(ERROR_STATUS[error?.code as keyof typeof ERROR_STATUS], JSON.stringify(body)).toBe(status);
+  if (error?.field !== undefined) expect(typeof error.field).toBe('string');
+};
+
+describe('the error contract holds for framework errors', () => {
+  const cases: { name: string; path: string; method?: string; status: number }[] = [
+    { name: 'a path segment that does not decode', path: '/sessions/%zz', status: 400 },
+    {
+      name: 'an id of 101–128 characters (allowed by the schema)',
+      path: `/sessions/${'a'.repeat(120)}`,
+      status: 404,
+    },
+    { name: 'an id of 129–512 characters', path: `/sessions/${'a'.repeat(300)}`, status: 400 },
+    { name: 'a parameter past the router limit', path: `/sessions/${'a'.repeat(600)}`, status: 414 },
+    { name: 'an unknown route', path: '/nope', status: 404 },
+    { name: 'an unknown method on a known route', path: '/sessions', method: 'PATCH', status: 404 },
+    { name: 'traversal in an id', path: '/sessions/..%2f..%2fetc', status: 400 },
+  ];
+  for (const c of cases) {
+    it(c.name, async () => {
+      const res = await fetch(`${t.api}${c.path}`, { method: c.method ?? 'GET' });
+      expect(res.status).toBe(c.status);
+      expectShape(c.status, await readJson(res));
+    });
+  }
+
+  it('a body that is not JSON, an empty JSON body, a wrong media type, prototype pollution', async () => {
+    const post = async (body: string, type = 'application/json') => {
+      const res = await fetch(`${t.api}/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': type },
+        body,
+      });
+      expectShape(res.status, await readJson(res));
+      return res.status;
+    };
+    expect(await post('{nope')).toBe(400);
+    expect(await post('')).toBe(400);
+    expect(await post('<x/>', 'application/xml')).toBe(415);
+    expect(await post('{"__proto__":{"polluted":1},"engine":"scripted"}')).toBe(400);
+    expect(await post('{"constructor":{"prototype":{"polluted":1}},"engine":"scripted"}')).toBe(400);
+  });
+
+  it('headers too large (431) and a request line that is not HTTP (400), straight from the parser', async () => {
+    const big = await rawRequest(t.url, [
+      `GET /api/harness/health HTTP/1.1\r\nHost: ${host}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    ]);
+    expect(big.status).toBe(431);
+    expectShape(431, JSON.parse(big.body));
+    const garbage = await rawRequest(t.url, ['NOT HTTP AT ALL\r\n\r\n']);
+    expect(garbage.status).toBe(400);
+    expectShape(400, JSON.parse(garbage.body));
+  });
+});

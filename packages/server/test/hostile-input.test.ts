@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AnyJson, postJson, readJson, startTestServer, type TestServer } from './support/harness';
+import { pgAvailable, pgSchemaUrl } from './support/pg';
+
+// Inputs that used to kill the process (a sync on PostgreSQL with a NUL in a key, a value nested 5,000 deep)
+// or answer 500 (NUL bytes reaching PostgreSQL, deep metadata): each is a 400 naming the field, on both stores.
+
+/** JSON text nested `levels` deep, built as text (JSON.stringify itself overflows on such a value). */
+const deepJson = (levels: number): string => `${'{"a":'.repeat(levels)}"leaf"${'}'.repeat(levels)}`;
+
+const deep = (levels: number): unknown => {
+  let v: unknown = 'leaf';
+  for (let i = 0; i < levels; i++) v = { a: v };
+  return v;
+};
+
+function hostileSuite(name: string, open: () => Promise<{ t: TestServer; drop?: () => Promise<void> }>) {
+  describe(`hostile input on ${name}`, () => {
+    let t: TestServer;
+    let drop: (() => Promise<void>) | undefined;
+    let thread: string;
+    let run: string;
+    beforeAll(async () => {
+      ({ t, drop } = await open());
+      thread = await t.createSession();
+      run = (await postJson(`${t.api}/threads/${thread}/runs`, { prompt: 'hello' })).json.run.runId;
+    });
+    afterAll(async () => {
+      await t?.close();
+      await drop?.();
+    });
+
+    const expect400 = (res: { status: number; json: AnyJson }, field: string) => {
+      expect(res.status, JSON.stringify(res.json)).toBe(400);
+      expect(res.json.error.code).toBe('invalid_request');
+      expect(res.json.error.field).toBe(field);
+    };
+    const get = async (path: string) => {
+      const res = await fetch(`${t.api}${path}`);
+      return { status: res.status, json: await readJson(res) };
+    };
+    const alive = async () => expect((await fetch(`${t.api}/health`)).status).toBe(200);
+
+    it('sync: a NUL in a key or a value, or a value 5,000 levels deep, is a 400 and the server lives', async () => {
+      const change = (key: string, value: unknown) => ({
+        clientId: 'c1',
+        vector: { c1: 1 },
+        changes: [{ key, value, version: 1, vector: { c1: 1 } }],
+      });
+      const sync = (body: unknown) => postJson(`${t.api}/sessions/${thread}/sync`, body);
+      expect400(await sync(change('k\u0000', 'v')), 'body.changes[0].key');
+      expect400(await sync(change('k', { 'x\u0000y': 1 })), 'body.changes[0].value["x\\u0000y"]');
+      const raw = JSON.stringify(change('k', 'PLACEHOLDER')).replace('"PLACEHOLDER"', deepJson(5000));
+      const res = await fetch(`${t.api}/sessions/${thread}/sync`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: raw,
+      });
+      const tooDeep = { status: res.status, json: await readJson(res) };
+      expect(tooDeep.status).toBe(400);
+      expect(tooDeep.json.error.field).toMatch(/^body\.changes\[0\]\.value/);
+      await alive();
+      // The session still syncs normally afterwards.
+      expect((await sync(change('k', { ok: true }))).status).toBe(200);
+    });
+
+    it('NUL bytes in every stored or queried input are a 400 naming the field', async () => {
+      const post = (path: string, body: unknown) => postJson(`${t.api}${path}`, body);
+      expect400(await post('/sessions', { engine: 'scripted', title: 'a\u0000b' }), 'body.title');
+      expect400(await post('/sessions', { engine: 'scripted', workDir: '/tmp/a\u0000b' }), 'body.workDir');
+      expect400(await post('/sessions', { engine: 'scripted\u0000' }), 'body.engine');
+      expect400(await post(`/threads/${thread}/runs`, { prompt: 'p\u0000' }), 'body.prompt');
+      const put = await fetch(`${t.api}/sessions/${thread}`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ title: '\u0000' }),
+      });
+      expect400({ status: put.status, json: await readJson(put) }, 'body.title');
+      expect400(await get('/sessions?search=a%00'), 'query.search');
+      expect400(await get('/sessions?engine=a%00'), 'query.engine');
+      expect400(await get('/sessions?cursor=a%00'), 'query.cursor');
+      expect400(await get('/sessions/a%00b/audit'), 'params.id');
+      expect400(await get(`/sessions/${thread}/checkpoints?namespace=%00`), 'query.namespace');
+      expect400(await get(`/sessions/${thread}/checkpoints/a%00`), 'params.checkpointId');
+      expect400(
+        await post(`/runs/${run}/questions/q1`, { outcome: 'answered', text: 'x\u0000' }),
+        'body.text',
+      );
+      await alive();
+    });
+
+    it('deep metadata is a 400, not a 500', async () => {
+      const res = await postJson(`${t.api}/sessions`, { engine: 'scripted', metadata: deep(200) as object });
+      expect(res.status).toBe(400);
+      expect(res.json.error.field).toMatch(/^body\.metadata\.a/);
+      // Within the bound it is stored as given.
+      const ok = await postJson(`${t.api}/sessions`, { engine: 'scripted', metadata: deep(20) as object });
+      expect(ok.status).toBe(201);
+    });
+  });
+}
+
+hostileSuite('SQLite', async () => ({ t: await startTestServer() }));
+
+const withPg = await pgAvailable();
+if (withPg) {
+  hostileSuite('PostgreSQL', async () => {
+    const { url, drop } = pgSchemaUrl('server_hostile');
+    return { t: await startTestServer({}, { dbPath: url }), drop };
+  });
+}

@@ -1,0 +1,162 @@
+import { connect, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postJson, readJson, startTestServer, type TestServer } from './support/harness';
+import { rawRequest } from './support/raw-http';
+
+// Slow and greedy clients: timeouts end what trickles, caps bound what one client (or token) holds.
+
+describe('timeouts and the connection cap', () => {
+  let t: TestServer;
+  let host: string;
+  beforeAll(async () => {
+    t = await startTestServer({
+      limits: { requestTimeoutMs: 600, headersTimeoutMs: 400, connectionTimeoutMs: 1500, maxConnections: 4 },
+    });
+    host = new URL(t.url).host;
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('a body shorter than its Content-Length ends with 408 in the error shape, not a hang', async () => {
+    const res = await rawRequest(
+      t.url,
+      [
+        `POST /api/harness/sessions HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"engine":`,
+      ],
+      5000,
+    );
+    expect(res.status).toBe(408);
+    expect(JSON.parse(res.body).error.code).toBe('request_timeout');
+    expect(res.ms).toBeLessThan(3000);
+  });
+
+  it('headers trickled one byte at a time end at the headers timeout', async () => {
+    const chunks: (string | number)[] = [];
+    for (const ch of `GET /api/harness/health HTTP/1.1\r\nHost: ${host}\r\nX-Slow: ${'a'.repeat(40)}`)
+      chunks.push(ch, 50);
+    const res = await rawRequest(t.url, chunks, 5000);
+    expect(res.ms).toBeLessThan(2500);
+    if (res.status !== 0) expect(res.status).toBe(408);
+  });
+
+  it('a connection that never sends a byte is closed at the headers timeout', async () => {
+    const closedAfter = await new Promise<number>((resolve) => {
+      const started = performance.now();
+      const socket = connect(Number(new URL(t.url).port), '127.0.0.1');
+      socket.on('close', () => resolve(performance.now() - started));
+      socket.on('error', () => {});
+    });
+    expect(closedAfter).toBeLessThan(2000);
+  });
+
+  it('connections past maxConnections are dropped; the server serves again once they go', async () => {
+    const sockets: Socket[] = [];
+    const closed: boolean[] = [];
+    for (let i = 0; i < 6; i++) {
+      const socket = connect(Number(new URL(t.url).port), '127.0.0.1');
+      const index = i;
+      closed[index] = false;
+      socket.on('close', () => {
+        closed[index] = true;
+      });
+      socket.on('error', () => {});
+      sockets.push(socket);
+      await new Promise((r) => socket.once('connect', r));
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    expect(closed.filter(Boolean).length).toBeGreaterThanOrEqual(2);
+    for (const s of sockets) s.destroy();
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await fetch(`${t.api}/health`)).status).toBe(200);
+  });
+});
+
+describe('per-token limits', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer(
+      { limits: { maxStreamsPerToken: 2, maxRunsPerToken: 2, requestsPerSecond: 5, requestBurst: 40 } },
+      // Runs stay queued: no process executes them, so they hold their slots.
+      { execute: false },
+    );
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('a third stream of the same token is 429 with Retry-After; closing one frees its slot', async () => {
+    const thread = await t.createSession();
+    const open = () => {
+      const controller = new AbortController();
+      return { controller, res: fetch(`${t.api}/threads/${thread}/events`, { signal: controller.signal }) };
+    };
+    const a = open();
+    const b = open();
+    expect((await a.res).status).toBe(200);
+    expect((await b.res).status).toBe(200);
+    const c = await fetch(`${t.api}/threads/${thread}/events`);
+    expect(c.status).toBe(429);
+    expect(c.headers.get('retry-after')).toBeTruthy();
+    expect((await readJson(c)).error.code).toBe('rate_limited');
+    a.controller.abort();
+    await new Promise((r) => setTimeout(r, 200));
+    const d = open();
+    expect((await d.res).status).toBe(200);
+    b.controller.abort();
+    d.controller.abort();
+  });
+
+  it('runs queued or running per token are capped (approval waits cannot starve the process)', async () => {
+    const thread = await t.createSession();
+    expect((await postJson(`${t.api}/threads/${thread}/runs`, { prompt: 'one' })).status).toBe(201);
+    expect((await postJson(`${t.api}/threads/${thread}/runs`, { prompt: 'two' })).status).toBe(201);
+    const third = await postJson(`${t.api}/threads/${thread}/runs`, { prompt: 'three' });
+    expect(third.status).toBe(429);
+    expect(third.json.error.code).toBe('rate_limited');
+  });
+
+  it('requests past the burst are 429 with Retry-After, and the bucket refills', async () => {
+    let limited: Response | undefined;
+    for (let i = 0; i < 60 && !limited; i++) {
+      const res = await fetch(`${t.api}/sessions?limit=1`);
+      if (res.status === 429) limited = res;
+      else await res.arrayBuffer();
+    }
+    expect(limited?.status).toBe(429);
+    expect(Number(limited?.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    await new Promise((r) => setTimeout(r, 400));
+    expect((await fetch(`${t.api}/sessions?limit=1`)).status).toBe(200);
+  });
+});
+
+describe('Host check in loopback-only mode (no tokens)', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer({ allowedHosts: ['agentlane.internal'] });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const withHost = async (hostHeader: string) => {
+    const res = await rawRequest(t.url, [
+      `GET /api/harness/sessions HTTP/1.1\r\nHost: ${hostHeader}\r\nConnection: close\r\n\r\n`,
+    ]);
+    return res;
+  };
+
+  it('refuses a DNS-rebinding Host with 403 and accepts loopback names and configured hosts', async () => {
+    const port = new URL(t.url).port;
+    const rebinding = await withHost(`attacker.example:${port}`);
+    expect(rebinding.status).toBe(403);
+    expect(JSON.parse(rebinding.body).error.field).toBe('headers.host');
+    const create = await rawRequest(t.url, [
+      `POST /api/harness/sessions HTTP/1.1\r\nHost: attacker.example\r\nContent-Type: application/json\r\nContent-Length: 37\r\nConnection: close\r\n\r\n{"engine":"scripted","workDir":"/"} `,
+    ]);
+    expect(create.status).toBe(403);
+    for (const ok of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, 'agentlane.internal']) {
+      expect((await withHost(ok)).status, ok).toBe(200);
+    }
+  });
+});
