@@ -167,3 +167,42 @@ describe('reduceTimeline', () => {
     expect(JSON.stringify(before)).toBe(snapshot);
   });
 });
+
+describe('run status signals out of order', () => {
+  const status = (runId: string, s: 'queued' | 'running' | 'completed' | 'failed', statusVersion?: number) => ({
+    type: 'run.status',
+    threadId: 't',
+    runId,
+    status: s,
+    ...(statusVersion !== undefined ? { statusVersion } : {}),
+  });
+
+  it('keeps the status with the highest version whatever order the signals arrive in', () => {
+    const signals = [status('r1', 'queued', 1), status('r1', 'running', 2), status('r1', 'failed', 3)];
+    // Every delivery order of the three: the latest status is the one shown.
+    const orders = [
+      [0, 1, 2],
+      [0, 2, 1],
+      [1, 0, 2],
+      [1, 2, 0],
+      [2, 0, 1],
+      [2, 1, 0],
+    ];
+    for (const order of orders) {
+      const state = apply(order.map((i) => signals[i]));
+      expect({ order, run: state.runs.r1 }).toEqual({
+        order,
+        run: { runId: 'r1', status: 'failed', canonicalized: false, statusVersion: 3 },
+      });
+    }
+    // One at a time across batches, the stale one last: still the finished status.
+    let state = reduceTimelineBatch(initialTimelineState(), [signals[2]]);
+    state = reduceTimelineBatch(state, [signals[0]]);
+    expect(state.runs.r1?.status).toBe('failed');
+  });
+
+  it('orders signals without a version (an older server) by the lifecycle', () => {
+    const state = apply([status('r2', 'completed'), status('r2', 'queued'), status('r2', 'running')]);
+    expect(state.runs.r2?.status).toBe('completed');
+  });
+});

@@ -6,6 +6,7 @@ import {
   noCapabilities,
   normalizeNegotiatedCapabilities,
   type RunStatus,
+  type RunStatusEvent,
   type StreamEvent,
   type SyncConflictEvent,
 } from '@agentlane/contract';
@@ -15,6 +16,7 @@ import { emptySharded, ShardedWriter, shardedEntries, shardedGet } from './shard
 import {
   type EntityAside,
   type PlanItem,
+  type RunView,
   type StoredRow,
   SURFACES,
   type Surface,
@@ -26,6 +28,13 @@ import {
 
 const CANONICAL: ReadonlySet<string> = new Set<string>(CANONICAL_EVENT_KINDS);
 const RUN_RANK: Record<RunStatus, number> = { queued: 0, running: 1, completed: 2, failed: 3 };
+
+/** A run.status older than (or the same as) what the run view already shows. */
+function isStale(run: RunView, wire: RunStatusEvent): boolean {
+  if (run.statusVersion !== undefined && wire.statusVersion !== undefined)
+    return wire.statusVersion <= run.statusVersion;
+  return RUN_RANK[run.status] >= RUN_RANK[wire.status];
+}
 
 export function initialTimelineState(): TimelineState {
   return {
@@ -85,8 +94,15 @@ export function reduceTimelineBatch(state: TimelineState, events: readonly unkno
       case 'run.status': {
         const run = runs[wire.runId];
         if (run?.canonicalized) break;
-        if (run && RUN_RANK[run.status] >= RUN_RANK[wire.status]) break;
-        runs[wire.runId] = { runId: wire.runId, status: wire.status, canonicalized: false };
+        // Signals of one run come from several processes in no fixed order: the status version says which is
+        // later (a server that sends none is ordered by the lifecycle, which only moves forward).
+        if (run && isStale(run, wire)) break;
+        runs[wire.runId] = {
+          runId: wire.runId,
+          status: wire.status,
+          canonicalized: false,
+          ...(wire.statusVersion !== undefined ? { statusVersion: wire.statusVersion } : {}),
+        };
         changed = true;
         break;
       }

@@ -47,6 +47,8 @@ export interface RunView {
   status: RunStatus;
   /** True once the run's completion signal (`run.canonicalized`) arrived. */
   canonicalized: boolean;
+  /** The statusVersion of the run.status shown (a lower one arriving later is stale and ignored). */
+  statusVersion?: number;
   /** Rows of this run up to here are final. */
   lastDeliverySeq?: number;
   completedAt?: string;
