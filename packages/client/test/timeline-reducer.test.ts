@@ -169,7 +169,11 @@ describe('reduceTimeline', () => {
 });
 
 describe('run status signals out of order', () => {
-  const status = (runId: string, s: 'queued' | 'running' | 'completed' | 'failed', statusVersion?: number) => ({
+  const status = (
+    runId: string,
+    s: 'queued' | 'running' | 'completed' | 'failed',
+    statusVersion?: number,
+  ) => ({
     type: 'run.status',
     threadId: 't',
     runId,
