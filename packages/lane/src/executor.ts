@@ -91,6 +91,8 @@ export class RunExecutor {
   /** Threads whose session is being opened: one open at a time per thread. */
   private readonly opening = new Map<string, Promise<OpenSession>>();
   private readonly cancelled = new Set<string>();
+  /** Runs stop() handed back: their leases are released once their turns are stopped. */
+  private readonly handedBack = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
   private leaseTimer: NodeJS.Timeout | null = null;
   private claiming = false;
@@ -147,7 +149,8 @@ export class RunExecutor {
     this.timer = null;
     this.leaseTimer = null;
     await this.leasing;
-    const released = remaining.filter((a) => a.released).map((a) => a.run.runId);
+    // Every run handed back, also those whose turn already returned (and left the active map).
+    const released = [...this.handedBack];
     if (released.length > 0) {
       await this.o.store
         .releaseRunLeases(this.o.ownerId, released)
@@ -164,6 +167,7 @@ export class RunExecutor {
   private handBack(a: ActiveRun): void {
     if (a.released) return;
     a.released = true;
+    this.handedBack.add(a.run.runId);
     a.abort.abort(new Error('the process is shutting down; the run is handed back'));
     for (const w of a.waiters) w.resolve(null);
   }

@@ -150,10 +150,16 @@ describe('run leases (SQLite, a SIGKILLed process and several live ones on one f
     t = await sqliteTestStore({ fast: true });
     const path = t.path as string;
     await t.store.createThread({ threadId: 'th', engine: 'test', title: null, workDir: null, metadata: {} });
+    await t.store.createThread({ threadId: 'th2', engine: 'test', title: null, workDir: null, metadata: {} });
     const a = await liveLane(path, 'stopping');
     await a.lane.start();
     const { run } = await a.lane.createRun({ threadId: 'th', prompt: 'delta x\nwait-cancel' });
+    // A run waiting for an answer is handed back at once (its turn returns before the grace period ends).
+    const asking = (await a.lane.createRun({ threadId: 'th2', prompt: 'approval a9' })).run;
     await waitFor(async () => (await t.store.getRun(run.runId))?.status === 'running');
+    await waitFor(async () =>
+      (await t.store.readFrames(asking.runId)).some((f) => (f.frame as { t?: string }).t === 'approval'),
+    );
     const began = Date.now();
     await a.lane.stop({ graceMs: 600 });
     expect(Date.now() - began).toBeLessThan(1500);
@@ -169,5 +175,10 @@ describe('run leases (SQLite, a SIGKILLed process and several live ones on one f
     expect(settled.error).toBe(`${ENGINE_LOST}: stopping shut down before the run finished`);
     const frames = (await t.store.readFrames(run.runId)).map((f) => f.frame as { harness?: string });
     expect(frames.some((f) => f.harness === 'turn.cancel_requested')).toBe(false);
+    const other = await waitFor(async () => {
+      const r = await t.store.getRun(asking.runId);
+      return r?.canonicalizedAt ? r : null;
+    });
+    expect(other.error).toBe(`${ENGINE_LOST}: stopping shut down before the run finished`);
   });
 });

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeModelServer } from '@agentlane/fake-model-server';
-import { builtinServeConfig, type ServeProcess, startServeProcess } from '@agentlane/test-engines';
+import { builtinServeConfig, startServeProcess } from '@agentlane/test-engines';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HttpTally } from '../src/index';
 
@@ -51,8 +51,7 @@ describe('SIGTERM with runs in flight', () => {
     );
     const db = join(dir, 'agentlane.db');
     const args = ['--port', '0', '--db', db, '--config', configPath, '--run-lease-renew-ms', '300'];
-    const start = (extra: string[] = []): Promise<ServeProcess> =>
-      startServeProcess([...args, ...extra], 120_000);
+    const start = (extra: string[] = []) => startServeProcess([...args, ...extra], 120_000);
     const stopping = await start(['--shutdown-grace-ms', String(GRACE_MS)]);
     cleanup.push(() => stopping.kill());
     const tally = new HttpTally();
@@ -85,8 +84,12 @@ describe('SIGTERM with runs in flight', () => {
     const sentAt = Date.now();
     stopping.child.kill('SIGTERM');
     const { code, at } = await exited;
-    expect(code).toBe(0);
-    expect(at - sentAt).toBeLessThan(GRACE_MS + 1000);
+    // Within the grace period (plus the time a loaded machine takes to deliver the signal and reap the
+    // process): handed back by the lane (0), or cut at the deadline by the backstop (1), never killed.
+    const took = at - sentAt;
+    if (took >= GRACE_MS + 500) console.log(stopping.output());
+    expect(code === 0 || code === 1).toBe(true);
+    expect(took).toBeLessThan(GRACE_MS + 500);
     // Handed back, not settled: the same command started again settles them at once.
     const again = await start();
     cleanup.push(() => again.kill());

@@ -123,9 +123,8 @@ export async function serve(
   });
   /** Streams end with a retry hint, running runs get up to graceMs, the rest are handed back (never cancelled). */
   const stopAll = async (graceMs = 0) => {
-    const deadline = Date.now() + graceMs;
-    await server.shutdown().catch(() => {});
-    await lane.stop({ graceMs: Math.max(0, deadline - Date.now()) }).catch(() => {});
+    // The lane's grace period starts now, while the HTTP side drains: the hand-back must not wait for it.
+    await Promise.all([server.shutdown().catch(() => {}), lane.stop({ graceMs }).catch(() => {})]);
     await disposeDrivers(drivers);
     await checkpoints.close().catch(() => {});
     await ledger.close().catch(() => {});
@@ -246,11 +245,12 @@ Operations (docs/operations.md):
             `agentlane: ${signal}: closing streams, waiting up to ${grace} ms for running runs, then handing them back`,
           );
           // The promise: the process is gone within the grace period, whatever an engine or the database does.
+          // The lane gets most of it; the rest is for closing the database and the engines.
           setTimeout(() => {
             logger.warn('agentlane: the grace period is over; exiting');
             process.exit(1);
-          }, grace + 1000).unref();
-          void stop(grace).then(() => process.exit(0));
+          }, grace).unref();
+          void stop(Math.max(0, grace - Math.min(1500, grace / 4))).then(() => process.exit(0));
         };
         process.on('SIGTERM', () => onSignal('SIGTERM'));
         process.on('SIGINT', () => onSignal('SIGINT'));
