@@ -60,7 +60,7 @@ async function freePort(): Promise<number> {
 function standardSubscriber(url: string): { rows: Row[]; close(): void } {
   const rows: Row[] = [];
   const source = new EventSource(url);
-  const onRow = (e: MessageEvent<string>) => {
+  const onRow = (e: { data: string }) => {
     const event = JSON.parse(e.data) as StreamEvent;
     if ('event' in event) {
       rows.push({ deliverySeq: event.deliverySeq, eventId: event.event.eventId, revision: event.revision });
