@@ -148,12 +148,36 @@ describe('GET /metrics', () => {
     expect(value(await scrape(), 'agentlane_slow_consumer_drops_total')).toBe(1);
   }, 90_000);
 
-  it('exposes the run-lease hooks', async () => {
-    observability.leases.held(3);
-    observability.leases.reclaimed();
-    observability.leases.reclaimed(2);
-    const text = await scrape();
-    expect(value(text, 'agentlane_run_leases_held')).toBe(3);
+  it('counts the run leases this process holds and the expired ones it takes over', async () => {
+    // Its own database and observability, with no lane polling it: a run claimed by a process that is gone,
+    // whose lease expires, taken over through the observed store.
+    const own = createObservability();
+    const raw = await openStore(join(dir, 'leases.db'));
+    const observed = own.observeStore(raw);
+    await raw.createThread({
+      threadId: 't-lease',
+      engine: 'scripted',
+      title: null,
+      workDir: null,
+      metadata: {},
+    });
+    const { run } = await raw.createRun({ threadId: 't-lease', prompt: 'held' });
+    expect(await raw.claimRun(run.runId, 'gone-process', 1)).not.toBeNull();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(await observed.takeExpiredRun(run.runId, 'me', 60_000)).not.toBeNull();
+    expect(await observed.renewRunLeases('me', 60_000)).toHaveLength(1);
+    let text = await own.metrics.registry.metrics();
+    expect(value(text, 'agentlane_run_leases_reclaimed_total')).toBe(1);
+    expect(value(text, 'agentlane_run_leases_held')).toBe(1);
+    await observed.releaseRunLeases('me');
+    text = await own.metrics.registry.metrics();
+    expect(value(text, 'agentlane_run_leases_held')).toBe(0);
+    // The same figures through the hooks, for lease code outside the store.
+    own.leases.held(2);
+    own.leases.reclaimed(2);
+    text = await own.metrics.registry.metrics();
+    expect(value(text, 'agentlane_run_leases_held')).toBe(2);
     expect(value(text, 'agentlane_run_leases_reclaimed_total')).toBe(3);
+    await raw.close();
   });
 });

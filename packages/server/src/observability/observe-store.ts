@@ -68,8 +68,24 @@ export function observeStore(store: Store, metrics: Metrics, observer: StoreObse
       if (result.created) await enter(result.run, 'queued');
       return result;
     },
-    claimQueuedRun: async (ownerId) => claimed(await store.claimQueuedRun(ownerId)),
-    claimRun: async (runId, ownerId) => claimed(await store.claimRun(runId, ownerId)),
+    claimQueuedRun: async (ownerId, leaseMs) => claimed(await store.claimQueuedRun(ownerId, leaseMs)),
+    claimRun: async (runId, ownerId, leaseMs) => claimed(await store.claimRun(runId, ownerId, leaseMs)),
+    // The owner renews all its leases in one call, so its answer is the number held right now.
+    async renewRunLeases(ownerId, leaseMs) {
+      const held = await store.renewRunLeases(ownerId, leaseMs);
+      metrics.leasesHeld.set(held.length);
+      return held;
+    },
+    async takeExpiredRun(runId, ownerId, leaseMs) {
+      const taken = await store.takeExpiredRun(runId, ownerId, leaseMs);
+      if (taken) metrics.leasesReclaimed.inc();
+      return taken;
+    },
+    async releaseRunLeases(ownerId, runIds) {
+      const released = await store.releaseRunLeases(ownerId, runIds);
+      if (runIds === undefined) metrics.leasesHeld.set(0);
+      return released;
+    },
     async finalizeRun(runId, status, error, outcome) {
       const run = await store.finalizeRun(runId, status, error, outcome);
       await settle(run);
