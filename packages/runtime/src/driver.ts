@@ -43,6 +43,12 @@ export interface BuiltinDriverConfig {
   modelTimeouts?: ModelTimeouts;
   /** A 429 (or a 503 with Retry-After) is sent again: `attempts` (default 3), waits capped at `maxDelayMs` (30 s). */
   rateLimitRetries?: RateLimitRetries;
+  /**
+   * Terminal output shown per turn, all commands together (default 8 MB; per command see
+   * `workspaceTools.maxCommandOutputBytes`). Past it a harness.warning `output_limit`, and run_command writes
+   * the rest to its overflow file only.
+   */
+  turnOutputBytes?: number;
   systemPrompt?: string;
   /** Where checkpoints go: a saver, or the store's SQLite path / postgres URL. None: no resume across processes. */
   checkpoints?: CheckpointSaver | string;
@@ -86,6 +92,9 @@ function checkConfig(config: BuiltinDriverConfig): void {
     positiveInteger('rateLimitRetries.attempts', r.attempts, 0);
     positiveInteger('rateLimitRetries.maxDelayMs', r.maxDelayMs, 0);
   }
+  positiveInteger('turnOutputBytes', config.turnOutputBytes, 1);
+  const w = config.workspaceTools;
+  if (w) positiveInteger('workspaceTools.maxCommandOutputBytes', w.maxCommandOutputBytes, 1);
   const sub = config.subagents;
   if (
     typeof sub === 'object' &&
@@ -200,6 +209,7 @@ export function createDriver(config: BuiltinDriverConfig): EngineDriver & { disp
               ...(config.modelFactory ? { modelFactory: config.modelFactory } : {}),
               ...(subagents ? { subagents } : {}),
               ...(config.prices ? { prices: config.prices } : {}),
+              ...(config.turnOutputBytes ? { turnOutputBytes: config.turnOutputBytes } : {}),
             },
             turn,
             io,

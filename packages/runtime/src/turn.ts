@@ -53,6 +53,8 @@ export interface TurnDeps {
   prices?: PriceTable;
   /** Sub-agents: the `task` tool is offered while depth < maxDepth. Absent: no task tool. */
   subagents?: SubagentSettings;
+  /** Terminal output shown per turn (default 8 MB); past it terminal chunks are not shown. */
+  turnOutputBytes?: number;
   /** Prefix of approval and question ids (a child's never collide with its parent's). */
   scope?: string;
   /** Test seam: build the model (default: the AI SDK provider with an observing fetch). */
@@ -143,6 +145,10 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
         ]
       : deps.tools;
   const toolsByName = new Map(tools.map((t) => [t.name, t]));
+  /** Terminal output bytes shown this turn, against the turn's bound (past it tools keep output elsewhere). */
+  let turnOutput = 0;
+  let outputWarned = false;
+  const turnOutputBound = deps.turnOutputBytes ?? 8_000_000;
   /** Approvals answered since the last model call: the next call hands them to the SDK as its approval parts. */
   let answered: AnsweredApproval[] = [];
 
@@ -410,7 +416,23 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
         workspace: deps.workspace,
         toolCallId: call.toolCallId,
         progress: (message) => emit({ rt: 'tool.progress', toolCallId: call.toolCallId, message }),
-        terminal: (c) => emit({ rt: 'terminal', toolCallId: call.toolCallId, ...c }),
+        terminal: (c) => {
+          const bytes = Buffer.byteLength(c.chunk);
+          if (c.exit === undefined && bytes > 0 && turnOutput + bytes > turnOutputBound) {
+            if (!outputWarned)
+              emit({
+                rt: 'warning',
+                code: 'output_limit',
+                message: `terminal output of this turn passed ${turnOutputBound} bytes (turnOutputBytes): the rest is not shown`,
+                detail: { limit: turnOutputBound, spent: turnOutput },
+              });
+            outputWarned = true;
+            return false;
+          }
+          turnOutput += bytes;
+          emit({ rt: 'terminal', toolCallId: call.toolCallId, ...c });
+          return true;
+        },
         fileChanged: (c) => emit({ rt: 'file', toolCallId: call.toolCallId, ...c }),
         artifact: ({ content, ...a }) =>
           emit({

@@ -38,7 +38,7 @@ const ctx: ToolContext = {
   },
   toolCallId: 'call_x',
   progress: () => {},
-  terminal: () => {},
+  terminal: () => true,
   fileChanged: (c) => changed.push(c as never),
   artifact: () => {},
   ask: async () => ({ outcome: 'cancelled' }),

@@ -11,14 +11,17 @@ export interface ToolContext {
   toolCallId: string;
   /** A tool.progress line. */
   progress(message: string): void;
-  /** A terminal.output chunk; pass `exit` on the last one. */
+  /**
+   * A terminal.output chunk; pass `exit` on the last one. False: not shown, the turn's output bound is reached
+   * (`turnOutputBytes`); the tool keeps the rest elsewhere (run_command: its overflow file).
+   */
   terminal(chunk: {
     terminalId: string;
     stream: TerminalStream;
     chunk: string;
     command?: string;
     exit?: { code: number | null; signal?: string | null };
-  }): void;
+  }): boolean;
   /** A file.changed with its unified diff (stored as an artifact). */
   fileChanged(change: {
     path: string;

@@ -1,9 +1,11 @@
 import { spawn } from 'node:child_process';
 import { lstat, readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { Type } from 'typebox';
 import { type DefinedTool, defineTool, ToolError } from './define-tool';
+import { OutputSpool } from './output-spool';
 import { readInside, readInsideIfExists, writeInside } from './workspace-files';
 import { displayPath, insideWorkspace } from './workspace-path';
 
@@ -40,6 +42,13 @@ export interface WorkspaceToolOptions {
   approveCommands?: boolean;
   /** Default command timeout (default 60 s). */
   commandTimeoutMs?: number;
+  /**
+   * Bytes of a command's output shown as terminal.output (default 1 MB); what passes it is streamed to a file
+   * in `outputDir` (never held in memory, never an event) that the tool result names.
+   */
+  maxCommandOutputBytes?: number;
+  /** Where output past the bound goes (default `<tmpdir>/agentlane-tool-output`). */
+  outputDir?: string;
 }
 
 /** The tools a coding agent needs, confined to the session's workspace. */
@@ -47,6 +56,8 @@ export function workspaceTools(options: WorkspaceToolOptions = {}): DefinedTool[
   const approveWrites = options.approveWrites ?? true;
   const approveCommands = options.approveCommands ?? true;
   const timeoutDefault = options.commandTimeoutMs ?? 60_000;
+  const outputBound = options.maxCommandOutputBytes ?? 1_000_000;
+  const outputDir = options.outputDir ?? join(tmpdir(), 'agentlane-tool-output');
 
   const readTool = defineTool<{ path: string }>({
     name: 'read_file',
@@ -188,6 +199,7 @@ export function workspaceTools(options: WorkspaceToolOptions = {}): DefinedTool[
         });
         let output = '';
         let timedOut = false;
+        const overflow = new OutputSpool(outputDir, ctx.toolCallId, outputBound);
         const kill = () => {
           try {
             if (child.pid) process.kill(-child.pid, 'SIGKILL');
@@ -201,17 +213,32 @@ export function workspaceTools(options: WorkspaceToolOptions = {}): DefinedTool[
         }, timeoutMs ?? timeoutDefault);
         ctx.signal.addEventListener('abort', kill, { once: true });
         const pipe = (stream: 'stdout' | 'stderr') => (data: Buffer) => {
-          const chunk = data.toString('utf8');
-          if (output.length < MAX_READ) output += chunk;
-          ctx.terminal({ terminalId, stream, chunk, command });
+          const shown = overflow.take(data, (chunk) => ctx.terminal({ terminalId, stream, chunk, command }));
+          if (output.length < MAX_READ && shown.length > 0) output += shown.toString('utf8');
+          // The file takes the rest: stop reading while it catches up, so nothing piles up in memory.
+          if (overflow.busy()) {
+            child.stdout.pause();
+            child.stderr.pause();
+            void overflow.drained().then(() => {
+              child.stdout.resume();
+              child.stderr.resume();
+            });
+          }
         };
         child.stdout.on('data', pipe('stdout'));
         child.stderr.on('data', pipe('stderr'));
-        child.on('close', (code, signal) => {
+        child.on('close', async (code, signal) => {
           clearTimeout(timer);
           ctx.signal.removeEventListener('abort', kill);
+          const spilled = await overflow.close();
           ctx.terminal({ terminalId, stream: 'stdout', chunk: '', command, exit: { code, signal } });
-          resolvePromise({ exitCode: code, signal, timedOut, output: output.slice(0, 16_384) });
+          resolvePromise({
+            exitCode: code,
+            signal,
+            timedOut,
+            output: output.slice(0, 16_384),
+            ...(spilled ? { overflow: spilled } : {}),
+          });
         });
       });
     },
