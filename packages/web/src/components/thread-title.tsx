@@ -3,6 +3,7 @@ import { type FormEvent, useEffect, useState } from 'react';
 import { client } from '../api';
 import { useLiveThread } from '../live-thread';
 import { threadTitle } from '../titles';
+import { threadHref } from '../use-route';
 
 /** The thread's title (the user's, the engine's or the first prompt), renamed in place with PUT /sessions/:id. */
 export function ThreadTitle({ threadId, engineTitle }: { threadId: string; engineTitle?: string }) {
@@ -63,9 +64,21 @@ export function ThreadTitle({ threadId, engineTitle }: { threadId: string; engin
       </form>
     );
   }
+  const forkedFrom = session?.metadata['forkedFrom'] as
+    | { threadId?: string; checkpointId?: string }
+    | undefined;
   return (
     <div className="title-view">
       <h1 className="thread-title">{title || threadId}</h1>
+      {forkedFrom?.threadId && (
+        <a
+          className="forked-from muted"
+          href={threadHref(forkedFrom.threadId)}
+          title={forkedFrom.checkpointId}
+        >
+          Forked from the original thread
+        </a>
+      )}
       <button
         type="button"
         className="link"

@@ -182,6 +182,10 @@ describe.skipIf(skip)('inspectors', { timeout: 150_000 }, () => {
       .locator(`.sidebar a[data-thread-id="${fork}"]`, { hasText: 'Live inspectors (fork)' })
       .waitFor();
 
+    // The new thread links back to the one it was forked from.
+    expect(await page.locator('a.forked-from').getAttribute('href')).toBe(
+      `#/t/${encodeURIComponent(threadId)}`,
+    );
     const before = serve.fake.modelRequests().length;
     await page.locator('[data-connection="live"]').waitFor();
     await page.locator('#prompt').fill('what is my name?');
