@@ -11,6 +11,8 @@ const CYCLES = Math.max(1, Number(process.env.FAULTS_KILL_CYCLES ?? 20));
 const PG_URL = process.env.AGENTLANE_TEST_PG_URL ?? 'postgres://root@127.0.0.1:5432/test';
 // A short lease so the cycles are quick; the defaults (10 s / 2 s) are the same code with other numbers.
 const LEASE = { leaseMs: 1500, renewMs: 300 };
+/** Each cycle starts `agentlane serve` again: ~2 s on a quiet machine, far more on a loaded one. */
+const TIMEOUT_MS = 120_000 + CYCLES * 25_000;
 
 async function pgReachable(): Promise<boolean> {
   const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 });
@@ -64,7 +66,7 @@ describe('kill cycles: SIGKILL and start again while runs stream', () => {
 
   it(`SQLite, one server: ${CYCLES} cycles, every subscriber equals a fresh read, every run settled`, async () => {
     expectClean(await runKillCycles({ db: join(dir, 'agentlane.db'), servers: 1, cycles: CYCLES, ...LEASE }));
-  }, 300_000);
+  }, TIMEOUT_MS);
 
   it(`PostgreSQL, one of three servers: ${CYCLES} cycles, the live ones settle the dead one's runs`, async (ctx) => {
     if (!(await pgReachable())) return ctx.skip();
@@ -85,5 +87,5 @@ describe('kill cycles: SIGKILL and start again while runs stream', () => {
       await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
       await client.end();
     }
-  }, 300_000);
+  }, TIMEOUT_MS);
 });
