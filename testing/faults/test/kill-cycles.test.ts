@@ -64,28 +64,38 @@ describe('kill cycles: SIGKILL and start again while runs stream', () => {
   const dir = mkdtempSync(join(tmpdir(), 'agentlane-kill-cycles-db-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it(`SQLite, one server: ${CYCLES} cycles, every subscriber equals a fresh read, every run settled`, async () => {
-    expectClean(await runKillCycles({ db: join(dir, 'agentlane.db'), servers: 1, cycles: CYCLES, ...LEASE }));
-  }, TIMEOUT_MS);
+  it(
+    `SQLite, one server: ${CYCLES} cycles, every subscriber equals a fresh read, every run settled`,
+    async () => {
+      expectClean(
+        await runKillCycles({ db: join(dir, 'agentlane.db'), servers: 1, cycles: CYCLES, ...LEASE }),
+      );
+    },
+    TIMEOUT_MS,
+  );
 
-  it(`PostgreSQL, one of three servers: ${CYCLES} cycles, the live ones settle the dead one's runs`, async (ctx) => {
-    if (!(await pgReachable())) return ctx.skip();
-    const schema = `faults_kill_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-    try {
-      const report = await runKillCycles({
-        db: `${PG_URL}?schema=${schema}`,
-        servers: 3,
-        cycles: CYCLES,
-        ...LEASE,
-      });
-      expectClean(report);
-      // Runs the kills cut off were settled by another process within the lease and one renewal or so.
-      expect(percentile(report.settleMs, 50)).toBeLessThan(LEASE.leaseMs + 4 * LEASE.renewMs + 2000);
-    } finally {
-      const client = new pg.Client({ connectionString: PG_URL });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await client.end();
-    }
-  }, TIMEOUT_MS);
+  it(
+    `PostgreSQL, one of three servers: ${CYCLES} cycles, the live ones settle the dead one's runs`,
+    async (ctx) => {
+      if (!(await pgReachable())) return ctx.skip();
+      const schema = `faults_kill_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+      try {
+        const report = await runKillCycles({
+          db: `${PG_URL}?schema=${schema}`,
+          servers: 3,
+          cycles: CYCLES,
+          ...LEASE,
+        });
+        expectClean(report);
+        // Runs the kills cut off were settled by another process within the lease and one renewal or so.
+        expect(percentile(report.settleMs, 50)).toBeLessThan(LEASE.leaseMs + 4 * LEASE.renewMs + 2000);
+      } finally {
+        const client = new pg.Client({ connectionString: PG_URL });
+        await client.connect();
+        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+        await client.end();
+      }
+    },
+    TIMEOUT_MS,
+  );
 });
