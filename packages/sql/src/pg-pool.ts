@@ -54,15 +54,19 @@ export interface PgPoolLease {
 }
 
 /**
- * One pool per database and schema in this process, shared by the store, the ledger and the checkpoint
- * savers (and the built-in engine's saver): one set of connections, one place that handles their errors.
+ * One pool per database and schema in this process, shared by the ledger and the checkpoint savers (and the
+ * built-in engine's saver) with the store: one set of connections, one place that handles their errors.
+ *
+ * `own: true` (the store) always gets a pool of its own: two stores in one process stand for two processes
+ * (tests, benchmarks) and must not share connections. The first such pool of a database is the one the
+ * others join, so `agentlane serve` has exactly one pool for its database.
  */
-export function acquirePgPool(options: PgPoolOptions): PgPoolLease {
+export function acquirePgPool(options: PgPoolOptions & { own?: boolean }): PgPoolLease {
   const key = `${options.url}\n${options.schema ?? ''}`;
-  let entry = shared.get(key);
+  let entry = options.own ? undefined : shared.get(key);
   if (!entry) {
     entry = { pool: createPgPool(options), users: 0 };
-    shared.set(key, entry);
+    if (!shared.has(key)) shared.set(key, entry);
   }
   const held = entry;
   held.users += 1;

@@ -29,9 +29,11 @@ const MAX_PG_PARAMS = 65535;
 export function createPostgresBackend(options: PostgresBackendOptions): SqlBackend {
   const { schema } = options;
   if (schema !== undefined) checkSchemaName(schema);
-  // The process's one pool for this database, shared with the ledger and the checkpoint savers; its
-  // connection errors are handled there (a restart or a terminated backend never reaches the process).
+  // A pool of this store's own, which the ledger and the checkpoint savers of the process join (the SQL
+  // layer's registry); its connection errors are handled there (a restart or a terminated backend never
+  // reaches the process).
   const lease = acquirePgPool({
+    own: true,
     url: options.url,
     ...(schema ? { schema } : {}),
     ...(options.poolSize ? { max: options.poolSize } : {}),
