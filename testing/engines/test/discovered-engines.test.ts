@@ -27,7 +27,7 @@ describe('agentlane serve without a config file', () => {
     });
     cleanup.push(() => fake.close());
     const serve = await startServeProcess(
-      ['--port', '0', '--db', join(dir, 'a.db'), '--log-level', 'info'],
+      ['--port', '0', '--db', join(dir, 'a.db'), '--log-level', 'info', '--workspace-root', work],
       60_000,
       envWith({ OPENAI_API_KEY: 'sk-discovered-0123456789', OPENAI_BASE_URL: `${fake.url}/v1` }),
     );
@@ -46,6 +46,7 @@ describe('agentlane serve without a config file', () => {
     expect(names.some((n) => n !== 'builtin-openai')).toBe(true);
 
     const session = await post(`${serve.api}/sessions`, { engine: 'builtin-openai', workDir: work });
+    expect(session.status, JSON.stringify(session.json)).toBe(201);
     const threadId = (session.json as { session: { id: string } }).session.id;
     const stream = new ThreadStream(`${serve.api}/threads/${threadId}/events`);
     cleanup.push(() => stream.close());
