@@ -4,6 +4,8 @@ import { type AgUiOptions, agUiRoutes } from './ag-ui/ag-ui-routes';
 import { type AiSdkChatOptions, aiSdkChatRoutes } from './ai-sdk-ui/chat-routes';
 import type { StreamRegistry } from './sse-out';
 
+export { type AcpAgentDeps, acpAgent } from './acp-agent/acp-agent';
+export { acpStopReason, SessionUpdateTranslator } from './acp-agent/session-updates';
 export { AG_UI_PATH, type AgUiOptions, agUiRoutes } from './ag-ui/ag-ui-routes';
 export { AgUiTranslator } from './ag-ui/ag-ui-translator';
 export { chatMessages, chunksToMessage } from './ai-sdk-ui/chat-history';

@@ -1,3 +1,4 @@
+import { acpCommand } from './acp';
 import { auditCommand } from './audit';
 import { checkpointsCommand } from './checkpoints';
 import type { CliCommand } from './command';
@@ -14,6 +15,7 @@ export const commands: CliCommand[] = [
   checkpointsCommand,
   auditCommand,
   translateCommand,
+  acpCommand,
 ];
 
 export type { CliCommand } from './command';

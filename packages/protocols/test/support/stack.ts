@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDriver as createReplayDriver } from '@agentlane/adapter-replay';
+import type { EngineDriver } from '@agentlane/engine-kit';
 import { type ModelReply, startFakeModelServer } from '@agentlane/fake-model-server';
-import { createLane } from '@agentlane/lane';
+import { createLane, type Lane } from '@agentlane/lane';
 import { createDriver } from '@agentlane/runtime';
 import { createServer } from '@agentlane/server';
-import { openStore } from '@agentlane/store';
+import { openStore, type Store } from '@agentlane/store';
 import { protocolRoutes } from '../../src/index';
 
 const recording = fileURLToPath(
@@ -17,6 +18,9 @@ const recording = fileURLToPath(
 export interface Stack {
   /** e.g. http://127.0.0.1:1234/api/harness */
   api: string;
+  store: Store;
+  lane: Lane;
+  engines: { get(name: string): EngineDriver | undefined; list(): EngineDriver[] };
   fake: { requests: unknown[] };
   stop(): Promise<void>;
 }
@@ -62,6 +66,12 @@ export async function startStack(script: ModelReply[], options: { db?: string } 
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
     api: `http://127.0.0.1:${port}/api/harness`,
+    store,
+    lane,
+    engines: {
+      get: (n) => [builtin, replay].find((d) => d.name === n),
+      list: () => [builtin, replay],
+    },
     fake: fake as unknown as { requests: unknown[] },
     async stop() {
       // A run still waiting on an answer would hold the lane's stop: cancel what is left first.

@@ -1,0 +1,92 @@
+import { mkdirSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { Writable } from 'node:stream';
+import { ndJsonStream } from '@agentclientprotocol/sdk';
+import { createLane } from '@agentlane/lane';
+import { acpAgent } from '@agentlane/protocols';
+import { openStore } from '@agentlane/store';
+import type { Command } from 'commander';
+import { CliError } from '../cli-error';
+import { resolveServeConfig, type ServeFlags } from '../config';
+import { buildDrivers, disposeDrivers } from '../engine-registry';
+import type { CliCommand } from './command';
+
+interface AcpFlags extends Pick<ServeFlags, 'db' | 'config' | 'dataDir'> {
+  engine: string;
+}
+
+/**
+ * `agentlane acp --engine NAME`: agentlane as an ACP agent over stdio, in front of one of its engines, with
+ * the store and the lane in this process (SQLite by default, the same database as `serve`). stdout carries
+ * only JSON-RPC; diagnostics go to stderr.
+ */
+async function runAcp(flags: AcpFlags): Promise<void> {
+  const config = resolveServeConfig(flags);
+  const drivers = await buildDrivers(config.engines, {
+    recordedSessions: config.recordedSessions,
+    database: config.db,
+  });
+  const driver = drivers.find((d) => d.name === flags.engine);
+  if (!driver) {
+    throw new CliError(
+      `unknown engine "${flags.engine}" (configured: ${drivers.map((d) => d.name).join(', ') || 'none'})`,
+    );
+  }
+  if (!/^postgres(ql)?:\/\//i.test(config.db)) mkdirSync(config.dataDir, { recursive: true });
+  const store = await openStore(config.db);
+  const lane = createLane({
+    store,
+    drivers,
+    ownerId: `acp-${hostname()}-${process.pid}`,
+    workDirFor: (thread) => thread.workDir ?? config.workDir,
+    log: (level, message) => {
+      if (level !== 'info') process.stderr.write(`agentlane: ${level}: ${message}\n`);
+    },
+  });
+  await lane.start();
+  const app = acpAgent({
+    store,
+    lane,
+    engines: { get: (n) => drivers.find((d) => d.name === n), list: () => drivers },
+    engine: driver.name,
+  });
+  // stdin pushed chunk by chunk: a pulled Readable.toWeb(process.stdin) handed a message over only when the
+  // next one arrived, so a client waiting for the initialize answer waited forever.
+  const input = new ReadableStream<Uint8Array>({
+    start(controller) {
+      process.stdin.on('data', (chunk: Buffer) => controller.enqueue(new Uint8Array(chunk)));
+      process.stdin.on('end', () => controller.close());
+    },
+  });
+  const stream = ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, input);
+  const connection = app.connect(stream);
+  const stop = async () => {
+    await lane.stop().catch(() => {});
+    await disposeDrivers(drivers);
+    await store.close().catch(() => {});
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop());
+  await connection.closed.catch(() => undefined);
+  await stop();
+}
+
+export const acpCommand: CliCommand = {
+  name: 'acp',
+  register(program: Command) {
+    program
+      .command('acp')
+      .description('agentlane as an ACP agent over stdio (for Zed, JetBrains, any ACP client)')
+      .requiredOption('--engine <name>', 'the configured engine every session runs')
+      .option(
+        '--db <path|url>',
+        'SQLite file or postgres://… URL (env AGENTLANE_DB, default <data-dir>/agentlane.db)',
+      )
+      .option('--config <file>', 'JSON config file with the engines (env AGENTLANE_CONFIG)')
+      .option('--data-dir <dir>', 'folder for the SQLite database (env AGENTLANE_DATA_DIR, default ./.data)')
+      .action(async (flags: AcpFlags) => {
+        await runAcp(flags);
+      });
+  },
+};

@@ -1,0 +1,83 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { client, ndJsonStream, type SessionNotification } from '@agentclientprotocol/sdk';
+import { afterEach, describe, expect, it } from 'vitest';
+import { agentText } from './support/acp-text';
+
+const bin = fileURLToPath(new URL('../../cli/bin/agentlane.mjs', import.meta.url));
+
+/** `agentlane acp` as its own process, driven by the SDK's client side over its stdio. */
+function spawnAcp(args: string[]) {
+  const child = spawn(process.execPath, [bin, 'acp', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (d) => {
+    stderr += d;
+  });
+  const updates: SessionNotification[] = [];
+  const conn = client({ name: 'test-client' })
+    .onNotification('session/update', ({ params }) => {
+      updates.push(params);
+    })
+    .onRequest('session/request_permission', ({ params }) => ({
+      outcome: { outcome: 'selected', optionId: params.options[0]?.optionId ?? '' },
+    }))
+    .connect(
+      ndJsonStream(
+        Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
+        Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>,
+      ),
+    );
+  return { child, conn, updates, stderr: () => stderr };
+}
+
+async function kill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+describe('agentlane acp (spawned, the SDK client side as the client)', () => {
+  const cleanup: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const c of cleanup.splice(0).reverse()) await c();
+  });
+
+  it('a replayed Claude Code session; the process is killed and a new one loads the session from the store', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'acp-proc-'));
+    cleanup.push(() => rm(dir, { recursive: true, force: true }));
+    const config = join(dir, 'agentlane.json');
+    await writeFile(config, JSON.stringify({ recordedSessions: true, workDir: dir, engines: [] }));
+    const args = ['--engine', 'replay-claude-code', '--db', join(dir, 'a.db'), '--config', config];
+
+    const first = spawnAcp(args);
+    cleanup.push(() => kill(first.child));
+    const init = await first.conn.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+    expect(init.agentInfo?.name).toBe('agentlane');
+    const { sessionId } = await first.conn.agent.request('session/new', { cwd: dir, mcpServers: [] });
+    const result = await first.conn.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'Create hello.txt' }],
+    });
+    expect(result.stopReason).toBe('end_turn');
+    const said = agentText(first.updates);
+    expect(said).toContain('Done: hello.txt was written.');
+    await kill(first.child);
+
+    // A new agent process on the same database: the session is listed, loads with its history, resumes.
+    const second = spawnAcp(args);
+    cleanup.push(() => kill(second.child));
+    await second.conn.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+    const list = await second.conn.agent.request('session/list', {});
+    expect(list.sessions.map((s) => s.sessionId)).toContain(sessionId);
+    await second.conn.agent.request('session/load', { sessionId, cwd: dir, mcpServers: [] });
+    expect(second.updates[0]?.update).toMatchObject({ sessionUpdate: 'user_message_chunk' });
+    expect(agentText(second.updates)).toBe(said);
+    await second.conn.agent.request('session/resume', { sessionId, cwd: dir, mcpServers: [] });
+    expect(second.stderr()).not.toContain('Error');
+  }, 180_000);
+});

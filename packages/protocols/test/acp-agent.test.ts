@@ -1,0 +1,94 @@
+import { client, type SessionNotification } from '@agentclientprotocol/sdk';
+import { afterEach, describe, expect, it } from 'vitest';
+import { acpAgent } from '../src/acp-agent/acp-agent';
+import { agentText } from './support/acp-text';
+import { type Stack, startStack } from './support/stack';
+
+/** The SDK's client side connected to agentlane's ACP agent (the SDK's in-memory link between the two). */
+function connect(stack: Stack, engine: string, answer: 'allow' | 'reject' = 'allow') {
+  const updates: SessionNotification[] = [];
+  const asked: string[] = [];
+  const conn = client({ name: 'test-client' })
+    .onNotification('session/update', ({ params }) => {
+      updates.push(params);
+    })
+    .onRequest('session/request_permission', ({ params }) => {
+      asked.push(params.toolCall.toolCallId);
+      const option = params.options.find((o) => o.kind.startsWith(answer));
+      return {
+        outcome: option ? { outcome: 'selected', optionId: option.optionId } : { outcome: 'cancelled' },
+      };
+    })
+    .connect(acpAgent({ store: stack.store, lane: stack.lane, engines: stack.engines, engine }));
+  return { conn, updates, asked };
+}
+
+describe('agentlane as an ACP agent (the SDK client side as the client)', () => {
+  let stack: Stack | undefined;
+  afterEach(async () => {
+    await stack?.stop();
+    stack = undefined;
+  });
+
+  it('built-in engine: new session, prompt with a permission request, then list and load from the store', async () => {
+    stack = await startStack([
+      {
+        text: 'Writing it.',
+        toolCalls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'a' }, id: 'c1' }],
+      },
+      { text: 'Done.' },
+    ]);
+    const { conn, updates, asked } = connect(stack, 'builtin');
+    const init = await conn.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+    expect(init.agentCapabilities?.loadSession).toBe(true);
+    const { sessionId } = await conn.agent.request('session/new', { cwd: '/tmp', mcpServers: [] });
+    const result = await conn.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'Write a.txt' }],
+    });
+    expect(result.stopReason).toBe('end_turn');
+    expect(asked).toEqual(['c1']);
+    expect(agentText(updates)).toBe('Writing it.Done.');
+    const kinds = new Set(updates.map((u) => u.update.sessionUpdate));
+    expect([...kinds]).toEqual(
+      expect.arrayContaining(['tool_call', 'tool_call_update', 'agent_message_chunk']),
+    );
+    expect(
+      updates.find((u) => u.update.sessionUpdate === 'tool_call_update' && u.update.status === 'completed'),
+    ).toBeDefined();
+
+    const list = await conn.agent.request('session/list', {});
+    expect(list.sessions.map((s) => s.sessionId)).toContain(sessionId);
+
+    // A second client (another process in real life) loads the session: the history comes from the store.
+    const other = connect(stack, 'builtin');
+    await other.conn.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+    await other.conn.agent.request('session/load', { sessionId, cwd: '/tmp', mcpServers: [] });
+    const first = other.updates[0]?.update;
+    expect(first).toMatchObject({ sessionUpdate: 'user_message_chunk', content: { text: 'Write a.txt' } });
+    expect(agentText(other.updates)).toBe('Writing it.Done.');
+    await other.conn.agent.request('session/resume', { sessionId, cwd: '/tmp', mcpServers: [] });
+    conn.close();
+    other.conn.close();
+  });
+
+  it('replay: a recorded Claude Code session reaches the ACP client; an unknown session is refused', async () => {
+    stack = await startStack([]);
+    const { conn, updates } = connect(stack, 'replay');
+    await conn.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+    const { sessionId } = await conn.agent.request('session/new', { cwd: '/tmp', mcpServers: [] });
+    const result = await conn.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'go' }],
+    });
+    expect(result.stopReason).toBe('end_turn');
+    expect(agentText(updates)).toBe(
+      'I will create hello.txt now.Done: hello.txt was written. (final answer from fake model)',
+    );
+    expect(updates.some((u) => u.update.sessionUpdate === 'agent_thought_chunk')).toBe(true);
+    await expect(
+      conn.agent.request('session/load', { sessionId: 'no-such-session', cwd: '/tmp', mcpServers: [] }),
+    ).rejects.toThrow();
+    conn.close();
+  });
+});
