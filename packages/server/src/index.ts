@@ -9,3 +9,4 @@ export * from './process-guard';
 export * from './sse/sse-format';
 export * from './sync/sync-state';
 export * from './thread-create';
+export * from './workspace-root';

@@ -6,7 +6,7 @@ import {
   type SessionUpdate,
 } from '@agentclientprotocol/sdk';
 import type { CanonicalEvent, RunStatus, StopReason } from '@agentlane/contract';
-import { createThreadSession, type LanePort, type ServerContext } from '@agentlane/server';
+import { createThreadSession, type LanePort, type ServerContext, workspaceGuard } from '@agentlane/server';
 import type { Store } from '@agentlane/store';
 import { acpStopReason, SessionUpdateTranslator } from './session-updates';
 
@@ -16,6 +16,11 @@ export interface AcpAgentDeps {
   engines: ServerContext['engines'];
   /** The engine every new session runs. */
   engine: string;
+  /**
+   * Where session folders may lie. Default: the session's own cwd — the client of a stdio agent is the local
+   * user, who picks the folder; a real path is still required.
+   */
+  workspaceRoot?: string;
   version?: string;
 }
 
@@ -49,7 +54,12 @@ export function acpAgent(deps: AcpAgentDeps): AgentApp {
       authMethods: [],
     }))
     .onRequest('session/new', async ({ params }) => {
-      const ctx = { store, engines: deps.engines, defaultWorkDir: params.cwd } as ServerContext;
+      const ctx = {
+        store,
+        engines: deps.engines,
+        defaultWorkDir: params.cwd,
+        checkWorkDir: workspaceGuard(deps.workspaceRoot ?? params.cwd),
+      } as ServerContext;
       const { thread } = await createThreadSession(
         ctx,
         { engine: deps.engine, workDir: params.cwd },
