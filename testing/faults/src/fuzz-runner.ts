@@ -1,24 +1,8 @@
+import { ERROR_STATUS } from '@agentlane/server';
 import type { FuzzCase } from './http-fuzz';
 
-/** The status table of the server's error contract (packages/server/src/errors.ts). */
-const STATUS_OF_CODE: Record<string, number> = {
-  invalid_request: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  request_timeout: 408,
-  conflict: 409,
-  idempotency_conflict: 409,
-  stale_generation: 409,
-  payload_too_large: 413,
-  uri_too_long: 414,
-  unsupported_media_type: 415,
-  range_not_satisfiable: 416,
-  rate_limited: 429,
-  headers_too_large: 431,
-  internal: 500,
-  unavailable: 503,
-};
+/** The status table of the server's error contract. */
+const STATUS_OF_CODE: Readonly<Record<string, number>> = ERROR_STATUS;
 
 export interface FuzzReport {
   cases: number;
