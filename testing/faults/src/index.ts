@@ -1,3 +1,6 @@
+export * from './frame-fuzz';
+export * from './fuzz-runner';
+export * from './http-fuzz';
 export * from './http-tally';
 export * from './kill-cycles';
 export * from './private-postgres';
