@@ -12,11 +12,12 @@ export function CopyButton({ text, label = 'Copy' }: { text: string | (() => str
     }
     setTimeout(() => setState('idle'), 2000);
   };
+  const shown = state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed' : 'Copy';
+  // The accessible name must contain the visible text (WCAG 2.5.3), in every state.
+  const name = state === 'idle' ? label : `${shown}: ${label}`;
   return (
-    <button type="button" className="copy" onClick={copy} aria-label={label} data-copy-state={state}>
-      <span aria-live="polite">
-        {state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed' : 'Copy'}
-      </span>
+    <button type="button" className="copy" onClick={copy} aria-label={name} data-copy-state={state}>
+      <span aria-live="polite">{shown}</span>
     </button>
   );
 }

@@ -46,6 +46,8 @@ export async function startBuiltinServe(
       port: '0',
       dataDir: dir,
       config: configFile,
+      // Four run slots, named here rather than taken from the default: the sidebar test fills them all.
+      maxConcurrentRuns: '4',
       ...(webRoot ? { webRoot } : { webRoot: join(dir, 'no-web') }),
     },
     {},
