@@ -44,7 +44,7 @@ export function ThreadView({ threadId, timelineKey }: { threadId: string; timeli
 
   return (
     <>
-      <main className="thread">
+      <main className="thread" data-thread-id={threadId} data-timeline-key={timelineKey}>
         <div className="thread-top">
           <div className="crumbs">
             <ThreadTitle threadId={threadId} {...(engineTitle ? { engineTitle } : {})} />

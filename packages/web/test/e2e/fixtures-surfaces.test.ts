@@ -63,7 +63,7 @@ describe.skipIf(skip)('recorded fixtures in Chromium', { timeout: 60_000 }, () =
       expect(expected).toEqual(expect.arrayContaining(['message', 'tool']));
 
       await page.goto(`${server.url}/#/t/${encodeURIComponent(threadId)}`);
-      await page.locator(`.crumbs a[href="#/t/${encodeURIComponent(threadId)}"]`).waitFor();
+      await page.locator(`main.thread[data-thread-id="${threadId}"]`).waitFor();
       await page.locator('[data-connection="live"]').waitFor();
       await page.locator('.row-turn .turn-meta', { hasText: 'Ended:' }).first().waitFor();
       await page.waitForFunction(() => document.querySelectorAll('[data-provisional="true"]').length === 0);
