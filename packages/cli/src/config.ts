@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_APPROVAL_TIMEOUT_MS } from '@agentlane/lane';
 import jsonc from 'jsonc-parser';
 import type { LevelWithSilent } from 'pino';
 import { type Static, Type } from 'typebox';
@@ -21,6 +22,9 @@ const EngineEntry = Type.Object(
   // The rest are the adapter's own options, checked by the adapter.
   { additionalProperties: true },
 );
+
+/** The longest approval timeout a setting may ask for: a week. */
+const APPROVAL_TIMEOUT_MAX_MS = 7 * 24 * 3_600_000;
 
 const TokenEntry = Type.Object(
   {
@@ -78,6 +82,8 @@ export const ConfigFile = Type.Object(
     runLeaseRenewMs: Type.Optional(Type.Integer({ minimum: 50, maximum: 1_800_000 })),
     /** SIGTERM waits this long for running runs, then hands them back (default 8000 ms). */
     shutdownGraceMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 3_600_000 })),
+    /** An approval or question unanswered this long is cancelled by system (default 900000 ms; 0: never). */
+    approvalTimeoutMs: Type.Optional(Type.Integer({ minimum: 0, maximum: APPROVAL_TIMEOUT_MAX_MS })),
   },
   { additionalProperties: false },
 );
@@ -114,6 +120,8 @@ export interface ServeConfig {
   runLeaseMs: number;
   runLeaseRenewMs: number;
   shutdownGraceMs: number;
+  /** An approval or question nobody answers within this many ms is cancelled by system; 0: never. */
+  approvalTimeoutMs: number;
 }
 
 export interface ServeFlags {
@@ -128,6 +136,7 @@ export interface ServeFlags {
   runLeaseMs?: string;
   runLeaseRenewMs?: string;
   shutdownGraceMs?: string;
+  approvalTimeoutMs?: string;
   workspaceRoot?: string;
 }
 
@@ -272,6 +281,14 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = p
       file.shutdownGraceMs,
       8000,
       [0, 3_600_000],
+    ),
+    approvalTimeoutMs: count(
+      flags.approvalTimeoutMs,
+      '--approval-timeout-ms',
+      'AGENTLANE_APPROVAL_TIMEOUT_MS',
+      file.approvalTimeoutMs,
+      DEFAULT_APPROVAL_TIMEOUT_MS,
+      [0, APPROVAL_TIMEOUT_MAX_MS],
     ),
     host: flags.host ?? env.AGENTLANE_HOST ?? file.host ?? '127.0.0.1',
     port,

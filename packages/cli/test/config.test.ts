@@ -80,6 +80,21 @@ describe('serve configuration', () => {
     );
   });
 
+  it('approval timeout: 15 minutes by default, flag > environment > config file, 0 for never', () => {
+    expect(resolveServeConfig({}, {}).approvalTimeoutMs).toBe(900_000);
+    const config = file('appr.json', { approvalTimeoutMs: 60_000 });
+    expect(resolveServeConfig({ config }, {}).approvalTimeoutMs).toBe(60_000);
+    const env = { AGENTLANE_APPROVAL_TIMEOUT_MS: '0' };
+    expect(resolveServeConfig({ config }, env).approvalTimeoutMs).toBe(0);
+    expect(resolveServeConfig({ config, approvalTimeoutMs: '5000' }, env).approvalTimeoutMs).toBe(5000);
+    expect(() => resolveServeConfig({}, { AGENTLANE_APPROVAL_TIMEOUT_MS: '-5' })).toThrow(
+      /AGENTLANE_APPROVAL_TIMEOUT_MS must be an integer/,
+    );
+    expect(() => resolveServeConfig({ config: file('appr2.json', { approvalTimeoutMs: 1.5 }) }, {})).toThrow(
+      /approvalTimeoutMs/,
+    );
+  });
+
   it.each([
     ['a missing file', () => resolveServeConfig({ config: join(dir, 'nope.json') }, {}), /does not exist/],
     [

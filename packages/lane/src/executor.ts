@@ -1,4 +1,4 @@
-import type { JsonValue } from '@agentlane/contract';
+import type { JsonObject, JsonValue } from '@agentlane/contract';
 import type {
   ApprovalAnswer,
   EngineDriver,
@@ -16,12 +16,13 @@ import {
   type RunOutcome,
   type RunRecord,
   type Store,
+  StoreError,
   type ThreadRecord,
 } from '@agentlane/store';
 import type { Canonicalizer } from './canonicalizer';
 import type { PublishHub } from './hub';
 import { Materializer } from './offload';
-import { engineLostError, settleLostRun } from './recovery';
+import { engineLostError, SYSTEM_ANSWERER, settleLostRun } from './recovery';
 import { RunPipeline } from './run-pipeline';
 import { errorMessage, RunTranslation } from './run-translation';
 import type { AuditSink } from './types';
@@ -42,6 +43,8 @@ export interface RunExecutorOptions {
   /** How often leases are renewed and expired runs of dead processes reclaimed. */
   leaseRenewMs: number;
   workDirFor: (thread: ThreadRecord) => string;
+  /** An approval or question unanswered this long is cancelled by `system` (0: never). */
+  approvalTimeoutMs: number;
   audit?: AuditSink;
   log?: Log;
 }
@@ -50,6 +53,8 @@ interface Waiter {
   kind: 'approval' | 'question';
   targetId: string;
   resolve: (answer: InteractionAnswerRecord | null) => void;
+  /** Fires when nobody answered within approvalTimeoutMs. */
+  timer?: NodeJS.Timeout;
 }
 
 interface ActiveRun {
@@ -519,13 +524,52 @@ export class RunExecutor {
         kind,
         targetId,
         resolve: (answer) => {
-          a.waiters.delete(waiter);
+          if (!a.waiters.delete(waiter)) return;
+          if (waiter.timer) clearTimeout(waiter.timer);
           resolve(answer);
         },
       };
       a.waiters.add(waiter);
+      const timeoutMs = this.o.approvalTimeoutMs;
+      if (timeoutMs > 0) {
+        waiter.timer = setTimeout(() => void this.expire(a, waiter, timeoutMs), timeoutMs);
+        waiter.timer.unref();
+      }
       void this.checkAnswers(a);
     });
+  }
+
+  /**
+   * Nobody answered in time: the request is cancelled by `system`, recorded like any answer so that every
+   * process agrees and a late answer is refused (conflict) instead of reaching an engine that moved on. An
+   * answer recorded first (here or by another process) wins the race and is delivered instead. The run then
+   * goes on as its engine goes on after a cancelled request (the built-in engine: the call is not run).
+   */
+  private async expire(a: ActiveRun, waiter: Waiter, timeoutMs: number): Promise<void> {
+    if (!a.waiters.has(waiter)) return;
+    const answer: ApprovalAnswer | QuestionAnswer = { outcome: 'cancelled', answeredBy: SYSTEM_ANSWERER };
+    try {
+      const record = await this.o.store.recordAnswer({
+        threadId: a.run.threadId,
+        runId: a.run.runId,
+        kind: waiter.kind,
+        targetId: waiter.targetId,
+        answer: answer as unknown as JsonObject,
+      });
+      this.o.log?.(
+        'info',
+        `${waiter.kind} ${waiter.targetId} of run ${a.run.runId} was not answered within ${timeoutMs} ms; cancelled by system`,
+      );
+      waiter.resolve(record);
+    } catch (err) {
+      // Answered meanwhile (conflict): that answer is delivered. Else the store failed: try again shortly.
+      if (err instanceof StoreError && err.code === 'conflict') await this.checkAnswers(a);
+      else {
+        this.o.log?.('warn', 'cancelling an unanswered request failed', { error: errorMessage(err) });
+        waiter.timer = setTimeout(() => void this.expire(a, waiter, timeoutMs), 1000);
+        waiter.timer.unref();
+      }
+    }
   }
 
   private async checkAnswers(a: ActiveRun): Promise<void> {

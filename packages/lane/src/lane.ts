@@ -10,7 +10,12 @@ import { Canonicalizer } from './canonicalizer';
 import { RunExecutor } from './executor';
 import { PublishHub } from './hub';
 import { DEFAULT_ARTIFACT_THRESHOLD_BYTES } from './offload';
-import { DEFAULT_MAX_CONCURRENT_RUNS, type Lane, type LaneOptions } from './types';
+import {
+  DEFAULT_APPROVAL_TIMEOUT_MS,
+  DEFAULT_MAX_CONCURRENT_RUNS,
+  type Lane,
+  type LaneOptions,
+} from './types';
 
 /** Builds the lane the server calls. Nothing runs until start(). */
 export function createLane(options: LaneOptions): Lane {
@@ -30,6 +35,9 @@ export function createLane(options: LaneOptions): Lane {
       `runLeaseRenewMs (${leaseRenewMs}) must be positive and at most half of runLeaseMs (${leaseMs})`,
     );
   const artifactThresholdBytes = options.artifactThresholdBytes ?? DEFAULT_ARTIFACT_THRESHOLD_BYTES;
+  const approvalTimeoutMs = options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+  if (!(Number.isSafeInteger(approvalTimeoutMs) && approvalTimeoutMs >= 0))
+    throw new Error(`approvalTimeoutMs (${approvalTimeoutMs}) must be a whole number of ms, 0 for never`);
   const hub = new PublishHub(store, {
     headPollMs: Math.max(pollIntervalMs, 250),
     onListenerError: (err) => log?.('warn', 'a subscriber failed', { error: String(err) }),
@@ -54,6 +62,7 @@ export function createLane(options: LaneOptions): Lane {
     maxConcurrentRuns: options.maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS,
     leaseMs,
     leaseRenewMs,
+    approvalTimeoutMs,
     workDirFor: options.workDirFor ?? ((t) => t.workDir ?? process.cwd()),
     ...(options.audit ? { audit: options.audit } : {}),
     ...(log ? { log } : {}),

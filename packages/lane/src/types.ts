@@ -11,6 +11,13 @@ import type {
 /** Runs one process executes at once unless configured (engines are processes: a few, not hundreds). */
 export const DEFAULT_MAX_CONCURRENT_RUNS = 8;
 
+/**
+ * How long an approval or a question waits for its answer unless configured: a run waiting holds one of the
+ * process's run slots, so a request nobody answers must not hold it for ever; 15 minutes leaves a person time
+ * to come back to a card.
+ */
+export const DEFAULT_APPROVAL_TIMEOUT_MS = 15 * 60_000;
+
 /** How `createLane` is configured by the server (or the CLI, or a test). */
 export interface LaneOptions {
   store: Store;
@@ -31,6 +38,12 @@ export interface LaneOptions {
   runLeaseMs?: number;
   /** How often leases are renewed and expired runs reclaimed (default 2 s; at most half of runLeaseMs). */
   runLeaseRenewMs?: number;
+  /**
+   * An approval or a question nobody answers within this many ms is resolved as cancelled by `system` (the
+   * same as a request whose process went away); the engine goes on as after any cancelled request. Default
+   * DEFAULT_APPROVAL_TIMEOUT_MS (15 min); 0: never.
+   */
+  approvalTimeoutMs?: number;
   /** Where an engine session of a thread works; default: the thread's workDir, else process.cwd(). */
   workDirFor?: (thread: ThreadRecord) => string;
   /** Runs the executor (claims queued runs). Default true; false makes a read/write-only lane (e.g. a test). */

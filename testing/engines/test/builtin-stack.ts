@@ -18,6 +18,8 @@ export async function startBuiltinStack(options: {
   subagents?: boolean;
   /** The per-turn token budget of the tool loop. */
   turnTokenBudget?: number;
+  /** The lane's approval timeout (default: the lane's). */
+  approvalTimeoutMs?: number;
 }) {
   const store = await openStore(options.db);
   const ledger = createSqliteLedger({ database: options.db });
@@ -39,6 +41,7 @@ export async function startBuiltinStack(options: {
     drivers: [driver],
     ownerId: `e2e-${process.pid}-${Date.now()}`,
     pollIntervalMs: 50,
+    ...(options.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: options.approvalTimeoutMs } : {}),
     workDirFor: () => options.workDir,
     audit: ledger,
     log: (level, message, detail) => lines.push(`${level} ${message} ${JSON.stringify(detail ?? null)}`),

@@ -38,6 +38,7 @@ async function runAcp(flags: AcpFlags): Promise<void> {
     store,
     drivers,
     ownerId: `acp-${hostname()}-${process.pid}`,
+    approvalTimeoutMs: config.approvalTimeoutMs,
     workDirFor: (thread) => thread.workDir ?? config.workDir,
     log: (level, message) => {
       if (level !== 'info') process.stderr.write(`agentlane: ${level}: ${message}\n`);

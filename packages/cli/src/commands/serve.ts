@@ -94,6 +94,7 @@ export async function serve(
     maxConcurrentRuns: config.maxConcurrentRuns,
     runLeaseMs: config.runLeaseMs,
     runLeaseRenewMs: config.runLeaseRenewMs,
+    approvalTimeoutMs: config.approvalTimeoutMs,
     workDirFor: (thread) => thread.workDir ?? config.workDir,
     log: (level, message, detail) => {
       if (logger) logger[level]({ component: 'lane', ...(isObject(detail) ? detail : {}) }, message);
@@ -212,6 +213,10 @@ export const serveCommand: CliCommand = {
       .option(
         '--shutdown-grace-ms <ms>',
         'SIGTERM waits this long for running runs, then hands them back (env AGENTLANE_SHUTDOWN_GRACE_MS, default 8000)',
+      )
+      .option(
+        '--approval-timeout-ms <ms>',
+        'an approval or question nobody answers this long is cancelled by system (env AGENTLANE_APPROVAL_TIMEOUT_MS, default 900000; 0: never)',
       )
       .option(
         '--workspace-root <dir>',

@@ -5,7 +5,8 @@ import { createTestTranslator } from './test-translator';
 /**
  * A driver whose "engine" follows a script in the prompt, one command per line:
  *   delta <text> | snapshot <id> <text> | big <chars> | sleep <ms> | deltas <count> <ms-between>
- *   approval <id> (emits a request, waits for the answer) | fail <message> | throw <message> | wait-cancel
+ *   approval <id> | question <id> (emits a request, waits for the answer, says what it got and goes on; an
+ *   approval cancelled by nobody ends the turn cancelled) | fail <message> | throw <message> | wait-cancel
  *   die (the turn completes, then the session's "process" is gone: isAlive() turns false)
  */
 export function createTestDriver(options: { name?: string; spinMs?: number } = {}): EngineDriver & {
@@ -88,7 +89,17 @@ async function runScript(prompt: string, io: TurnIO, die: () => void): Promise<T
       case 'approval': {
         io.emit({ t: 'approval', id: args[0] ?? 'a1' });
         const given = await io.awaitApproval(args[0] ?? 'a1');
-        if (given.outcome === 'cancelled') return { outcome: 'cancelled' };
+        // A request cancelled by someone (not the run's own abort) is an answer: the turn says so and goes on.
+        if (given.outcome === 'cancelled' && (io.signal.aborted || !given.answeredBy))
+          return { outcome: 'cancelled' };
+        io.emit({ t: 'delta', text: `approval ${args[0] ?? 'a1'}: ${given.outcome} by ${given.answeredBy}` });
+        break;
+      }
+      case 'question': {
+        io.emit({ t: 'question', id: args[0] ?? 'q1' });
+        const given = await io.awaitQuestion(args[0] ?? 'q1');
+        if (io.signal.aborted) return { outcome: 'cancelled' };
+        io.emit({ t: 'delta', text: `question ${args[0] ?? 'q1'}: ${given.outcome} by ${given.answeredBy}` });
         break;
       }
       case 'wait-cancel':

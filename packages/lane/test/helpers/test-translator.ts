@@ -7,6 +7,7 @@ import { isHarnessFrame, type TranslatedEvent, type Translator } from '@agentlan
  *   { t: 'snapshot', id, text }          → message.completed keyed by id (re-emitting it makes revisions)
  *   { t: 'big', text }                   → tool.completed with `text` as output (for the artifact threshold)
  *   { t: 'approval', id }                → approval.requested
+ *   { t: 'question', id }                → question.requested
  * plus the harness frames. Anything else becomes a harness.warning. `spinMs` makes it slow on purpose.
  */
 export interface TestState extends JsonObject {
@@ -72,6 +73,19 @@ export function createTestTranslator(spinMs = 0): Translator<TestState> {
               },
             });
             break;
+          case 'question.answered':
+            events.push({
+              key: `question.resolved:${f.questionId}`,
+              draft: {
+                kind: 'question.resolved',
+                payload: {
+                  questionId: f.questionId,
+                  outcome: f.outcome,
+                  ...(f.answeredBy ? { answeredBy: f.answeredBy } : {}),
+                },
+              },
+            });
+            break;
           default:
             break;
         }
@@ -118,6 +132,21 @@ export function createTestTranslator(spinMs = 0): Translator<TestState> {
                 title: 'Allow?',
                 subject: { kind: 'other' },
                 options: [{ optionId: 'allow', label: 'Allow', kind: 'allow_once' }],
+              },
+            },
+          });
+          return { state, events };
+        case 'question':
+          events.push({
+            key: `question:${String(frame.id)}`,
+            draft: {
+              kind: 'question.requested',
+              payload: {
+                questionId: String(frame.id),
+                prompt: 'Which?',
+                choices: [],
+                multiple: false,
+                allowFreeText: true,
               },
             },
           });
