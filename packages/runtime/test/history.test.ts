@@ -89,18 +89,51 @@ describe('the history after a failed or empty turn', () => {
 });
 
 describe('absent token counts', () => {
-  it('a provider that reports no usage: absent in usage.updated and the ledger row, not 0', async () => {
+  it.each([
+    ['openai-chat', '/v1'],
+    ['openai-responses', '/v1'],
+    ['google', '/v1beta'],
+  ])(
+    'a provider that reports no usage (%s): absent in usage.updated and the ledger rows, not 0',
+    async (api, path) => {
+      const omitUsage = { misbehave: { omitUsage: true } };
+      env.fake.setScenario([
+        { toolCalls: [{ name: 'list_files', arguments: { path: '.' }, id: 'call_ls' }], ...omitUsage },
+        { text: 'no usage here', ...omitUsage },
+      ]);
+      const r = await runTurn(chatDriver(env.fake.url, { api, baseURL: `${env.fake.url}${path}` }), {
+        prompt: 'hi',
+        workDir: env.work,
+      });
+      expect(r.outcome.outcome).toBe('completed');
+      const usage = r.events.filter((e) => e.draft.kind === 'usage.updated').map((e) => e.draft.payload);
+      // Two steps and the turn.
+      expect(usage).toHaveLength(3);
+      for (const u of usage) {
+        for (const k of [
+          'inputTokens',
+          'outputTokens',
+          'totalTokens',
+          'reasoningTokens',
+          'cachedInputTokens',
+        ])
+          expect(u).not.toHaveProperty(k);
+      }
+      const rows = r.audit.filter((a) => a.call_class === 'model');
+      expect(rows).toHaveLength(2);
+      for (const row of rows) expect(row.payload).not.toHaveProperty('usage');
+    },
+  );
+
+  it('Anthropic, whose Messages API requires usage: a stream without it fails the call, no counts are made up', async () => {
     env.fake.setScenario([{ text: 'no usage here', misbehave: { omitUsage: true } }]);
-    const r = await runTurn(chatDriver(env.fake.url), { prompt: 'hi', workDir: env.work });
-    expect(r.outcome.outcome).toBe('completed');
-    const usage = r.events.filter((e) => e.draft.kind === 'usage.updated').map((e) => e.draft.payload);
-    expect(usage).toHaveLength(2);
-    for (const u of usage) {
-      expect(u).not.toHaveProperty('inputTokens');
-      expect(u).not.toHaveProperty('outputTokens');
-      expect(u).not.toHaveProperty('totalTokens');
-    }
-    const row = r.audit.find((a) => a.call_class === 'model');
-    expect(row?.payload).not.toHaveProperty('usage');
+    const r = await runTurn(chatDriver(env.fake.url, { api: 'anthropic', baseURL: `${env.fake.url}/v1` }), {
+      prompt: 'hi',
+      workDir: env.work,
+    });
+    expect(r.outcome).toMatchObject({ outcome: 'failed', error: expect.stringMatching(/usage/) });
+    expect(r.events.some((e) => e.draft.kind === 'usage.updated' && 'inputTokens' in e.draft.payload)).toBe(
+      false,
+    );
   });
 });

@@ -4,6 +4,7 @@ import type { FakeProviderError, ModelReply } from './types';
 /** Anthropic Messages streaming: thinking (with a signature delta), text, and tool_use blocks. */
 export function anthropicStream(reply: ModelReply, ctx: EncodeContext): string[] {
   const usage = usageOf(reply);
+  const omit = reply.misbehave?.omitUsage === true;
   const frames: string[] = [];
   const ev = (type: string, data: Record<string, unknown>) => frames.push(sse({ type, ...data }, type));
   ev('message_start', {
@@ -15,7 +16,7 @@ export function anthropicStream(reply: ModelReply, ctx: EncodeContext): string[]
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: { input_tokens: usage.input, output_tokens: 1 },
+      ...(omit ? {} : { usage: { input_tokens: usage.input, output_tokens: 1 } }),
     },
   });
   let index = 0;
@@ -57,7 +58,7 @@ export function anthropicStream(reply: ModelReply, ctx: EncodeContext): string[]
   });
   ev('message_delta', {
     delta: { stop_reason: reply.toolCalls?.length ? 'tool_use' : 'end_turn', stop_sequence: null },
-    usage: { output_tokens: usage.output },
+    ...(omit ? {} : { usage: { output_tokens: usage.output } }),
   });
   ev('message_stop', {});
   return frames;

@@ -11,7 +11,7 @@ export function geminiStream(reply: ModelReply, ctx: EncodeContext): string[] {
         candidates: [
           { content: { role: 'model', parts }, index: 0, ...(finish ? { finishReason: finish } : {}) },
         ],
-        ...(finish ? { usageMetadata: usageMetadata(usage) } : {}),
+        ...(finish && !reply.misbehave?.omitUsage ? { usageMetadata: usageMetadata(usage) } : {}),
         modelVersion: ctx.model,
         responseId: `gemini-fake-${ctx.index}`,
       })}\n\n`,

@@ -74,7 +74,10 @@ export function responsesStream(reply: ModelReply, ctx: EncodeContext): string[]
     }
     ev('response.output_item.done', { output_index: outputIndex, item });
   });
-  ev('response.completed', { response: responsesJson(reply, ctx) });
+  const { usage, ...withoutUsage } = responsesJson(reply, ctx);
+  ev('response.completed', {
+    response: reply.misbehave?.omitUsage ? withoutUsage : { ...withoutUsage, usage },
+  });
   return frames;
 }
 

@@ -34,7 +34,11 @@ export interface StreamMisbehaviour {
   stallAfter?: number;
   /** While stalled, a keep-alive every this many ms: an SSE comment (Anthropic: a `ping` event). */
   keepAliveMs?: number;
-  /** No usage at all (Chat Completions: no usage chunk even when asked for one). */
+  /**
+   * No usage at all: Chat Completions sends no usage chunk even when asked for one, Responses a
+   * response.completed without `usage`, Anthropic no `usage` on message_start / message_delta, Gemini no
+   * `usageMetadata`.
+   */
   omitUsage?: boolean;
 }
 
