@@ -1,5 +1,5 @@
 import type { ApprovalOption, ApprovalOptionKind, ApprovalSubject, JsonObject } from '@agentlane/contract';
-import { compact, isObj, list, obj, str } from './narrow';
+import { asObject, asString, compact, isObject, listOf } from '@agentlane/engine-kit';
 import type { Step } from './step';
 import { diffArtifact, onToolUpdate } from './tools';
 
@@ -22,16 +22,16 @@ export function approvalIdFor(requestId: string | number): string {
 /** session/request_permission → the tool it is about, then approval.requested with its options. */
 export function onPermissionRequest(step: Step, requestId: string, params: JsonObject): void {
   const approvalId = approvalIdFor(requestId);
-  const toolCall = obj(params.toolCall);
-  const toolCallId = toolCall ? str(toolCall.toolCallId) : undefined;
+  const toolCall = asObject(params.toolCall);
+  const toolCallId = toolCall ? asString(toolCall.toolCallId) : undefined;
   if (toolCall) onToolUpdate(step, toolCall, 'permission');
   const options: ApprovalOption[] = [];
-  for (const o of list(params.options)) {
-    if (!isObj(o)) continue;
-    const optionId = str(o.optionId);
-    const kind = str(o.kind) as ApprovalOptionKind | undefined;
+  for (const o of listOf(params.options)) {
+    if (!isObject(o)) continue;
+    const optionId = asString(o.optionId);
+    const kind = asString(o.kind) as ApprovalOptionKind | undefined;
     if (!optionId || !kind || !OPTION_KINDS.includes(kind)) continue;
-    options.push({ optionId, label: str(o.name) ?? optionId, kind });
+    options.push({ optionId, label: asString(o.name) ?? optionId, kind });
   }
   step.state.approvals[approvalId] = {
     toolCallId: toolCallId ?? null,
@@ -39,19 +39,19 @@ export function onPermissionRequest(step: Step, requestId: string, params: JsonO
     resolved: false,
   };
   const tool = toolCallId ? step.state.tools[toolCallId] : undefined;
-  const title = (toolCall && str(toolCall.title)) ?? tool?.title ?? 'Permission requested';
+  const title = (toolCall && asString(toolCall.title)) ?? tool?.title ?? 'Permission requested';
   const subject: ApprovalSubject = { kind: 'tool_call' };
   const rawInput = toolCall?.rawInput;
   if (tool?.kind === 'execute') {
     subject.kind = 'command';
-    const input = obj(rawInput);
+    const input = asObject(rawInput);
     const command = input?.command;
-    subject.command = Array.isArray(command) ? command.map(String).join(' ') : (str(command) ?? title);
+    subject.command = Array.isArray(command) ? command.map(String).join(' ') : (asString(command) ?? title);
   } else if (tool && (tool.kind === 'edit' || tool.kind === 'delete' || tool.kind === 'move')) {
     subject.kind = 'file_edit';
     const diff = tool.diffs[0];
-    const location = list(toolCall?.locations).find(isObj);
-    const path = diff?.path ?? (location ? str(location.path) : undefined);
+    const location = listOf(toolCall?.locations).find(isObject);
+    const path = diff?.path ?? (location ? asString(location.path) : undefined);
     if (path) subject.path = path;
     if (diff) subject.diff = diffArtifact(step, diff).withPreview;
   }

@@ -1,5 +1,5 @@
 import type { CapabilityFlag, JsonObject, NegotiatedCapabilities } from '@agentlane/contract';
-import { isObj, list, obj } from './narrow';
+import { asObject, isObject, listOf } from '@agentlane/engine-kit';
 
 /**
  * What agentlane, as the ACP client, offered in `initialize` (some flags depend on it) and what the
@@ -31,10 +31,10 @@ const hasCategory = (options: JsonObject[], category: string) => options.some((o
  */
 export function negotiateAcpCapabilities(input: AcpNegotiationInput): NegotiatedCapabilities {
   const caps = input.agentCapabilities ?? {};
-  const session = obj(caps.sessionCapabilities) ?? {};
+  const session = asObject(caps.sessionCapabilities) ?? {};
   const observed = input.observed;
   // A capability object present (even `{}`) means supported; omitted or null means not.
-  const offered = (value: unknown) => isObj(value);
+  const offered = (value: unknown) => isObject(value);
   return {
     // S: agent_message_chunk is a baseline session/update variant.
     streamingText: true,
@@ -81,5 +81,7 @@ export function negotiateAcpCapabilities(input: AcpNegotiationInput): Negotiated
 
 /** Whether a session response carried modes (either `modes` or a config option of category mode). */
 export function responseHasModes(result: JsonObject): boolean {
-  return isObj(result.modes) || list(result.configOptions).some((o) => isObj(o) && o.category === 'mode');
+  return (
+    isObject(result.modes) || listOf(result.configOptions).some((o) => isObject(o) && o.category === 'mode')
+  );
 }

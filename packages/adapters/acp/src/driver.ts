@@ -5,9 +5,13 @@ import { dirname, join } from 'node:path';
 import type { ClientConnection, RequestPermissionResponse } from '@agentclientprotocol/sdk';
 import type { JsonObject, JsonValue, NegotiatedCapabilities, SessionOrigin } from '@agentlane/contract';
 import {
+  asObject,
+  asString,
   type EngineDriver,
   type EngineSession,
   type HarnessFrame,
+  isObject,
+  listOf,
   type OpenSessionOptions,
   type OwnedProcess,
   type RawFrame,
@@ -24,7 +28,6 @@ import { negotiateAcpCapabilities } from './capabilities';
 import { type AcpEngineConfig, substitute } from './config';
 import { parseAcpEngineOptions } from './config-schema';
 import { connectAcp, type WireDirection } from './connection';
-import { isObj, list, obj, str } from './narrow';
 import { waitForQuiet } from './quiet';
 import { ACP_COMMANDS_EVENT, createAcpTranslator } from './translator';
 
@@ -51,7 +54,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 
 function errorMessage(error: unknown): string {
   if (error instanceof Error) return error.message;
-  if (isObj(error) && typeof error.message === 'string') return error.message;
+  if (isObject(error) && typeof error.message === 'string') return error.message;
   return String(error);
 }
 
@@ -76,7 +79,7 @@ export function createDriver(input: AcpEngineConfig | Record<string, unknown>): 
 
 /** The engine's HOME for a thread: reused when a previous binding names one that still exists. */
 async function engineHome(config: AcpEngineConfig, previous: SessionBinding | undefined): Promise<string> {
-  const earlier = previous ? str(previous.runtimeBinding.home) : undefined;
+  const earlier = previous ? asString(previous.runtimeBinding.home) : undefined;
   if (earlier && existsSync(earlier)) return earlier;
   const root = config.homeRoot ?? join(tmpdir(), 'agentlane-acp-homes');
   await mkdir(root, { recursive: true });
@@ -163,9 +166,9 @@ class AcpSession implements EngineSession {
   private conn!: ClientConnection;
 
   private record = (dir: WireDirection, msg: JsonValue, raw: string) => {
-    const rpc = isObj(msg) ? msg : undefined;
+    const rpc = isObject(msg) ? msg : undefined;
     const id = typeof rpc?.id === 'string' || typeof rpc?.id === 'number' ? rpc.id : undefined;
-    if (dir === 'client->agent' && id !== undefined && SESSION_METHODS.has(str(rpc?.method) ?? '')) {
+    if (dir === 'client->agent' && id !== undefined && SESSION_METHODS.has(asString(rpc?.method) ?? '')) {
       this.sessionRequests.add(id);
     }
     if (dir === 'agent->client') this.lastAgentFrameAt = Date.now();
@@ -181,11 +184,12 @@ class AcpSession implements EngineSession {
       if (rpc?.result !== undefined && this.held === null) this.held = [];
     }
     // The command catalog is also kept as a durable provider event, replayed as commands.updated.
-    const update = isObj(msg) && msg.method === 'session/update' ? obj(obj(msg.params)?.update) : undefined;
+    const update =
+      isObject(msg) && msg.method === 'session/update' ? asObject(asObject(msg.params)?.update) : undefined;
     if (update?.sessionUpdate === 'available_commands_update') {
       this.emit({
         event: ACP_COMMANDS_EVENT,
-        sessionId: str(obj((msg as JsonObject).params)?.sessionId) ?? this.sessionId,
+        sessionId: asString(asObject((msg as JsonObject).params)?.sessionId) ?? this.sessionId,
         availableCommands: update.availableCommands ?? [],
       });
     }
@@ -231,13 +235,13 @@ class AcpSession implements EngineSession {
       'initialize',
     );
     const agentCapabilities = (init.agentCapabilities ?? {}) as unknown as JsonObject;
-    const sessionCaps = obj(agentCapabilities.sessionCapabilities) ?? {};
+    const sessionCaps = asObject(agentCapabilities.sessionCapabilities) ?? {};
     const previousId = options.previous?.nativeSessionId ?? null;
     let origin: SessionOrigin = 'new';
     let result: JsonObject | null = null;
     if (previousId) {
       // Resume (no history replay) where advertised, else load (the agent replays the history first).
-      const method = isObj(sessionCaps.resume)
+      const method = isObject(sessionCaps.resume)
         ? 'session/resume'
         : agentCapabilities.loadSession === true
           ? 'session/load'
@@ -281,11 +285,11 @@ class AcpSession implements EngineSession {
         timeout,
         'session/new',
       )) as unknown as JsonObject;
-      this.sessionId = str(result.sessionId) ?? '';
+      this.sessionId = asString(result.sessionId) ?? '';
       if (!this.sessionId) throw new Error('session/new returned no sessionId');
     }
-    this.configOptions = list(result.configOptions).filter(isObj);
-    this.hasModes = isObj(result.modes);
+    this.configOptions = listOf(result.configOptions).filter(isObject);
+    this.hasModes = isObject(result.modes);
     const capabilities: NegotiatedCapabilities = negotiateAcpCapabilities({
       agentCapabilities,
       configOptions: this.configOptions,
@@ -418,7 +422,7 @@ class AcpSession implements EngineSession {
         configId: String(model.id),
         value: turn.model,
       });
-      this.configOptions = list((res as unknown as JsonObject).configOptions).filter(isObj);
+      this.configOptions = listOf((res as unknown as JsonObject).configOptions).filter(isObject);
     }
     if (turn.mode) {
       const modeOption = this.configOptions.find((o) => o.category === 'mode');

@@ -1,5 +1,5 @@
 import type { JsonObject } from '@agentlane/contract';
-import { obj, str } from './narrow';
+import { asObject, asString } from '@agentlane/engine-kit';
 import type { Step } from './step';
 
 /**
@@ -67,13 +67,13 @@ const SETTINGS = new Set([
 export function lateUpdateIsReplay(step: Step, params: JsonObject): boolean {
   const state = step.state;
   if (!state.replayLate) return false;
-  const update = obj(params.update);
-  const kind = str(update?.sessionUpdate);
+  const update = asObject(params.update);
+  const kind = asString(update?.sessionUpdate);
   if (kind && SETTINGS.has(kind)) return false;
   if (kind === 'user_message_chunk') return true;
   if (kind === 'tool_call' && update) {
-    const id = str(update.toolCallId);
-    const status = str(update.status);
+    const id = asString(update.toolCallId);
+    const status = asString(update.status);
     if ((status === 'completed' || status === 'failed') && (!id || !(id in state.tools))) return true;
   }
   state.replayLate = false;

@@ -6,16 +6,16 @@ import type {
   NegotiatedCapabilities,
   SessionOrigin,
 } from '@agentlane/contract';
+import { asObject, asString, compact, isObject, listOf } from '@agentlane/engine-kit';
 import { negotiateAcpCapabilities } from './capabilities';
-import { compact, isObj, list, obj, str } from './narrow';
 import type { Step } from './step';
 
 /** initialize result: remember the agent and its capabilities for session.started. */
 export function onInitializeResult(step: Step, result: JsonObject): void {
-  const info = obj(result.agentInfo);
-  const name = info ? str(info.name) : undefined;
-  if (name) step.state.agent = { name, version: str(info?.version) ?? null };
-  step.state.agentCapabilities = obj(result.agentCapabilities) ?? null;
+  const info = asObject(result.agentInfo);
+  const name = info ? asString(info.name) : undefined;
+  if (name) step.state.agent = { name, version: asString(info?.version) ?? null };
+  step.state.agentCapabilities = asObject(result.agentCapabilities) ?? null;
 }
 
 /** session/new|load|resume result: modes and config options now; session.started once bound. */
@@ -28,38 +28,38 @@ export function onSessionResult(
   const state = step.state;
   if (sessionId) state.nativeSessionId = sessionId;
   state.pendingSession = { nativeSessionId: sessionId, origin };
-  const modes = obj(result.modes);
+  const modes = asObject(result.modes);
   if (modes) {
-    state.modes = list(modes.availableModes)
-      .filter(isObj)
+    state.modes = listOf(modes.availableModes)
+      .filter(isObject)
       .map((m) => ({
-        id: str(m.id) ?? '',
-        name: str(m.name) ?? str(m.id) ?? '',
-        description: str(m.description) ?? null,
+        id: asString(m.id) ?? '',
+        name: asString(m.name) ?? asString(m.id) ?? '',
+        description: asString(m.description) ?? null,
       }))
       .filter((m) => m.id.length > 0);
-    state.currentModeId = str(modes.currentModeId) ?? null;
+    state.currentModeId = asString(modes.currentModeId) ?? null;
   }
-  const configOptions = list(result.configOptions).filter(isObj);
+  const configOptions = listOf(result.configOptions).filter(isObject);
   if (configOptions.length > 0) state.configOptions = configOptions;
-  else if (isObj(result.models)) state.configOptions = modelsAsConfigOption(result.models);
+  else if (isObject(result.models)) state.configOptions = modelsAsConfigOption(result.models);
   // mode.updated and session.metadata follow session.started (emitted once the session is bound).
 }
 
 /** Some agents report models as the unstable `models` field; read it like a model config option. */
 function modelsAsConfigOption(models: JsonObject): JsonObject[] {
-  const available = list(models.availableModels).filter(isObj);
+  const available = listOf(models.availableModels).filter(isObject);
   if (available.length === 0) return [];
   return [
     {
       id: 'model',
       category: 'model',
       type: 'select',
-      currentValue: str(models.currentModelId) ?? '',
+      currentValue: asString(models.currentModelId) ?? '',
       options: available.map((m) => ({
-        value: str(m.modelId) ?? '',
-        name: str(m.name) ?? '',
-        description: str(m.description) ?? '',
+        value: asString(m.modelId) ?? '',
+        name: asString(m.name) ?? '',
+        description: asString(m.description) ?? '',
       })),
     },
   ];
@@ -80,7 +80,7 @@ export function emitMode(step: Step): void {
       name: v.name ?? v.id,
       description: v.description ?? null,
     }));
-    state.currentModeId = str(modeOption.currentValue) ?? state.currentModeId;
+    state.currentModeId = asString(modeOption.currentValue) ?? state.currentModeId;
   }
   if (!state.currentModeId) return;
   step.emitHere({
@@ -94,13 +94,16 @@ export function emitMode(step: Step): void {
 
 function selectValues(option: JsonObject): ModelInfo[] {
   const values: ModelInfo[] = [];
-  for (const entry of list(option.options)) {
-    if (!isObj(entry)) continue;
+  for (const entry of listOf(option.options)) {
+    if (!isObject(entry)) continue;
     // Options may be flat or grouped ({ group, options: [...] }).
-    const members = Array.isArray(entry.options) ? list(entry.options).filter(isObj) : [entry];
+    const members = Array.isArray(entry.options) ? listOf(entry.options).filter(isObject) : [entry];
     for (const m of members) {
-      const id = str(m.value);
-      if (id) values.push(compact({ id, name: str(m.name), description: str(m.description) || undefined }));
+      const id = asString(m.value);
+      if (id)
+        values.push(
+          compact({ id, name: asString(m.name), description: asString(m.description) || undefined }),
+        );
     }
   }
   return values;
@@ -113,12 +116,12 @@ export function emitMetadata(step: Step): void {
   const model = options.find((o) => o.category === 'model');
   const thought = options.find((o) => o.category === 'thought_level');
   const available = model ? selectValues(model) : [];
-  const currentId = model ? str(model.currentValue) : undefined;
+  const currentId = model ? asString(model.currentValue) : undefined;
   const current = available.find((m) => m.id === currentId) ?? (currentId ? { id: currentId } : undefined);
   const payload = compact({
     model: current,
     availableModels: available.length ? available : undefined,
-    reasoningLevel: thought ? str(thought.currentValue) : undefined,
+    reasoningLevel: thought ? asString(thought.currentValue) : undefined,
   });
   if (Object.keys(payload).length === 0) return;
   step.emitHere({ kind: 'session.metadata', payload });

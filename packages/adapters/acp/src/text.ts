@@ -69,7 +69,7 @@ export function appendMessage(
   current.text += text;
   step.emitHere(
     { kind: 'message.delta', payload: { messageId: current.id, partId: `${current.id}:0`, delta: text } },
-    nativeId ? { nativeMessageId: nativeId } : undefined,
+    nativeId ? { identity: { nativeMessageId: nativeId } } : undefined,
   );
 }
 
@@ -89,6 +89,6 @@ export function appendReasoning(step: Step, nativeId: string | null, text: strin
   current.text += text;
   step.emitHere(
     { kind: 'reasoning.delta', payload: { reasoningId: current.id, delta: text } },
-    nativeId ? { nativeMessageId: nativeId } : undefined,
+    nativeId ? { identity: { nativeMessageId: nativeId } } : undefined,
   );
 }

@@ -1,6 +1,6 @@
 import type { JsonObject, JsonValue, ToolFinalStatus } from '@agentlane/contract';
+import { asNumber, asObject, asString, compact, isObject, listOf } from '@agentlane/engine-kit';
 import { makeArtifact, sha256Hex, unifiedDiff } from './artifacts';
-import { compact, isObj, list, num, obj, str } from './narrow';
 import type { DiffSeen, ToolState } from './state';
 import type { Step } from './step';
 import { closeText } from './text';
@@ -25,15 +25,15 @@ function durationMs(from: string, to: string): number | undefined {
  * and the transport, so the engine's figure wins when there is one.
  */
 function nativeDurationMs(tool: ToolState, rawOutput: JsonValue | undefined): number | undefined {
-  const out = obj(rawOutput);
-  const duration = obj(out?.duration);
-  const secs = num(duration?.secs);
-  const nanos = num(duration?.nanos);
+  const out = asObject(rawOutput);
+  const duration = asObject(out?.duration);
+  const secs = asNumber(duration?.secs);
+  const nanos = asNumber(duration?.nanos);
   if (secs !== undefined && secs >= 0) return Math.round(secs * 1000 + (nanos ?? 0) / 1e6);
-  const completed = num(out?.completed_at_ms);
+  const completed = asNumber(out?.completed_at_ms);
   let started: number | undefined;
   try {
-    started = tool.inputSig ? num(obj(JSON.parse(tool.inputSig))?.started_at_ms) : undefined;
+    started = tool.inputSig ? asNumber(asObject(JSON.parse(tool.inputSig))?.started_at_ms) : undefined;
   } catch {
     started = undefined;
   }
@@ -45,11 +45,11 @@ function nativeDurationMs(tool: ToolState, rawOutput: JsonValue | undefined): nu
 /** `content` replaces the whole collection; keep the latest diff per path. */
 function absorbDiffs(tool: ToolState, content: JsonValue[]): void {
   for (const item of content) {
-    if (!isObj(item) || item.type !== 'diff') continue;
-    const path = str(item.path);
-    const newText = str(item.newText);
+    if (!isObject(item) || item.type !== 'diff') continue;
+    const path = asString(item.path);
+    const newText = asString(item.newText);
     if (path === undefined || newText === undefined) continue;
-    const diff: DiffSeen = { path, oldText: str(item.oldText) ?? null, newText };
+    const diff: DiffSeen = { path, oldText: asString(item.oldText) ?? null, newText };
     tool.diffs = [...tool.diffs.filter((d) => d.path !== path), diff];
   }
 }
@@ -57,7 +57,9 @@ function absorbDiffs(tool: ToolState, content: JsonValue[]): void {
 /** Plain text of `type: content` items, for outputs and errors. */
 function contentText(content: JsonValue[]): string {
   return content
-    .map((item) => (isObj(item) && item.type === 'content' ? str(obj(item.content)?.text) : undefined))
+    .map((item) =>
+      isObject(item) && item.type === 'content' ? asString(asObject(item.content)?.text) : undefined,
+    )
     .filter((t): t is string => t !== undefined)
     .join('\n');
 }
@@ -79,7 +81,7 @@ export function onToolUpdate(
   update: JsonObject,
   origin: 'tool_call' | 'update' | 'permission',
 ): void {
-  const id = str(update.toolCallId);
+  const id = asString(update.toolCallId);
   if (!id) {
     step.warn('acp.tool_without_id', 'a tool call update without toolCallId', update);
     return;
@@ -88,13 +90,13 @@ export function onToolUpdate(
   const state = step.state;
   const status = nativeStatus(update.status);
   const rawInput = update.rawInput;
-  const title = str(update.title);
-  const content = Array.isArray(update.content) ? list(update.content) : null;
+  const title = asString(update.title);
+  const content = Array.isArray(update.content) ? listOf(update.content) : null;
   let tool = state.tools[id];
   if (!tool) {
-    const inputIsEmpty = rawInput === undefined || (isObj(rawInput) && Object.keys(rawInput).length === 0);
+    const inputIsEmpty = rawInput === undefined || (isObject(rawInput) && Object.keys(rawInput).length === 0);
     tool = {
-      name: str(update.name) ?? title ?? str(update.kind) ?? 'tool',
+      name: asString(update.name) ?? title ?? asString(update.kind) ?? 'tool',
       kind: toolKind(update.kind),
       title: title ?? null,
       status: status === 'in_progress' ? 'running' : 'pending',
@@ -126,7 +128,7 @@ export function onToolUpdate(
     if (update.kind !== undefined) tool.kind = toolKind(update.kind);
     const inputSig = rawInput === undefined ? tool.inputSig : JSON.stringify(rawInput);
     const inputChanged =
-      inputSig !== tool.inputSig && !(isObj(rawInput) && Object.keys(rawInput).length === 0);
+      inputSig !== tool.inputSig && !(isObject(rawInput) && Object.keys(rawInput).length === 0);
     const titleChanged = title !== undefined && title !== tool.title;
     const running = status === 'in_progress' && tool.status !== 'running';
     if (inputChanged) tool.inputSig = inputSig;
@@ -209,13 +211,15 @@ function reportFiles(step: Step, id: string, tool: ToolState): void {
  * terminal.output chunks keyed by the tool call, the last one carrying the exit.
  */
 function terminalOutput(step: Step, id: string, tool: ToolState, rawOutput: JsonValue | undefined): void {
-  const raw = obj(rawOutput);
+  const raw = asObject(rawOutput);
   if (!raw || tool.kind !== 'execute') return;
-  const stdout = str(raw.stdout);
-  const stderr = str(raw.stderr);
+  const stdout = asString(raw.stdout);
+  const stderr = asString(raw.stderr);
   if (stdout === undefined && stderr === undefined) return;
-  const exitCode = num(raw.exit_code) ?? num(raw.exitCode) ?? null;
-  const command = Array.isArray(raw.command) ? list(raw.command).map(String).join(' ') : str(raw.command);
+  const exitCode = asNumber(raw.exit_code) ?? asNumber(raw.exitCode) ?? null;
+  const command = Array.isArray(raw.command)
+    ? listOf(raw.command).map(String).join(' ')
+    : asString(raw.command);
   const chunks: { stream: 'stdout' | 'stderr'; chunk: string }[] = [];
   if (stdout) chunks.push({ stream: 'stdout', chunk: stdout });
   if (stderr) chunks.push({ stream: 'stderr', chunk: stderr });

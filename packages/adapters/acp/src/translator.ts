@@ -1,19 +1,30 @@
 import type { CapabilityFlag, JsonObject, JsonValue, SessionOrigin } from '@agentlane/contract';
 import {
-  auditEngineEvents,
-  type HarnessFrame,
+  asObject,
+  asString,
+  compact,
+  dispatchHarnessFrame,
+  engineErrorPayload,
+  engineExitedError,
+  frameKey,
+  type HarnessHandlers,
   isHarnessFrame,
+  isObject,
   type NativeFrameRecord,
+  rpcId,
+  StepBuilder,
   type TranslationContext,
   type TranslationStep,
   type Translator,
+  translateGuarded,
+  turnStartedPayload,
+  withAudit,
 } from '@agentlane/engine-kit';
-import { onPermissionRequest, resolveApproval } from './approvals';
-import { compact, isObj, obj, rpcId, str } from './narrow';
+import { approvalIdFor, onPermissionRequest, resolveApproval } from './approvals';
 import { endReplay, lateUpdateIsReplay, startReplay } from './replay';
 import { emitMetadata, emitMode, emitSessionStarted, onInitializeResult, onSessionResult } from './session';
 import { type AcpState, cloneState, initialAcpState } from './state';
-import { Step } from './step';
+import type { Step } from './step';
 import { closeText } from './text';
 import { closeOpenTools } from './tools';
 import { completeTurn, onPromptError, onPromptResult, openTurn, promptText } from './turn';
@@ -35,8 +46,8 @@ type Direction = 'agent->client' | 'client->agent';
 
 /** A stored ACP frame: `{dir, msg}` as the driver records it, or a bare JSON-RPC message from the agent. */
 function readWire(frame: JsonValue): { dir: Direction; msg: JsonObject } | null {
-  if (!isObj(frame)) return null;
-  const msg = obj(frame.msg);
+  if (!isObject(frame)) return null;
+  const msg = asObject(frame.msg);
   if (msg && (frame.dir === 'agent->client' || frame.dir === 'client->agent')) return { dir: frame.dir, msg };
   if (frame.jsonrpc === '2.0') return { dir: 'agent->client', msg: frame };
   return null;
@@ -57,93 +68,57 @@ export function createAcpTranslator(options: AcpTranslatorOptions = {}): Transla
     if (step.state.pendingSession) emitSessionStarted(step, provider, null, observed);
   };
 
-  function onHarness(step: Step, frame: HarnessFrame & JsonObject): void {
-    const state = step.state;
-    switch (frame.harness) {
-      case 'session.bound':
-        emitSessionStarted(
-          step,
-          provider,
-          {
-            origin: frame.origin,
-            generation: frame.generation,
-            capabilities: frame.capabilities,
-            ...(frame.nativeSessionId ? { nativeSessionId: frame.nativeSessionId } : {}),
-            ...(frame.agent ? { agent: frame.agent } : {}),
-            ...(frame.cwd ? { cwd: frame.cwd } : {}),
-          },
-          observed,
-        );
-        return;
-      case 'turn.started':
-        openTurn(
-          step,
-          compact({
-            prompt: frame.prompt,
-            parentRunId: frame.parentRunId,
-            model: frame.model,
-            mode: frame.mode,
-          }),
-        );
-        return;
-      case 'approval.answered':
-        resolveApproval(
-          step,
-          frame.approvalId,
-          compact({ outcome: frame.outcome, optionId: frame.optionId, answeredBy: frame.answeredBy }),
-        );
-        return;
-      case 'question.answered':
-        // agentlane offers no elicitation to ACP agents yet, so no question was asked: nothing to resolve.
-        return;
-      case 'turn.cancel_requested':
-        state.cancelRequested = true;
-        return;
-      case 'engine.exited': {
-        closeText(step);
-        state.fatalReported = true;
-        const tail = frame.stderrTail ? frame.stderrTail.slice(-2000) : undefined;
-        step.emitHere({
-          kind: 'harness.error',
-          payload: compact({
-            code: 'engine.exited',
-            message: `the engine process exited during the turn (code ${frame.code ?? 'none'}, signal ${frame.signal ?? 'none'})`,
-            fatal: true,
-            detail: tail,
-          }),
-        });
-        return;
-      }
-      case 'engine.error':
-        // The lane reports the failure of a turn whose engine died; engine.exited already said it.
-        if (frame.fatal && state.fatalReported) return;
-        if (frame.fatal) state.fatalReported = true;
-        step.emitHere({
-          kind: 'harness.error',
-          payload: compact({
-            code: 'engine.error',
-            message: frame.message,
-            fatal: frame.fatal,
-            detail: frame.detail,
-          }),
-        });
-        return;
-      case 'turn.ended':
-        flushPendingSession(step);
-        if (frame.outcome === 'cancelled') completeTurn(step, 'cancelled');
-        else if (frame.outcome === 'failed') completeTurn(step, 'error', frame.error);
-        else completeTurn(step, 'end_turn');
-        return;
-      default:
-        step.warn('harness.unknown_frame', 'an unknown harness frame', frame);
-    }
-  }
+  const harness: HarnessHandlers<Step> = {
+    'session.bound': (step, frame) =>
+      emitSessionStarted(
+        step,
+        provider,
+        {
+          origin: frame.origin,
+          generation: frame.generation,
+          capabilities: frame.capabilities,
+          ...(frame.nativeSessionId ? { nativeSessionId: frame.nativeSessionId } : {}),
+          ...(frame.agent ? { agent: frame.agent } : {}),
+          ...(frame.cwd ? { cwd: frame.cwd } : {}),
+        },
+        observed,
+      ),
+    'turn.started': (step, frame) => openTurn(step, turnStartedPayload(frame)),
+    'approval.answered': (step, frame) =>
+      resolveApproval(
+        step,
+        frame.approvalId,
+        compact({ outcome: frame.outcome, optionId: frame.optionId, answeredBy: frame.answeredBy }),
+      ),
+    // agentlane offers no elicitation to ACP agents yet, so no question was asked: nothing to resolve.
+    'question.answered': () => {},
+    'turn.cancel_requested': (step) => {
+      step.state.cancelRequested = true;
+    },
+    'engine.exited': (step, frame) => {
+      closeText(step);
+      step.state.fatalReported = true;
+      step.emitHere({ kind: 'harness.error', payload: engineExitedError(frame, 'the engine process') });
+    },
+    'engine.error': (step, frame) => {
+      // The lane reports the failure of a turn whose engine died; engine.exited already said it.
+      if (frame.fatal && step.state.fatalReported) return;
+      if (frame.fatal) step.state.fatalReported = true;
+      step.emitHere({ kind: 'harness.error', payload: engineErrorPayload(frame) });
+    },
+    'turn.ended': (step, frame) => {
+      flushPendingSession(step);
+      if (frame.outcome === 'cancelled') completeTurn(step, 'cancelled');
+      else if (frame.outcome === 'failed') completeTurn(step, 'error', frame.error);
+      else completeTurn(step, 'end_turn');
+    },
+  };
 
   function fromAgent(step: Step, msg: JsonObject): void {
     const state = step.state;
-    const method = str(msg.method);
+    const method = asString(msg.method);
     const id = rpcId(msg.id);
-    const params = obj(msg.params) ?? {};
+    const params = asObject(msg.params) ?? {};
     if (method !== undefined) {
       // In a live run a notification may slip between the session response and session.bound; only a
       // trace without harness frames starts the session from the response here.
@@ -177,8 +152,8 @@ export function createAcpTranslator(options: AcpTranslatorOptions = {}): Transla
     }
     const request = state.clientRequests[id];
     delete state.clientRequests[id];
-    const error = obj(msg.error);
-    const result = obj(msg.result);
+    const error = asObject(msg.error);
+    const result = asObject(msg.result);
     const requestMethod = request?.method ?? inferMethod(result);
     // A failed load replays nothing; a successful one may go on replaying after its response (replay.ts).
     if (requestMethod === 'session/load' && error) endReplay(step, false);
@@ -191,7 +166,7 @@ export function createAcpTranslator(options: AcpTranslatorOptions = {}): Transla
         kind: 'harness.error',
         payload: compact({
           code: 'acp.request_failed',
-          message: `${requestMethod ?? 'a request'} failed: ${str(error.message) ?? 'unknown error'}`,
+          message: `${requestMethod ?? 'a request'} failed: ${asString(error.message) ?? 'unknown error'}`,
           fatal: false,
           detail: error,
         }),
@@ -207,7 +182,7 @@ export function createAcpTranslator(options: AcpTranslatorOptions = {}): Transla
       case 'session/load':
       case 'session/resume':
       case 'session/fork': {
-        const sessionId = str(result.sessionId) ?? str(request?.params.sessionId) ?? null;
+        const sessionId = asString(result.sessionId) ?? asString(request?.params.sessionId) ?? null;
         onSessionResult(step, ORIGIN_OF[requestMethod] ?? 'new', result, sessionId);
         return;
       }
@@ -216,7 +191,7 @@ export function createAcpTranslator(options: AcpTranslatorOptions = {}): Transla
         onPromptResult(step, result);
         return;
       case 'session/set_mode': {
-        const modeId = str(request?.params.modeId);
+        const modeId = asString(request?.params.modeId);
         if (modeId) {
           state.currentModeId = modeId;
           emitMode(step);
@@ -224,14 +199,14 @@ export function createAcpTranslator(options: AcpTranslatorOptions = {}): Transla
         return;
       }
       case 'session/set_config_option': {
-        const options = Array.isArray(result.configOptions) ? result.configOptions.filter(isObj) : [];
+        const options = Array.isArray(result.configOptions) ? result.configOptions.filter(isObject) : [];
         if (options.length > 0) {
           const before = state.configOptions.find((o) => o.category === 'mode')?.currentValue;
           state.configOptions = options;
           emitMetadata(step);
           const mode = options.find((o) => o.category === 'mode');
           if (mode && mode.currentValue !== before) {
-            state.currentModeId = str(mode.currentValue) ?? state.currentModeId;
+            state.currentModeId = asString(mode.currentValue) ?? state.currentModeId;
             emitMode(step);
           }
         }
@@ -244,15 +219,15 @@ export function createAcpTranslator(options: AcpTranslatorOptions = {}): Transla
 
   function fromClient(step: Step, msg: JsonObject): void {
     const state = step.state;
-    const method = str(msg.method);
+    const method = asString(msg.method);
     const id = rpcId(msg.id);
     if (method !== undefined) {
-      if (id !== undefined) state.clientRequests[id] = { method, params: obj(msg.params) ?? {} };
+      if (id !== undefined) state.clientRequests[id] = { method, params: asObject(msg.params) ?? {} };
       if (method === 'session/prompt') {
         endReplay(step, true);
         flushPendingSession(step);
         // A trace recorded without the harness has no turn.started frame: the prompt request opens the turn.
-        if (state.turn === 'none') openTurn(step, { prompt: promptText(obj(msg.params) ?? {}) });
+        if (state.turn === 'none') openTurn(step, { prompt: promptText(asObject(msg.params) ?? {}) });
       }
       if (method === 'session/cancel') state.cancelRequested = true;
       if (method === 'session/load') startReplay(step);
@@ -263,32 +238,19 @@ export function createAcpTranslator(options: AcpTranslatorOptions = {}): Transla
     const requestMethod = state.agentRequests[id];
     delete state.agentRequests[id];
     if (requestMethod !== 'session/request_permission') return;
-    const outcome = obj(obj(msg.result)?.outcome);
+    const outcome = asObject(asObject(msg.result)?.outcome);
     const selected = outcome?.outcome === 'selected';
     resolveApproval(
       step,
-      approvalIdFromRpc(id),
+      approvalIdFor(id),
       compact({
         outcome: selected ? 'selected' : 'cancelled',
-        optionId: selected ? str(outcome?.optionId) : undefined,
+        optionId: selected ? asString(outcome?.optionId) : undefined,
       }),
     );
   }
 
-  /** The step's result, with the audit rows of the calls that ended in it (see engine-kit's tracker). */
-  const withAudit = (step: Step, at: string | null, ctx: TranslationContext): TranslationStep<AcpState> => {
-    const audit = auditEngineEvents(step.state.audit, step.events, at, ctx, {
-      provider,
-      transport: ACP_AUDIT_TRANSPORT,
-    });
-    step.state.audit = audit.state;
-    return {
-      state: step.state,
-      events: step.events,
-      ...(step.artifacts.length ? { artifacts: step.artifacts } : {}),
-      ...(audit.rows.length ? { audit: audit.rows } : {}),
-    };
-  };
+  const audit = { provider, transport: ACP_AUDIT_TRANSPORT };
 
   return {
     provider,
@@ -298,35 +260,40 @@ export function createAcpTranslator(options: AcpTranslatorOptions = {}): Transla
       prior: AcpState,
       ctx: TranslationContext,
     ): TranslationStep<AcpState> {
-      const state = cloneState(prior);
-      const frame = record.frame;
-      const wire = readWire(frame);
-      const sessionId = wire ? str(obj(wire.msg.params)?.sessionId) : undefined;
-      const step = new Step(
-        state,
-        `f${record.nativeSeq}`,
-        record.receivedAt,
-        ctx.runId,
-        compact({ nativeSessionId: sessionId ?? state.nativeSessionId ?? ctx.nativeSessionId ?? undefined }),
-      );
-      try {
+      // A translator never throws: a frame it cannot read becomes a warning (the step dropped whole).
+      return translateGuarded(prior, frameKey('f', record.nativeSeq), 'acp.translate_failed', () => {
+        const frame = record.frame;
+        const wire = readWire(frame);
+        const sessionId = wire ? asString(asObject(wire.msg.params)?.sessionId) : undefined;
+        const step: Step = new StepBuilder({
+          state: cloneState(prior),
+          frameKey: frameKey('f', record.nativeSeq),
+          receivedAt: record.receivedAt,
+          runId: ctx.runId,
+          identity: compact({
+            nativeSessionId: sessionId ?? prior.nativeSessionId ?? ctx.nativeSessionId ?? undefined,
+          }),
+        });
         if (isHarnessFrame(frame)) {
           step.state.harnessSeen = true;
-          onHarness(step, frame);
-        } else if (isObj(frame) && frame.event === ACP_COMMANDS_EVENT) {
+          dispatchHarnessFrame(step, frame, harness);
+        } else if (isObject(frame) && frame.event === ACP_COMMANDS_EVENT) {
           onCommands(step, frame.availableCommands);
         } else if (wire?.dir === 'agent->client') fromAgent(step, wire.msg);
         else if (wire?.dir === 'client->agent') fromClient(step, wire.msg);
         else step.warn('acp.bad_frame', 'a frame that is neither an ACP message nor a harness frame', frame);
-      } catch (error) {
-        // A translator never throws: a frame it cannot read becomes a warning.
-        step.warn('acp.translate_failed', `could not translate a frame: ${String(error)}`, frame);
-      }
-      return withAudit(step, record.receivedAt, ctx);
+        return withAudit(step, record.receivedAt, ctx, audit);
+      });
     },
     finish(prior: AcpState, ctx: TranslationContext): TranslationStep<AcpState> {
       const state = cloneState(prior);
-      const step = new Step(state, 'finish', state.turnStartedAt ?? new Date(0).toISOString(), ctx.runId, {});
+      const step: Step = new StepBuilder({
+        state,
+        frameKey: 'finish',
+        receivedAt: state.turnStartedAt ?? new Date(0).toISOString(),
+        runId: ctx.runId,
+        identity: {},
+      });
       flushPendingSession(step);
       if (state.turn === 'open') {
         completeTurn(
@@ -338,13 +305,9 @@ export function createAcpTranslator(options: AcpTranslatorOptions = {}): Transla
         closeText(step);
         closeOpenTools(step, 'failed');
       }
-      return withAudit(step, null, ctx);
+      return withAudit(step, null, ctx, audit);
     },
   };
-}
-
-function approvalIdFromRpc(id: string): string {
-  return `perm-${id.replace(/[^A-Za-z0-9_-]/g, '_')}`;
 }
 
 /** For traces that hold only the agent's side: recognise a response by its shape. */

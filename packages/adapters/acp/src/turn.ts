@@ -1,6 +1,6 @@
-import type { JsonObject, StopReason } from '@agentlane/contract';
+import type { JsonObject, StopReason, TurnStartedPayload } from '@agentlane/contract';
+import { asNumber, asObject, asString, compact, isObject, listOf, openTurnOnce } from '@agentlane/engine-kit';
 import { cancelOpenApprovals } from './approvals';
-import { compact, isObj, list, num, obj, str } from './narrow';
 import { endReplay } from './replay';
 import type { Step } from './step';
 import { closeText } from './text';
@@ -15,15 +15,8 @@ const STOP_REASONS: readonly StopReason[] = [
 ];
 
 /** turn.started plus the user's prompt as a user message (ACP agents do not echo the prompt). */
-export function openTurn(
-  step: Step,
-  input: { prompt?: string; parentRunId?: string; model?: string; mode?: string },
-): void {
-  const state = step.state;
-  if (state.turn !== 'none') return;
-  state.turn = 'open';
-  state.turnStartedAt = step.receivedAt;
-  step.emit('turn.started', { kind: 'turn.started', payload: compact({ ...input }) });
+export function openTurn(step: Step, input: TurnStartedPayload): void {
+  if (!openTurnOnce(step, compact({ ...input }))) return;
   if (input.prompt === undefined || input.prompt.length === 0) return;
   const messageId = `${step.runId}:prompt`;
   step.emit(`message.started:${messageId}`, {
@@ -42,9 +35,9 @@ export function openTurn(
 
 /** The text blocks of a session/prompt request, for traces recorded without the harness's turn.started. */
 export function promptText(params: JsonObject): string {
-  return list(params.prompt)
-    .filter(isObj)
-    .map((b) => (b.type === 'text' ? (str(b.text) ?? '') : ''))
+  return listOf(params.prompt)
+    .filter(isObject)
+    .map((b) => (b.type === 'text' ? (asString(b.text) ?? '') : ''))
     .join('');
 }
 
@@ -74,20 +67,20 @@ export function completeTurn(step: Step, stopReason: StopReason, rawStopReason?:
 
 /** The session/prompt response: the only turn-complete signal in ACP v1. */
 export function onPromptResult(step: Step, result: JsonObject): void {
-  const raw = str(result.stopReason);
-  const usage = obj(result.usage) ?? geminiQuotaUsage(result);
+  const raw = asString(result.stopReason);
+  const usage = asObject(result.usage) ?? geminiQuotaUsage(result);
   if (usage) {
     // Unstable PromptResponse.usage, documented as "token usage for this turn".
     step.emitHere({
       kind: 'usage.updated',
       payload: compact({
         scope: 'turn',
-        inputTokens: num(usage.inputTokens),
-        outputTokens: num(usage.outputTokens),
-        reasoningTokens: num(usage.thoughtTokens),
-        cachedInputTokens: num(usage.cachedReadTokens),
-        cacheWriteTokens: num(usage.cachedWriteTokens),
-        totalTokens: num(usage.totalTokens),
+        inputTokens: asNumber(usage.inputTokens),
+        outputTokens: asNumber(usage.outputTokens),
+        reasoningTokens: asNumber(usage.thoughtTokens),
+        cachedInputTokens: asNumber(usage.cachedReadTokens),
+        cacheWriteTokens: asNumber(usage.cachedWriteTokens),
+        totalTokens: asNumber(usage.totalTokens),
       }),
     });
   }
@@ -100,9 +93,9 @@ export function onPromptResult(step: Step, result: JsonObject): void {
  * the prompt response (this turn's tokens), read as the same usage so its model rows carry them.
  */
 function geminiQuotaUsage(result: JsonObject): JsonObject | undefined {
-  const count = obj(obj(obj(result._meta)?.quota)?.token_count);
-  const inputTokens = num(count?.input_tokens);
-  const outputTokens = num(count?.output_tokens);
+  const count = asObject(asObject(asObject(result._meta)?.quota)?.token_count);
+  const inputTokens = asNumber(count?.input_tokens);
+  const outputTokens = asNumber(count?.output_tokens);
   if (inputTokens === undefined && outputTokens === undefined) return undefined;
   const usage: JsonObject = {};
   if (inputTokens !== undefined) usage.inputTokens = inputTokens;
@@ -112,8 +105,8 @@ function geminiQuotaUsage(result: JsonObject): JsonObject | undefined {
 
 /** A session/prompt error: a cancelled request (-32800) after session/cancel is a cancel, anything else an error. */
 export function onPromptError(step: Step, error: JsonObject): void {
-  const code = num(error.code);
-  const message = str(error.message) ?? 'the prompt failed';
+  const code = asNumber(error.code);
+  const message = asString(error.message) ?? 'the prompt failed';
   if (code === -32800 && step.state.cancelRequested) {
     completeTurn(step, 'cancelled');
     return;

@@ -5,8 +5,8 @@ import type {
   PlanEntryStatus,
   SlashCommand,
 } from '@agentlane/contract';
+import { asNumber, asObject, asString, compact, isObject, listOf } from '@agentlane/engine-kit';
 import { makeArtifact } from './artifacts';
-import { compact, isObj, list, num, obj, str } from './narrow';
 import { emitMetadata, emitMode } from './session';
 import type { Step } from './step';
 import { appendMessage, appendReasoning, closeText } from './text';
@@ -17,21 +17,21 @@ const PLAN_PRIORITY: readonly PlanEntryPriority[] = ['high', 'medium', 'low'];
 
 /** One `session/update` notification → canonical events (protocol-map §1A-ii). */
 export function onSessionUpdate(step: Step, params: JsonObject): void {
-  const update = obj(params.update);
+  const update = asObject(params.update);
   if (!update) {
     step.warn('acp.bad_update', 'a session/update without an update object', params);
     return;
   }
-  const kind = str(update.sessionUpdate);
+  const kind = asString(update.sessionUpdate);
   switch (kind) {
     case 'agent_message_chunk':
     case 'user_message_chunk':
       onChunk(step, kind === 'user_message_chunk' ? 'user' : 'assistant', update);
       return;
     case 'agent_thought_chunk': {
-      const content = obj(update.content);
+      const content = asObject(update.content);
       if (content?.type === 'text')
-        appendReasoning(step, str(update.messageId) ?? null, str(content.text) ?? '');
+        appendReasoning(step, asString(update.messageId) ?? null, asString(content.text) ?? '');
       return;
     }
     case 'tool_call':
@@ -47,7 +47,7 @@ export function onSessionUpdate(step: Step, params: JsonObject): void {
       onCommands(step, update.availableCommands);
       return;
     case 'current_mode_update': {
-      const modeId = str(update.currentModeId);
+      const modeId = asString(update.currentModeId);
       if (!modeId) {
         step.warn('acp.bad_update', 'current_mode_update without currentModeId', update);
         return;
@@ -57,40 +57,41 @@ export function onSessionUpdate(step: Step, params: JsonObject): void {
       return;
     }
     case 'config_option_update': {
-      const options = list(update.configOptions).filter(isObj);
+      const options = listOf(update.configOptions).filter(isObject);
       const before = step.state.configOptions.find((o) => o.category === 'mode')?.currentValue;
       step.state.configOptions = options;
       emitMetadata(step);
       const mode = options.find((o) => o.category === 'mode');
       if (mode && mode.currentValue !== before) {
-        step.state.currentModeId = str(mode.currentValue) ?? step.state.currentModeId;
+        step.state.currentModeId = asString(mode.currentValue) ?? step.state.currentModeId;
         emitMode(step);
       }
       return;
     }
     case 'session_info_update': {
-      const title = str(update.title);
+      const title = asString(update.title);
       if (title !== undefined) step.emitHere({ kind: 'session.metadata', payload: { title } });
       return;
     }
     case 'usage_update': {
       // Context-window usage (tokens in context / window size) and the cumulative session cost.
-      const cost = obj(update.cost);
-      const amount = cost ? num(cost.amount) : undefined;
+      const cost = asObject(update.cost);
+      const amount = cost ? asNumber(cost.amount) : undefined;
       step.emitHere({
         kind: 'usage.updated',
         payload: compact({
           scope: 'session',
-          contextUsedTokens: num(update.used),
-          contextWindowTokens: num(update.size),
-          cost: amount !== undefined ? { amount, currency: str(cost?.currency) ?? 'USD' } : undefined,
+          contextUsedTokens: asNumber(update.used),
+          contextWindowTokens: asNumber(update.size),
+          cost: amount !== undefined ? { amount, currency: asString(cost?.currency) ?? 'USD' } : undefined,
         }),
       });
       return;
     }
     case 'notice': {
-      const severity = str(update.severity) ?? 'info';
-      const message = [str(update.title), str(update.description)].filter(Boolean).join(': ') || 'notice';
+      const severity = asString(update.severity) ?? 'info';
+      const message =
+        [asString(update.title), asString(update.description)].filter(Boolean).join(': ') || 'notice';
       if (severity === 'error') {
         step.emitHere({
           kind: 'harness.error',
@@ -116,7 +117,7 @@ export function onSessionUpdate(step: Step, params: JsonObject): void {
  * only the session's current settings (commands, mode, config, title) are taken from it.
  */
 export function onReplayedUpdate(step: Step, params: JsonObject): void {
-  const kind = str(obj(params.update)?.sessionUpdate);
+  const kind = asString(asObject(params.update)?.sessionUpdate);
   const settings = [
     'available_commands_update',
     'current_mode_update',
@@ -127,34 +128,36 @@ export function onReplayedUpdate(step: Step, params: JsonObject): void {
 }
 
 function onChunk(step: Step, role: 'user' | 'assistant', update: JsonObject): void {
-  const content = obj(update.content);
-  const nativeId = str(update.messageId) ?? null;
+  const content = asObject(update.content);
+  const nativeId = asString(update.messageId) ?? null;
   if (!content) {
     step.warn('acp.bad_update', 'a message chunk without content', update);
     return;
   }
   if (content.type === 'text') {
-    appendMessage(step, role, nativeId, str(content.text) ?? '');
+    appendMessage(step, role, nativeId, asString(content.text) ?? '');
     return;
   }
   // Images, audio and embedded resources become artifacts next to the message.
-  const data = str(content.data);
-  const resource = obj(content.resource);
-  const text = resource ? str(resource.text) : undefined;
+  const data = asString(content.data);
+  const resource = asObject(content.resource);
+  const text = resource ? asString(resource.text) : undefined;
   const body = data !== undefined ? Buffer.from(data, 'base64') : text;
   if (body === undefined) {
     step.warn('acp.unhandled_content', `a ${String(content.type)} chunk`, update);
     return;
   }
   const type =
-    str(content.mimeType) ?? (resource ? str(resource.mimeType) : undefined) ?? 'application/octet-stream';
+    asString(content.mimeType) ??
+    (resource ? asString(resource.mimeType) : undefined) ??
+    'application/octet-stream';
   const artifact = makeArtifact(body, type);
   step.addArtifact(artifact.stored);
   step.emitHere({
     kind: 'artifact.created',
     payload: compact({
       artifact: artifact.withPreview.artifact,
-      name: resource ? str(resource.uri) : undefined,
+      name: resource ? asString(resource.uri) : undefined,
       preview: typeof body === 'string' ? artifact.withPreview.preview : undefined,
       messageId: step.state.message?.id,
     }),
@@ -163,13 +166,13 @@ function onChunk(step: Step, role: 'user' | 'assistant', update: JsonObject): vo
 
 function onPlan(step: Step, update: JsonObject): void {
   closeText(step);
-  const entries: PlanEntry[] = list(update.entries)
-    .filter(isObj)
+  const entries: PlanEntry[] = listOf(update.entries)
+    .filter(isObject)
     .map((e) => {
-      const status = str(e.status) as PlanEntryStatus;
-      const priority = str(e.priority) as PlanEntryPriority;
+      const status = asString(e.status) as PlanEntryStatus;
+      const priority = asString(e.priority) as PlanEntryPriority;
       return compact({
-        content: str(e.content) ?? '',
+        content: asString(e.content) ?? '',
         status: PLAN_STATUS.includes(status) ? status : 'pending',
         priority: PLAN_PRIORITY.includes(priority) ? priority : undefined,
       });
@@ -179,13 +182,13 @@ function onPlan(step: Step, update: JsonObject): void {
 
 /** The full catalog replaces the previous one; an unchanged catalog emits nothing. */
 export function onCommands(step: Step, available: unknown): void {
-  const commands: SlashCommand[] = list(available)
-    .filter(isObj)
+  const commands: SlashCommand[] = listOf(available)
+    .filter(isObject)
     .map((c) =>
       compact({
-        name: str(c.name) ?? '',
-        description: str(c.description) ?? '',
-        inputHint: str(obj(c.input)?.hint),
+        name: asString(c.name) ?? '',
+        description: asString(c.description) ?? '',
+        inputHint: asString(asObject(c.input)?.hint),
       }),
     )
     .filter((c) => c.name.length > 0);
@@ -197,21 +200,21 @@ export function onCommands(step: Step, available: unknown): void {
 
 /** Unstable sub-agent updates: first sight starts a child, idle completes it (for now), others update it. */
 function onSubagent(step: Step, update: JsonObject): void {
-  const childId = str(update.sessionId);
+  const childId = asString(update.sessionId);
   if (!childId) {
     step.warn('acp.bad_update', 'subagent_update without sessionId', update);
     return;
   }
-  const stateValue = obj(update.state);
-  const childState = str(stateValue?.state) ?? str(update.state);
+  const stateValue = asObject(update.state);
+  const childState = asString(stateValue?.state) ?? asString(update.state);
   if (!(childId in step.state.children)) {
     step.state.children[childId] = false;
     step.emitHere({
       kind: 'child.started',
       payload: compact({
         childSessionId: childId,
-        title: str(update.title),
-        description: str(update.description),
+        title: asString(update.title),
+        description: asString(update.description),
       }),
     });
   }
@@ -225,7 +228,7 @@ function onSubagent(step: Step, update: JsonObject): void {
       : 'unknown';
     step.emitHere({
       kind: 'child.updated',
-      payload: compact({ childSessionId: childId, state: s, title: str(update.title) }),
+      payload: compact({ childSessionId: childId, state: s, title: asString(update.title) }),
     });
   }
 }

@@ -1,7 +1,7 @@
 import type { FileChangeKind, JsonObject } from '@agentlane/contract';
+import { asArray, asNumber, asObject, asString } from '@agentlane/engine-kit';
 import { makeArtifact } from './artifacts';
-import type { StepOutput } from './emit';
-import { asArray, asNumber, asObject, asString } from './narrow';
+import type { Step } from './step';
 
 /**
  * File changes. The same path is reported by several frames (file.edited, the tool's completion, the
@@ -17,13 +17,13 @@ type FilePayload = {
   deletions?: number;
 };
 
-export function relativePath(out: StepOutput, file: string): string {
+export function relativePath(out: Step, file: string): string {
   const dir = out.state.directory;
   if (dir && file.startsWith(`${dir}/`)) return file.slice(dir.length + 1);
   return file;
 }
 
-export function emitFileChange(out: StepOutput, payload: FilePayload, key: string): void {
+export function emitFileChange(out: Step, payload: FilePayload, key: string): void {
   const json = JSON.stringify(payload);
   const known = out.state.files[payload.path];
   if (known && known.key === key && known.json === json) return;
@@ -33,7 +33,7 @@ export function emitFileChange(out: StepOutput, payload: FilePayload, key: strin
 
 /** A write/edit tool finished: the authoritative report of its file, with the diff when OpenCode gave one. */
 export function fileChangeFromTool(
-  out: StepOutput,
+  out: Step,
   toolCallId: string,
   name: string,
   input: JsonObject | undefined,
@@ -62,7 +62,7 @@ export function fileChangeFromTool(
 }
 
 /** file.edited: if a running file tool is writing this path, its completion will report it; else report now. */
-export function onFileEdited(out: StepOutput, props: JsonObject): void {
+export function onFileEdited(out: Step, props: JsonObject): void {
   const file = asString(props.file);
   if (!file) return;
   const path = relativePath(out, file);
@@ -87,7 +87,7 @@ const WATCH_CHANGES: Record<string, FileChangeKind> = {
 };
 
 /** The watcher also sees edits made outside the agent; a path already reported is not reported again. */
-export function onWatcherUpdated(out: StepOutput, props: JsonObject): void {
+export function onWatcherUpdated(out: Step, props: JsonObject): void {
   const file = asString(props.file);
   const change = WATCH_CHANGES[asString(props.event) ?? ''];
   if (!file || !change) return;
@@ -103,7 +103,7 @@ const DIFF_STATUS: Record<string, FileChangeKind> = {
 };
 
 /** session.diff is a cumulative snapshot: it adds line counts to reported files and reports the others. */
-export function onSessionDiff(out: StepOutput, props: JsonObject): void {
+export function onSessionDiff(out: Step, props: JsonObject): void {
   for (const entry of asArray(props.diff) ?? []) {
     const diff = asObject(entry);
     const file = asString(diff?.file);
@@ -129,7 +129,7 @@ export function onSessionDiff(out: StepOutput, props: JsonObject): void {
 }
 
 /** A patch part lists the files a step changed (paths only). */
-export function onPatchPart(out: StepOutput, part: JsonObject): void {
+export function onPatchPart(out: Step, part: JsonObject): void {
   for (const entry of asArray(part.files) ?? []) {
     const file = asString(entry);
     if (!file) continue;
@@ -141,7 +141,7 @@ export function onPatchPart(out: StepOutput, part: JsonObject): void {
 
 /** A file part on an assistant message, or a tool attachment: an artifact (data: URLs carry the bytes). */
 export function fileArtifact(
-  out: StepOutput,
+  out: Step,
   key: string,
   part: JsonObject,
   link: { toolCallId?: string; messageId?: string },

@@ -7,12 +7,12 @@ import type {
   PlanEntryPriority,
   PlanEntryStatus,
 } from '@agentlane/contract';
+import { asArray, asBoolean, asObject, asString } from '@agentlane/engine-kit';
 import { makeArtifact } from './artifacts';
-import type { StepOutput } from './emit';
 import { relativePath } from './files';
-import { asArray, asBoolean, asObject, asString } from './narrow';
-import { namespaceOf } from './sessions';
+import { namespaceOf } from './session-tree';
 import { nextCount } from './state';
+import type { Step } from './step';
 
 /** OpenCode's permission replies, offered as the approval's options (the optionId is the reply verbatim). */
 export const APPROVAL_OPTIONS: ApprovalOption[] = [
@@ -25,7 +25,7 @@ export function decisionOf(optionId: string | undefined): ApprovalOptionKind | u
   return APPROVAL_OPTIONS.find((o) => o.optionId === optionId)?.kind;
 }
 
-export function onPermissionAsked(out: StepOutput, props: JsonObject): void {
+export function onPermissionAsked(out: Step, props: JsonObject): void {
   const id = asString(props.id);
   if (!id) {
     out.warn('opencode.malformed_permission', 'permission.asked without id');
@@ -79,7 +79,7 @@ export function onPermissionAsked(out: StepOutput, props: JsonObject): void {
 }
 
 /** The engine's own report of a reply; skipped when the harness frame already resolved it. */
-export function onPermissionReplied(out: StepOutput, props: JsonObject): void {
+export function onPermissionReplied(out: Step, props: JsonObject): void {
   const id = asString(props.requestID) ?? asString(props.permissionID);
   const reply = asString(props.reply) ?? asString(props.response);
   if (!id) return;
@@ -87,7 +87,7 @@ export function onPermissionReplied(out: StepOutput, props: JsonObject): void {
 }
 
 export function resolveApproval(
-  out: StepOutput,
+  out: Step,
   id: string,
   answer: {
     outcome: 'selected' | 'cancelled';
@@ -128,7 +128,7 @@ export function questionIds(requestId: string, count: number): string[] {
   return count <= 1 ? [requestId] : Array.from({ length: count }, (_, i) => `${requestId}/${i}`);
 }
 
-export function onQuestionAsked(out: StepOutput, props: JsonObject): void {
+export function onQuestionAsked(out: Step, props: JsonObject): void {
   const id = asString(props.id);
   const questions = asArray(props.questions);
   if (!id || !questions) {
@@ -171,7 +171,7 @@ export function onQuestionAsked(out: StepOutput, props: JsonObject): void {
   });
 }
 
-export function onQuestionReplied(out: StepOutput, props: JsonObject, rejected: boolean): void {
+export function onQuestionReplied(out: Step, props: JsonObject, rejected: boolean): void {
   const id = asString(props.requestID);
   if (!id) return;
   const entry = out.state.questions[id];
@@ -195,7 +195,7 @@ export function onQuestionReplied(out: StepOutput, props: JsonObject, rejected: 
 
 /** A harness answer for one canonical question (of a request with one or several questions). */
 export function resolveQuestionFromHarness(
-  out: StepOutput,
+  out: Step,
   questionId: string,
   answer: {
     outcome: 'answered' | 'declined' | 'cancelled';
@@ -231,7 +231,7 @@ const PLAN_STATUS: Record<string, PlanEntryStatus> = {
 const PLAN_PRIORITY: Record<string, PlanEntryPriority> = { high: 'high', medium: 'medium', low: 'low' };
 
 /** todo.updated is the whole list each time: a full plan.updated. */
-export function onTodoUpdated(out: StepOutput, props: JsonObject): void {
+export function onTodoUpdated(out: Step, props: JsonObject): void {
   const entries: PlanEntry[] = (asArray(props.todos) ?? []).flatMap((t) => {
     const todo = asObject(t);
     const content = asString(todo?.content);
@@ -251,7 +251,7 @@ export function onTodoUpdated(out: StepOutput, props: JsonObject): void {
 }
 
 /** At the end of a turn or of the source: approvals and questions nobody answered are cancelled by the system. */
-export function cancelOpenInteractions(out: StepOutput): void {
+export function cancelOpenInteractions(out: Step): void {
   for (const [id, entry] of Object.entries(out.state.approvals)) {
     if (!entry.resolved) resolveApproval(out, id, { outcome: 'cancelled', answeredBy: 'system' });
   }

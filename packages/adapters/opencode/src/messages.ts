@@ -1,13 +1,14 @@
 import type { JsonObject } from '@agentlane/contract';
-import type { StepOutput } from './emit';
+import { asNumber, asObject, asString } from '@agentlane/engine-kit';
 import { fileArtifact, onPatchPart } from './files';
-import { asNumber, asObject, asString } from './narrow';
-import { costOf, joinModel, namespaceOf, reportError, updateMode } from './sessions';
+import { namespaceOf } from './session-tree';
+import { costOf, joinModel, reportError, updateMode } from './sessions';
+import type { Step } from './step';
 import { completeMessage, ensureMessage, onTextLikePart } from './text-parts';
 import { onToolPart } from './tool-parts';
 
 /** message.updated: user messages are announced by their text; assistant messages open at first sight. */
-export function onMessageUpdated(out: StepOutput, props: JsonObject): void {
+export function onMessageUpdated(out: Step, props: JsonObject): void {
   const state = out.state;
   const info = asObject(props.info);
   const id = asString(info?.id);
@@ -57,7 +58,7 @@ export function onMessageUpdated(out: StepOutput, props: JsonObject): void {
   if (asNumber(asObject(info.time)?.completed) !== undefined && !message.completed) completeMessage(out, id);
 }
 
-export function onPartUpdated(out: StepOutput, props: JsonObject): void {
+export function onPartUpdated(out: Step, props: JsonObject): void {
   const part = asObject(props.part);
   const type = asString(part?.type);
   if (!part || !type) {
@@ -116,12 +117,7 @@ export function onPartUpdated(out: StepOutput, props: JsonObject): void {
   }
 }
 
-function onStepFinish(
-  out: StepOutput,
-  part: JsonObject,
-  partId: string,
-  namespace: string[] | undefined,
-): void {
+function onStepFinish(out: Step, part: JsonObject, partId: string, namespace: string[] | undefined): void {
   const tokens = asObject(part.tokens);
   const cache = asObject(tokens?.cache);
   const payload: {

@@ -1,40 +1,25 @@
 import type { ChildState, JsonObject, StopReason } from '@agentlane/contract';
+import {
+  asArray,
+  asBoolean,
+  asNumber,
+  asObject,
+  asString,
+  jsonKey,
+  openTurnOnce,
+} from '@agentlane/engine-kit';
 import { OPENCODE_CAPABILITIES } from './capabilities';
-import type { StepOutput } from './emit';
 import { cancelOpenInteractions } from './interactions';
-import { asArray, asBoolean, asNumber, asObject, asString, jsonKey } from './narrow';
+import { isOurSession, namespaceOf } from './session-tree';
 import { nextCount, type OpenCodeState } from './state';
+import type { Step } from './step';
 
 /**
  * Sessions, children and turn boundaries. The run's own session is the root; sessions created with a
  * parentID in the tree are child sessions whose events carry a namespace (the path of child ids).
  */
 
-/** undefined for the root session, the child path for a child, null for a session outside this run. */
-export function namespaceOf(state: OpenCodeState, sessionId: string | undefined): string[] | undefined {
-  if (!sessionId || sessionId === state.rootSessionId) return undefined;
-  const path: string[] = [];
-  let current: string | undefined = sessionId;
-  while (current && current !== state.rootSessionId) {
-    const child: OpenCodeState['children'][string] | undefined = state.children[current];
-    if (!child || path.length > 32) return undefined;
-    path.unshift(current);
-    current = child.parentSessionId;
-  }
-  return path;
-}
-
-/** Whether a frame of this session belongs to the run: the root, a known child, or (before any root) anything. */
-export function isOurSession(state: OpenCodeState, sessionId: string | undefined): boolean {
-  if (!sessionId) return true;
-  if (state.rootSessionId === null) {
-    state.rootSessionId = sessionId;
-    return true;
-  }
-  return sessionId === state.rootSessionId || state.children[sessionId] !== undefined;
-}
-
-export function onSessionCreated(out: StepOutput, props: JsonObject): void {
+export function onSessionCreated(out: Step, props: JsonObject): void {
   const state = out.state;
   const info = asObject(props.info);
   const id = asString(info?.id) ?? asString(props.sessionID);
@@ -96,7 +81,7 @@ export function onSessionCreated(out: StepOutput, props: JsonObject): void {
 }
 
 /** session.updated of the root: title, model and agent (mode) changes, and the session's token totals. */
-export function onSessionUpdated(out: StepOutput, props: JsonObject): void {
+export function onSessionUpdated(out: Step, props: JsonObject): void {
   const info = asObject(props.info);
   const id = asString(info?.id) ?? asString(props.sessionID);
   if (!info || !id || id !== out.state.rootSessionId) return;
@@ -131,7 +116,7 @@ export function costOf(value: JsonObject[string] | undefined): {
   return amount === undefined ? {} : { cost: { amount, currency: 'USD' } };
 }
 
-function updateMetadata(out: StepOutput, info: JsonObject): void {
+function updateMetadata(out: Step, info: JsonObject): void {
   const state = out.state;
   const title = asString(info.title);
   const model = asObject(info.model);
@@ -154,7 +139,7 @@ function updateMetadata(out: StepOutput, info: JsonObject): void {
   if (agent) updateMode(out, agent);
 }
 
-export function updateMode(out: StepOutput, agent: string): void {
+export function updateMode(out: Step, agent: string): void {
   if (agent === out.state.modeId) return;
   out.state.modeId = agent;
   out.emit(`mode.updated:${nextCount(out.state, 'mode')}`, {
@@ -169,12 +154,7 @@ export function joinModel(providerId: string | undefined, modelId: string | unde
   return providerId ? `${providerId}/${modelId}` : modelId;
 }
 
-export function onSessionStatus(
-  out: StepOutput,
-  sessionId: string | undefined,
-  type: string,
-  props: JsonObject,
-) {
+export function onSessionStatus(out: Step, sessionId: string | undefined, type: string, props: JsonObject) {
   const state = out.state;
   if (sessionId && sessionId !== state.rootSessionId && state.children[sessionId]) {
     const childState: ChildState = type === 'busy' ? 'running' : type === 'idle' ? 'idle' : 'unknown';
@@ -182,7 +162,7 @@ export function onSessionStatus(
     return;
   }
   if (type === 'busy') {
-    if (state.turn === 'none') openTurn(out, {});
+    if (state.turn === 'none') openTurnOnce(out, {});
   } else if (type === 'idle') {
     if (state.turn === 'open') completeTurn(out, null);
   } else if (type === 'retry') {
@@ -193,7 +173,7 @@ export function onSessionStatus(
   }
 }
 
-export function updateChild(out: StepOutput, childId: string, childState: ChildState): void {
+export function updateChild(out: Step, childId: string, childState: ChildState): void {
   const child = out.state.children[childId];
   if (!child || child.completed || child.state === childState) return;
   child.state = childState;
@@ -205,7 +185,7 @@ export function updateChild(out: StepOutput, childId: string, childState: ChildS
 }
 
 export function completeChild(
-  out: StepOutput,
+  out: Step,
   childId: string,
   status: 'completed' | 'failed' | 'cancelled',
   summary: string | undefined,
@@ -225,21 +205,8 @@ export function completeChild(
   );
 }
 
-export function openTurn(
-  out: StepOutput,
-  fields: { prompt?: string; parentRunId?: string; model?: string; mode?: string },
-): void {
-  const state = out.state;
-  if (state.turn !== 'none') return;
-  state.turn = 'open';
-  state.turnStartedAt = out.receivedAt;
-  const payload: typeof fields = {};
-  for (const [k, v] of Object.entries(fields)) if (v !== undefined) payload[k as keyof typeof fields] = v;
-  out.emit('turn.started', { kind: 'turn.started', payload });
-}
-
 /** Ends the turn once: session.status idle and session.idle (and the harness's turn.ended) all lead here. */
-export function completeTurn(out: StepOutput, forced: StopReason | null): void {
+export function completeTurn(out: Step, forced: StopReason | null): void {
   const state = out.state;
   if (state.turn === 'closed') return;
   // A session that went idle (or a turn that ended) waits on nobody: whatever is still asked is over, and
@@ -275,7 +242,7 @@ function stopReasonOf(state: OpenCodeState): StopReason {
 }
 
 /** session.error: a user abort is a cancel, not an error; the rest are harness errors. */
-export function onSessionError(out: StepOutput, props: JsonObject): void {
+export function onSessionError(out: Step, props: JsonObject): void {
   const error = asObject(props.error);
   const name = asString(error?.name) ?? 'UnknownError';
   if (name === 'MessageAbortedError') {
@@ -285,7 +252,7 @@ export function onSessionError(out: StepOutput, props: JsonObject): void {
   reportError(out, error, name);
 }
 
-export function reportError(out: StepOutput, error: JsonObject | undefined, name: string): void {
+export function reportError(out: Step, error: JsonObject | undefined, name: string): void {
   const data = asObject(error?.data);
   const message = asString(data?.message) ?? asString(error?.message) ?? name;
   if (out.state.errorMessage === message) return;
@@ -299,7 +266,7 @@ export function reportError(out: StepOutput, error: JsonObject | undefined, name
 }
 
 /** The model list (the response of GET /config/providers, recorded by the driver) → availableModels. */
-export function onProviders(out: StepOutput, props: JsonObject): void {
+export function onProviders(out: Step, props: JsonObject): void {
   const providers = asArray(props.providers) ?? [];
   const available: { id: string; name?: string }[] = [];
   for (const provider of providers) {

@@ -1,8 +1,8 @@
 import type { JsonObject } from '@agentlane/contract';
-import type { StepOutput } from './emit';
-import { asBoolean, asNumber, asObject, asString } from './narrow';
-import { namespaceOf, openTurn } from './sessions';
+import { asBoolean, asNumber, asObject, asString, openTurnOnce } from '@agentlane/engine-kit';
+import { namespaceOf } from './session-tree';
 import type { MessageState, PartState } from './state';
+import type { Step } from './step';
 
 /**
  * Text and reasoning parts. OpenCode announces a part with a whole-part snapshot (`message.part.updated`),
@@ -12,7 +12,7 @@ import type { MessageState, PartState } from './state';
  */
 
 export function ensureMessage(
-  out: StepOutput,
+  out: Step,
   messageId: string,
   sessionId: string,
   role: 'user' | 'assistant',
@@ -34,7 +34,7 @@ export function ensureMessage(
   return message;
 }
 
-export function onTextLikePart(out: StepOutput, part: JsonObject, type: 'text' | 'reasoning'): void {
+export function onTextLikePart(out: Step, part: JsonObject, type: 'text' | 'reasoning'): void {
   const state = out.state;
   const partId = asString(part.id);
   const messageId = asString(part.messageID);
@@ -46,7 +46,7 @@ export function onTextLikePart(out: StepOutput, part: JsonObject, type: 'text' |
   const role = state.messages[messageId]?.role ?? 'assistant';
   // A recorded trace without harness frames: the user's prompt opens the turn.
   if (role === 'user' && state.turn === 'none' && sessionId === state.rootSessionId) {
-    openTurn(out, { prompt: asString(part.text) ?? '' });
+    openTurnOnce(out, { prompt: asString(part.text) ?? '' });
   }
   const message = ensureMessage(out, messageId, sessionId, role);
   const time = asObject(part.time);
@@ -90,7 +90,7 @@ export function onTextLikePart(out: StepOutput, part: JsonObject, type: 'text' |
   if (entry.ended) closePart(out, partId, entry);
 }
 
-export function onPartDelta(out: StepOutput, props: JsonObject): void {
+export function onPartDelta(out: Step, props: JsonObject): void {
   const state = out.state;
   const partId = asString(props.partID);
   const messageId = asString(props.messageID);
@@ -118,7 +118,7 @@ export function onPartDelta(out: StepOutput, props: JsonObject): void {
  * delta keeps the prefix by construction, and snapshots check it once (comparing whole texts per delta would
  * make a long answer quadratic).
  */
-function flushDelta(out: StepOutput, partId: string, entry: PartState): void {
+function flushDelta(out: Step, partId: string, entry: PartState): void {
   if (entry.hidden || entry.diverged || entry.text.length <= entry.streamedLength) return;
   const offset = entry.streamedLength;
   const delta = entry.text.slice(offset);
@@ -143,7 +143,7 @@ function flushDelta(out: StepOutput, partId: string, entry: PartState): void {
   }
 }
 
-function closePart(out: StepOutput, partId: string, entry: PartState): void {
+function closePart(out: Step, partId: string, entry: PartState): void {
   if (entry.type === 'reasoning') {
     if (entry.hidden) return;
     const payload: { reasoningId: string; messageId: string; text: string; durationMs?: number } = {
@@ -168,7 +168,7 @@ function closePart(out: StepOutput, partId: string, entry: PartState): void {
 }
 
 /** The whole text of a message: its visible text parts, each at its truth. */
-export function messageText(out: StepOutput, message: MessageState): string {
+export function messageText(out: Step, message: MessageState): string {
   return message.textParts
     .map((id) => out.state.parts[id]?.text ?? '')
     .filter((text) => text.length > 0)
@@ -176,7 +176,7 @@ export function messageText(out: StepOutput, message: MessageState): string {
 }
 
 /** Emits message.completed, or a revision of it when the text changed since the last one. */
-export function completeMessage(out: StepOutput, messageId: string): void {
+export function completeMessage(out: Step, messageId: string): void {
   const message = out.state.messages[messageId];
   if (!message) return;
   const text = messageText(out, message);
@@ -191,7 +191,7 @@ export function completeMessage(out: StepOutput, messageId: string): void {
 }
 
 /** At the end of the source: close reasoning and messages that never got their final snapshot. */
-export function closeOpenParts(out: StepOutput): void {
+export function closeOpenParts(out: Step): void {
   for (const [partId, entry] of Object.entries(out.state.parts)) {
     if (entry.ended || entry.type !== 'reasoning') continue;
     entry.ended = true;

@@ -1,10 +1,11 @@
 import type { JsonObject, JsonValue, ToolRunningStatus } from '@agentlane/contract';
+import { asArray, asNumber, asObject, asString, jsonKey } from '@agentlane/engine-kit';
 import { INLINE_OUTPUT_LIMIT, makeArtifact } from './artifacts';
-import type { StepOutput } from './emit';
 import { fileArtifact, fileChangeFromTool } from './files';
-import { asArray, asNumber, asObject, asString, jsonKey } from './narrow';
-import { completeChild, namespaceOf } from './sessions';
+import { namespaceOf } from './session-tree';
+import { completeChild } from './sessions';
 import type { ToolPartState } from './state';
+import type { Step } from './step';
 import { isFileTool, toolKindOf } from './tool-kind';
 
 /**
@@ -15,7 +16,7 @@ import { isFileTool, toolKindOf } from './tool-kind';
 
 const ABORTED = 'Tool execution aborted';
 
-export function onToolPart(out: StepOutput, part: JsonObject): void {
+export function onToolPart(out: Step, part: JsonObject): void {
   const state = out.state;
   const partId = asString(part.id);
   const messageId = asString(part.messageID);
@@ -151,7 +152,7 @@ export function onToolPart(out: StepOutput, part: JsonObject): void {
 }
 
 function startTool(
-  out: StepOutput,
+  out: Step,
   callId: string,
   tool: ToolPartState,
   input: JsonValue,
@@ -176,7 +177,7 @@ function startTool(
 
 /** bash output arrives cumulative: emit only the tail not yet seen, and the exit on completion. */
 function streamOutput(
-  out: StepOutput,
+  out: Step,
   callId: string,
   tool: ToolPartState,
   input: JsonValue,
@@ -215,7 +216,7 @@ function durationOf(time: JsonObject | undefined): number | undefined {
 }
 
 /** At the end of the source: a tool that never finished is cancelled (after a cancel) or failed. */
-export function closeOpenTools(out: StepOutput): void {
+export function closeOpenTools(out: Step): void {
   for (const [callId, tool] of Object.entries(out.state.tools)) {
     if (tool.done || !tool.started) continue;
     tool.done = true;

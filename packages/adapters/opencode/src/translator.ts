@@ -1,15 +1,22 @@
 import type { JsonObject } from '@agentlane/contract';
 import {
-  auditEngineEvents,
+  asObject,
+  asString,
+  compact,
+  dispatchHarnessFrame,
+  frameKey,
   isHarnessFrame,
   type NativeFrameRecord,
+  StepBuilder,
   type TranslationContext,
   type TranslationStep,
   type Translator,
+  translateGuarded,
+  withAudit,
 } from '@agentlane/engine-kit';
-import { StepOutput } from './emit';
+import type { Step } from './step';
 import { onFileEdited, onSessionDiff, onWatcherUpdated } from './files';
-import { onHarnessFrame } from './harness-frames';
+import { harnessHandlers } from './harness-frames';
 import {
   cancelOpenInteractions,
   onPermissionAsked,
@@ -19,10 +26,9 @@ import {
   onTodoUpdated,
 } from './interactions';
 import { onMessageUpdated, onPartUpdated } from './messages';
-import { asObject, asString } from './narrow';
+import { isOurSession } from './session-tree';
 import {
   completeTurn,
-  isOurSession,
   onProviders,
   onSessionCreated,
   onSessionError,
@@ -78,70 +84,47 @@ export const openCodeTranslator: Translator<OpenCodeState> = {
     previous: OpenCodeState,
     ctx: TranslationContext,
   ): TranslationStep<OpenCodeState> {
-    const state = cloneState(previous);
-    const frame = asObject(record.frame);
-    const out = new StepOutput(
-      state,
-      { nativeEventId: asString(frame?.id), nativeSessionId: state.rootSessionId ?? undefined },
-      record.receivedAt,
-      `n${record.nativeSeq}`,
-    );
-    try {
-      if (isHarnessFrame(record.frame)) onHarnessFrame(out, record.frame);
+    // Never throw on a bad frame: whatever was malformed becomes a warning, the state stays consistent.
+    const key = frameKey('n', record.nativeSeq);
+    return translateGuarded(previous, key, 'opencode.untranslatable_frame', () => {
+      const frame = asObject(record.frame);
+      const out: Step = new StepBuilder({
+        state: cloneState(previous),
+        frameKey: key,
+        receivedAt: record.receivedAt,
+        runId: ctx.runId,
+        identity: compact({
+          nativeEventId: asString(frame?.id),
+          nativeSessionId: previous.rootSessionId ?? undefined,
+        }),
+      });
+      if (isHarnessFrame(record.frame)) dispatchHarnessFrame(out, record.frame, harnessHandlers);
       else if (!frame) out.warn('opencode.malformed_frame', 'a native frame that is not a JSON object');
       else onEvent(out, frame);
-    } catch (error) {
-      // Never throw on a bad frame: whatever was malformed becomes a warning, the state stays consistent.
-      return {
-        state: previous,
-        events: [
-          {
-            key: `harness.warning:n${record.nativeSeq}:crash`,
-            draft: {
-              kind: 'harness.warning',
-              payload: {
-                code: 'opencode.untranslatable_frame',
-                message: `could not translate frame ${record.nativeSeq}: ${(error as Error).message}`,
-              },
-            },
-          },
-        ],
-      };
-    }
-    return withAudit(out, record.receivedAt, ctx);
+      return withAudit(out, record.receivedAt, ctx, AUDIT);
+    });
   },
   finish(previous: OpenCodeState, ctx: TranslationContext): TranslationStep<OpenCodeState> {
     const state = cloneState(previous);
-    const out = new StepOutput(state, { nativeSessionId: state.rootSessionId ?? undefined }, '', 'finish');
+    const out: Step = new StepBuilder({
+      state,
+      frameKey: 'finish',
+      receivedAt: '',
+      runId: ctx.runId,
+      identity: compact({ nativeSessionId: state.rootSessionId ?? undefined }),
+    });
     closeOpenTools(out);
     closeOpenParts(out);
     cancelOpenInteractions(out);
     if (state.turn === 'open') completeTurn(out, state.cancelRequested || state.aborted ? 'cancelled' : null);
-    return withAudit(out, null, ctx);
+    return withAudit(out, null, ctx, AUDIT);
   },
 };
 
 /** The `transport` of OpenCode's audit rows: its HTTP API and `/event` SSE stream. */
 export const OPENCODE_AUDIT_TRANSPORT = 'opencode-http';
 
-/** The step's result, with the audit rows of the calls that ended in it (see engine-kit's tracker). */
-function withAudit(
-  out: StepOutput,
-  at: string | null,
-  ctx: TranslationContext,
-): TranslationStep<OpenCodeState> {
-  const audit = auditEngineEvents(out.state.audit, out.events, at, ctx, {
-    provider: openCodeTranslator.provider,
-    transport: OPENCODE_AUDIT_TRANSPORT,
-  });
-  out.state.audit = audit.state;
-  return {
-    state: out.state,
-    events: out.events,
-    artifacts: out.artifacts,
-    ...(audit.rows.length > 0 ? { audit: audit.rows } : {}),
-  };
-}
+const AUDIT = { provider: 'opencode', transport: OPENCODE_AUDIT_TRANSPORT };
 
 /**
  * Responses of HTTP calls the driver made (GET /config/providers, GET /session/:id), recorded as frames so
@@ -149,7 +132,7 @@ function withAudit(
  */
 export const RESPONSE_FRAME = 'agentlane.http.response';
 
-function onResponse(out: StepOutput, frame: JsonObject): void {
+function onResponse(out: Step, frame: JsonObject): void {
   const route = asString(frame.route);
   const body = asObject(frame.body);
   if (!body) return;
@@ -167,7 +150,7 @@ function onResponse(out: StepOutput, frame: JsonObject): void {
   }
 }
 
-function onEvent(out: StepOutput, frame: JsonObject): void {
+function onEvent(out: Step, frame: JsonObject): void {
   const type = asString(frame.type);
   const props = asObject(frame.properties) ?? {};
   if (!type) {
@@ -185,7 +168,7 @@ function onEvent(out: StepOutput, frame: JsonObject): void {
     asString(asObject(props.part)?.sessionID);
   // session.created of a child names its parent; everything else must belong to our session tree.
   if (type !== 'session.created' && !isOurSession(out.state, sessionId)) return;
-  if (sessionId) out.baseIdentity.nativeSessionId = sessionId;
+  if (sessionId && out.identity) out.identity.nativeSessionId = sessionId;
   switch (type) {
     case 'session.created':
       onSessionCreated(out, props);

@@ -1,6 +1,6 @@
 import type { CanonicalEvent, DeliveryRow } from '@agentlane/contract';
 import { type AppendResult, type EventWrite, StoreError } from '../store';
-import { canonicalJson, sha256Hex } from './hash';
+import { sha256HexOf, sortedKeysJson } from './sorted-keys-json';
 import type { BulkColumn, SqlBackend, SqlConn, SqlParam } from './sql-conn';
 import type { BatchContext, WriteJob } from './write-queue';
 
@@ -26,7 +26,7 @@ const EVENT_COLUMNS: readonly BulkColumn[] = [
  */
 export function contentHash(write: EventWrite): string {
   const { ts: _ts, ...rest } = write.event;
-  return sha256Hex(canonicalJson({ event: rest, namespace: write.namespace ?? null }));
+  return sha256HexOf(sortedKeysJson({ event: rest, namespace: write.namespace ?? null }));
 }
 
 /**

@@ -1,5 +1,5 @@
 import { type RawFrameRecord, type RawFrameStorage, type RawSidecarLimits, StoreError } from '../store';
-import { sha256Hex } from './hash';
+import { sha256HexOf } from './sorted-keys-json';
 import type { SqlConn, SqlParam } from './sql-conn';
 import type { LaneState } from './write-queue';
 
@@ -25,7 +25,7 @@ export async function keepRaw(
     typeof raw === 'string'
       ? Buffer.from(raw, 'utf8')
       : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
-  const sha256 = sha256Hex(bytes);
+  const sha256 = sha256HexOf(bytes);
   let storage: RawFrameStorage = 'omitted';
   let content: Buffer | null = null;
   let artifactId: string | null = null;

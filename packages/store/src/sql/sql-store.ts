@@ -27,7 +27,6 @@ import {
   type ThreadRecord,
 } from '../store';
 import { appendEventsJob, latestEventRows, readEventRows, validateWrites } from './events';
-import { canonicalJson, sha256Hex } from './hash';
 import { readRawRows, validateRawLimits } from './raw-sidecar';
 import {
   toAnswer,
@@ -39,6 +38,7 @@ import {
   toSyncChange,
   toThread,
 } from './rows';
+import { sha256HexOf, sortedKeysJson } from './sorted-keys-json';
 import {
   appendFramesJob,
   computeWatermark,
@@ -282,7 +282,7 @@ export class SqlStore implements Store {
       const bindingChanged =
         !current ||
         current.nativeSessionId !== record.nativeSessionId ||
-        canonicalJson(current.runtimeBinding) !== canonicalJson(record.runtimeBinding);
+        sortedKeysJson(current.runtimeBinding) !== sortedKeysJson(record.runtimeBinding);
       const next: HarnessSessionRecord = {
         ...record,
         generation: current ? current.generation + (bindingChanged ? 1 : 0) : 1,
@@ -333,7 +333,7 @@ export class SqlStore implements Store {
       parentRunId: input.parentRunId ?? null,
       options: input.options ?? {},
     };
-    const bodyHash = sha256Hex(canonicalJson(payload));
+    const bodyHash = sha256HexOf(sortedKeysJson(payload));
     const key = input.idempotencyKey ?? null;
     return this.tx(async (c) => {
       if (key !== null) {
@@ -412,7 +412,7 @@ export class SqlStore implements Store {
 
   async requestCancel(runId: string, idempotencyKey?: string | null): Promise<CommandRecord> {
     const key = idempotencyKey ?? null;
-    const bodyHash = sha256Hex(canonicalJson({ runId }));
+    const bodyHash = sha256HexOf(sortedKeysJson({ runId }));
     return this.tx(async (c) => {
       if (key !== null) {
         const existing = await this.one(
@@ -883,7 +883,7 @@ export class SqlStore implements Store {
       );
       if (existing) {
         const record = toAnswer(existing);
-        if (canonicalJson(record.answer) === canonicalJson(answer.answer)) return record;
+        if (sortedKeysJson(record.answer) === sortedKeysJson(answer.answer)) return record;
         throw new StoreError(
           'conflict',
           `${answer.kind} ${answer.targetId} was already answered differently`,
@@ -1010,7 +1010,7 @@ export class SqlStore implements Store {
     if (typeof contentType !== 'string' || contentType === '')
       throw new StoreError('invalid', 'contentType is required');
     const bytes = Buffer.from(content.buffer, content.byteOffset, content.byteLength);
-    const sha256 = sha256Hex(bytes);
+    const sha256 = sha256HexOf(bytes);
     const id = `sha256-${sha256}`;
     return this.tx(async (c) => {
       await c.run(

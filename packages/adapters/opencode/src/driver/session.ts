@@ -1,8 +1,8 @@
 import type { JsonObject } from '@agentlane/contract';
 import type { EngineSession, SessionBinding, TurnInput, TurnIO, TurnOutcome } from '@agentlane/engine-kit';
+import { asArray, asObject, asString } from '@agentlane/engine-kit';
 import type { OpencodeClient } from '@opencode-ai/sdk/v2/client';
 import { questionIds } from '../interactions';
-import { asArray, asObject, asString } from '../narrow';
 import { RESPONSE_FRAME } from '../translator';
 import type { EventFeed } from './event-feed';
 import { parseModelRef } from './model-ref';

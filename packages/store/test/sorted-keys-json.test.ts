@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, slowCanonicalJson } from '../src/sql/hash';
+import { slowSortedKeysJson, sortedKeysJson } from '../src/sql/sorted-keys-json';
 
 // Stored content hashes were computed with the reference definition: the fast path must give the same bytes.
 const key = fc.oneof(fc.string(), fc.constantFrom('0', '9', '10', '01', '-1', 'a', 'B', '__proto__x', ''));
@@ -19,13 +19,13 @@ const value = fc.letrec((tie) => ({
   ),
 }));
 
-describe('canonicalJson', () => {
+describe('sortedKeysJson', () => {
   it('is byte-identical to JSON.stringify with a key-sorting replacer', () => {
     fc.assert(
       fc.property(value.v, (v) => {
-        expect(canonicalJson(v)).toBe(slowCanonicalJson(v));
-        expect(canonicalJson({ event: v, namespace: null })).toBe(
-          slowCanonicalJson({ event: v, namespace: null }),
+        expect(sortedKeysJson(v)).toBe(slowSortedKeysJson(v));
+        expect(sortedKeysJson({ event: v, namespace: null })).toBe(
+          slowSortedKeysJson({ event: v, namespace: null }),
         );
       }),
       { numRuns: 2000 },
@@ -33,11 +33,11 @@ describe('canonicalJson', () => {
   });
 
   it('sorts keys and drops undefined like JSON.stringify', () => {
-    expect(canonicalJson({ b: 1, a: [undefined, () => 1], c: undefined, 2: 'x', 10: 'y' })).toBe(
+    expect(sortedKeysJson({ b: 1, a: [undefined, () => 1], c: undefined, 2: 'x', 10: 'y' })).toBe(
       '{"2":"x","10":"y","a":[null,null],"b":1}',
     );
-    expect(canonicalJson(undefined)).toBe('null');
-    expect(canonicalJson(Number.NaN)).toBe('null');
-    expect(canonicalJson(-0)).toBe('0');
+    expect(sortedKeysJson(undefined)).toBe('null');
+    expect(sortedKeysJson(Number.NaN)).toBe('null');
+    expect(sortedKeysJson(-0)).toBe('0');
   });
 });

@@ -1,14 +1,15 @@
 import { hash } from 'node:crypto';
 
 /**
- * JSON with object keys sorted, so equal values always give equal text (content comparison, body hashes).
+ * JSON with object keys sorted (not RFC 8785: numbers and escapes as JSON.stringify writes them; the contract's
+ * `canonicalJson` is the RFC 8785 one, for fingerprints), so equal values always give equal text (content comparison, body hashes).
  * Byte-identical to `JSON.stringify(value, sortKeys)` (stored content hashes depend on it), but without a
  * replacer called for every value: plain objects whose keys are out of order are copied in sorted order
  * (only those, and their ancestors), then one native JSON.stringify writes the text.
  */
-export function canonicalJson(value: unknown): string {
+export function sortedKeysJson(value: unknown): string {
   const sorted = sortedDeep(value);
-  if (sorted === SLOW) return slowCanonicalJson(value);
+  if (sorted === SLOW) return slowSortedKeysJson(value);
   return JSON.stringify(sorted) ?? 'null';
 }
 
@@ -66,7 +67,7 @@ function inOrder(keys: readonly string[]): boolean {
 }
 
 /** The reference definition: JSON.stringify with a replacer that sorts each object's keys. */
-export function slowCanonicalJson(value: unknown): string {
+export function slowSortedKeysJson(value: unknown): string {
   return JSON.stringify(value, sortKeys) ?? 'null';
 }
 
@@ -80,6 +81,7 @@ function sortKeys(_key: string, value: unknown): unknown {
   return out;
 }
 
-export function sha256Hex(data: string | Uint8Array): string {
+/** Lowercase hex sha256 of text (its UTF-8) or of bytes: content and body hashes. */
+export function sha256HexOf(data: string | Uint8Array): string {
   return hash('sha256', data, 'hex');
 }

@@ -1,0 +1,179 @@
+import type { CanonicalEventDraft, ToolCompletedPayload, TurnCompletedPayload } from '@agentlane/contract';
+import type { TranslatedEvent } from '../translator';
+import { usageOf } from './audit-rows';
+import type { EngineAuditState, ToolSeen, TurnSeen } from './audit-state';
+
+/** What one step's events ended: tool calls (in order) and the turn. */
+export interface FoldResult {
+  ended: { toolCallId: string; end: ToolCompletedPayload }[];
+  turnEnd: TurnCompletedPayload | null;
+}
+
+/**
+ * The audit state being written by one step. Copy-on-write: most steps (text deltas) change nothing here, so
+ * the turn and the maps are copied only when this step writes them, and the prior state is never touched.
+ */
+export class AuditWriter {
+  private ownTurn = false;
+  private ownTools = false;
+  private ownApprovals = false;
+
+  constructor(readonly state: EngineAuditState) {}
+
+  turn(): TurnSeen | null {
+    if (this.state.turn && !this.ownTurn) this.state.turn = { ...this.state.turn };
+    this.ownTurn = true;
+    return this.state.turn;
+  }
+
+  newTurn(turn: TurnSeen): void {
+    this.ownTurn = true;
+    this.state.turn = turn;
+  }
+
+  tools(): EngineAuditState['tools'] {
+    if (!this.ownTools) this.state.tools = { ...this.state.tools };
+    this.ownTools = true;
+    return this.state.tools;
+  }
+
+  approvals(): EngineAuditState['approvals'] {
+    if (!this.ownApprovals) this.state.approvals = { ...this.state.approvals };
+    this.ownApprovals = true;
+    return this.state.approvals;
+  }
+}
+
+/** Folds one step's events (the contract's typed drafts) into the state; rows are built after the step. */
+export function foldEvents(w: AuditWriter, events: readonly TranslatedEvent[], when: string): FoldResult {
+  const result: FoldResult = { ended: [], turnEnd: null };
+  for (const { key, draft, namespace } of events) {
+    const root = !namespace || namespace.length === 0;
+    foldEvent(w, draft, key, root, when, result);
+  }
+  return result;
+}
+
+function foldEvent(
+  w: AuditWriter,
+  draft: CanonicalEventDraft,
+  key: string,
+  root: boolean,
+  when: string,
+  result: FoldResult,
+): void {
+  const state = w.state;
+  const turn = state.turn;
+  switch (draft.kind) {
+    case 'session.started':
+      if (draft.payload.origin === 'new') state.newSession = true;
+      return;
+    case 'session.metadata': {
+      const model = draft.payload.model?.id;
+      if (model && root) state.model = model;
+      return;
+    }
+    case 'turn.started':
+      w.newTurn(openTurn(draft.payload.prompt, when));
+      if (draft.payload.model) state.model = draft.payload.model;
+      return;
+    case 'message.delta':
+    case 'reasoning.delta':
+    case 'reasoning.completed':
+      if (turn && root && !turn.active) setActive(w.turn());
+      return;
+    case 'message.completed': {
+      const t = turn && root && draft.payload.role === 'assistant' ? w.turn() : null;
+      if (t) {
+        t.active = true;
+        t.text = draft.payload.text ?? t.text;
+      }
+      return;
+    }
+    case 'tool.started': {
+      const { toolCallId: id, input } = draft.payload;
+      if (!id || state.tools[id]) return;
+      const name = draft.payload.name || 'tool';
+      w.tools()[id] = { name, input: input ?? {}, startedAt: when, approval: null, ended: false };
+      const t = turn && root ? w.turn() : null;
+      if (t) {
+        t.active = true;
+        t.toolCalls = [...t.toolCalls, { toolCallId: id, toolName: name }];
+      }
+      return;
+    }
+    case 'tool.progress': {
+      const { toolCallId: id, input } = draft.payload;
+      const tool = state.tools[id ?? ''];
+      if (tool && !tool.ended && input !== undefined) w.tools()[id ?? ''] = { ...tool, input };
+      return;
+    }
+    case 'approval.requested': {
+      const { approvalId, toolCallId } = draft.payload;
+      if (approvalId && toolCallId) w.approvals()[approvalId] = toolCallId;
+      return;
+    }
+    case 'approval.resolved': {
+      const p = draft.payload;
+      const toolCallId = state.approvals[p.approvalId ?? ''];
+      const tool = toolCallId ? state.tools[toolCallId] : undefined;
+      if (!toolCallId || !tool || tool.approval) return;
+      const decision = p.decision ?? (p.outcome === 'cancelled' ? 'cancelled' : (p.optionId ?? 'selected'));
+      w.tools()[toolCallId] = { ...tool, approval: { decision, answeredBy: p.answeredBy ?? null } };
+      return;
+    }
+    case 'tool.completed': {
+      const id = draft.payload.toolCallId;
+      if (!id) return;
+      const tool = state.tools[id];
+      if (tool?.ended) return;
+      if (!tool) w.tools()[id] = unseenTool();
+      result.ended.push({ toolCallId: id, end: draft.payload });
+      return;
+    }
+    case 'usage.updated': {
+      const t = w.turn();
+      if (!t) return;
+      const usage = usageOf(draft.payload);
+      const scope = draft.payload.scope;
+      if (scope === 'turn') t.turnUsage = usage;
+      else if (scope === 'step') t.stepUsage = { ...t.stepUsage, [key]: usage };
+      else t.sessionUsage = usage;
+      if (scope !== 'session') t.active = true;
+      return;
+    }
+    case 'harness.error': {
+      const t = w.turn();
+      if (t) t.error = draft.payload.message ?? t.error;
+      return;
+    }
+    case 'turn.completed':
+      if (turn) result.turnEnd = draft.payload;
+      return;
+    default:
+      return;
+  }
+}
+
+function openTurn(prompt: string | undefined, when: string): TurnSeen {
+  return {
+    startedAt: when,
+    prompt: prompt ?? null,
+    active: false,
+    text: null,
+    toolCalls: [],
+    error: null,
+    turnUsage: null,
+    stepUsage: {},
+    sessionUsage: null,
+  };
+}
+
+/** A tool whose end arrived without its start (a trace cut at the front). */
+function unseenTool(): ToolSeen {
+  return { name: 'tool', input: {}, startedAt: null, approval: null, ended: false };
+}
+
+function setActive(turn: TurnSeen | null): void {
+  if (turn) turn.active = true;
+}
