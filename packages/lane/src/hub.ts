@@ -26,6 +26,21 @@ function isHubSignal(value: JsonObject): value is JsonObject & HubSignal {
   );
 }
 
+/** How long a subscribe waits for the store to hear other processes before it answers anyway. */
+const LISTENING_WAIT_MS = 5000;
+/** Clock difference between processes allowed when deciding whether a settled run is news to a thread. */
+const CLOCK_SKEW_MS = 5000;
+
+/** What the hub knows of a thread it serves: since when, and the latest signal of each run handed out. */
+interface ThreadWatch {
+  /** Date.now() when the thread got its first subscriber here. */
+  readonly since: number;
+  /** runId → the highest statusVersion handed to the thread's subscribers. */
+  readonly statusVersions: Map<string, number>;
+  /** runId → the lastDeliverySeq of the latest run.canonicalized handed out. */
+  readonly completions: Map<string, number>;
+}
+
 /** How long a hole in deliverySeq is waited for before it is taken as real (the store skipped a number). */
 const GAP_TOLERANCE_MS = 1000;
 const GAP_RETRY_MS = 5;
@@ -68,8 +83,10 @@ export function rowToStreamEvent(row: DeliveryRow): CanonicalStreamEvent {
  */
 export class PublishHub {
   private readonly threads = new Map<string, Set<Subscription>>();
+  private readonly watches = new Map<string, ThreadWatch>();
   private readonly unlisten: () => void;
   private readonly unlistenSignals: () => void;
+  private readonly unlistenListening: () => void;
   private readonly pollTimer: NodeJS.Timeout | null;
   readonly pageSize: number;
   private closed = false;
@@ -82,6 +99,11 @@ export class PublishHub {
     this.unlisten = store.onCommitted((threadId, head) => this.wake(threadId, head));
     this.unlistenSignals = store.onSignal((threadId, signal) => {
       if (isHubSignal(signal) && signal.threadId === threadId) this.deliverSignal(threadId, signal);
+    });
+    // Each time the store starts hearing other processes again (a database restart, a dropped LISTEN
+    // connection), what they broadcast meanwhile is lost: read it back from the store.
+    this.unlistenListening = store.onListening(() => {
+      this.resync().catch((err) => this.options.onListenerError?.(err));
     });
     const pollMs = options.headPollMs ?? 250;
     this.pollTimer = pollMs > 0 ? setInterval(() => void this.pollHeads(), pollMs) : null;
@@ -110,10 +132,69 @@ export class PublishHub {
       .catch((err) => this.options.onListenerError?.(err));
   }
 
+  /**
+   * Hands a signal to the thread's subscribers unless they had it already: a run.status whose statusVersion
+   * is not above the last one handed out (stale, or heard twice: live and re-read after a reconnect), or a
+   * run.canonicalized covering no more than the last one of its run.
+   */
   private deliverSignal(threadId: string, signal: HubSignal): void {
     const subs = this.threads.get(threadId);
-    if (!subs) return;
+    const watch = this.watches.get(threadId);
+    if (!subs || !watch) return;
+    if (signal.type === 'run.status') {
+      if (signal.statusVersion !== undefined) {
+        if (signal.statusVersion <= (watch.statusVersions.get(signal.runId) ?? 0)) return;
+        watch.statusVersions.set(signal.runId, signal.statusVersion);
+      }
+    } else {
+      if (signal.lastDeliverySeq <= (watch.completions.get(signal.runId) ?? -1)) return;
+      watch.completions.set(signal.runId, signal.lastDeliverySeq);
+    }
     for (const sub of subs) sub.offerSignal(signal);
+  }
+
+  /**
+   * Catches the subscribers up with the signals they may have missed while the store could not hear other
+   * processes: every run of a served thread whose stored status is newer than the last one handed out, and
+   * every completion not handed out yet, from runs that settled while the thread was served (older ones were
+   * never news to these subscribers). Rows come back through the head poll, run at once.
+   */
+  private async resync(): Promise<void> {
+    if (this.closed) return;
+    await Promise.all(
+      [...this.watches].map(async ([threadId, watch]) => {
+        const [runs, completions] = await Promise.all([
+          this.store.listRuns(threadId),
+          this.store.listCompletions(threadId),
+        ]);
+        const recent = (iso: string | null): boolean =>
+          iso === null || Date.parse(iso) >= watch.since - CLOCK_SKEW_MS;
+        const statusOf = new Map<string, HubSignal['status']>();
+        for (const run of runs) {
+          statusOf.set(run.runId, run.status);
+          if (!watch.statusVersions.has(run.runId) && !recent(run.endedAt)) continue;
+          this.deliverSignal(threadId, {
+            type: 'run.status',
+            threadId,
+            runId: run.runId,
+            status: run.status,
+            statusVersion: run.statusVersion,
+          });
+        }
+        for (const record of completions) {
+          if (!watch.completions.has(record.runId) && !recent(record.completedAt)) continue;
+          this.deliverSignal(threadId, {
+            type: 'run.canonicalized',
+            threadId,
+            runId: record.runId,
+            status: statusOf.get(record.runId) ?? 'completed',
+            lastDeliverySeq: record.lastDeliverySeq,
+            completedAt: record.completedAt,
+          });
+        }
+      }),
+    );
+    await this.pollHeads();
   }
 
   /**
@@ -131,10 +212,13 @@ export class PublishHub {
     if (!subs) {
       subs = new Set();
       this.threads.set(threadId, subs);
+      this.watches.set(threadId, { since: Date.now(), statusVersions: new Map(), completions: new Map() });
     }
     subs.add(sub);
     try {
-      const head = await this.store.headDeliverySeq(threadId);
+      // Answered once the store hears other processes too (bounded: on PostgreSQL the LISTEN connection may
+      // still be connecting), so a signal another process sends after this resolves reaches the subscriber.
+      const [head] = await Promise.all([this.store.headDeliverySeq(threadId), this.listening()]);
       sub.open(head);
     } catch (err) {
       sub.close();
@@ -171,6 +255,18 @@ export class PublishHub {
     }
   }
 
+  private async listening(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.store.listening(),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, LISTENING_WAIT_MS);
+        timer.unref();
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+
   subscriberCount(threadId?: string): number {
     if (threadId !== undefined) return this.threads.get(threadId)?.size ?? 0;
     let n = 0;
@@ -182,9 +278,11 @@ export class PublishHub {
     this.closed = true;
     this.unlisten();
     this.unlistenSignals();
+    this.unlistenListening();
     if (this.pollTimer) clearInterval(this.pollTimer);
     for (const subs of this.threads.values()) for (const sub of subs) sub.close();
     this.threads.clear();
+    this.watches.clear();
   }
 
   /** @internal */
@@ -197,7 +295,10 @@ export class PublishHub {
     const subs = this.threads.get(sub.threadId);
     if (!subs) return;
     subs.delete(sub);
-    if (subs.size === 0) this.threads.delete(sub.threadId);
+    if (subs.size === 0) {
+      this.threads.delete(sub.threadId);
+      this.watches.delete(sub.threadId);
+    }
   }
 
   /** @internal */

@@ -1,5 +1,6 @@
 import type { CanonicalEvent } from '@agentlane/contract';
 import { createPostgresStore, type Store } from '@agentlane/store';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLane, PublishHub } from '../src';
 import { Collector, waitFor } from './helpers/collect';
@@ -92,24 +93,7 @@ describe.skipIf(!available)('lane on PostgreSQL', () => {
 
   it('a subscriber served by another process hears the run signals of the process that runs it', async () => {
     await t.store.createThread({ threadId: 'pgx', engine: 'test', title: null, workDir: null, metadata: {} });
-    // Two "processes": each its own store (own pool, own LISTEN connection) and lane on one schema. The
-    // runner executes; the follower only serves a subscriber.
-    const runnerStore = createPostgresStore({ url: PG_URL, schema: schemaOf(t.store), poolSize: 2 });
-    const followerStore = createPostgresStore({ url: PG_URL, schema: schemaOf(t.store), poolSize: 2 });
-    const runner = createLane({
-      store: runnerStore,
-      drivers: [createTestDriver()],
-      ownerId: 'pg-runner',
-      pollIntervalMs: 20,
-    });
-    const follower = createLane({
-      store: followerStore,
-      drivers: [createTestDriver()],
-      ownerId: 'pg-follower',
-      execute: false,
-    });
-    await runner.start();
-    await follower.start();
+    const { runner, follower, stop } = await twoProcesses(t.store, 'x');
     try {
       const c = new Collector();
       await follower.subscribe('pgx', 0, c.listener);
@@ -130,12 +114,91 @@ describe.skipIf(!available)('lane on PostgreSQL', () => {
         c.seqs().at(-1),
       );
     } finally {
-      await runner.stop();
-      await follower.stop();
-      await Promise.all([runnerStore.close(), followerStore.close()]);
+      await stop();
+    }
+  });
+
+  it('signals sent while the LISTEN connection is down are read back from the store when it is up again', async () => {
+    await t.store.createThread({ threadId: 'pgl', engine: 'test', title: null, workDir: null, metadata: {} });
+    const { runner, follower, stop } = await twoProcesses(t.store, 'l');
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    // Keeps this process's LISTEN connections down (terminated as soon as they are back) until stopped.
+    let holding = true;
+    let terminated = 0;
+    const hold = (async () => {
+      while (holding) {
+        const r = await admin.query(
+          'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1',
+          [`agentlane-${process.pid}-listen`],
+        );
+        terminated += r.rowCount ?? 0;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    })();
+    try {
+      const c = new Collector();
+      await follower.subscribe('pgl', 0, c.listener);
+      await waitFor(async () => terminated > 0);
+      const { run } = await runner.createRun({ threadId: 'pgl', prompt: 'delta a\ndeltas 5 0' });
+      await waitFor(async () => (await t.store.getRun(run.runId))?.canonicalizedAt);
+      holding = false;
+      await hold;
+      await c.until((x) => x.events.some((e) => e.type === 'run.canonicalized' && e.runId === run.runId));
+      const statuses = c.events.flatMap((e) =>
+        e.type === 'run.status' && e.runId === run.runId ? [e.statusVersion] : [],
+      );
+      // The final status is heard (the ones before it may be: the listener is back between two terminations).
+      expect(statuses.at(-1)).toBe((await t.store.getRun(run.runId))?.statusVersion);
+      expect(c.events.filter((e) => e.type === 'run.status' && e.runId === run.runId).at(-1)).toMatchObject({
+        status: 'completed',
+      });
+      // No status heard twice or out of order, and every row delivered before the completion that covers it.
+      expect(statuses).toEqual([...new Set(statuses)].sort((a, b) => (a ?? 0) - (b ?? 0)));
+      const completion = c.events.find((e) => e.type === 'run.canonicalized');
+      expect(completion && 'lastDeliverySeq' in completion && completion.lastDeliverySeq).toBe(
+        c.seqs().at(-1),
+      );
+    } finally {
+      holding = false;
+      await hold;
+      await admin.end();
+      await stop();
     }
   });
 });
+
+/**
+ * Two "processes" on the test store's schema: each its own store (own pool, own LISTEN connection) and lane.
+ * The runner executes; the follower only serves subscribers.
+ */
+async function twoProcesses(store: Store, tag: string) {
+  const runnerStore = createPostgresStore({ url: PG_URL, schema: schemaOf(store), poolSize: 2 });
+  const followerStore = createPostgresStore({ url: PG_URL, schema: schemaOf(store), poolSize: 2 });
+  const runner = createLane({
+    store: runnerStore,
+    drivers: [createTestDriver()],
+    ownerId: `pg-runner-${tag}`,
+    pollIntervalMs: 20,
+  });
+  const follower = createLane({
+    store: followerStore,
+    drivers: [createTestDriver()],
+    ownerId: `pg-follower-${tag}`,
+    execute: false,
+  });
+  await runner.start();
+  await follower.start();
+  return {
+    runner,
+    follower,
+    async stop() {
+      await runner.stop();
+      await follower.stop();
+      await Promise.all([runnerStore.close(), followerStore.close()]);
+    },
+  };
+}
 
 /** The schema the test store was created with (pgTestStore records it). */
 function schemaOf(store: Store): string {

@@ -12,9 +12,16 @@ export interface PgListenerOptions {
    * down are lost, so the owner catches up from the tables.
    */
   onReconnect?(): void;
+  /** Called each time LISTEN is established, the first time included. */
+  onListening?(): void;
 }
 
 export interface PgListener {
+  /**
+   * Resolves once LISTEN is first established: a notification sent after that is heard (or, if the
+   * connection is lost later, followed by `onReconnect`). Never rejects; pending until then.
+   */
+  readonly ready: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -31,6 +38,10 @@ export function createPgListener(options: PgListenerOptions): PgListener {
   let connectedOnce = false;
   let retryMs = FIRST_RETRY_MS;
   let timer: NodeJS.Timeout | null = null;
+  let markReady: () => void = () => {};
+  const ready = new Promise<void>((resolve) => {
+    markReady = resolve;
+  });
 
   const schedule = (): void => {
     if (closed || timer) return;
@@ -68,12 +79,15 @@ export function createPgListener(options: PgListenerOptions): PgListener {
         retryMs = FIRST_RETRY_MS;
         if (connectedOnce) options.onReconnect?.();
         connectedOnce = true;
+        markReady();
+        options.onListening?.();
       })
       .catch(lost);
   };
 
   start();
   return {
+    ready,
     async close() {
       closed = true;
       if (timer) clearTimeout(timer);

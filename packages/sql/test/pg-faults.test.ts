@@ -80,14 +80,8 @@ describe.skipIf(!available)('PostgreSQL connections killed under the SQL layer',
       for (let i = 0; i < 100 && !ok(); i++) await new Promise((r) => setTimeout(r, 50));
     };
     try {
-      const listening = async (): Promise<boolean> => {
-        const r = await admin.query(
-          "SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN%'",
-          [`${APPLICATION_NAME}-listen`],
-        );
-        return (r.rowCount ?? 0) > 0;
-      };
-      for (let i = 0; i < 100 && !(await listening()); i++) await new Promise((r) => setTimeout(r, 20));
+      // Resolves once LISTEN is established: a notification sent from now on is heard.
+      await listener.ready;
       await admin.query('SELECT pg_notify($1, $2)', [schema, 'before']);
       await until(() => heard.includes('before'));
       expect(await terminateOwn(admin, '-listen')).toBe(1);

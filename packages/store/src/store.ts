@@ -369,6 +369,17 @@ export interface Store {
   broadcastSignal(threadId: string, signal: JsonObject): Promise<void>;
   /** Hears the signals other stores broadcast. Returns the unsubscribe function. */
   onSignal(listener: (threadId: string, signal: JsonObject) => void): () => void;
+  /**
+   * Resolves once the signals and commits other stores broadcast from now on are heard (PostgreSQL: the
+   * LISTEN connection is up; at once on SQLite). Never rejects; pending while the database is unreachable.
+   */
+  listening(): Promise<void>;
+  /**
+   * Called each time hearing other stores (re)starts, the first time included (PostgreSQL: LISTEN
+   * established again after a restart or a dropped connection; never on SQLite). What was broadcast while it
+   * was down is lost, so the caller re-reads what it cares about. Returns the unsubscribe function.
+   */
+  onListening(listener: () => void): () => void;
   /** The latest revision of every eventId of a run (or thread), in first-delivery order. */
   latestEvents(query: { threadId: string; runId?: string }): Promise<DeliveryRow[]>;
 

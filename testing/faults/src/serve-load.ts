@@ -20,6 +20,18 @@ export interface FaultCluster {
   exited(): Serve[];
   /** Waits until every run is settled and canonicalized; returns the ones that are not, with their state. */
   waitSettled(timeoutMs: number): Promise<string[]>;
+  /**
+   * Each follower's run signals against the runs' settled state, summed over the runs of its thread:
+   * `statusStale` runs whose latest run.status heard is not their final status, `uncanonicalized` runs whose
+   * run.canonicalized was never heard (a client would show their rows provisional), `followerReconnects`
+   * how often a follower's stream was opened again (a resumed stream hears completions, not statuses).
+   */
+  checkRunSignals(): Promise<{
+    runs: number;
+    statusStale: number;
+    uncanonicalized: number;
+    followerReconnects: number;
+  }>;
   /** Each follower against a fresh full read of its thread, summed. */
   checkStreams(): Promise<{ lost: number; duplicated: number; reordered: number; rows: number }>;
   close(): Promise<void>;
@@ -70,6 +82,7 @@ export async function startFaultCluster(options: FaultClusterOptions): Promise<F
     });
   }
   const runIds = new Set<string>();
+  const threadOf = new Map<string, string>();
   let loading = false;
   const inflight = new Set<Promise<void>>();
 
@@ -88,7 +101,9 @@ export async function startFaultCluster(options: FaultClusterOptions): Promise<F
         },
       );
       if (res.status === 200 || res.status === 201) {
-        runIds.add((res.json as { run: { runId: string } }).run.runId);
+        const { runId } = (res.json as { run: { runId: string } }).run;
+        runIds.add(runId);
+        threadOf.set(runId, thread.id);
         return;
       }
       if (res.status !== 503 && res.status !== 0) return;
@@ -147,6 +162,26 @@ export async function startFaultCluster(options: FaultClusterOptions): Promise<F
         await new Promise((r) => setTimeout(r, 250));
       }
       return pending;
+    },
+    async checkRunSignals() {
+      const total = { runs: 0, statusStale: 0, uncanonicalized: 0, followerReconnects: 0 };
+      for (const t of threads) total.followerReconnects += t.follower.reconnects;
+      const mine = [...runIds].filter((id) => threadOf.has(id));
+      const views = await Promise.all(mine.map(runView));
+      const deadline = Date.now() + 10_000;
+      for (const [i, runId] of mine.entries()) {
+        const view = views[i];
+        const follower = threads.find((t) => t.id === threadOf.get(runId))?.follower;
+        if (!view || !follower || !settled(view)) continue;
+        total.runs++;
+        // The signals follow the settle by a few milliseconds: wait for them (bounded), never for long.
+        const heard = () => follower.runs.get(runId);
+        const done = () => heard()?.status === view.status && heard()?.canonicalized === view.status;
+        while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        if (heard()?.status !== view.status) total.statusStale++;
+        if (heard()?.canonicalized !== view.status) total.uncanonicalized++;
+      }
+      return total;
     },
     async checkStreams() {
       const total = { lost: 0, duplicated: 0, reordered: 0, rows: 0 };

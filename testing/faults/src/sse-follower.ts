@@ -8,6 +8,14 @@ export interface FollowedRow {
   revision: number;
 }
 
+/** What a follower heard of one run's signals: the run.status with the highest version, the completion. */
+export interface FollowedRun {
+  status?: string;
+  statusVersion?: number;
+  /** The status a run.canonicalized carried (the run's final status), once heard. */
+  canonicalized?: string;
+}
+
 /**
  * Follows a thread's SSE stream the way a browser's EventSource does: when the connection ends it opens it
  * again with `Last-Event-ID` set to the last id it saw. Keeps every row in arrival order, duplicates
@@ -15,6 +23,8 @@ export interface FollowedRow {
  */
 export class SseFollower {
   readonly rows: FollowedRow[] = [];
+  /** runId → the run's signals as a client keeps them (a lower statusVersion heard later is ignored). */
+  readonly runs = new Map<string, FollowedRun>();
   reconnects = 0;
   /** headDeliverySeq of the latest `stream.opened`. */
   openedHead: number | null = null;
@@ -38,6 +48,7 @@ export class SseFollower {
               if (e.id) this.lastId = e.id;
               const event = JSON.parse(e.data) as StreamEvent;
               if (event.type === 'stream.opened') this.openedHead = event.headDeliverySeq;
+              if (event.type === 'run.status' || event.type === 'run.canonicalized') this.heardRun(event);
               if ('event' in event && typeof event.deliverySeq === 'number') {
                 this.rows.push({
                   deliverySeq: event.deliverySeq,
@@ -59,6 +70,19 @@ export class SseFollower {
       this.reconnects++;
       await new Promise((r) => setTimeout(r, 200));
     }
+  }
+
+  private heardRun(event: StreamEvent & { type: 'run.status' | 'run.canonicalized' }): void {
+    const run = this.runs.get(event.runId) ?? {};
+    this.runs.set(event.runId, run);
+    if (event.type === 'run.canonicalized') {
+      run.canonicalized = event.status;
+      return;
+    }
+    const version = event.statusVersion ?? 0;
+    if (run.statusVersion !== undefined && version <= run.statusVersion) return;
+    run.status = event.status;
+    run.statusVersion = version;
   }
 
   /** The highest deliverySeq seen so far (0 before any row). */

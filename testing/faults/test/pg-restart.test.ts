@@ -47,6 +47,8 @@ describe.skipIf(!pgServer)('PostgreSQL faults under load', () => {
 
     const stuck = await cluster.waitSettled(60_000);
     const streams = await cluster.checkStreams();
+    // Signals sent while a LISTEN connection was down are read back from the store once it is up again.
+    const signals = await cluster.checkRunSignals();
     if (stuck.length > 0) {
       console.log('[faults] stuck:', stuck.slice(0, 5));
       for (const s of cluster.servers) {
@@ -68,6 +70,7 @@ describe.skipIf(!pgServer)('PostgreSQL faults under load', () => {
       runs: cluster.runIds.size,
       stuck: stuck.length,
       streams,
+      signals,
     };
     console.log(
       '[faults] PostgreSQL restart under load:',
@@ -80,5 +83,7 @@ describe.skipIf(!pgServer)('PostgreSQL faults under load', () => {
     expect(report.stuck).toBe(0);
     expect(streams).toMatchObject({ lost: 0, duplicated: 0, reordered: 0 });
     expect(streams.rows).toBeGreaterThan(0);
+    expect(signals.runs).toBeGreaterThan(5);
+    expect(signals).toMatchObject({ statusStale: 0, uncanonicalized: 0 });
   }, 120_000);
 });

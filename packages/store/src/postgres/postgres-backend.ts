@@ -45,6 +45,8 @@ export function createPostgresBackend(options: PostgresBackendOptions): SqlBacke
   let listener: PgListener | null = null;
   const hearers = new Set<(threadId: string, head: number, origin: string) => void>();
   const signalHearers = new Set<(threadId: string, payload: string, origin: string) => void>();
+  const listeningHearers = new Set<() => void>();
+  let signalsSent: Promise<void> = Promise.resolve();
   let closed = false;
 
   const onNotification = (from: string, payload: string): void => {
@@ -66,15 +68,20 @@ export function createPostgresBackend(options: PostgresBackendOptions): SqlBacke
   };
 
   // One LISTEN connection, opened on first use; it comes back by itself after a restart. Notifications sent
-  // while it was down are lost: subscribers catch up through the hub's head poll, which reads the store.
-  const startListening = (): void => {
-    if (listener || closed) return;
+  // while it was down are lost: the hub catches streams up through its head poll and re-reads the run
+  // statuses and completions of the threads it serves each time LISTEN is established (onListening).
+  const startListening = (): PgListener | null => {
+    if (listener || closed) return listener;
     listener = createPgListener({
       url: options.url,
       ...(schema ? { schema } : {}),
       channels: [channel, signalChannel],
       onNotification,
+      onListening: () => {
+        for (const hear of listeningHearers) hear();
+      },
     });
+    return listener;
   };
 
   // A transaction whose connection broke before COMMIT is run again once the database answers.
@@ -121,17 +128,40 @@ export function createPostgresBackend(options: PostgresBackendOptions): SqlBacke
         hearers.delete(onHead);
       };
     },
-    notifySignal: async (threadId, payload, origin) => {
-      await pool.query('SELECT pg_notify($1, $2)', [
-        signalChannel,
-        `${origin} ${threadId.length} ${threadId}${payload}`,
-      ]);
+    // Retried while the database is unreachable: a signal heard twice is harmless (run.status carries its
+    // version), one never sent is a subscriber that never learns a run settled.
+    // One at a time, so the signals of this process arrive in the order it sent them (two pooled connections
+    // would commit their NOTIFYs in either order).
+    notifySignal: (threadId, payload, origin) => {
+      const sent = signalsSent.then(() =>
+        retryTransient(() =>
+          pool.query('SELECT pg_notify($1, $2)', [
+            signalChannel,
+            `${origin} ${threadId.length} ${threadId}${payload}`,
+          ]),
+        ),
+      );
+      signalsSent = sent.then(
+        () => {},
+        () => {},
+      );
+      return sent.then(() => {});
     },
     listenSignals: (onSignal) => {
       signalHearers.add(onSignal);
       startListening();
       return () => {
         signalHearers.delete(onSignal);
+      };
+    },
+    listening: async () => {
+      await startListening()?.ready;
+    },
+    onListening: (hear) => {
+      listeningHearers.add(hear);
+      startListening();
+      return () => {
+        listeningHearers.delete(hear);
       };
     },
     isRetryable: (error) => code(error) === '40P01' || code(error) === '40001',

@@ -51,6 +51,10 @@ export interface SqlBackend {
   notifySignal(threadId: string, payload: string, origin: string): Promise<void>;
   /** Starts hearing the signals of other stores; returns a stop function. */
   listenSignals(onSignal: (threadId: string, payload: string, origin: string) => void): () => void;
+  /** Resolves once what other stores broadcast from now on is heard (starts listening). Never rejects. */
+  listening(): Promise<void>;
+  /** Called each time hearing other stores (re)starts, the first time included; returns a stop function. */
+  onListening(hear: () => void): () => void;
   /** True for an error the whole transaction can be retried after (deadlock, serialization failure). */
   isRetryable(error: unknown): boolean;
   /** True for a unique-constraint violation. */

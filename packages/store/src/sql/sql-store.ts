@@ -744,6 +744,20 @@ export class SqlStore implements Store {
     await this.db.notifySignal(threadId, JSON.stringify(signal), this.origin);
   }
 
+  listening(): Promise<void> {
+    return this.closed ? Promise.resolve() : this.db.listening();
+  }
+
+  onListening(listener: () => void): () => void {
+    return this.db.onListening(() => {
+      try {
+        listener();
+      } catch {
+        // A listener's bug must not stop the others.
+      }
+    });
+  }
+
   onSignal(listener: (threadId: string, signal: JsonObject) => void): () => void {
     return this.db.listenSignals((threadId, payload, origin) => {
       if (origin === this.origin) return;

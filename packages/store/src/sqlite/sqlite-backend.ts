@@ -194,6 +194,9 @@ export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
         shared.signalHearers.delete(onSignal);
       };
     },
+    // In-process hearing never starts late nor stops (the data_version poll reads the file itself).
+    listening: async () => {},
+    onListening: () => () => {},
     isRetryable: (error) => (error as { code?: string } | null)?.code === 'SQLITE_BUSY',
     isUniqueViolation: (error) => {
       const code = (error as { code?: string } | null)?.code;
