@@ -181,7 +181,11 @@ describe('the AI SDK UI message stream (useChat over DefaultChatTransport)', () 
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(((await res.json()) as { error: { field: string } }).error.field).toBe(field);
     }
-    expect((await fetch(`${stack.api}${CHAT}/unknown-chat/stream`)).status).toBe(404);
-    expect((await fetch(`${stack.api}${CHAT}/unknown-chat/stream?after=-1`)).status).toBe(404);
+    // useChat's `resume: true` resumes on mount, also a chat nothing was sent to yet: nothing to resume.
+    expect((await fetch(`${stack.api}${CHAT}/unknown-chat/stream`)).status).toBe(204);
+    const badCursor = await fetch(`${stack.api}${CHAT}/unknown-chat/stream?after=-1`);
+    expect(badCursor.status).toBe(400);
+    expect(((await badCursor.json()) as { error: { field: string } }).error.field).toBe('query.after');
+    expect((await fetch(`${stack.api}${CHAT}/unknown-chat/messages`)).status).toBe(404);
   });
 });

@@ -1,5 +1,6 @@
+import type { CanonicalEvent } from '@agentlane/contract';
 import type { Store } from '@agentlane/store';
-import { readUIMessageStream, type UIMessage } from 'ai';
+import { isToolUIPart, readUIMessageStream, type UIMessage } from 'ai';
 import { readRowsByRun } from '../run-rows';
 import { type UiChunk, UiMessageTranslator } from './ui-message-translator';
 
@@ -25,14 +26,43 @@ export async function chatMessages(store: Store, threadId: string): Promise<UIMe
   const rowsByRun = await readRowsByRun(store, threadId);
   const messages: UIMessage[] = [];
   for (const run of await store.listRuns(threadId)) {
-    messages.push({ id: `user-${run.runId}`, role: 'user', parts: [{ type: 'text', text: run.prompt }] });
+    // The id useChat gave the user message, kept in the run's options by the chat route.
+    const clientId = run.options[USER_MESSAGE_OPTION];
+    messages.push({
+      id: typeof clientId === 'string' ? clientId : `user-${run.runId}`,
+      role: 'user',
+      parts: [{ type: 'text', text: run.prompt }],
+    });
     if (run.status !== 'completed' && run.status !== 'failed') continue;
+    const rows = rowsByRun.get(run.runId) ?? [];
     const translator = new UiMessageTranslator({ threadId, runId: run.runId });
     const chunks = translator.start();
-    for (const row of rowsByRun.get(run.runId) ?? []) chunks.push(...translator.push(row));
+    for (const row of rows) chunks.push(...translator.push(row));
     chunks.push(...translator.finish(run.status === 'failed' ? (run.error ?? 'the run failed') : undefined));
     const message = await chunksToMessage(chunks.filter((c) => c.type !== 'error'));
-    if (message) messages.push(message);
+    if (message) messages.push(withApprovalAnswers(message, rows));
   }
   return messages;
+}
+
+/** The run option the chat route records the id of the user message that started the run in (engines read only model and mode). */
+export const USER_MESSAGE_OPTION = 'aiSdkUserMessageId';
+
+/**
+ * The stream has no chunk for an approval's answer (useChat writes `approval.approved` itself when the user
+ * answers): a rebuilt message takes it from the run's `approval.resolved` rows, so it equals the live one.
+ */
+function withApprovalAnswers(message: UIMessage, rows: readonly { event: CanonicalEvent }[]): UIMessage {
+  const approved = new Map<string, boolean>();
+  for (const { event } of rows) {
+    if (event.kind !== 'approval.resolved') continue;
+    const p = event.payload;
+    approved.set(p.approvalId, p.outcome === 'selected' && p.decision?.startsWith('allow') === true);
+  }
+  for (const part of message.parts) {
+    if (!isToolUIPart(part) || !part.approval) continue;
+    const answer = approved.get(part.approval.id);
+    if (answer !== undefined) Object.assign(part, { approval: { ...part.approval, approved: answer } });
+  }
+  return message;
 }

@@ -9,7 +9,7 @@ import {
 } from '@agentlane/server';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { StreamRegistry } from '../sse-out';
-import { chatMessages } from './chat-history';
+import { chatMessages, USER_MESSAGE_OPTION } from './chat-history';
 import { type ChatRequest, parseChatRequest } from './chat-request';
 import { streamRunAsUiMessages } from './chat-stream';
 
@@ -104,6 +104,7 @@ export const aiSdkChatRoutes =
           prompt: chat.prompt,
           // A retried POST of the same user message is the same run (streamed again from its start).
           idempotencyKey: chat.retry ? `ai-sdk-ui:${chat.userMessageId}` : null,
+          options: { [USER_MESSAGE_OPTION]: chat.userMessageId },
         });
         await streamRunAsUiMessages(ctx, registry, reply, {
           threadId: thread.threadId,
@@ -136,11 +137,14 @@ export const aiSdkChatRoutes =
       `${AI_SDK_CHAT_PATH}/:id/stream`,
       { schema: { hide: true } },
       async (request, reply) => {
-        const thread = await loadChat(request.principal, request.params.id);
+        assertThreadAccess(request.principal, request.params.id);
         const rawAfter = request.query.after;
         const after = rawAfter === undefined ? 0 : Number(rawAfter);
         if (!Number.isSafeInteger(after) || after < 0)
           throw new HttpError('invalid_request', 'after must be a non-negative integer', 'query.after');
+        // useChat's `resume: true` asks on mount, also for a chat id nothing was sent to yet: no run is active.
+        const thread = await store.getThread(request.params.id);
+        if (!thread) return reply.code(204).send();
         const active = (await store.listRuns(thread.threadId)).filter((r) => ACTIVE.has(r.status)).pop();
         if (!active) return reply.code(204).send();
         await streamRunAsUiMessages(ctx, registry, reply, {
