@@ -10,13 +10,20 @@ import {
   type UsageCost,
 } from '@agentlane/contract';
 import {
-  type ArtifactContent,
+  dispatchHarnessFrame,
+  engineErrorPayload,
+  engineExitedError,
+  frameKey,
+  type HarnessHandlers,
   isHarnessFrame,
+  isObject,
   makeArtifact,
   type NativeFrameRecord,
-  type TranslatedEvent,
+  StepBuilder,
+  stringOrEmpty,
   type TranslationStep,
   type Translator,
+  turnStartedPayload,
 } from '@agentlane/engine-kit';
 import type { LimitCode } from './budget';
 import {
@@ -31,6 +38,7 @@ import {
   noteStart,
   seen,
 } from './cutoff-rows';
+import { runtimeFrameProblem } from './frame-check';
 import type { RuntimeFrame } from './frames';
 import { BUILTIN_PROVIDER } from './provider-id';
 
@@ -75,41 +83,34 @@ export const APPROVAL_OPTIONS: { optionId: string; label: string; kind: Approval
   { optionId: 'reject', label: 'Reject', kind: 'reject_once' },
 ];
 
-class Step {
-  readonly events: TranslatedEvent[] = [];
-  readonly artifacts: ArtifactContent[] = [];
-  readonly audit: NonNullable<TranslationStep<JsonValue>['audit']> = [];
-  /** `at`: receivedAt of the frame being translated ('' in finish). */
-  constructor(
-    public state: RuntimeTranslatorState,
-    readonly at = '',
-  ) {}
-  track(change: (t: LedgerTrack) => LedgerTrack): void {
-    this.state = { ...this.state, ledger: change(this.state.ledger ?? emptyTrack('', '')) };
-  }
-  emit(key: string, draft: TranslatedEvent['draft']): void {
-    this.events.push({ key, draft });
-  }
-  warn(code: string, message: string, detail?: JsonValue): void {
-    const n = this.state.warnings + 1;
-    this.state = { ...this.state, warnings: n };
-    this.emit(`warning:${n}`, {
-      kind: 'harness.warning',
-      payload: { code, message, ...(detail !== undefined ? { detail } : {}) },
-    });
-  }
-  result(): TranslationStep<RuntimeTranslatorState> {
-    return {
-      state: this.state,
-      events: this.events,
-      ...(this.artifacts.length > 0 ? { artifacts: this.artifacts } : {}),
-      ...(this.audit.length > 0 ? { audit: this.audit } : {}),
-    };
-  }
+/** One built-in translation step: engine-kit's builder over this state (events carry no identity). */
+type Step = StepBuilder<RuntimeTranslatorState>;
+
+function newStep(state: RuntimeTranslatorState, key: string, receivedAt: string): Step {
+  return new StepBuilder({ state, frameKey: key, receivedAt });
 }
 
-const str = (v: JsonValue | undefined): string => (typeof v === 'string' ? v : '');
-const num = (v: JsonValue | undefined): number | undefined => (typeof v === 'number' ? v : undefined);
+/**
+ * The next number of the run-wide counter some keys of this translator end in (`warning:<n>`, `error:<n>`,
+ * `terminal:<id>:<n>`, ...): the recorded corpus pins these keys, so they stay as they were.
+ */
+function nextCount(step: Step): number {
+  const n = step.state.warnings + 1;
+  step.state = { ...step.state, warnings: n };
+  return n;
+}
+
+/** A harness.warning keyed by the run-wide counter (`warning:<n>`). */
+function warnCounted(step: Step, code: string, message: string, detail?: JsonValue): void {
+  step.emit(`warning:${nextCount(step)}`, {
+    kind: 'harness.warning',
+    payload: { code, message, ...(detail !== undefined ? { detail } : {}) },
+  });
+}
+
+function track(step: Step, change: (t: LedgerTrack) => LedgerTrack): void {
+  step.state = { ...step.state, ledger: change(step.state.ledger ?? emptyTrack('', '')) };
+}
 
 /**
  * The built-in engine's pure translator: AI SDK stream parts and the runtime's own records → canonical events.
@@ -142,10 +143,11 @@ export const runtimeTranslator: Translator<RuntimeTranslatorState> = {
     } catch (err) {
       problem = err instanceof Error ? err.message : String(err);
     }
-    const step = new Step(state, record.receivedAt);
+    const step = newStep(state, frameKey('f', record.nativeSeq), record.receivedAt);
     const f = record.frame;
-    const rt = typeof f === 'object' && f !== null && !Array.isArray(f) ? f.rt : undefined;
-    step.warn(
+    const rt = isObject(f) ? f.rt : undefined;
+    warnCounted(
+      step,
       'builtin.bad_frame',
       `native frame ${record.nativeSeq} is malformed: ${problem.slice(0, 300)}`,
       {
@@ -156,7 +158,7 @@ export const runtimeTranslator: Translator<RuntimeTranslatorState> = {
     return step.result();
   },
   finish(state: RuntimeTranslatorState) {
-    const step = new Step(state);
+    const step = newStep(state, 'finish', '');
     if (!step.state.ended) endOpenTools(step, 'failed', 'source ended without turn.ended');
     closeOpen(step);
     if (!step.state.ended) {
@@ -171,19 +173,29 @@ export const runtimeTranslator: Translator<RuntimeTranslatorState> = {
 };
 
 function translateFrame(record: NativeFrameRecord, state: RuntimeTranslatorState) {
-  const step = new Step(state, record.receivedAt);
+  const step = newStep(state, frameKey('f', record.nativeSeq), record.receivedAt);
   const f = record.frame;
   if (isHarnessFrame(f)) {
-    harnessFrame(step, f, record.receivedAt);
+    dispatchHarnessFrame(step, f, HARNESS);
     return step.result();
   }
-  if (typeof f !== 'object' || f === null || Array.isArray(f) || typeof f.rt !== 'string') {
-    step.warn('builtin.bad_frame', `native frame ${record.nativeSeq} is not a built-in engine frame`, f);
+  if (!isObject(f) || typeof f.rt !== 'string') {
+    warnCounted(
+      step,
+      'builtin.bad_frame',
+      `native frame ${record.nativeSeq} is not a built-in engine frame`,
+      f,
+    );
     return step.result();
   }
+  const problem = runtimeFrameProblem(f);
+  if (problem !== null) throw new MalformedFrame(problem);
   runtimeFrame(step, f as unknown as RuntimeFrame);
   return step.result();
 }
+
+/** A built-in frame missing a field the translator reads (reported like any other malformed frame). */
+class MalformedFrame extends Error {}
 
 /**
  * What a malformed frame that did not throw would still get wrong: an event or a ledger row outside the
@@ -201,132 +213,109 @@ function invalidOutput(out: TranslationStep<RuntimeTranslatorState>): string | n
   return null;
 }
 
-function harnessFrame(step: Step, f: JsonObject, receivedAt: string): void {
-  switch (f.harness) {
-    case 'session.bound':
-      step.emit('session.started', {
-        kind: 'session.started',
-        payload: {
-          provider: BUILTIN_PROVIDER,
-          origin: (f.origin as 'new') ?? 'new',
-          generation: num(f.generation) ?? 1,
-          capabilities: f.capabilities as never,
-          ...(typeof f.nativeSessionId === 'string' ? { nativeSessionId: f.nativeSessionId } : {}),
-          ...(typeof f.cwd === 'string' ? { cwd: f.cwd } : {}),
-          ...(f.agent ? { agent: f.agent as { name: string } } : {}),
-        },
-      });
-      return;
-    case 'turn.started':
-      step.state = { ...step.state, turnStartedAt: receivedAt };
-      step.emit('turn.started', {
-        kind: 'turn.started',
-        payload: {
-          prompt: str(f.prompt),
-          ...(typeof f.parentRunId === 'string' ? { parentRunId: f.parentRunId } : {}),
-          ...(typeof f.model === 'string' ? { model: f.model } : {}),
-          ...(typeof f.mode === 'string' ? { mode: f.mode } : {}),
-        },
-      });
-      return;
-    case 'approval.answered': {
-      const where = step.state.scoped?.[`approval:${str(f.approvalId)}`];
-      if (where) {
-        inScope(step, where, (sub) => harnessFrame(sub, { ...f }, receivedAt));
-        return;
-      }
-      markAnswered(step, str(f.approvalId));
-      step.track((t) => noteAnswer(t, str(f.approvalId), f));
-      const option = APPROVAL_OPTIONS.find((o) => o.optionId === f.optionId);
-      const selected = f.outcome === 'selected';
-      step.emit(`approval.resolved:${str(f.approvalId)}`, {
-        kind: 'approval.resolved',
-        payload: {
-          approvalId: str(f.approvalId),
-          outcome: selected ? 'selected' : 'cancelled',
-          ...(selected && typeof f.optionId === 'string' ? { optionId: f.optionId } : {}),
-          ...(selected && option ? { decision: option.kind } : {}),
-          ...(typeof f.answeredBy === 'string' ? { answeredBy: f.answeredBy } : {}),
-          answeredAt: receivedAt,
-        },
-      });
+/** Frames agentlane wrote into the source lane: the session, the prompt, answers, engine failures, the end. */
+const HARNESS: HarnessHandlers<Step> = {
+  'session.bound': (step, f) =>
+    step.emit('session.started', {
+      kind: 'session.started',
+      payload: {
+        provider: BUILTIN_PROVIDER,
+        origin: f.origin,
+        generation: f.generation,
+        capabilities: f.capabilities,
+        ...(f.nativeSessionId !== undefined ? { nativeSessionId: f.nativeSessionId } : {}),
+        ...(f.cwd !== undefined ? { cwd: f.cwd } : {}),
+        ...(f.agent ? { agent: f.agent } : {}),
+      },
+    }),
+  'turn.started': (step, f) => {
+    step.state = { ...step.state, turnStartedAt: step.receivedAt };
+    step.emit('turn.started', { kind: 'turn.started', payload: turnStartedPayload(f) });
+  },
+  'approval.answered': (step, f) => {
+    const where = step.state.scoped?.[`approval:${f.approvalId}`];
+    if (where) {
+      inScope(step, where, (sub) => HARNESS['approval.answered'](sub, f));
       return;
     }
-    case 'question.answered': {
-      const where = step.state.scoped?.[`question:${str(f.questionId)}`];
-      if (where) {
-        inScope(step, where, (sub) => harnessFrame(sub, { ...f }, receivedAt));
-        return;
-      }
-      markAnswered(step, str(f.questionId));
-      const answered = f.outcome === 'answered';
-      step.emit(`question.resolved:${str(f.questionId)}`, {
-        kind: 'question.resolved',
-        payload: {
-          questionId: str(f.questionId),
-          outcome: (f.outcome as 'answered') ?? 'cancelled',
-          ...(answered
-            ? {
-                answer: {
-                  choiceIds: Array.isArray(f.choiceIds) ? (f.choiceIds as string[]) : [],
-                  ...(typeof f.text === 'string' ? { text: f.text } : {}),
-                },
-              }
-            : {}),
-          ...(typeof f.answeredBy === 'string' ? { answeredBy: f.answeredBy } : {}),
-          answeredAt: receivedAt,
-        },
-      });
+    markAnswered(step, f.approvalId);
+    track(step, (t) => noteAnswer(t, f.approvalId, f));
+    const option = APPROVAL_OPTIONS.find((o) => o.optionId === f.optionId);
+    const selected = f.outcome === 'selected';
+    step.emit(`approval.resolved:${f.approvalId}`, {
+      kind: 'approval.resolved',
+      payload: {
+        approvalId: f.approvalId,
+        outcome: selected ? 'selected' : 'cancelled',
+        ...(selected && f.optionId !== undefined ? { optionId: f.optionId } : {}),
+        ...(selected && option ? { decision: option.kind } : {}),
+        ...(f.answeredBy !== undefined ? { answeredBy: f.answeredBy } : {}),
+        answeredAt: step.receivedAt,
+      },
+    });
+  },
+  'question.answered': (step, f) => {
+    const where = step.state.scoped?.[`question:${f.questionId}`];
+    if (where) {
+      inScope(step, where, (sub) => HARNESS['question.answered'](sub, f));
       return;
     }
-    case 'turn.cancel_requested':
-      return;
-    case 'engine.exited':
-    case 'engine.error': {
-      const n = step.state.warnings + 1;
-      step.state = { ...step.state, warnings: n };
-      step.emit(`error:${n}`, {
-        kind: 'harness.error',
-        payload: {
-          code: f.harness === 'engine.exited' ? 'engine_exited' : 'engine_error',
-          message: typeof f.message === 'string' ? f.message : 'the engine stopped',
-          fatal: f.fatal !== false,
-        },
-      });
-      return;
-    }
-    case 'turn.ended': {
-      const outcome = str(f.outcome);
-      if (outcome !== 'completed')
-        endOpenTools(step, outcome === 'cancelled' ? 'cancelled' : 'failed', str(f.error) || outcome);
-      closeOpen(step);
-      const limit = step.state.stopReason;
-      const stopReason: StopReason =
-        outcome === 'cancelled'
-          ? 'cancelled'
-          : outcome === 'failed'
-            ? 'error'
-            : limit && Object.hasOwn(LIMIT_STOP, limit)
-              ? LIMIT_STOP[limit as LimitCode]
-              : 'end_turn';
-      const started = step.state.turnStartedAt;
-      step.state = { ...step.state, ended: true };
-      step.emit('turn.completed', {
-        kind: 'turn.completed',
-        payload: {
-          stopReason,
-          ...(step.state.stopReason && stopReason !== 'end_turn'
-            ? { rawStopReason: step.state.stopReason }
-            : {}),
-          ...(started ? { durationMs: Math.max(0, Date.parse(receivedAt) - Date.parse(started)) } : {}),
-        },
-      });
-      return;
-    }
-    default:
-      step.warn('builtin.unknown_harness_frame', `an unknown harness frame ${str(f.harness)}`, f);
-  }
-}
+    markAnswered(step, f.questionId);
+    const answered = f.outcome === 'answered';
+    step.emit(`question.resolved:${f.questionId}`, {
+      kind: 'question.resolved',
+      payload: {
+        questionId: f.questionId,
+        outcome: f.outcome,
+        ...(answered
+          ? {
+              answer: {
+                choiceIds: (f.choiceIds ?? []).filter((c): c is string => typeof c === 'string'),
+                ...(f.text !== undefined ? { text: f.text } : {}),
+              },
+            }
+          : {}),
+        ...(f.answeredBy !== undefined ? { answeredBy: f.answeredBy } : {}),
+        answeredAt: step.receivedAt,
+      },
+    });
+  },
+  'turn.cancel_requested': () => {},
+  'engine.exited': (step, f) =>
+    step.emit(`error:${nextCount(step)}`, {
+      kind: 'harness.error',
+      payload: engineExitedError(f, 'the built-in engine'),
+    }),
+  'engine.error': (step, f) =>
+    step.emit(`error:${nextCount(step)}`, { kind: 'harness.error', payload: engineErrorPayload(f) }),
+  'turn.ended': (step, f) => {
+    const outcome = f.outcome;
+    if (outcome !== 'completed')
+      endOpenTools(step, outcome === 'cancelled' ? 'cancelled' : 'failed', f.error || outcome);
+    closeOpen(step);
+    const limit = step.state.stopReason;
+    const stopReason: StopReason =
+      outcome === 'cancelled'
+        ? 'cancelled'
+        : outcome === 'failed'
+          ? 'error'
+          : limit && Object.hasOwn(LIMIT_STOP, limit)
+            ? LIMIT_STOP[limit as LimitCode]
+            : 'end_turn';
+    const started = step.state.turnStartedAt;
+    step.state = { ...step.state, ended: true };
+    step.emit('turn.completed', {
+      kind: 'turn.completed',
+      payload: {
+        stopReason,
+        ...(step.state.stopReason && stopReason !== 'end_turn'
+          ? { rawStopReason: step.state.stopReason }
+          : {}),
+        ...(started ? { durationMs: Math.max(0, Date.parse(step.receivedAt) - Date.parse(started)) } : {}),
+      },
+    });
+  },
+};
 
 function markAsked(step: Step, id: string, ask: 'approval' | 'question'): void {
   step.state = { ...step.state, openAsks: { ...(step.state.openAsks ?? {}), [id]: ask } };
@@ -373,7 +362,7 @@ function endOpenTools(step: Step, status: 'failed' | 'cancelled', error: string)
     step.state.ledger ?? emptyTrack('', ''),
     status === 'failed' ? 'error' : 'cancelled',
     error,
-    step.at,
+    step.receivedAt,
   );
   step.state = { ...step.state, ledger: cut.track };
   step.audit.push(...cut.rows);
@@ -397,9 +386,10 @@ function closeOpen(step: Step): void {
 function inScope(step: Step, namespace: string[], body: (sub: Step) => void): void {
   const path = namespace.join('/');
   const children = step.state.children ?? {};
-  const sub = new Step(
+  const sub = newStep(
     children[path] ?? { ...runtimeTranslator.initialState(SCOPE_CTX), children: {}, scoped: {} },
-    step.at,
+    step.frameKey,
+    step.receivedAt,
   );
   body(sub);
   step.state = { ...step.state, children: { ...children, [path]: sub.state } };
@@ -454,7 +444,7 @@ function endReasoning(step: Step, key: string): void {
 }
 
 function runtimeFrame(step: Step, f: RuntimeFrame): void {
-  step.track((t) => seen(t, step.at));
+  track(step, (t) => seen(t, step.receivedAt));
   switch (f.rt) {
     case 'part': {
       streamPart(step, f.step, f.part, f.cost);
@@ -467,10 +457,10 @@ function runtimeFrame(step: Step, f: RuntimeFrame): void {
       });
       return;
     case 'model.start':
-      step.track((t) => noteModelStart(t, f, step.at));
+      track(step, (t) => noteModelStart(t, f, step.receivedAt));
       return;
     case 'tool.start': {
-      step.track((t) => noteStart(t, f, step.at));
+      track(step, (t) => noteStart(t, f, step.receivedAt));
       const known = step.state.tools[f.toolCallId];
       if (!known?.started) {
         step.state = {
@@ -502,8 +492,7 @@ function runtimeFrame(step: Step, f: RuntimeFrame): void {
       return;
     }
     case 'tool.progress': {
-      const n = step.state.warnings + 1;
-      step.state = { ...step.state, warnings: n };
+      const n = nextCount(step);
       step.emit(`tool.progress:${f.toolCallId}:${n}`, {
         kind: 'tool.progress',
         payload: { toolCallId: f.toolCallId, status: 'running', message: f.message },
@@ -511,7 +500,7 @@ function runtimeFrame(step: Step, f: RuntimeFrame): void {
       return;
     }
     case 'tool.end':
-      step.track((t) => noteEnd(t, f));
+      track(step, (t) => noteEnd(t, f));
       step.state = { ...step.state, toolsEnded: { ...(step.state.toolsEnded ?? {}), [f.toolCallId]: true } };
       step.emit(`tool.completed:${f.toolCallId}`, {
         kind: 'tool.completed',
@@ -526,7 +515,7 @@ function runtimeFrame(step: Step, f: RuntimeFrame): void {
       return;
     case 'approval': {
       markAsked(step, f.approvalId, 'approval');
-      step.track((t) => noteApproval(t, f.toolCallId, f.approvalId));
+      track(step, (t) => noteApproval(t, f.toolCallId, f.approvalId));
       const diff = f.diff !== undefined ? makeArtifact(f.diff, 'text/x-diff') : undefined;
       if (diff) step.artifacts.push(diff.stored);
       step.emit(`approval.requested:${f.approvalId}`, {
@@ -557,8 +546,7 @@ function runtimeFrame(step: Step, f: RuntimeFrame): void {
       });
       return;
     case 'terminal': {
-      const n = step.state.warnings + 1;
-      step.state = { ...step.state, warnings: n };
+      const n = nextCount(step);
       step.emit(`terminal:${f.terminalId}:${n}`, {
         kind: 'terminal.output',
         payload: {
@@ -620,14 +608,13 @@ function runtimeFrame(step: Step, f: RuntimeFrame): void {
       step.emit(`usage:${f.usage.scope}`, { kind: 'usage.updated', payload: f.usage });
       return;
     case 'marker': {
-      const n = step.state.warnings + 1;
-      step.state = { ...step.state, warnings: n };
+      const n = nextCount(step);
       step.emit(`marker:${n}`, { kind: 'context.marker', payload: f.marker });
       return;
     }
     case 'warning':
       if (Object.hasOwn(LIMIT_STOP, f.code)) step.state = { ...step.state, stopReason: f.code };
-      step.warn(f.code, f.message, f.detail);
+      warnCounted(step, f.code, f.message, f.detail);
       return;
     case 'model':
       step.emit('session.metadata', {
@@ -636,7 +623,7 @@ function runtimeFrame(step: Step, f: RuntimeFrame): void {
       });
       return;
     case 'audit':
-      step.track((t) => noteRow(t, f.row));
+      track(step, (t) => noteRow(t, f.row));
       step.audit.push(f.row);
       return;
     case 'child':
@@ -655,8 +642,7 @@ function runtimeFrame(step: Step, f: RuntimeFrame): void {
       });
       return;
     case 'child.state': {
-      const n = step.state.warnings + 1;
-      step.state = { ...step.state, warnings: n };
+      const n = nextCount(step);
       step.emit(`child.updated:${f.childSessionId}:${n}`, {
         kind: 'child.updated',
         payload: {
@@ -685,7 +671,12 @@ function runtimeFrame(step: Step, f: RuntimeFrame): void {
       // Bookkeeping for resume and the corpus; no canonical event.
       return;
     default:
-      step.warn('builtin.unknown_frame', 'an unknown built-in engine frame', f as unknown as JsonValue);
+      warnCounted(
+        step,
+        'builtin.unknown_frame',
+        'an unknown built-in engine frame',
+        f as unknown as JsonValue,
+      );
   }
 }
 
@@ -694,7 +685,7 @@ function hashOf(value: JsonValue | object): string {
 }
 
 function streamPart(step: Step, stepNo: number, part: JsonObject, cost?: UsageCost): void {
-  const id = str(part.id);
+  const id = stringOrEmpty(part.id);
   const key = `${stepNo}:${id}`;
   switch (part.type) {
     case 'text-start': {
@@ -709,10 +700,10 @@ function streamPart(step: Step, stepNo: number, part: JsonObject, cost?: UsageCo
     case 'text-delta': {
       const open = step.state.texts[key];
       if (!open) {
-        step.warn('builtin.orphan_delta', `text delta for unknown block ${key}`);
+        warnCounted(step, 'builtin.orphan_delta', `text delta for unknown block ${key}`);
         return;
       }
-      const delta = str(part.text);
+      const delta = stringOrEmpty(part.text);
       const n = open.text.length;
       step.state = {
         ...step.state,
@@ -739,10 +730,10 @@ function streamPart(step: Step, stepNo: number, part: JsonObject, cost?: UsageCo
     case 'reasoning-delta': {
       const open = step.state.reasoning[key];
       if (!open) {
-        step.warn('builtin.orphan_delta', `reasoning delta for unknown block ${key}`);
+        warnCounted(step, 'builtin.orphan_delta', `reasoning delta for unknown block ${key}`);
         return;
       }
-      const delta = str(part.text);
+      const delta = stringOrEmpty(part.text);
       const n = open.text.length;
       step.state = {
         ...step.state,
@@ -759,7 +750,7 @@ function streamPart(step: Step, stepNo: number, part: JsonObject, cost?: UsageCo
       return;
     }
     case 'tool-input-start': {
-      const name = str(part.toolName);
+      const name = stringOrEmpty(part.toolName);
       step.state = {
         ...step.state,
         tools: { ...step.state.tools, [id]: { name, input: '', started: true } },
@@ -773,7 +764,7 @@ function streamPart(step: Step, stepNo: number, part: JsonObject, cost?: UsageCo
     case 'tool-input-delta': {
       const known = step.state.tools[id];
       if (!known) return;
-      const input = known.input + str(part.delta);
+      const input = known.input + stringOrEmpty(part.delta);
       step.state = { ...step.state, tools: { ...step.state.tools, [id]: { ...known, input } } };
       step.emit(`tool.input:${id}:${known.input.length}`, {
         kind: 'tool.progress',
@@ -782,10 +773,10 @@ function streamPart(step: Step, stepNo: number, part: JsonObject, cost?: UsageCo
       return;
     }
     case 'tool-call': {
-      const callId = str(part.toolCallId);
+      const callId = stringOrEmpty(part.toolCallId);
       const known = step.state.tools[callId];
       if (!known) {
-        const name = str(part.toolName);
+        const name = stringOrEmpty(part.toolName);
         step.state = {
           ...step.state,
           tools: { ...step.state.tools, [callId]: { name, input: '', started: true } },
@@ -818,7 +809,11 @@ function streamPart(step: Step, stepNo: number, part: JsonObject, cost?: UsageCo
       return;
     }
     case 'error':
-      step.warn('builtin.model_stream_error', `the model stream reported an error: ${str(part.message)}`);
+      warnCounted(
+        step,
+        'builtin.model_stream_error',
+        `the model stream reported an error: ${stringOrEmpty(part.message)}`,
+      );
       return;
     case 'start':
     case 'start-step':
@@ -835,9 +830,10 @@ function streamPart(step: Step, stepNo: number, part: JsonObject, cost?: UsageCo
     case 'raw':
       return;
     default:
-      step.warn(
+      warnCounted(
+        step,
         'builtin.unknown_part',
-        `an AI SDK stream part this translator does not know: ${str(part.type)}`,
+        `an AI SDK stream part this translator does not know: ${stringOrEmpty(part.type)}`,
       );
   }
 }

@@ -30,7 +30,7 @@ export function dispatchHarnessFrame<Step extends Warns>(
     step.warn(DIAGNOSTIC_CODES.unknownHarnessFrame, 'an unknown harness frame', frame);
     return;
   }
-  const problem = checkFields(frame, FIELDS[kind as HarnessKind]);
+  const problem = fieldProblem(frame, FIELDS[kind as HarnessKind]);
   if (problem) {
     step.warn(DIAGNOSTIC_CODES.badHarnessFrame, `a ${kind} harness frame with ${problem}`, frame);
     return;
@@ -39,13 +39,22 @@ export function dispatchHarnessFrame<Step extends Warns>(
   handler(step, frame);
 }
 
-type FieldType = 'string' | 'number' | 'boolean' | 'object' | 'nullable-number' | 'nullable-string' | 'array';
-type FieldRule = { type: FieldType; required?: boolean; oneOf?: readonly string[] };
+export type FieldType =
+  | 'string'
+  | 'number'
+  | 'boolean'
+  | 'object'
+  | 'nullable-number'
+  | 'nullable-string'
+  | 'array';
+/** What one field of a frame must be: its JSON type, whether it must be there, the values it may take. */
+export type FieldRule = { type: FieldType; required?: boolean; oneOf?: readonly string[] };
+export type FieldRules = Record<string, FieldRule>;
 
 const OUTCOMES = ['completed', 'failed', 'cancelled'] as const;
 
 /** The fields of each kind as harness-frame.ts declares them (required ones marked). */
-const FIELDS: Record<HarnessKind, Record<string, FieldRule>> = {
+const FIELDS: Record<HarnessKind, FieldRules> = {
   'session.bound': {
     origin: { type: 'string', required: true, oneOf: ['new', 'load', 'resume', 'fork'] },
     generation: { type: 'number', required: true },
@@ -90,7 +99,8 @@ const FIELDS: Record<HarnessKind, Record<string, FieldRule>> = {
   },
 };
 
-function checkFields(frame: JsonObject, rules: Record<string, FieldRule>): string | null {
+/** The first field of `frame` that breaks its rule, said in a few words; null when every field fits. */
+export function fieldProblem(frame: JsonObject, rules: FieldRules): string | null {
   for (const [name, rule] of Object.entries(rules)) {
     const value = frame[name];
     if (value === undefined) {
