@@ -1,27 +1,47 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { resolveOpenCodeBinary } from '@agentlane/adapter-opencode';
+import { ensureRealEngines, realEnginesDir } from './real-engines';
 
-const require = createRequire(import.meta.url);
-
-function packageDir(name: string): string | null {
-  try {
-    return dirname(require.resolve(`${name}/package.json`));
-  } catch {
-    return null;
-  }
+export interface EngineEntries {
+  claude: string | null;
+  codex: string | null;
+  gemini: string | null;
+  opencode: string | null;
+  /** Why the entries are null (the install failed or was skipped). */
+  reason: string | null;
 }
 
-/** Where the pinned engines of this workspace live (null when not installed). */
-export function engineEntries(): { claude: string | null; codex: string | null; gemini: string | null } {
-  const claude = packageDir('@zed-industries/claude-agent-acp');
-  const codex = packageDir(`@zed-industries/codex-acp-${process.platform}-${process.arch}`);
-  const gemini = packageDir('@google/gemini-cli');
+/** Where the pinned engines are (installing them first, see `ensureRealEngines`; null when not there). */
+export function engineEntries(): EngineEntries {
+  const reason = ensureRealEngines();
+  const require = createRequire(join(realEnginesDir, 'package.json'));
+  const packageDir = (name: string) => {
+    try {
+      return dirname(require.resolve(`${name}/package.json`));
+    } catch {
+      return null;
+    }
+  };
   const file = (dir: string | null, path: string) =>
     dir && existsSync(join(dir, path)) ? join(dir, path) : null;
+  let opencode: string | null = null;
+  try {
+    opencode = resolveOpenCodeBinary(undefined, [join(realEnginesDir, 'package.json')]);
+  } catch {
+    // not installed
+  }
   return {
-    claude: file(claude, 'dist/index.js'),
-    codex: file(codex, 'bin/codex-acp'),
-    gemini: file(gemini, 'bundle/gemini.js'),
+    claude: file(packageDir('@zed-industries/claude-agent-acp'), 'dist/index.js'),
+    codex: file(packageDir(`@zed-industries/codex-acp-${process.platform}-${process.arch}`), 'bin/codex-acp'),
+    gemini: file(packageDir('@google/gemini-cli'), 'bundle/gemini.js'),
+    opencode,
+    reason,
   };
+}
+
+/** `why` a pinned engine is missing, as the tests print it (skip) or throw it (CI=true). */
+export function missingEngine(name: string, entries: EngineEntries): string {
+  return `the pinned engine ${name} is not installed in testing/engines/real${entries.reason ? `: ${entries.reason}` : ''}`;
 }

@@ -2,4 +2,5 @@ export * from './driver-harness';
 export * from './engine-files';
 export * from './engines';
 export * from './gemini-sessions';
+export * from './real-engines';
 export * from './serve-process';

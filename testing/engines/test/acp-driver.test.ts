@@ -15,7 +15,7 @@ import {
   writeFileTool,
 } from '@agentlane/fake-model-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DriverHarness, engineEntries, kindsOf } from '../src/index';
+import { DriverHarness, engineEntries, kindsOf, missingEngine } from '../src/index';
 
 const entries = engineEntries();
 const root = mkdtempSync(join(tmpdir(), 'agentlane-acp-e2e-'));
@@ -32,8 +32,8 @@ const presets: Record<
 
 const ENGINES = (['claude', 'codex', 'gemini'] as const).filter((name) => {
   if (entries[name]) return true;
-  if (process.env.CI === 'true') throw new Error(`engine ${name} is not installed in testing/engines`);
-  console.warn(`skipping ${name}: the pinned engine is not installed in testing/engines`);
+  if (process.env.CI === 'true') throw new Error(missingEngine(name, entries));
+  console.warn(`skipping ${name}: ${missingEngine(name, entries)}`);
   return false;
 });
 

@@ -27,7 +27,12 @@ describe.skipIf(!binary)('OpenCode audit rows through the HTTP API', () => {
   beforeAll(async () => {
     fixture = await startFixture('agentlane-oc-audit');
     ({ fake, dir, work } = fixture);
-    driver = createDriver({ home: join(dir, 'opencode-home'), config: openCodeConfig(fake), settleMs: 150 });
+    driver = createDriver({
+      binary,
+      home: join(dir, 'opencode-home'),
+      config: openCodeConfig(fake),
+      settleMs: 150,
+    });
     stack = await startAuditedStack(dir, work, driver);
   }, 60_000);
 

@@ -31,6 +31,7 @@ describe.skipIf(!binary)('OpenCode end to end through agentlane’s HTTP API', (
 
   const boot = async () => {
     driver = createDriver({
+      binary,
       home: join(dir, 'opencode-home'),
       config: openCodeConfig(fake, { secondModel: true }),
       settleMs: 150,

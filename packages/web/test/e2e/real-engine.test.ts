@@ -10,7 +10,7 @@ import {
   toolThenAnswer,
   writeFileTool,
 } from '@agentlane/fake-model-server';
-import { engineEntries } from '@agentlane/test-engines';
+import { engineEntries, missingEngine } from '@agentlane/test-engines';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The engine suites' SSE follower: the API side of the cancel assertion reads the same stream they do.
@@ -23,13 +23,15 @@ import { buildOnce } from './helpers/build';
  * model is the fake model server: an approval clicked in the page reaches the engine, cancel from the page
  * ends the run cancelled.
  */
-const codexEntry = engineEntries().codex;
+// Chromium first: without it the pinned engines are not installed for nothing.
+const noChromium = chromiumMissing();
+const codexEntry = noChromium ? null : engineEntries().codex;
 const skip =
-  chromiumMissing() ??
+  noChromium ??
   (codexEntry
     ? undefined
     : (() => {
-        const reason = 'real-engine browser tests skipped: codex-acp is not installed in testing/engines';
+        const reason = `real-engine browser tests skipped: ${missingEngine('codex', engineEntries())}`;
         if (process.env['CI'] === 'true') throw new Error(reason);
         console.warn(reason);
         return reason;
