@@ -6,3 +6,5 @@ export * from './kill-cycles';
 export * from './private-postgres';
 export * from './serve-load';
 export * from './sse-follower';
+export * from './standard-subscriber';
+export * from './tcp-proxy';

@@ -4,12 +4,11 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { subscribeThread } from '@agentlane/client';
-import { CANONICAL_EVENT_KINDS, type StreamEvent } from '@agentlane/contract';
 import { slowStream, startFakeModelServer } from '@agentlane/fake-model-server';
 import { builtinServeConfig, type ServeProcess, startServeProcess } from '@agentlane/test-engines';
-import { EventSource } from 'eventsource';
 import { HttpTally } from './http-tally';
 import { compareStreams, type FollowedRow, readThread } from './sse-follower';
+import { standardSubscriber } from './standard-subscriber';
 
 export interface KillCycleOptions {
   /** A SQLite path or a postgres:// URL (with ?schema=). */
@@ -54,21 +53,6 @@ async function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
-}
-
-/** A standard EventSource (the `eventsource` package) on a URL with `?after=0`: it resumes with Last-Event-ID. */
-function standardSubscriber(url: string): { rows: Row[]; close(): void } {
-  const rows: Row[] = [];
-  const source = new EventSource(url);
-  const onRow = (e: { data: string }) => {
-    const event = JSON.parse(e.data) as StreamEvent;
-    if ('event' in event) {
-      rows.push({ deliverySeq: event.deliverySeq, eventId: event.event.eventId, revision: event.revision });
-    }
-  };
-  // The server names every frame by its type (`event: message.delta`): one listener per canonical kind.
-  for (const kind of CANONICAL_EVENT_KINDS) source.addEventListener(kind, onRow);
-  return { rows, close: () => source.close() };
 }
 
 /** The project's own client (`subscribeThread`: reconnects with backoff and the cursor it holds). */

@@ -80,6 +80,9 @@ export class SseConnection {
     });
     this.res.flushHeaders();
     this.res.socket?.setNoDelay(true);
+    // The reconnect delay a standard EventSource uses when the connection drops (its own default is 3 s): a
+    // field alone, no data, so no event is dispatched.
+    this.res.write(`retry: ${Math.max(0, Math.floor(this.options.retryMs))}\n\n`);
     this.res.on('close', () => this.#markClosed());
     this.res.on('drain', () => {
       clearTimeout(this.#slowTimer);
