@@ -1,6 +1,7 @@
 // Test support shared by the adapters' translator tests (golden traces, property tests). Test-only: the
 // adapters import it from their test folders, never from src.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { JsonValue } from '@agentlane/contract';
 import type {
   NativeFrameRecord,
@@ -62,4 +63,12 @@ export function translateRecords<S extends JsonValue>(
   const lastAt = input.at(-1)?.receivedAt ?? new Date(0).toISOString();
   for (const event of last.events) events.push({ event, receivedAt: lastAt });
   return { events, state: last.state, artifacts };
+}
+
+/** The recorded native traces of a fixtures folder (`*.jsonl`, not the expected outputs), for the suites. */
+export function recordingsIn(dir: string): { name: string; frames: JsonValue[] }[] {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.jsonl') && !f.includes('.expected.'))
+    .sort()
+    .map((f) => ({ name: f, frames: readJsonl(join(dir, f)) }));
 }

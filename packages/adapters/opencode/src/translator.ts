@@ -14,7 +14,6 @@ import {
   translateGuarded,
   withAudit,
 } from '@agentlane/engine-kit';
-import type { Step } from './step';
 import { onFileEdited, onSessionDiff, onWatcherUpdated } from './files';
 import { harnessHandlers } from './harness-frames';
 import {
@@ -36,6 +35,7 @@ import {
   onSessionUpdated,
 } from './sessions';
 import { cloneState, initialOpenCodeState, type OpenCodeState } from './state';
+import type { Step } from './step';
 import { closeOpenParts, onPartDelta } from './text-parts';
 import { closeOpenTools } from './tool-parts';
 

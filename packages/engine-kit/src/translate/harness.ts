@@ -1,4 +1,10 @@
-import type { HarnessErrorPayload, JsonObject, TurnStartedPayload } from '@agentlane/contract';
+import {
+  CAPABILITY_FLAGS,
+  type HarnessErrorPayload,
+  type JsonObject,
+  normalizeNegotiatedCapabilities,
+  type TurnStartedPayload,
+} from '@agentlane/contract';
 import type { HarnessFrame } from '../harness-frame';
 import { DIAGNOSTIC_CODES } from './diagnostics';
 import { compact, isObject } from './narrow';
@@ -36,7 +42,17 @@ export function dispatchHarnessFrame<Step extends Warns>(
     return;
   }
   const handler = handlers[kind as HarnessKind] as (step: Step, frame: JsonObject) => void;
-  handler(step, frame);
+  handler(step, kind === 'session.bound' ? withFullCapabilities(frame) : frame);
+}
+
+/**
+ * session.bound with a capability map every flag of which is a boolean, as session.started needs: a map
+ * with flags missing or of the wrong type is read as the contract reads one (those flags false).
+ */
+function withFullCapabilities(frame: JsonObject): JsonObject {
+  const caps = frame.capabilities as Record<string, unknown>;
+  if (CAPABILITY_FLAGS.every((flag) => typeof caps[flag] === 'boolean')) return frame;
+  return { ...frame, capabilities: normalizeNegotiatedCapabilities(caps) };
 }
 
 export type FieldType =

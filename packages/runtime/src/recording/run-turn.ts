@@ -27,9 +27,13 @@ export type TurnRecord = Omit<
  * injected clock and ids, against a model server at `origin` (e.g. http://127.0.0.1:4000). The frames go through the pure translator
  * with deterministic receive times; the audit rows go into a real SQLite ledger and the checkpoints into a
  * real SQLite saver, and both are read back from there. Paths of the throwaway workspace are replaced by
- * the workspace placeholder.
+ * the workspace placeholder. `frames`, when given, receives the native source lane (harness frames included).
  */
-export async function runCorpusTurn(input: CorpusInput, origin: string): Promise<TurnRecord> {
+export async function runCorpusTurn(
+  input: CorpusInput,
+  origin: string,
+  frames: JsonValue[] = [],
+): Promise<TurnRecord> {
   const root = await mkdtemp(join(tmpdir(), 'agentlane-corpus-'));
   const workspace = join(root, 'workspace');
   await mkdir(workspace);
@@ -58,7 +62,6 @@ export async function runCorpusTurn(input: CorpusInput, origin: string): Promise
     modelFactory: (settings, observe) => createModel(settings, observe, providerIds),
   });
   try {
-    const frames: JsonValue[] = [];
     const emit = (f: JsonValue) => {
       frames.push(f);
     };
