@@ -1,4 +1,4 @@
-import type { EngineDriver } from '@agentlane/engine-kit';
+import type { DiscoveredEngine, EngineDriver } from '@agentlane/engine-kit';
 import { CliError } from './cli-error';
 import type { EngineConfig } from './config';
 
@@ -22,19 +22,10 @@ const DATABASE_OPTION: Partial<Record<EngineConfig['type'], string>> = {
   builtin: 'checkpoints',
 };
 
-/** What an adapter can offer without a config file (see `discoverEngines`). */
-export interface DiscoveredEntry {
-  options: { name: string; label: string } & Record<string, unknown>;
-  inMemory?: Record<string, unknown>;
-  why: string;
-  env: string[];
-  notes?: string[];
-}
-
 type AdapterModule = {
   createDriver?: (config: Record<string, unknown>) => EngineDriver | Promise<EngineDriver>;
   recordedSessionDrivers?: (options?: { speed?: number }) => EngineDriver[];
-  discoverEngines?: (env: NodeJS.ProcessEnv, options: { cwd: string }) => DiscoveredEntry[];
+  discoverEngines?: (env: NodeJS.ProcessEnv, options: { cwd: string }) => DiscoveredEngine[];
 };
 
 /** An engine found without a config file: its config entry, what is kept in memory only, and why. */

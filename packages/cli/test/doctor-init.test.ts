@@ -15,7 +15,7 @@ describe('agentlane init', () => {
     const output = join(dir, 'agentlane.json');
     const lines: string[] = [];
     const env = { ANTHROPIC_API_KEY: 'sk-ant-init-secret', GEMINI_API_KEY: 'gm-init-secret' };
-    const result = await runInit({ output, env, progress: (l) => lines.push(l) });
+    const result = await runInit({ output, env, cwd: dir, progress: (l) => lines.push(l) });
     expect(result.written).toEqual(['builtin-anthropic', 'builtin-google']);
     expect(lines).toContain('agentlane: checking engine builtin-anthropic (ANTHROPIC_API_KEY is set)…');
     const text = readFileSync(output, 'utf8');
@@ -30,7 +30,9 @@ describe('agentlane init', () => {
       ['builtin-anthropic', 'builtin'],
       ['builtin-google', 'builtin'],
     ]);
-    await expect(runInit({ output, env })).rejects.toThrow(/exists already \(pass --force to replace it\)/);
+    await expect(runInit({ output, env, cwd: dir })).rejects.toThrow(
+      /exists already \(pass --force to replace it\)/,
+    );
   }, 60_000);
 });
 

@@ -1,10 +1,26 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { EngineConfig } from '../src/config';
 import { probeOffers } from '../src/engine-probe';
 import { discoverEngines } from '../src/engine-registry';
+
+/** An empty project folder: nothing installed in its node_modules. */
+const emptyProject = () => mkdtempSync(join(tmpdir(), 'agentlane-discovery-'));
+
+/** A project whose node_modules/.bin links the given commands to small Node scripts, as npm installs them. */
+function projectWith(commands: string[]): string {
+  const dir = emptyProject();
+  mkdirSync(join(dir, 'node_modules', '.bin'), { recursive: true });
+  for (const name of commands) {
+    const script = join(dir, `${name}.js`);
+    writeFileSync(script, '#!/usr/bin/env node\n');
+    chmodSync(script, 0o755);
+    symlinkSync(script, join(dir, 'node_modules', '.bin', name));
+  }
+  return realpathSync(dir);
+}
 
 describe('engine discovery', () => {
   it('offers the built-in engine per provider key variable, with base URLs honoured and no key in the entry', async () => {
@@ -14,7 +30,7 @@ describe('engine discovery', () => {
         GEMINI_API_KEY: 'gm-test',
         GOOGLE_GEMINI_BASE_URL: 'http://127.0.0.1:9/v1beta',
       },
-      process.cwd(),
+      emptyProject(),
     );
     const builtin = offers.filter((o) => o.entry.type === 'builtin');
     expect(builtin.map((o) => [o.entry.name, o.why])).toEqual([
@@ -25,9 +41,69 @@ describe('engine discovery', () => {
     // GEMINI_API_KEY is not the variable the runtime reads: the key is handed over in memory only.
     expect(builtin[1]?.inMemory).toEqual({ apiKey: 'gm-test' });
     expect(JSON.stringify(builtin.map((o) => o.entry))).not.toContain('-test');
-    expect(await discoverEngines({}, process.cwd())).not.toContainEqual(
+    expect(await discoverEngines({}, emptyProject())).not.toContainEqual(
       expect.objectContaining({ entry: expect.objectContaining({ type: 'builtin' }) }),
     );
+  });
+
+  it('offers the ACP agents installed in the project or on PATH whose provider key is set, naming the variable only', async () => {
+    const project = projectWith(['claude-agent-acp', 'gemini']);
+    const onPath = projectWith(['codex-acp']);
+    const env = {
+      PATH: join(onPath, 'node_modules', '.bin'),
+      ANTHROPIC_API_KEY: 'sk-ant-secret',
+      ANTHROPIC_BASE_URL: 'http://127.0.0.1:9/',
+      OPENAI_API_KEY: 'sk-openai-secret',
+      OPENAI_BASE_URL: 'https://gateway.example/v1',
+    };
+    const acp = (await discoverEngines(env, project)).filter((o) => o.entry.type === 'acp');
+    // Gemini CLI is installed but GEMINI_API_KEY is not set: it could not answer, so it is not offered.
+    expect(acp.map((o) => [o.entry.name, o.why])).toEqual([
+      [
+        'claude',
+        "claude-agent-acp found in the project's node_modules, ANTHROPIC_API_KEY is set, ANTHROPIC_BASE_URL names the endpoint",
+      ],
+      ['codex', 'codex-acp found on PATH, OPENAI_API_KEY is set, OPENAI_BASE_URL names the endpoint'],
+    ]);
+    expect(acp[0]?.entry).toMatchObject({
+      preset: 'claude-code',
+      entry: join(project, 'claude-agent-acp.js'),
+      modelBaseUrl: 'http://127.0.0.1:9',
+      apiKeyEnv: 'ANTHROPIC_API_KEY',
+      network: 'loopback',
+    });
+    // The presets add /v1 themselves; a public endpoint needs the network engines are otherwise kept from.
+    expect(acp[1]?.entry).toMatchObject({ modelBaseUrl: 'https://gateway.example', network: 'open' });
+    expect(JSON.stringify(acp)).not.toContain('secret');
+    expect(acp[0]?.env).toEqual(['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL']);
+  });
+
+  it('offers OpenCode found in the project on the first provider with a key, the key in memory only', async () => {
+    const project = projectWith(['opencode']);
+    const offers = await discoverEngines(
+      { GEMINI_API_KEY: 'gm-secret', GOOGLE_GENERATIVE_AI_BASE_URL: 'http://localhost:9/v1beta' },
+      project,
+    );
+    const opencode = offers.filter((o) => o.entry.type === 'opencode');
+    expect(opencode).toHaveLength(1);
+    expect(opencode[0]?.why).toBe(
+      "opencode found in the project's node_modules, GEMINI_API_KEY is set, GOOGLE_GENERATIVE_AI_BASE_URL names the endpoint",
+    );
+    expect(opencode[0]?.entry).toMatchObject({
+      name: 'opencode',
+      binary: join(project, 'opencode.js'),
+      network: 'loopback',
+      config: {
+        model: 'google/gemini-2.5-flash',
+        provider: { google: { options: { baseURL: 'http://localhost:9/v1beta' } } },
+      },
+    });
+    expect(JSON.stringify(opencode[0]?.entry)).not.toContain('gm-secret');
+    expect(opencode[0]?.inMemory).toEqual({ env: { GOOGLE_GENERATIVE_AI_API_KEY: 'gm-secret' } });
+    expect(
+      (await discoverEngines({}, project)).filter((o) => o.entry.type === 'opencode'),
+      'no provider key, no offer',
+    ).toEqual([]);
   });
 
   it('does not offer an engine whose start probe fails, and says why', async () => {

@@ -1,18 +1,7 @@
+import type { DiscoveredEngine } from '@agentlane/engine-kit';
 import type { ModelApi } from './model';
 
-/** An engine entry `agentlane serve` can offer without a config file, with what it is and why it is offered. */
-export interface DiscoveredEngine {
-  /** The adapter options (the config file's engine entry without `type`); never a key. */
-  options: { name: string; label: string } & Record<string, unknown>;
-  /** Options handed to the driver in memory only, never written to a config file (a key read from env). */
-  inMemory?: Record<string, unknown>;
-  /** Why it is offered, e.g. "OPENAI_API_KEY is set". */
-  why: string;
-  /** Variables the entry needs at run time (init writes them as comments, never their values). */
-  env: string[];
-  /** What a config file written from this entry should say beside it. */
-  notes?: string[];
-}
+export type { DiscoveredEngine };
 
 interface ProviderRecipe {
   name: string;

@@ -22,8 +22,14 @@ export async function startServeProcess(
   args: string[],
   timeoutMs = 60_000,
   env: NodeJS.ProcessEnv = process.env,
+  /** Its working directory (where it looks for engines installed in a project); this process's by default. */
+  cwd?: string,
 ): Promise<ServeProcess & { output(): string }> {
-  const child = spawn(process.execPath, [bin, 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  const child = spawn(process.execPath, [bin, 'serve', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env,
+    ...(cwd ? { cwd } : {}),
+  });
   let out = '';
   child.stdout?.on('data', (d) => {
     out += d;

@@ -25,6 +25,7 @@ const AcpEngineOptions = Type.Object(
     env: Type.Optional(Type.Record(Type.String(), Type.String())),
     homeFiles: Type.Optional(Type.Record(Type.String(), Type.String())),
     homeRoot: Type.Optional(Type.String({ minLength: 1 })),
+    network: Type.Optional(Type.Union([Type.Literal('loopback'), Type.Literal('open')])),
     observed: Type.Optional(Observed),
     startTimeoutMs: Type.Optional(Type.Integer({ minimum: 1000 })),
   },
@@ -73,6 +74,7 @@ export function parseAcpEngineOptions(value: unknown): AcpEngineConfig {
   if (o.provider) config.provider = o.provider;
   if (o.homeFiles) config.homeFiles = { ...config.homeFiles, ...o.homeFiles };
   if (o.homeRoot) config.homeRoot = o.homeRoot;
+  if (o.network) config.network = o.network;
   if (o.observed) config.observed = { ...config.observed, ...o.observed };
   if (o.startTimeoutMs) config.startTimeoutMs = o.startTimeoutMs;
   return config;

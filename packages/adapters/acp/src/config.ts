@@ -20,6 +20,11 @@ export interface AcpEngineConfig {
   env?: Record<string, string>;
   /** Files written into the engine's HOME before it starts (relative path → content, same substitutions). */
   homeFiles?: Record<string, string>;
+  /**
+   * `loopback` (the default): outbound HTTP(S) goes to a deny-all proxy, only loopback is reachable (a local
+   * model server). `open`: the engine reaches its provider's public endpoint directly.
+   */
+  network?: 'loopback' | 'open';
   /** Where per-thread engine HOMEs live (kept across restarts so load/resume finds the engine's own state). */
   homeRoot?: string;
   /** Flags the engine was observed to produce (see capabilities.ts): reasoning, plans, commands, usage, fileDiffs. */

@@ -141,11 +141,11 @@ class AcpSession implements EngineSession {
       XDG_CACHE_HOME: join(home, '.cache'),
       XDG_STATE_HOME: join(home, '.local', 'state'),
     };
-    const proxy = await sharedDenyAllProxy();
+    const proxyUrl = config.network === 'open' ? undefined : (await sharedDenyAllProxy()).url;
     const extra = Object.fromEntries(
       Object.entries(config.env ?? {}).map(([k, v]) => [k, substitute(v, vars)]),
     );
-    const env = sandboxEnv({ homeEnv: xdg, proxyUrl: proxy.url, extra });
+    const env = sandboxEnv({ homeEnv: xdg, ...(proxyUrl ? { proxyUrl } : {}), extra });
     const engine = spawnOwned(config.command, config.args ?? [], {
       cwd: options.workDir,
       env,

@@ -8,5 +8,6 @@ import { openCodeTranslator } from './translator';
 export const translators = { opencode: openCodeTranslator } as const;
 
 export { resolveOpenCodeBinary } from './driver/binary';
+export { discoverEngines } from './driver/discover';
 export { createDriver, type OpenCodeDriver, type OpenCodeDriverConfig } from './driver/driver';
 export { parseModelRef } from './driver/model-ref';

@@ -60,7 +60,13 @@ function checkPort(host: string, port: number): Promise<Finding> {
  */
 export async function runDoctor(
   flags: ServeFlags,
-  options: { env?: NodeJS.ProcessEnv; progress?: (line: string) => void; timeoutMs?: number } = {},
+  options: {
+    env?: NodeJS.ProcessEnv;
+    /** Where to look for engines installed in the project (`node_modules/.bin`); the working directory. */
+    cwd?: string;
+    progress?: (line: string) => void;
+    timeoutMs?: number;
+  } = {},
 ): Promise<Finding[]> {
   const env = options.env ?? process.env;
   const progress = options.progress ?? (() => {});
@@ -80,7 +86,7 @@ export async function runDoctor(
   });
   const timeoutMs = options.timeoutMs ?? 30_000;
   const configured: EngineOffer[] = config.engines.map((entry) => ({ entry, why: 'configured', env: [] }));
-  const found = config.discover ? await discoverEngines(env, process.cwd()) : [];
+  const found = config.discover ? await discoverEngines(env, options.cwd ?? process.cwd()) : [];
   for (const offer of configured) {
     progress(`checking engine ${offer.entry.name}…`);
     const fix = `correct engine "${offer.entry.name}" in ${config.configPath} (its command or entry, model URL, key variable)`;

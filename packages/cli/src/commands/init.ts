@@ -63,6 +63,8 @@ export async function runInit(options: {
   output: string;
   force?: boolean;
   env?: NodeJS.ProcessEnv;
+  /** Where to look for engines installed in the project (`node_modules/.bin`); the working directory. */
+  cwd?: string;
   timeoutMs?: number;
   progress?: (line: string) => void;
 }): Promise<{ path: string; written: string[]; failed: string[] }> {
@@ -71,7 +73,7 @@ export async function runInit(options: {
     throw new CliError(`${path} exists already (pass --force to replace it)`);
   const progress = options.progress ?? (() => {});
   progress('agentlane: looking for engines (provider keys, agents on PATH and in node_modules)…');
-  const offers = await discoverEngines(options.env ?? process.env, process.cwd());
+  const offers = await discoverEngines(options.env ?? process.env, options.cwd ?? process.cwd());
   const working: EngineOffer[] = [];
   const failed: { offer: EngineOffer; reason: string }[] = [];
   for (const offer of offers) {

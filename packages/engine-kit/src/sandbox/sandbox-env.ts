@@ -1,11 +1,17 @@
 /** Variables worth passing from the parent: how to find programs and render text, nothing else. */
 const PASS_THROUGH = ['PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'SHELL', 'TERM'];
 
+/** The parent's own proxy settings, kept for an engine allowed out (a company proxy stays in the path). */
+const PARENT_PROXY = ['HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy'];
+
 export interface SandboxEnvOptions {
   /** HOME and XDG variables (from createEngineHome). */
   homeEnv: Record<string, string>;
-  /** The deny-all proxy URL; every proxy variable points there. */
-  proxyUrl: string;
+  /**
+   * The deny-all proxy URL; every proxy variable points there. Without it (an engine whose entry says
+   * `network: "open"`), outbound traffic goes out directly or through the parent's own proxy variables.
+   */
+  proxyUrl?: string;
   /** Engine-specific variables (base URLs, dummy keys, telemetry switches); they win over the defaults. */
   extra?: Record<string, string>;
 }
@@ -21,8 +27,17 @@ export function sandboxEnv(options: SandboxEnvOptions): Record<string, string> {
     const value = process.env[key];
     if (value !== undefined) env[key] = value;
   }
+  Object.assign(env, options.homeEnv);
+  if (options.proxyUrl === undefined) {
+    for (const key of PARENT_PROXY) {
+      const value = process.env[key];
+      if (value !== undefined) env[key] = value;
+    }
+    Object.assign(env, { DO_NOT_TRACK: '1', NO_UPDATE_NOTIFIER: '1' }, options.extra ?? {});
+    return env;
+  }
   const noProxy = '127.0.0.1,localhost,::1';
-  Object.assign(env, options.homeEnv, {
+  Object.assign(env, {
     HTTP_PROXY: options.proxyUrl,
     HTTPS_PROXY: options.proxyUrl,
     ALL_PROXY: options.proxyUrl,

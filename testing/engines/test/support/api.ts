@@ -1,6 +1,6 @@
 import { type AuditableCall, parseAuditableCall, type StreamEvent } from '@agentlane/contract';
 import { expect } from 'vitest';
-import { post, type ThreadStream } from '../opencode-stack';
+import { post, ThreadStream } from '../opencode-stack';
 
 /** A stream event that carries a canonical event. */
 export type Canonical = Extract<StreamEvent, { event: unknown }>;
@@ -65,4 +65,27 @@ export const APPROVED_WRITE_KINDS = [
 /** Each of `expected` is among `kinds` (the failure names the missing kind). */
 export function expectKinds(kinds: string[], expected: string[]): void {
   for (const kind of expected) expect(kinds, kind).toContain(kind);
+}
+
+/**
+ * Opens a session on `engine` through the API, runs one prompt to its canonicalization and returns the
+ * answer's text (every message.delta of the run); the stream is closed by `cleanup`.
+ */
+export async function promptForText(
+  api: string,
+  options: { engine: string; workDir: string; prompt: string; timeoutMs: number },
+  cleanup: (() => Promise<void> | void)[],
+): Promise<string> {
+  const session = await post(`${api}/sessions`, { engine: options.engine, workDir: options.workDir });
+  expect(session.status, JSON.stringify(session.json)).toBe(201);
+  const threadId = (session.json as { session: { id: string } }).session.id;
+  const stream = new ThreadStream(`${api}/threads/${threadId}/events`);
+  cleanup.push(() => stream.close());
+  const created = await post(`${api}/threads/${threadId}/runs`, { prompt: options.prompt });
+  const runId = (created.json as { run: { runId: string } }).run.runId;
+  await stream.waitFor(done(runId), options.timeoutMs);
+  return stream
+    .canonical(runId)
+    .flatMap((e) => (e.event.kind === 'message.delta' ? [e.event.payload.delta] : []))
+    .join('');
 }

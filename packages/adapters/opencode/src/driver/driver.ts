@@ -28,6 +28,11 @@ export interface OpenCodeDriverConfig {
   config?: JsonObject;
   /** More environment for the OpenCode process (e.g. a provider API key); never logged. */
   env?: Record<string, string>;
+  /**
+   * `loopback` (the default): OpenCode's outbound HTTP(S) goes to a deny-all proxy, only loopback is
+   * reachable (a local model server). `open`: it reaches its provider's public endpoint.
+   */
+  network?: 'loopback' | 'open';
   startTimeoutMs?: number;
   settleMs?: number;
   onLog?(line: string): void;
@@ -57,6 +62,7 @@ export function createDriver(config: OpenCodeDriverConfig = {}): OpenCodeDriver 
       config: { ...SAFE_DEFAULTS, ...config.config },
       cwd,
       ...(config.env ? { extraEnv: config.env } : {}),
+      ...(config.network ? { network: config.network } : {}),
       ...(config.startTimeoutMs ? { startTimeoutMs: config.startTimeoutMs } : {}),
       ...(config.onLog ? { onLog: config.onLog } : {}),
     }).catch((error: unknown) => {

@@ -18,6 +18,8 @@ export interface StartServerOptions {
   /** The process's cwd (every request also names its project directory). */
   cwd: string;
   extraEnv?: Record<string, string>;
+  /** `open`: no deny-all proxy in front of OpenCode (it reaches its provider's public endpoint). */
+  network?: 'loopback' | 'open';
   startTimeoutMs?: number;
   onLog?(line: string): void;
 }
@@ -54,10 +56,10 @@ export async function startOpenCodeServer(options: StartServerOptions): Promise<
   const configPath = join(homeEnv.XDG_CONFIG_HOME, 'opencode', 'opencode.json');
   await mkdir(join(homeEnv.XDG_CONFIG_HOME, 'opencode'), { recursive: true });
   await writeFile(configPath, `${JSON.stringify(options.config, null, 2)}\n`);
-  const proxy = await sharedDenyAllProxy();
+  const proxyUrl = options.network === 'open' ? undefined : (await sharedDenyAllProxy()).url;
   const env = sandboxEnv({
     homeEnv,
-    proxyUrl: proxy.url,
+    ...(proxyUrl ? { proxyUrl } : {}),
     extra: { ...QUIET_ENV, OPENCODE_CONFIG: configPath, ...options.extraEnv },
   });
   const child = spawnOwned(
