@@ -1,9 +1,15 @@
-export * from './approvals';
-export * from './capabilities';
-export * from './config';
-export * from './config-schema';
-export { discoverEngines } from './discover';
-export * from './driver';
-export * from './presets';
-export type { AcpState } from './state';
-export * from './translator';
+// The public surface of the ACP adapter: the driver, its config and presets, the translator. Internals that
+// tests and benchmarks reach for are in `@agentlane/adapter-acp/internal`.
+export type { AcpEngineConfig } from './driver/config';
+export { type AcpEngineOptions, parseAcpEngineOptions } from './driver/config-schema';
+export { discoverEngines } from './driver/discover';
+export { createDriver } from './driver/driver';
+export { claudeCodePreset, codexPreset, geminiPreset, type PresetOptions } from './driver/presets';
+export type { AcpState } from './translate/state';
+export {
+  ACP_AUDIT_TRANSPORT,
+  ACP_COMMANDS_EVENT,
+  type AcpTranslatorOptions,
+  acpTranslator,
+  createAcpTranslator,
+} from './translate/translator';

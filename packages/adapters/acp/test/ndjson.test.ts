@@ -1,7 +1,7 @@
 import type { AnyMessage } from '@agentclientprotocol/sdk';
 import type { JsonValue } from '@agentlane/contract';
 import { describe, expect, it } from 'vitest';
-import { recordedNdJsonStream, type WireDirection } from '../src/ndjson';
+import { recordedNdJsonStream, type WireDirection } from '../src/internal';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { waitForQuiet } from '../src/quiet';
+import { waitForQuiet } from '../src/internal';
 
 describe('waitForQuiet', () => {
   it('returns at once when the agent has long been silent', async () => {

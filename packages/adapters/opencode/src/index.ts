@@ -1,8 +1,8 @@
-export { OPENCODE_CAPABILITIES } from './capabilities';
-export type { OpenCodeState } from './state';
-export { OPENCODE_AUDIT_TRANSPORT, openCodeTranslator, RESPONSE_FRAME } from './translator';
+export { OPENCODE_CAPABILITIES } from './translate/capabilities';
+export type { OpenCodeState } from './translate/state';
+export { OPENCODE_AUDIT_TRANSPORT, openCodeTranslator, RESPONSE_FRAME } from './translate/translator';
 
-import { openCodeTranslator } from './translator';
+import { openCodeTranslator } from './translate/translator';
 
 /** The translators this adapter provides, by provider id (for `agentlane translate` and the replay engine). */
 export const translators = { opencode: openCodeTranslator } as const;

@@ -2,8 +2,8 @@ import type { JsonObject } from '@agentlane/contract';
 import type { EngineSession, SessionBinding, TurnInput, TurnIO, TurnOutcome } from '@agentlane/engine-kit';
 import { asArray, asObject, asString } from '@agentlane/engine-kit';
 import type { OpencodeClient } from '@opencode-ai/sdk/v2/client';
-import { questionIds } from '../interactions';
-import { RESPONSE_FRAME } from '../translator';
+import { questionIds } from '../translate/interactions';
+import { RESPONSE_FRAME } from '../translate/translator';
 import type { EventFeed } from './event-feed';
 import { parseModelRef } from './model-ref';
 

@@ -27,7 +27,7 @@ export interface AcpEngineConfig {
   network?: 'loopback' | 'open';
   /** Where per-thread engine HOMEs live (kept across restarts so load/resume finds the engine's own state). */
   homeRoot?: string;
-  /** Flags the engine was observed to produce (see capabilities.ts): reasoning, plans, commands, usage, fileDiffs. */
+  /** Flags the engine was observed to produce (see translate/capabilities.ts): reasoning, plans, commands, usage, fileDiffs. */
   observed?: Partial<Record<CapabilityFlag, boolean>>;
   /** ms to wait for initialize and the session response (default 60 s). */
   startTimeoutMs?: number;

@@ -2,7 +2,7 @@
  * Resolves once `lastActivity()` lies `quietMs` in the past, after `maxMs` at most, or at once when the
  * signal aborts. Gemini CLI streams a loaded session's history after its load response, one awaited write per
  * item, so the replay is over once the agent has been silent for a moment; prompting earlier interleaves the
- * replay with the new turn (see replay.ts). A bounded wait, so a chatty agent only delays, never blocks.
+ * replay with the new turn (see ../translate/replay.ts). A bounded wait, so a chatty agent only delays, never blocks.
  */
 export async function waitForQuiet(
   lastActivity: () => number,

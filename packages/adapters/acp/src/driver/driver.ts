@@ -23,13 +23,13 @@ import {
   type TurnIO,
   type TurnOutcome,
 } from '@agentlane/engine-kit';
-import { approvalIdFor } from './approvals';
-import { negotiateAcpCapabilities } from './capabilities';
+import { approvalIdFor } from '../translate/approvals';
+import { negotiateAcpCapabilities } from '../translate/capabilities';
+import { ACP_COMMANDS_EVENT, createAcpTranslator } from '../translate/translator';
 import { type AcpEngineConfig, substitute } from './config';
 import { parseAcpEngineOptions } from './config-schema';
 import { connectAcp, type WireDirection } from './connection';
 import { waitForQuiet } from './quiet';
-import { ACP_COMMANDS_EVENT, createAcpTranslator } from './translator';
 
 const PROTOCOL_VERSION = 1;
 
