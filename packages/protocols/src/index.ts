@@ -4,7 +4,10 @@ import { type AgUiOptions, agUiRoutes } from './ag-ui/ag-ui-routes';
 import { type AiSdkChatOptions, aiSdkChatRoutes } from './ai-sdk-ui/chat-routes';
 import type { StreamRegistry } from './sse-out';
 
-export { type AcpAgentDeps, acpAgent } from './acp-agent/acp-agent';
+export { type AcpAgentDeps, acpAgent, advertisedCapabilities } from './acp-agent/acp-agent';
+export { type AcpBackend, localAcpBackend } from './acp-agent/backend';
+export { answerOfPermission, questionAsPermission } from './acp-agent/questions';
+export { remoteAcpBackend } from './acp-agent/remote-backend';
 export { acpStopReason, SessionUpdateTranslator } from './acp-agent/session-updates';
 export { AG_UI_PATH, type AgUiOptions, agUiRoutes } from './ag-ui/ag-ui-routes';
 export { AgUiTranslator } from './ag-ui/ag-ui-translator';

@@ -1,26 +1,36 @@
-import { client, type SessionNotification } from '@agentclientprotocol/sdk';
+import { client, type RequestPermissionRequest, type SessionNotification } from '@agentclientprotocol/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
-import { acpAgent } from '../src/acp-agent/acp-agent';
+import { acpAgent, advertisedCapabilities } from '../src/acp-agent/acp-agent';
+import { localAcpBackend } from '../src/acp-agent/backend';
 import { agentText } from './support/acp-text';
 import { type Stack, startStack } from './support/stack';
 
 /** The SDK's client side connected to agentlane's ACP agent (the SDK's in-memory link between the two). */
-function connect(stack: Stack, engine: string, answer: 'allow' | 'reject' = 'allow') {
+/** `answer`: the kind of option to pick (allow / reject), or an option's name. */
+function connect(stack: Stack, engine: string, answer = 'allow') {
   const updates: SessionNotification[] = [];
   const asked: string[] = [];
+  const requests: RequestPermissionRequest[] = [];
   const conn = client({ name: 'test-client' })
     .onNotification('session/update', ({ params }) => {
       updates.push(params);
     })
     .onRequest('session/request_permission', ({ params }) => {
       asked.push(params.toolCall.toolCallId);
+      requests.push(params);
+      const named = params.options.find((o) => o.name === answer);
+      if (named) return { outcome: { outcome: 'selected', optionId: named.optionId } };
       const option = params.options.find((o) => o.kind.startsWith(answer));
       return {
         outcome: option ? { outcome: 'selected', optionId: option.optionId } : { outcome: 'cancelled' },
       };
     })
-    .connect(acpAgent({ store: stack.store, lane: stack.lane, engines: stack.engines, engine }));
-  return { conn, updates, asked };
+    .connect(
+      acpAgent({
+        backend: localAcpBackend({ store: stack.store, lane: stack.lane, engines: stack.engines, engine }),
+      }),
+    );
+  return { conn, updates, asked, requests };
 }
 
 describe('agentlane as an ACP agent (the SDK client side as the client)', () => {
@@ -70,6 +80,54 @@ describe('agentlane as an ACP agent (the SDK client side as the client)', () => 
     await other.conn.agent.request('session/resume', { sessionId, cwd: '/tmp', mcpServers: [] });
     conn.close();
     other.conn.close();
+  });
+
+  it("a question as session/request_permission (one option per choice and a decline); initialize says the engine's flags", async () => {
+    stack = await startStack([
+      {
+        toolCalls: [
+          { name: 'ask_user', arguments: { prompt: 'Which colour?', choices: ['red', 'blue'] }, id: 'q1' },
+        ],
+      },
+      { text: 'Blue it is.' },
+    ]);
+    const { conn, updates, requests } = connect(stack, 'builtin', 'blue');
+    const before = await conn.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+    // No session of the engine opened yet: its flags are unknown, so no resume is promised.
+    expect(before.agentCapabilities?._meta).toEqual({ agentlane: { engine: 'builtin', capabilities: null } });
+    expect(before.agentCapabilities?.sessionCapabilities?.resume).toBeUndefined();
+    const { sessionId } = await conn.agent.request('session/new', { cwd: '/tmp', mcpServers: [] });
+    const result = await conn.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'Pick a colour' }],
+    });
+    expect(result.stopReason).toBe('end_turn');
+    expect(agentText(updates)).toBe('Blue it is.');
+    const resolved = (await stack.store.latestEvents({ threadId: sessionId })).find(
+      (r) => r.event.kind === 'question.resolved',
+    )?.event;
+    expect(resolved?.payload).toMatchObject({ outcome: 'answered', answer: { choiceIds: ['c2'] } });
+    // Asked as a permission request: the question as its title, the choices, then a decline.
+    expect(requests[0]?.toolCall.title).toBe('Which colour?');
+    expect(requests[0]?.options.map((o) => [o.name, o.kind])).toEqual([
+      ['red', 'allow_once'],
+      ['blue', 'allow_once'],
+      ['Decline', 'reject_once'],
+    ]);
+
+    // The engine's session is open now: initialize advertises its negotiated flags.
+    const session = await stack.store.getSession(sessionId);
+    const after = connect(stack, 'builtin');
+    const init = await after.conn.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+    expect(init.agentCapabilities?._meta).toEqual({
+      agentlane: { engine: 'builtin', capabilities: session?.capabilities },
+    });
+    expect(init.agentCapabilities).toEqual(advertisedCapabilities('builtin', session?.capabilities));
+    expect(init.agentCapabilities?.sessionCapabilities?.resume !== undefined).toBe(
+      Boolean(session?.capabilities.resume || session?.capabilities.load),
+    );
+    conn.close();
+    after.conn.close();
   });
 
   it('replay: a recorded Claude Code session reaches the ACP client; an unknown session is refused', async () => {

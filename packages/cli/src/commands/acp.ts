@@ -1,9 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { Writable } from 'node:stream';
-import { ndJsonStream } from '@agentclientprotocol/sdk';
+import { type AgentApp, ndJsonStream } from '@agentclientprotocol/sdk';
+import { AgentlaneClient } from '@agentlane/client';
 import { createLane } from '@agentlane/lane';
-import { acpAgent } from '@agentlane/protocols';
+import { acpAgent, localAcpBackend, remoteAcpBackend } from '@agentlane/protocols';
 import { openStore } from '@agentlane/store';
 import type { Command } from 'commander';
 import { CliError } from '../cli-error';
@@ -13,6 +14,7 @@ import type { CliCommand } from './command';
 
 interface AcpFlags extends Pick<ServeFlags, 'db' | 'config' | 'dataDir'> {
   engine: string;
+  server?: string;
 }
 
 /**
@@ -21,6 +23,7 @@ interface AcpFlags extends Pick<ServeFlags, 'db' | 'config' | 'dataDir'> {
  * only JSON-RPC; diagnostics go to stderr.
  */
 async function runAcp(flags: AcpFlags): Promise<void> {
+  if (flags.server) return runAcpOnServer(flags.server, flags.engine);
   const config = resolveServeConfig(flags);
   const drivers = await buildDrivers(config.engines, {
     recordedSessions: config.recordedSessions,
@@ -46,11 +49,48 @@ async function runAcp(flags: AcpFlags): Promise<void> {
   });
   await lane.start();
   const app = acpAgent({
-    store,
-    lane,
-    engines: { get: (n) => drivers.find((d) => d.name === n), list: () => drivers },
-    engine: driver.name,
+    backend: localAcpBackend({
+      store,
+      lane,
+      engines: { get: (n) => drivers.find((d) => d.name === n), list: () => drivers },
+      engine: driver.name,
+    }),
   });
+  const stop = async () => {
+    await lane.stop().catch(() => {});
+    await disposeDrivers(drivers);
+    await store.close().catch(() => {});
+    process.exit(0);
+  };
+  await serveStdio(app, stop);
+}
+
+/**
+ * `agentlane acp --engine NAME --server URL`: the same agent as a client of a running server (its token from
+ * AGENTLANE_TOKEN), so the editor's sessions are that server's threads, next to the web UI's.
+ */
+async function runAcpOnServer(url: string, engine: string): Promise<void> {
+  let origin: URL;
+  try {
+    origin = new URL(url);
+  } catch {
+    throw new CliError(`--server: not a URL: ${url}`);
+  }
+  const token = process.env.AGENTLANE_TOKEN?.trim() || undefined;
+  const client = new AgentlaneClient({ url: origin.origin, ...(token ? { token } : {}) });
+  const health = await client.health().catch((err: Error) => {
+    throw new CliError(`--server ${origin.origin}: ${err.message.split('\n')[0]}`);
+  });
+  const engines = health.engines?.map((e) => e.name);
+  if (engines && !engines.includes(engine))
+    throw new CliError(
+      `unknown engine "${engine}" on ${origin.origin} (configured: ${engines.join(', ') || 'none'})`,
+    );
+  await serveStdio(acpAgent({ backend: remoteAcpBackend(client, engine) }), async () => process.exit(0));
+}
+
+/** Connects the agent to this process's stdio until the client closes it or a signal stops the process. */
+async function serveStdio(app: AgentApp, stop: () => Promise<void>): Promise<void> {
   // stdin pushed chunk by chunk: a pulled Readable.toWeb(process.stdin) handed a message over only when the
   // next one arrived, so a client waiting for the initialize answer waited forever.
   const input = new ReadableStream<Uint8Array>({
@@ -61,12 +101,6 @@ async function runAcp(flags: AcpFlags): Promise<void> {
   });
   const stream = ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, input);
   const connection = app.connect(stream);
-  const stop = async () => {
-    await lane.stop().catch(() => {});
-    await disposeDrivers(drivers);
-    await store.close().catch(() => {});
-    process.exit(0);
-  };
   process.on('SIGTERM', () => void stop());
   process.on('SIGINT', () => void stop());
   await connection.closed.catch(() => undefined);
@@ -85,6 +119,10 @@ export const acpCommand: CliCommand = {
         'SQLite file or postgres://… URL (env AGENTLANE_DB, default <data-dir>/agentlane.db)',
       )
       .option('--config <file>', 'JSON config file with the engines (env AGENTLANE_CONFIG)')
+      .option(
+        '--server <url>',
+        'a running agentlane server to be a client of (token from env AGENTLANE_TOKEN) instead of an own store',
+      )
       .option('--data-dir <dir>', 'folder for the SQLite database (env AGENTLANE_DATA_DIR, default ./.data)')
       .action(async (flags: AcpFlags) => {
         await runAcp(flags);
