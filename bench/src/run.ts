@@ -25,9 +25,14 @@ async function main(): Promise<void> {
   }
   const all: BenchResult[] = [];
   let failed = false;
-  for (const file of files) {
-    console.log(`\n# ${file}`);
+  for (const [index, file] of files.entries()) {
+    console.log(`\n# ${file} (${index + 1}/${files.length})`);
     const started = Date.now();
+    // Suites run for minutes (kill cycles, long answers): a line every 15 s says which one is still going.
+    const heartbeat = setInterval(() => {
+      const seconds = Math.round((Date.now() - started) / 1000);
+      console.error(`[bench] ${file} (${index + 1}/${files.length}) still running, ${seconds} s`);
+    }, 15_000);
     try {
       const mod = (await import(pathToFileURL(join(suitesDir, file)).href)) as Partial<BenchSuite>;
       if (typeof mod.run !== 'function') throw new Error('does not export run()');
@@ -37,6 +42,8 @@ async function main(): Promise<void> {
     } catch (err) {
       failed = true;
       console.error(`suite ${file} failed:`, err);
+    } finally {
+      clearInterval(heartbeat);
     }
     console.log(`(${((Date.now() - started) / 1000).toFixed(1)} s)`);
   }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { CliError } from '../cli-error';
 import { DEFAULT_PORT } from '../config';
+import { createProgress } from '../progress';
 import type { CliCommand } from './command';
 
 interface AuditFlags {
@@ -14,10 +15,15 @@ export async function runAuditCommand(options: {
   session: string;
   token?: string;
   write?: (line: string) => void;
+  /** Progress lines (stderr by default), shown once the export takes more than a second. */
+  progress?: (line: string) => void;
 }): Promise<number> {
   const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
   let cursor: string | null = null;
   let count = 0;
+  const progress = createProgress(`agentlane audit ${options.session}`, 'rows exported', {
+    ...(options.progress ? { write: options.progress } : {}),
+  });
   do {
     const url = new URL(`/api/harness/sessions/${encodeURIComponent(options.session)}/audit`, options.server);
     url.searchParams.set('limit', '500');
@@ -40,7 +46,9 @@ export async function runAuditCommand(options: {
       count++;
     }
     cursor = body?.nextCursor ?? null;
+    progress.update(count);
   } while (cursor);
+  progress.finish(`${count.toLocaleString('en-US')} rows exported`);
   return count;
 }
 

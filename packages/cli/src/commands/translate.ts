@@ -4,6 +4,7 @@ import type { NativeFrameRecord, Translator } from '@agentlane/engine-kit';
 import { RunTranslation } from '@agentlane/lane';
 import type { Command } from 'commander';
 import { CliError } from '../cli-error';
+import { createProgress } from '../progress';
 import type { CliCommand } from './command';
 
 interface TranslateFlags {
@@ -87,7 +88,13 @@ export async function translateTrace(
     turnId: flags.runId,
     provider: translator.provider,
   });
-  const events = frames.flatMap((frame, i) => run.push(toRecord(frame, i, flags.runId)).events);
+  // A large trace takes a while: progress on stderr (throttled), the events on stdout.
+  const progress = createProgress('agentlane translate', 'frames', { write: err });
+  const events = frames.flatMap((frame, i) => {
+    progress.update(i + 1, frames.length);
+    return run.push(toRecord(frame, i, flags.runId)).events;
+  });
+  progress.finish(`${frames.length.toLocaleString('en-US')} frames translated`);
   const lastTs = events.at(-1)?.event.ts ?? new Date(0).toISOString();
   events.push(...run.finish(lastTs).events);
   const shown = flags.latest ? [...new Map(events.map((e) => [e.event.eventId, e])).values()] : events;
