@@ -11,7 +11,7 @@ from agentlane.events import RunStatus
 from agentlane.ids import ulid
 from agentlane.ledger import AuditLedger
 from agentlane.runtime.tools import Workspace
-from agentlane.runtime.turn import TurnConfig, _history_of, run_turn
+from agentlane.runtime.turn import TurnConfig, history_of, run_turn
 from agentlane.sql import open_database
 from conftest import ts_oracle
 
@@ -40,7 +40,7 @@ def test_ts_python_ts(client, server, model_proxy, tmp_path: pathlib.Path) -> No
         assert result.outcome == {"outcome": "completed"}
         # The Python turn told the model the whole first turn, as the TypeScript engine would have.
         sent = model_proxy.requests[before]["body"]["messages"][1:]
-        assert sent == _history_of(session_state_of(previous)["conversation"]) + [{"role": "user", "content": "second, on Python"}]
+        assert sent == history_of(session_state_of(previous)["conversation"]) + [{"role": "user", "content": "second, on Python"}]
         for checkpoint in result.checkpoints:
             tables.put(checkpoint)
         assert ledger.record(result.ledger_rows) == len(result.ledger_rows)
@@ -50,7 +50,7 @@ def test_ts_python_ts(client, server, model_proxy, tmp_path: pathlib.Path) -> No
         # The TypeScript engine resumed from the Python turn's checkpoint: it sends the Python turn too.
         third = model_proxy.requests[before]["body"]["messages"][1:]
         python_state = session_state_of(result.checkpoints[-1])
-        assert third == _history_of(python_state["conversation"]) + [{"role": "user", "content": "third, on TypeScript"}]
+        assert third == history_of(python_state["conversation"]) + [{"role": "user", "content": "third, on TypeScript"}]
 
         # Every checkpoint of the session fingerprints the same in both runtimes.
         ids = [cid for _, cid in tables.ids(sid)]

@@ -1,5 +1,6 @@
-"""The Python runtime replays the corpus turns recorded over Chat Completions and produces the same
-request bodies, ledger rows (same keys and columns), checkpoint envelopes, events and fingerprint."""
+"""The Python runtime replays every corpus turn — over Chat Completions, Responses, Anthropic Messages and
+Gemini, with prices, and the sub-agent turn — and produces the same request bodies, ledger rows (same keys
+and columns), checkpoint envelopes, events (namespaces included) and fingerprint."""
 
 from __future__ import annotations
 
@@ -14,9 +15,8 @@ TURNS = [t for t in corpus_turns() if replayable(t) is None]
 
 
 def test_which_turns_are_replayed() -> None:
-    names = {t["name"] for t in TURNS}
-    assert {"plain-answer", "plan-write-approval", "tool-error-bad-input", "multi-step-loop", "rejected-command",
-            "step-limit"} <= names
+    assert {t["name"] for t in TURNS} == {t["name"] for t in corpus_turns()}
+    assert {t["input"]["engine"]["api"] for t in TURNS} == {"openai-chat", "openai-responses", "anthropic", "google"}
     assert set(NOT_COMPARED_EVENTS) == {"tool.completed", "turn.completed", "approval.resolved"}
 
 

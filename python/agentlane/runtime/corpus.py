@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from ..canonical import canonical_json, fingerprint
 from ..ids import SequentialIds
+from .providers import PROVIDERS
 from .replay_server import ReplayServer
 from .tools import Workspace
 from .turn import Clock, TurnConfig, TurnResult, run_turn
@@ -21,9 +22,9 @@ NOT_COMPARED_EVENTS = {"tool.completed": {"durationMs"}, "turn.completed": {"dur
 def replayable(turn: dict) -> str | None:
     """None when this runtime replays the turn, else why not."""
     engine = turn["input"]["engine"]
-    if engine["api"] != "openai-chat":
-        return f"recorded over {engine['api']}, this runtime speaks Chat Completions only"
-    for option in ("subagents", "turnCostBudget", "prices"):
+    if engine["api"] not in PROVIDERS:
+        return f"recorded over {engine['api']}, which this runtime does not speak"
+    for option in ("turnCostBudget",):
         if engine.get(option):
             return f"uses {option}, not implemented in this runtime"
     return None
@@ -53,8 +54,10 @@ def replay(turn: dict) -> tuple[TurnResult, ReplayServer]:
                 (root / rel).write_text(text, "utf-8")
             config = TurnConfig(
                 thread_id=i["threadId"], turn_id=i["turnId"], prompt=i["prompt"], model=i["engine"]["model"],
-                base_url=server.url + i["engine"]["basePath"], workspace=Workspace(root), plan=i["engine"]["plan"],
-                max_steps=i["engine"]["maxSteps"], approvals=list(i["approvals"]),
+                base_url=server.url + i["engine"]["basePath"], workspace=Workspace(root), api=i["engine"]["api"],
+                plan=i["engine"]["plan"], max_steps=i["engine"]["maxSteps"], approvals=list(i["approvals"]),
+                subagents=bool(i["engine"].get("subagents")), prices=i["engine"].get("prices"),
+                provider_ids=SequentialIds(i["providerIds"]["startMs"]) if "providerIds" in i else None,
                 turn_token_budget=i["engine"].get("turnTokenBudget"),
                 clock=Clock(i["clock"]["start"], i["clock"]["stepMs"]), ids=SequentialIds(i["ids"]["startMs"]),
                 frame_clock=Clock(i["frameClock"]["start"], i["frameClock"]["stepMs"]),
@@ -67,7 +70,8 @@ def replay(turn: dict) -> tuple[TurnResult, ReplayServer]:
 
 def _strip(event: dict) -> dict:
     drop = NOT_COMPARED_EVENTS.get(event["kind"], set())
-    return {"key": event["key"], "kind": event["kind"], "payload": {k: v for k, v in event["payload"].items() if k not in drop}}
+    out = {**event, "payload": {k: v for k, v in event["payload"].items() if k not in drop}}
+    return out
 
 
 def compare(turn: dict) -> Comparison:

@@ -35,7 +35,15 @@ DEFINITIONS: list[dict] = [
      "parameters": {"type": "object", "required": ["prompt"],
                     "properties": {"prompt": {"type": "string", "minLength": 1}, "choices": {"type": "array", "items": {"type": "string"}}}}},
 ]
-NAMES = [d["name"] for d in DEFINITIONS]
+# The sub-agent tool, offered with `subagents` on (a sub-agent itself has none: depth 1).
+TASK: dict = {
+    "name": "task",
+    "description": "Start a sub-agent for a self-contained task (it has the same workspace tools but its own fresh "
+                   "conversation). Give it complete instructions; it answers with its result.",
+    "parameters": {"type": "object", "required": ["description", "prompt"], "properties": {
+        "description": {"type": "string", "description": "A short (3-7 words) title of the task"},
+        "prompt": {"type": "string", "description": "The full instructions for the sub-agent; it sees nothing else"}}},
+}
 NEEDS_APPROVAL = {"write_file", "edit_file", "run_command"}
 MAX_MATCHES = 200
 
@@ -59,9 +67,12 @@ class ToolOutcome:
     file_change: FileChange | None = None
 
 
-def validate_input(name: str, value: Any) -> None:
+def validate_input(name: str, value: Any, definitions: list[dict] = DEFINITIONS) -> None:
     """The checks the tool's JSON Schema makes; the message mirrors the TypeScript runtime's, which the model reads."""
-    definition = next(d for d in DEFINITIONS if d["name"] == name)["parameters"]
+    definition = next((d for d in definitions if d["name"] == name), None)
+    if definition is None:
+        raise ToolError(f"unknown tool {name}")
+    definition = definition["parameters"]
     if not isinstance(value, dict):
         raise ToolError(f"invalid input for {name}: / must be object")
     missing = [k for k in definition.get("required", []) if k not in value]

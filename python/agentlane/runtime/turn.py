@@ -1,9 +1,9 @@
-"""One staged turn of the built-in engine over the Chat Completions API.
+"""One staged turn of the built-in engine over any of its four model wire APIs.
 
 anchor-plan (optional: a plan drafted without tools) → tool-loop (model steps with the workspace tools,
-approvals for writes, edits and commands) → synthesize (the plan closed) → post-turn. Each stage ends in
-a checkpoint; every model and tool call is a ledger row; what happens is drafted as canonical events
-({key, kind, payload}) the lane would wrap in envelopes.
+approvals for writes, edits and commands, sub-agents through `task`) → synthesize (the plan closed) →
+post-turn. Each stage ends in a checkpoint; every model and tool call is a ledger row; what happens is
+drafted as canonical events ({key, kind, payload, namespace?}) the lane would wrap in envelopes.
 """
 
 from __future__ import annotations
@@ -19,14 +19,16 @@ from typing import Any, Callable
 
 from ..checkpoints import session_state_of
 from ..ids import SequentialIds
-from .chat import stream_chat
 from .jsjson import stringify
-from .tools import DEFINITIONS, NAMES, NEEDS_APPROVAL, ToolError, Workspace, validate_input
+from .providers import PROVIDERS, Provider, chat_messages
+from .stream import stream_sse
+from .tools import DEFINITIONS, NEEDS_APPROVAL, TASK, ToolError, Workspace, validate_input
 
 SYNTHESIZE_PROMPT = "Answer the user now from what was done so far. Do not call tools."
 SYSTEM_PROMPT = (
     "You are a coding agent working in a workspace folder. Use the tools to inspect and change files, then answer briefly."
 )
+SUBAGENT_PROMPT = "You are a sub-agent: another agent gave you one task. Do it with the tools, then answer with the result."
 PLAN_PROMPT = "Draft a short plan for the request as a numbered list, one step per line. Do not call tools and do not answer yet."
 REJECTED = "The user rejected this tool call."
 CAPABILITIES = {
@@ -35,9 +37,7 @@ CAPABILITIES = {
     "modelSelection": True, "resume": True, "load": False, "close": True, "stop": True, "reconcile": False,
     "directTerminal": False, "desktop": False, "nativeEmbed": False, "knowledgeTools": False,
 }
-# The AI SDK's unified finish reasons, which the TypeScript runtime writes into finish_reason.
-FINISH_REASONS = {"stop": "stop", "tool_calls": "tool-calls", "length": "length", "content_filter": "content-filter",
-                  "function_call": "tool-calls"}
+TOKEN_KEYS = ("inputTokens", "outputTokens", "reasoningTokens", "cachedInputTokens")
 
 
 class Clock:
@@ -59,14 +59,18 @@ class TurnConfig:
     turn_id: str
     prompt: str
     model: str
-    base_url: str  # the provider's base URL, e.g. http://127.0.0.1:1234/v1
+    base_url: str  # the provider's base URL, e.g. http://127.0.0.1:1234/v1 (…/v1beta for Gemini)
     workspace: Workspace
+    api: str = "openai-chat"  # openai-chat | openai-responses | anthropic | google
     api_key: str = "corpus-dummy-key"
     plan: bool = False
     max_steps: int = 8
+    subagents: bool = False  # the `task` tool: a sub-agent's own turn as a child session (depth 1)
+    prices: dict | None = None  # model → {input, output, reasoning?, cached?, currency?} per 1M tokens
     approvals: list[dict] = field(default_factory=list)
     clock: Callable[[], str] = field(default_factory=lambda: Clock("2026-01-01T00:00:00.000Z", 1000))
     ids: Callable[[], str] = field(default_factory=lambda: SequentialIds(0))
+    provider_ids: Callable[[], str] | None = None  # ids the client mints where the wire has none (Gemini calls)
     frame_clock: Callable[[], str] | None = None
     turn_token_budget: int | None = None  # the tool loop stops once the turn's tokens pass it
     previous: dict | None = None  # the checkpoint a resumed session continues from
@@ -77,13 +81,14 @@ class TurnConfig:
 class TurnResult:
     outcome: dict
     events: list[dict]
-    ledger_rows: list[dict]
-    checkpoints: list[dict]
+    ledger_rows: list[dict]  # the thread's session first, then each sub-agent session; each in seq order
+    checkpoints: list[dict]  # oldest first, sessions in the same order
     requests: list[dict]
+    thread_id: str = ""
 
     @property
     def session_state(self) -> dict:
-        return session_state_of(self.checkpoints[-1])
+        return session_state_of([c for c in self.checkpoints if c["sessionId"] == self.thread_id][-1])
 
 
 @dataclass
@@ -94,35 +99,57 @@ class _ToolCall:
     input: Any = None
 
 
-class Turn:
+class _Shared:
+    """What every session of one turn shares: the recorded outputs, the id source, the clocks, the answers."""
+
     def __init__(self, config: TurnConfig) -> None:
-        self.c = config
         self.events: list[dict] = []
-        self.rows: list[dict] = []
-        self.checkpoints: list[dict] = []
+        self.rows: dict[str, list[dict]] = {}
+        self.checkpoints: dict[str, list[dict]] = {}
         self.requests: list[dict] = []
+        self.approvals = list(config.approvals)
+
+
+class Turn:
+    def __init__(self, config: TurnConfig, *, parent: Turn | None = None, session_id: str | None = None,
+                 turn_id: str | None = None, prompt: str | None = None, task_call: str | None = None) -> None:
+        self.c = config
+        self.parent = parent
+        self.shared = parent.shared if parent else _Shared(config)
+        self.session_id = session_id or config.thread_id
+        self.turn_id = turn_id or config.turn_id
+        self.prompt = prompt if prompt is not None else config.prompt
+        self.task_call = task_call  # the parent's task call, for a sub-agent
+        self.namespace = [*parent.namespace, self.session_id] if parent else []
+        self.prefix = "".join(f"child:{s}:" for s in self.namespace)
+        self.provider: Provider = PROVIDERS[config.api](config.model, config.api_key, config.provider_ids)
+        self.tools = [d for d in DEFINITIONS] + ([TASK] if config.subagents and parent is None else [])
+        self.shared.rows.setdefault(self.session_id, [])
+        self.shared.checkpoints.setdefault(self.session_id, [])
         self.seq = 0
-        self.history: list[dict] = []  # Chat Completions messages after the system prompt
         self.conversation: list[dict] = []
         self.plan: list[dict] = []
         self.version = 0
         self.usage = {"inputTokens": 0, "outputTokens": 0, "reasoningTokens": 0, "cachedInputTokens": 0}
-        self.approval_answers = list(config.approvals)
-        self.frames = 0
-        if config.previous is not None:
-            state = session_state_of(config.previous)
+        self.cost = 0.0
+        self.child_updates = 0
+        self.answered = False
+        self.budget_spent: int | None = None
+        self.previous = config.previous if parent is None else None
+        if self.previous is not None:
+            state = session_state_of(self.previous)
             self.conversation = copy.deepcopy(state["conversation"])
-            self.plan = []
-            self.version = max(s["version"] for s in config.previous["channels"].values())
-            self.history = _history_of(self.conversation)
+            self.version = max(s["version"] for s in self.previous["channels"].values())
 
     # -- recording
 
     def emit(self, key: str, kind: str, payload: dict) -> None:
-        self.events.append({"key": key, "kind": kind, "payload": payload})
+        event = {"key": self.prefix + key, "kind": kind, "payload": payload}
+        if self.namespace:
+            event["namespace"] = list(self.namespace)
+        self.shared.events.append(event)
 
     def frame(self) -> str:
-        self.frames += 1
         return self.c.frame_clock() if self.c.frame_clock else _now()
 
     def checkpoint(self, stage: str) -> None:
@@ -130,7 +157,7 @@ class Turn:
         checkpoint_id = self.c.ids()
         envelope = {
             "id": checkpoint_id,
-            "sessionId": self.c.thread_id,
+            "sessionId": self.session_id,
             "stageId": stage,
             "createdAt": self.c.clock(),
             "schemaVersion": 1,
@@ -139,54 +166,66 @@ class Turn:
                 "plan": {"kind": "last_value", "version": self.version, "value": {"value": copy.deepcopy(self.plan)}},
             },
         }
-        parent = self.checkpoints[-1]["id"] if self.checkpoints else (self.c.previous or {}).get("id")
+        mine = self.shared.checkpoints[self.session_id]
+        parent = mine[-1]["id"] if mine else (self.previous or {}).get("id")
         if parent is not None:
             envelope["parentCheckpointId"] = parent
-        self.checkpoints.append(envelope)
+        mine.append(envelope)
 
     def row(self, stage: str, **columns: Any) -> None:
         self.seq += 1
         row = {
-            "record_id": self.c.ids(), "audit_record_version": 1, "session_id": self.c.thread_id,
-            "turn_id": self.c.turn_id, "stage_id": stage, "seq_within_turn": self.seq, "created_at": self.c.clock(),
+            "record_id": self.c.ids(), "audit_record_version": 1, "session_id": self.session_id,
+            "turn_id": self.turn_id, "stage_id": stage, "seq_within_turn": self.seq, "created_at": self.c.clock(),
             "actor_kind": "runtime",
         }
         row.update(columns)
-        self.rows.append(row)
+        self.shared.rows[self.session_id].append(row)
+
+    def result(self) -> TurnResult:
+        rows = [r for session in self.shared.rows.values() for r in session]
+        checkpoints = [c for session in self.shared.checkpoints.values() for c in session]
+        return TurnResult({"outcome": "completed"}, self.shared.events, rows, checkpoints, self.shared.requests, self.session_id)
 
     # -- the stages
 
     def run(self) -> TurnResult:
         started = time.monotonic()
         self.frame()
-        self.emit("turn.started", "turn.started", {"prompt": self.c.prompt})
+        self.emit("turn.started", "turn.started", {"prompt": self.prompt})
         self.emit("session.started", "session.started", {
-            "provider": "builtin", "origin": "new" if self.c.previous is None else "resumed",
-            "generation": self.c.generation, "capabilities": CAPABILITIES, "nativeSessionId": self.c.thread_id,
-            "cwd": "<workspace>", "agent": {"name": "agentlane-builtin"},
+            "provider": "builtin", "origin": "new" if self.previous is None else "resumed",
+            "generation": self.c.generation, "capabilities": {**CAPABILITIES, "childSessions": self.c.subagents},
+            "nativeSessionId": self.session_id, "cwd": "<workspace>", "agent": {"name": "agentlane-builtin"},
         })
         self.emit("session.metadata", "session.metadata", {"model": {"id": self.c.model}, "availableModels": [{"id": self.c.model}]})
-        self.conversation.append({"id": f"{self.c.turn_id}:user", "role": "user", "parts": [{"type": "text", "text": self.c.prompt}]})
-        self.history.append({"role": "user", "content": self.c.prompt})
-        if self.c.plan:
+        self.stages()
+        self.emit("turn.completed", "turn.completed", {**self.stop_reason, "durationMs": round((time.monotonic() - started) * 1000)})
+        return self.result()
+
+    def stages(self) -> None:
+        self.conversation.append({"id": f"{self.turn_id}:user", "role": "user", "parts": [{"type": "text", "text": self.prompt}]})
+        if self.c.plan and self.parent is None:  # a sub-agent skips anchor-plan
             self.anchor_plan()
         self.tool_loop()
         self.synthesize()
-        turn_usage = {"scope": "turn", "inputTokens": self.usage["inputTokens"], "outputTokens": self.usage["outputTokens"]}
+        self.emit("usage:turn", "usage.updated", self.turn_usage())
+        self.checkpoint("post-turn")
+
+    def turn_usage(self) -> dict:
+        usage = {"scope": "turn", "inputTokens": self.usage["inputTokens"], "outputTokens": self.usage["outputTokens"]}
         for optional in ("reasoningTokens", "cachedInputTokens"):
             if self.usage[optional]:
-                turn_usage[optional] = self.usage[optional]
-        turn_usage["model"] = self.c.model
-        self.emit("usage:turn", "usage.updated", turn_usage)
-        self.checkpoint("post-turn")
-        self.emit("turn.completed", "turn.completed", {**self.stop_reason, "durationMs": round((time.monotonic() - started) * 1000)})
-        return TurnResult({"outcome": "completed"}, self.events, self.rows, self.checkpoints, self.requests)
+                usage[optional] = self.usage[optional]
+        if self.price() is not None:
+            usage["cost"] = {"amount": self.cost, "currency": self.price()["currency"]}
+        usage["model"] = self.c.model
+        return usage
 
     def anchor_plan(self) -> None:
-        body = {"model": self.c.model, "messages": [{"role": "system", "content": PLAN_PROMPT}, {"role": "user", "content": self.c.prompt}],
-                "stream": True, "stream_options": {"include_usage": True}}
-        step = self.call_model(body, step=None)
-        self.row("anchor-plan", **self.model_columns(body, step, tools=[]))
+        user = [{"role": "user", "parts": [{"type": "text", "text": self.prompt}]}]
+        step = self.call_model(PLAN_PROMPT, user, None, step=None)
+        self.row("anchor-plan", **self.model_columns(step, tools=[]))
         lines = [m.group(1).strip() for m in re.finditer(r"^\s*\d+[.)]\s+(.+)$", step["text"], re.M)]
         self.plan = [{"id": f"p{i}", "content": text, "status": "in_progress" if i == 1 else "pending"} for i, text in enumerate(lines, 1)]
         if self.plan:
@@ -194,37 +233,29 @@ class Turn:
         self.checkpoint("anchor-plan")
 
     def system_prompt(self) -> str:
+        if self.parent is not None:
+            return SYSTEM_PROMPT + "\n\n" + SUBAGENT_PROMPT
         if not self.plan:
             return SYSTEM_PROMPT
         return SYSTEM_PROMPT + "\n\nThe plan for this turn:\n" + "\n".join(f"{i}. {e['content']}" for i, e in enumerate(self.plan, 1))
 
     def tool_loop(self) -> None:
-        tools = [{"type": "function", "function": d} for d in DEFINITIONS]
         self.steps_spent = 0
         self.stop_reason: dict = {"stopReason": "end_turn"}
         for step_number in range(1, self.c.max_steps + 1):
             self.steps_spent = step_number
-            body = {"model": self.c.model, "messages": [{"role": "system", "content": self.system_prompt()}, *self.history],
-                    "tools": tools, "tool_choice": "auto", "stream": True, "stream_options": {"include_usage": True}}
-            step = self.call_model(body, step=step_number)
-            self.row("tool-loop", **self.model_columns(body, step, tools=NAMES))
+            step = self.call_model(self.system_prompt(), self.conversation, self.tools, step=step_number)
+            self.row("tool-loop", **self.model_columns(step, tools=[d["name"] for d in self.tools]))
             calls: list[_ToolCall] = step["tool_calls"]
             parts = ([{"type": "text", "text": step["text"]}] if step["text"] else []) + [
                 {"type": "tool-call", "toolCallId": t.id, "toolName": t.name, "input": t.input} for t in calls
             ]
-            self.conversation.append({"id": f"{self.c.turn_id}:a{step_number}", "role": "assistant", "parts": parts})
-            assistant: dict[str, Any] = {"role": "assistant", "content": step["text"] or None}
-            if calls:
-                assistant["tool_calls"] = [
-                    {"id": t.id, "type": "function", "function": {"name": t.name, "arguments": stringify(t.input)}} for t in calls
-                ]
-            self.history.append(assistant)
+            self.conversation.append({"id": f"{self.turn_id}:a{step_number}", "role": "assistant", "parts": parts})
             if not calls:
                 self.answered = True
                 break
             results = [self.run_tool(t) for t in calls]
-            self.conversation.append({"id": f"{self.c.turn_id}:t{step_number}", "role": "tool", "parts": [r[0] for r in results]})
-            self.history += [r[1] for r in results]
+            self.conversation.append({"id": f"{self.turn_id}:t{step_number}", "role": "tool", "parts": results})
             if self.plan:
                 self.advance_plan()
                 self.emit_plan()
@@ -235,19 +266,15 @@ class Turn:
         self.checkpoint("tool-loop")
 
     def synthesize(self) -> None:
-        if not getattr(self, "answered", False):
+        if not self.answered:
             # The loop ran out of steps with tool calls pending an answer: say so, then answer without tools.
             self.emit("warning:1", "harness.warning", self.limit_warning())
-            body = {"model": self.c.model, "messages": [{"role": "system", "content": SYNTHESIZE_PROMPT}, *self.history],
-                    "stream": True, "stream_options": {"include_usage": True}}
-            step = self.call_model(body, step=self.steps_spent + 1)
-            self.row("synthesize", **self.model_columns(body, step, tools=[]))
-            self.conversation.append({"id": f"{self.c.turn_id}:answer", "role": "assistant", "parts": [{"type": "text", "text": step["text"]}]})
-            self.history.append({"role": "assistant", "content": step["text"]})
-            budget = getattr(self, "budget_spent", None) is not None
+            step = self.call_model(SYNTHESIZE_PROMPT, self.conversation, None, step=self.steps_spent + 1)
+            self.row("synthesize", **self.model_columns(step, tools=[]))
+            self.conversation.append({"id": f"{self.turn_id}:answer", "role": "assistant", "parts": [{"type": "text", "text": step["text"]}]})
             self.stop_reason = (
                 {"stopReason": "max_tokens", "rawStopReason": "token_budget"}
-                if budget
+                if self.budget_spent is not None
                 else {"stopReason": "max_turn_requests", "rawStopReason": "step_limit"}
             )
         if self.plan:
@@ -255,10 +282,13 @@ class Turn:
             self.emit_plan()
         self.checkpoint("synthesize")
 
+    def answer(self) -> str:
+        last = next((m for m in reversed(self.conversation) if m["role"] == "assistant"), None)
+        return "".join(p["text"] for p in (last or {}).get("parts", []) if p["type"] == "text")
+
     def limit_warning(self) -> dict:
-        spent = getattr(self, "budget_spent", None)
-        if spent is not None:
-            limit = self.c.turn_token_budget
+        if self.budget_spent is not None:
+            limit, spent = self.c.turn_token_budget, self.budget_spent
             return {"code": "token_budget",
                     "message": f"the tool loop stopped: the turn used {spent} tokens, its budget is {limit} (turnTokenBudget); "
                                "the answer is synthesized from what was done",
@@ -277,119 +307,138 @@ class Turn:
             self.plan[current + 1] = {**self.plan[current + 1], "status": "in_progress"}
 
     def emit_plan(self) -> None:
-        # The key hashes JSON.stringify of the entries (insertion order), as the TypeScript runtime does.
-        text = stringify(self.plan)
+        # The key hashes the entries' JSON text with each entry's keys in the order id, content, status
+        # (docs/contract.md, "Event keys"); stringify keeps that order, as the entries are built in it.
+        text = stringify([{"id": e["id"], "content": e["content"], "status": e["status"]} for e in self.plan])
         key = f"plan:0:{len(text)}:{hashlib.sha256(text.encode('utf-8')).hexdigest()[:12]}"
         self.emit(key, "plan.updated", {"planId": "turn-plan", "entries": copy.deepcopy(self.plan)})
 
+    # -- prices
+
+    def price(self) -> dict | None:
+        entry = (self.c.prices or {}).get(self.c.model)
+        if entry is None:
+            return None
+        return {"input": entry["input"], "output": entry["output"], "reasoning": entry.get("reasoning", entry["output"]),
+                "cached": entry.get("cached", entry["input"]), "currency": entry.get("currency", "USD")}
+
+    def cost_of(self, usage: dict) -> float | None:
+        """Currency of one call: cached input and reasoning are counted inside input and output tokens, so
+        they are priced once, at their own price (packages/runtime/README.md, "Prices and cost")."""
+        p = self.price()
+        if p is None:
+            return None
+        cached, reasoning = usage["cachedInputTokens"], usage.get("reasoningTokens", 0)
+        return ((usage["inputTokens"] - cached) * p["input"] + cached * p["cached"]
+                + (usage["outputTokens"] - reasoning) * p["output"] + reasoning * p["reasoning"]) / 1_000_000
+
     # -- one model call
 
-    def call_model(self, body: dict, *, step: int | None) -> dict:
-        self.requests.append(copy.deepcopy(body))
+    def call_model(self, system: str, conversation: list[dict], tools: list[dict] | None, *, step: int | None) -> dict:
+        body = self.provider.body(system, conversation, tools)
+        self.shared.requests.append(copy.deepcopy(body))
         started = time.monotonic()
-        response = stream_chat(self.c.base_url, self.c.api_key, body)
-        text, reasoning = "", ""
-        text_open = reasoning_open = False
-        text_index = reasoning_index = 0
-        calls: dict[int, _ToolCall] = {}
-        finish, usage = None, {}
+        response = stream_sse(self.c.base_url.rstrip("/") + self.provider.path(), self.provider.headers(), body)
         live = step is not None  # the anchor plan's stream is not shown as messages
-        for chunk in response.chunks:
+        texts: dict[str, str] = {}
+        reasonings: dict[str, str] = {}
+        calls: dict[str, _ToolCall] = {}
+        ordered: list[_ToolCall] = []
+        finish, usage = "other", {}
+        for part in self.provider.parts(response.messages):
             self.frame()
-            if chunk.get("usage"):
-                usage = chunk["usage"]
-            for choice in chunk.get("choices", []):
-                delta = choice.get("delta") or {}
-                if choice.get("finish_reason"):
-                    finish = choice["finish_reason"]
-                if delta.get("reasoning_content") and live:
-                    rid = f"rsn-{step}-reasoning-{reasoning_index}"
-                    reasoning_open = True
-                    self.emit(f"reasoning.delta:{rid}:{len(reasoning)}", "reasoning.delta", {"reasoningId": rid, "delta": delta["reasoning_content"]})
-                    reasoning += delta["reasoning_content"]
-                if delta.get("content"):
-                    if live:
-                        if reasoning_open:
-                            self._close_reasoning(step, reasoning_index, reasoning)
-                            reasoning_open, reasoning_index = False, reasoning_index + 1
-                        mid = f"msg-{step}-txt-{text_index}"
-                        if not text_open:
-                            text_open = True
-                            self.emit(f"message.started:{mid}", "message.started", {"messageId": mid, "role": "assistant"})
-                        self.emit(f"message.delta:{mid}:{len(text)}", "message.delta", {"messageId": mid, "partId": mid, "delta": delta["content"]})
-                    text += delta["content"]
-                for tc in delta.get("tool_calls") or []:
-                    call = calls.get(tc["index"])
-                    function = tc.get("function") or {}
-                    if call is None:
-                        call = calls[tc["index"]] = _ToolCall(tc["id"], function.get("name", ""))
-                        self.emit(f"tool.started:{call.id}", "tool.started", {"toolCallId": call.id, "name": call.name, "kind": "other", "input": {}, "status": "pending"})
-                    piece = function.get("arguments") or ""
-                    if piece:
-                        offset = len(call.arguments)
-                        call.arguments += piece
-                        self.emit(f"tool.input:{call.id}:{offset}", "tool.progress", {"toolCallId": call.id, "status": "pending", "input": call.arguments})
-        if live and reasoning_open:
-            self._close_reasoning(step, reasoning_index, reasoning)
-        if live and text_open:
-            mid = f"msg-{step}-txt-{text_index}"
-            self.emit(f"message.completed:{mid}", "message.completed", {"messageId": mid, "role": "assistant", "text": text})
-        ordered = [calls[i] for i in sorted(calls)]
-        for call in ordered:
-            try:
-                call.input = json.loads(call.arguments or "{}")
-            except ValueError:
-                call.input = call.arguments
-            self.emit(f"tool.input:{call.id}", "tool.progress", {"toolCallId": call.id, "status": "pending", "input": call.input})
-        step_usage = {
-            "inputTokens": usage.get("prompt_tokens", 0), "outputTokens": usage.get("completion_tokens", 0),
-            "reasoningTokens": (usage.get("completion_tokens_details") or {}).get("reasoning_tokens", 0),
-            "cachedInputTokens": (usage.get("prompt_tokens_details") or {}).get("cached_tokens", 0),
-        }
-        for k, v in step_usage.items():
-            self.usage[k] += v
+            kind = part[0]
+            if kind == "reasoning-start":
+                reasonings[part[1]] = ""
+            elif kind == "reasoning-delta":
+                rid = f"rsn-{step}-{part[1]}"
+                if live:
+                    self.emit(f"reasoning.delta:{rid}:{len(reasonings[part[1]])}", "reasoning.delta", {"reasoningId": rid, "delta": part[2]})
+                reasonings[part[1]] += part[2]
+            elif kind == "reasoning-end":
+                if live:
+                    rid = f"rsn-{step}-{part[1]}"
+                    self.emit(f"reasoning.completed:{rid}", "reasoning.completed", {"reasoningId": rid, "text": reasonings[part[1]]})
+            elif kind == "text-start":
+                texts[part[1]] = ""
+                if live:
+                    mid = f"msg-{step}-{part[1]}"
+                    self.emit(f"message.started:{mid}", "message.started", {"messageId": mid, "role": "assistant"})
+            elif kind == "text-delta":
+                mid = f"msg-{step}-{part[1]}"
+                if live:
+                    self.emit(f"message.delta:{mid}:{len(texts[part[1]])}", "message.delta", {"messageId": mid, "partId": mid, "delta": part[2]})
+                texts[part[1]] += part[2]
+            elif kind == "text-end":
+                if live:
+                    mid = f"msg-{step}-{part[1]}"
+                    self.emit(f"message.completed:{mid}", "message.completed", {"messageId": mid, "role": "assistant", "text": texts[part[1]]})
+            elif kind == "tool-input-start":
+                call = calls[part[1]] = _ToolCall(part[1], part[2])
+                self.emit(f"tool.started:{call.id}", "tool.started", {"toolCallId": call.id, "name": call.name, "kind": "other", "input": {}, "status": "pending"})
+            elif kind == "tool-input-delta":
+                call = calls[part[1]]
+                offset = len(call.arguments)
+                call.arguments += part[2]
+                self.emit(f"tool.input:{call.id}:{offset}", "tool.progress", {"toolCallId": call.id, "status": "pending", "input": call.arguments})
+            elif kind == "tool-call":
+                call = calls.setdefault(part[1], _ToolCall(part[1], part[2]))
+                try:
+                    call.input = json.loads(part[3] or "{}")
+                except ValueError:
+                    call.input = part[3]
+                ordered.append(call)
+                self.emit(f"tool.input:{call.id}", "tool.progress", {"toolCallId": call.id, "status": "pending", "input": call.input})
+            elif kind == "finish":
+                finish, usage = part[1], part[2]
+        for key in TOKEN_KEYS:
+            self.usage[key] += usage.get(key, 0)
+        cost = self.cost_of(usage)
+        if cost is not None:
+            self.cost += cost
         if live:
-            self.emit(f"usage:step:{step}", "usage.updated", {"scope": "step", **step_usage,
-                                                             "totalTokens": step_usage["inputTokens"] + step_usage["outputTokens"]})
-        return {"text": text, "tool_calls": ordered, "finish": FINISH_REASONS.get(finish or "", "other"), "usage": step_usage,
+            event = {"scope": "step", **usage, "totalTokens": usage["inputTokens"] + usage["outputTokens"]}
+            if cost is not None:
+                event["cost"] = {"amount": cost, "currency": self.price()["currency"]}
+            self.emit(f"usage:step:{step}", "usage.updated", event)
+        ledger_usage = dict(usage)
+        if cost is not None:
+            ledger_usage.update(costAmount=cost, costCurrency=self.price()["currency"])
+        return {"text": "".join(texts.values()), "tool_calls": ordered, "finish": finish, "usage": ledger_usage,
                 "status": response.status, "latency_ms": round((time.monotonic() - started) * 1000)}
 
-    def _close_reasoning(self, step: int, index: int, text: str) -> None:
-        rid = f"rsn-{step}-reasoning-{index}"
-        self.emit(f"reasoning.completed:{rid}", "reasoning.completed", {"reasoningId": rid, "text": text})
-
-    def model_columns(self, body: dict, step: dict, *, tools: list[str]) -> dict:
+    def model_columns(self, step: dict, *, tools: list[str]) -> dict:
         response: dict[str, Any] = {"toolCalls": [{"toolCallId": t.id, "toolName": t.name} for t in step["tool_calls"]]}
         if step["text"]:
             response["textPreview"] = step["text"]
+        api = self.provider.api
         return {
-            "session_auth_method": "api_key", "call_class": "model", "provider": "openai-chat", "model": self.c.model,
-            "transport": "openai-chat", "status": "ok", "latency_ms": step["latency_ms"], "finish_reason": step["finish"],
+            "session_auth_method": "api_key", "call_class": "model", "provider": api, "model": self.c.model,
+            "transport": api, "status": "ok", "latency_ms": step["latency_ms"], "finish_reason": step["finish"],
             "http_status": step["status"],
             "payload": {"kind": "model_call",
-                        "request": {"messageCount": len(self.conversation), "toolNames": tools, "promptPreview": self.c.prompt},
+                        "request": {"messageCount": len(self.conversation), "toolNames": tools, "promptPreview": self.prompt},
                         "response": response, "usage": step["usage"]},
         }
 
     # -- one tool call
 
-    def run_tool(self, call: _ToolCall) -> tuple[dict, dict]:
-        """Runs a tool call; returns (the conversation's tool-result part, the Chat Completions tool message)."""
+    def run_tool(self, call: _ToolCall) -> dict:
+        """Runs a tool call; returns the conversation's tool-result part."""
         started = time.monotonic()
         payload: dict[str, Any] = {"kind": "tool_call", "toolCallId": call.id, "toolName": call.name, "input": call.input}
         approval = None
         self.emit(f"tool.running:{call.id}", "tool.progress", {"toolCallId": call.id, "status": "running", "input": call.input})
         try:
-            validate_input(call.name, call.input)
+            validate_input(call.name, call.input, self.tools)
             if call.name in NEEDS_APPROVAL:
                 approval = self.ask_approval(call)
                 if approval != "allow_once":
                     raise _Denied()
-            outcome = self.c.workspace.run(call.name, call.input)
+            outcome = self.run_task(call) if call.name == "task" else self.c.workspace.run(call.name, call.input)
         except _Denied:
             payload.update(error=REJECTED, approval={"decision": approval})
-            return self._tool_failed(call, payload, started, REJECTED,
-                                     {"type": "execution-denied", "reason": REJECTED})
+            return self._tool_failed(call, payload, started, REJECTED, {"type": "execution-denied", "reason": REJECTED})
         except ToolError as error:
             if approval:
                 payload["approval"] = {"decision": approval}
@@ -405,15 +454,13 @@ class Turn:
         if approval:
             payload["approval"] = {"decision": approval}
         self.row("tool-loop", **self.tool_columns("ok", duration, payload))
-        part = {"type": "tool-result", "toolCallId": call.id, "toolName": call.name, "output": outcome.output, "isError": False}
-        return part, {"role": "tool", "tool_call_id": call.id, "content": stringify(outcome.output)}
+        return {"type": "tool-result", "toolCallId": call.id, "toolName": call.name, "output": outcome.output, "isError": False}
 
-    def _tool_failed(self, call: _ToolCall, payload: dict, started: float, message: str, output: Any) -> tuple[dict, dict]:
+    def _tool_failed(self, call: _ToolCall, payload: dict, started: float, message: str, output: Any) -> dict:
         duration = round((time.monotonic() - started) * 1000)
         self.emit(f"tool.completed:{call.id}", "tool.completed", {"toolCallId": call.id, "status": "failed", "error": message, "durationMs": duration})
         self.row("tool-loop", **self.tool_columns("error", duration, payload))
-        part = {"type": "tool-result", "toolCallId": call.id, "toolName": call.name, "output": output, "isError": True}
-        return part, {"role": "tool", "tool_call_id": call.id, "content": message}
+        return {"type": "tool-result", "toolCallId": call.id, "toolName": call.name, "output": output, "isError": True}
 
     def tool_columns(self, status: str, duration: int, payload: dict) -> dict:
         return {"session_auth_method": "none", "call_class": "tool", "provider": "builtin", "model": None,
@@ -422,20 +469,50 @@ class Turn:
 
     def ask_approval(self, call: _ToolCall) -> str:
         title, subject = self.c.workspace.approval_subject(call.name, call.input)
-        approval_id = f"apr-{call.id}"
+        # A sub-agent's approvals are answered through the parent run: their ids name the task call.
+        approval_id = f"apr-t-{self.task_call}-{call.id}" if self.task_call else f"apr-{call.id}"
         self.emit(f"approval.requested:{approval_id}", "approval.requested", {
             "approvalId": approval_id, "toolCallId": call.id, "title": title, "subject": subject, "input": call.input,
             "options": [{"optionId": "allow", "label": "Allow", "kind": "allow_once"},
                         {"optionId": "reject", "label": "Reject", "kind": "reject_once"}],
         })
-        answer = self.approval_answers.pop(0) if self.approval_answers else {"outcome": "selected", "optionId": "allow"}
+        if self.parent is not None:
+            self.parent.child_state(self.session_id, "requires_action")
+        answers = self.shared.approvals
+        answer = answers.pop(0) if answers else {"outcome": "selected", "optionId": "allow"}
         decision = "allow_once" if answer.get("optionId") == "allow" else "reject_once"
         resolved = {"approvalId": approval_id, "outcome": answer["outcome"]}
         if answer.get("optionId"):
             resolved["optionId"] = answer["optionId"]
         resolved.update(decision=decision, answeredAt=self.frame())
         self.emit(f"approval.resolved:{approval_id}", "approval.resolved", resolved)
+        if self.parent is not None:
+            self.parent.child_state(self.session_id, "running")
         return decision
+
+    # -- sub-agents
+
+    def child_state(self, child_session: str, state: str) -> None:
+        self.child_updates += 1
+        self.emit(f"child.updated:{child_session}:{self.child_updates}", "child.updated", {"childSessionId": child_session, "state": state})
+
+    def run_task(self, call: _ToolCall):
+        from .tools import ToolOutcome
+
+        child_session, child_turn = f"{self.session_id}:task:{call.id}", f"{self.turn_id}:task:{call.id}"
+        self.emit(f"child.started:{child_session}", "child.started", {
+            "childSessionId": child_session, "childRunId": child_turn, "parentToolCallId": call.id,
+            "title": call.input["description"], "description": call.input["prompt"]})
+        self.child_state(child_session, "running")
+        child = Turn(self.c, parent=self, session_id=child_session, turn_id=child_turn, prompt=call.input["prompt"], task_call=call.id)
+        child.stages()
+        # What the child spent counts as the parent turn's (its own step events stay in its namespace).
+        for key in TOKEN_KEYS:
+            self.usage[key] += child.usage[key]
+        self.cost += child.cost
+        answer = child.answer()
+        self.emit(f"child.completed:{child_session}", "child.completed", {"childSessionId": child_session, "status": "completed", "summary": answer})
+        return ToolOutcome({"childSessionId": child_session, "status": "completed", "answer": answer})
 
 
 class _Denied(Exception):
@@ -447,30 +524,9 @@ def _now() -> str:
     return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
 
 
-def _history_of(conversation: list[dict]) -> list[dict]:
+def history_of(conversation: list[dict]) -> list[dict]:
     """The Chat Completions messages of an earlier conversation (a resumed session)."""
-    out: list[dict] = []
-    for message in conversation:
-        parts = message["parts"]
-        if message["role"] == "user":
-            out.append({"role": "user", "content": "".join(p["text"] for p in parts if p["type"] == "text")})
-        elif message["role"] == "assistant":
-            text = "".join(p["text"] for p in parts if p["type"] == "text")
-            calls = [p for p in parts if p["type"] == "tool-call"]
-            m: dict[str, Any] = {"role": "assistant", "content": text or None}
-            if calls:
-                m["tool_calls"] = [{"id": p["toolCallId"], "type": "function",
-                                    "function": {"name": p["toolName"], "arguments": stringify(p["input"])}} for p in calls]
-            out.append(m)
-        elif message["role"] == "tool":
-            for p in parts:
-                output = p["output"]
-                if p.get("isError"):
-                    content = output.get("reason", "") if isinstance(output, dict) else str(output)
-                else:
-                    content = stringify(output)
-                out.append({"role": "tool", "tool_call_id": p["toolCallId"], "content": content})
-    return out
+    return chat_messages(conversation)
 
 
 def run_turn(config: TurnConfig) -> TurnResult:
