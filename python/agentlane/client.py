@@ -159,6 +159,14 @@ class Client:
         )
         return resp.body["run"], resp.status == 201
 
+    def add_events(self, run_id: str, *, events: list[dict] | None = None, audit: list[dict] | None = None,
+                   end: dict | None = None) -> dict:
+        """POST /runs/:id/events (a run of an `external` engine): this runtime's event drafts ({key, kind,
+        payload, namespace?}) and AuditableCall rows; `end` ({outcome, error?}) ends the turn. Returns
+        {accepted, frames, ended}."""
+        body = _drop_none({"events": events, "audit": audit, "end": end})
+        return self.request("POST", f"/runs/{_seg(run_id)}/events", body=body).body
+
     def get_run(self, run_id: str) -> dict:
         return self.request("GET", f"/runs/{_seg(run_id)}").body["run"]
 

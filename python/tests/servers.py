@@ -81,7 +81,8 @@ def start_server(data_dir: pathlib.Path, *, config: dict | None = None, db: str 
 
 
 def builtin_config(fake_url: str, work_dir: pathlib.Path, *, plan: bool = False) -> dict:
-    """One built-in engine on the fake model server's Chat Completions API, next to the recorded replays."""
+    """One built-in engine on the fake model server's Chat Completions API and one external engine (the
+    Python runtime's turns), next to the recorded replays."""
     return {
         "workDir": str(work_dir),
         "engines": [
@@ -93,7 +94,9 @@ def builtin_config(fake_url: str, work_dir: pathlib.Path, *, plan: bool = False)
                 "baseURL": f"{fake_url}/v1",
                 "apiKey": "python-test-key",
                 "plan": plan,
-            }
+            },
+            # Turns run by this package's runtime, added through POST /runs/:id/events.
+            {"name": "python", "type": "external", "label": "The Python runtime"},
         ],
     }
 

@@ -17,6 +17,7 @@ const EngineEntry = Type.Object(
       Type.Literal('opencode'),
       Type.Literal('replay'),
       Type.Literal('builtin'),
+      Type.Literal('external'),
     ]),
   },
   // The rest are the adapter's own options, checked by the adapter.

@@ -1,4 +1,4 @@
-import type { DiscoveredEngine, EngineDriver } from '@agentlane/engine-kit';
+import { createExternalDriver, type DiscoveredEngine, type EngineDriver } from '@agentlane/engine-kit';
 import { CliError } from './cli-error';
 import type { EngineConfig } from './config';
 
@@ -6,7 +6,10 @@ import type { EngineConfig } from './config';
  * Which package implements each configured engine type. Every adapter exports `createDriver(config)`; the
  * registry imports it only when an engine of that type is configured, so an unused adapter costs nothing.
  */
-const ADAPTERS: Record<EngineConfig['type'], string> = {
+type AdapterType = Exclude<EngineConfig['type'], 'external'>;
+
+/** `external` (turns run by a runtime outside this process, see docs/external-runtimes.md) needs no adapter. */
+const ADAPTERS: Record<AdapterType, string> = {
   acp: '@agentlane/adapter-acp',
   opencode: '@agentlane/adapter-opencode',
   replay: '@agentlane/adapter-replay',
@@ -18,7 +21,7 @@ const ADAPTERS: Record<EngineConfig['type'], string> = {
  * names a place itself, they get the server's database (SQLite path or postgres URL), so a restarted
  * `agentlane serve` resumes their sessions from it.
  */
-const DATABASE_OPTION: Partial<Record<EngineConfig['type'], string>> = {
+const DATABASE_OPTION: Partial<Record<AdapterType, string>> = {
   builtin: 'checkpoints',
 };
 
@@ -45,7 +48,7 @@ export interface EngineOffer {
  */
 export async function discoverEngines(env: NodeJS.ProcessEnv, cwd: string): Promise<EngineOffer[]> {
   const offers: EngineOffer[] = [];
-  for (const type of Object.keys(ADAPTERS) as EngineConfig['type'][]) {
+  for (const type of Object.keys(ADAPTERS) as AdapterType[]) {
     try {
       const mod = await loadAdapter(type);
       for (const found of mod.discoverEngines?.(env, { cwd }) ?? []) {
@@ -64,7 +67,7 @@ export async function discoverEngines(env: NodeJS.ProcessEnv, cwd: string): Prom
   return offers;
 }
 
-async function loadAdapter(type: EngineConfig['type']): Promise<AdapterModule> {
+async function loadAdapter(type: AdapterType): Promise<AdapterModule> {
   const specifier = ADAPTERS[type];
   try {
     return (await import(specifier)) as AdapterModule;
@@ -81,6 +84,18 @@ export async function createEngineDriver(
   where: string,
   options: { database?: string; inMemory?: Record<string, unknown> },
 ): Promise<EngineDriver> {
+  if (entry.type === 'external') {
+    const { idleTimeoutMs, label } = entry;
+    try {
+      return createExternalDriver({
+        name: entry.name,
+        ...(typeof label === 'string' ? { label } : {}),
+        ...(idleTimeoutMs !== undefined ? { idleTimeoutMs: idleTimeoutMs as number } : {}),
+      });
+    } catch (err) {
+      throw new CliError(`${where} (${entry.name}): ${(err as Error).message}`);
+    }
+  }
   const mod = await loadAdapter(entry.type);
   if (typeof mod.createDriver !== 'function')
     throw new CliError(`${where} (${entry.name}): ${ADAPTERS[entry.type]} does not export createDriver`);

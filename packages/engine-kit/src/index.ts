@@ -1,6 +1,7 @@
 export * from './artifact';
 export * from './audit/index';
 export * from './driver';
+export * from './external/index';
 export * from './find-command';
 export * from './harness-frame';
 export * from './loopback';

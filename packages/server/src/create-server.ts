@@ -20,6 +20,7 @@ import { requestId, requestLog } from './observability/request-log';
 import { artifactRoutes } from './routes/artifacts';
 import { type AuditReader, auditRoutes } from './routes/audit';
 import { checkpointRoutes } from './routes/checkpoints';
+import { externalEventRoutes } from './routes/external-events';
 import { forkRoutes } from './routes/fork';
 import { healthRoutes } from './routes/health';
 import { runRoutes } from './routes/runs';
@@ -191,6 +192,7 @@ export async function createServer(options: ServerOptions): Promise<AgentlaneSer
       await api.register(sessionRoutes(context));
       await api.register(syncRoutes(context));
       await api.register(runRoutes(context));
+      await api.register(externalEventRoutes(context));
       await api.register(threadRoutes(context));
       await api.register(artifactRoutes(context));
       await api.register(checkpointRoutes(options.checkpoints));

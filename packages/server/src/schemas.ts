@@ -218,3 +218,46 @@ export const HealthReply = Type.Object({
     Type.Array(Type.Object({ name: Type.String(), provider: Type.String(), label: Type.String() })),
   ),
 });
+
+/** One canonical event draft an external runtime sends (checked against the contract by the route). */
+const ExternalEventDraft = Type.Object(
+  {
+    key: Type.String({
+      minLength: 1,
+      maxLength: 512,
+      description: 'Stable within the run; eventId = ev_ + sha256(runId, NUL, key)',
+    }),
+    kind: Type.String({ minLength: 1, maxLength: 64, description: 'A canonical kind' }),
+    payload: Json,
+    namespace: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 32 })),
+    identity: Type.Optional(JsonObject),
+  },
+  { additionalProperties: false },
+);
+
+export const ExternalEventsBody = Type.Object(
+  {
+    events: Type.Optional(Type.Array(ExternalEventDraft, { maxItems: 1000 })),
+    audit: Type.Optional(
+      Type.Array(JsonObject, { maxItems: 1000, description: 'AuditableCall rows of this run' }),
+    ),
+    end: Type.Optional(
+      Type.Object(
+        {
+          outcome: Type.Union([Type.Literal('completed'), Type.Literal('failed'), Type.Literal('cancelled')]),
+          error: Type.Optional(Type.String({ maxLength: 10_000 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ExternalEventsReply = Type.Object({
+  accepted: Type.Boolean(),
+  /** Frames appended to the run's source lane (events, then audit rows). */
+  frames: Type.Integer({ minimum: 0 }),
+  /** The turn was ended by this request. */
+  ended: Type.Boolean(),
+});

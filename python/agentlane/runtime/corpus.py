@@ -58,7 +58,7 @@ def replay(turn: dict) -> tuple[TurnResult, ReplayServer]:
                 plan=i["engine"]["plan"], max_steps=i["engine"]["maxSteps"], approvals=list(i["approvals"]),
                 subagents=bool(i["engine"].get("subagents")), prices=i["engine"].get("prices"),
                 provider_ids=SequentialIds(i["providerIds"]["startMs"]) if "providerIds" in i else None,
-                turn_token_budget=i["engine"].get("turnTokenBudget"),
+                turn_token_budget=i["engine"].get("turnTokenBudget"), cwd="<workspace>",
                 clock=Clock(i["clock"]["start"], i["clock"]["stepMs"]), ids=SequentialIds(i["ids"]["startMs"]),
                 frame_clock=Clock(i["frameClock"]["start"], i["frameClock"]["stepMs"]),
             )

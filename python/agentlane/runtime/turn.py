@@ -75,6 +75,8 @@ class TurnConfig:
     turn_token_budget: int | None = None  # the tool loop stops once the turn's tokens pass it
     previous: dict | None = None  # the checkpoint a resumed session continues from
     generation: int = 1
+    cwd: str | None = None  # session.started's cwd (default: the workspace folder)
+    listener: Any = None  # gets .event(draft), .row(row) as they happen and .flush() after each call and stage
 
 
 @dataclass
@@ -148,6 +150,8 @@ class Turn:
         if self.namespace:
             event["namespace"] = list(self.namespace)
         self.shared.events.append(event)
+        if self.c.listener is not None:
+            self.c.listener.event(event)
 
     def frame(self) -> str:
         return self.c.frame_clock() if self.c.frame_clock else _now()
@@ -171,6 +175,8 @@ class Turn:
         if parent is not None:
             envelope["parentCheckpointId"] = parent
         mine.append(envelope)
+        if self.c.listener is not None:
+            self.c.listener.flush()
 
     def row(self, stage: str, **columns: Any) -> None:
         self.seq += 1
@@ -181,6 +187,9 @@ class Turn:
         }
         row.update(columns)
         self.shared.rows[self.session_id].append(row)
+        if self.c.listener is not None:
+            self.c.listener.row(row)
+            self.c.listener.flush()
 
     def result(self) -> TurnResult:
         rows = [r for session in self.shared.rows.values() for r in session]
@@ -196,7 +205,8 @@ class Turn:
         self.emit("session.started", "session.started", {
             "provider": "builtin", "origin": "new" if self.previous is None else "resumed",
             "generation": self.c.generation, "capabilities": {**CAPABILITIES, "childSessions": self.c.subagents},
-            "nativeSessionId": self.session_id, "cwd": "<workspace>", "agent": {"name": "agentlane-builtin"},
+            "nativeSessionId": self.session_id, "cwd": self.c.cwd or str(self.c.workspace.root),
+            "agent": {"name": "agentlane-builtin"},
         })
         self.emit("session.metadata", "session.metadata", {"model": {"id": self.c.model}, "availableModels": [{"id": self.c.model}]})
         self.stages()

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EngineDriver } from '@agentlane/engine-kit';
-import { createLane, type Lane } from '@agentlane/lane';
+import { createLane, type Lane, type LaneOptions } from '@agentlane/lane';
 import { openStore, type Store } from '@agentlane/store';
 import { type AgentlaneServer, createServer, type ServerOptions } from '../../src';
 import { createScriptedDriver } from './scripted-engine';
@@ -15,27 +15,35 @@ export interface TestServer {
   store: Store;
   lane: Lane;
   server: AgentlaneServer;
-  /** Creates a session on the scripted engine and returns its id. */
-  createSession(headers?: Record<string, string>): Promise<string>;
+  /** Creates a session (on the scripted engine unless named) and returns its id. */
+  createSession(headers?: Record<string, string>, engine?: string): Promise<string>;
   close(): Promise<void>;
 }
 
 /** A real server on a temp SQLite store with the real lane and a scripted test engine, on 127.0.0.1:0. */
 export async function startTestServer(
   options: Partial<Omit<ServerOptions, 'store' | 'lane' | 'engines'>> = {},
-  shared: { dbPath?: string; execute?: boolean } = {},
+  shared: {
+    dbPath?: string;
+    execute?: boolean;
+    /** Engines besides the scripted one. */
+    drivers?: EngineDriver[];
+    /** Where the lane writes the audit rows translators surface. */
+    audit?: LaneOptions['audit'];
+  } = {},
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'agentlane-server-'));
   // A SQLite file, or a postgres:// URL (with ?schema= of the test's own).
   const dbPath = shared.dbPath ?? join(dir, 'test.db');
   const store = await openStore(dbPath);
-  const drivers: EngineDriver[] = [createScriptedDriver()];
+  const drivers: EngineDriver[] = [createScriptedDriver(), ...(shared.drivers ?? [])];
   const lane = createLane({
     store,
     drivers,
     ownerId: `test-${Math.random().toString(36).slice(2, 8)}`,
     pollIntervalMs: 20,
     ...(shared.execute === false ? { execute: false } : {}),
+    ...(shared.audit ? { audit: shared.audit } : {}),
   });
   await lane.start();
   const server = await createServer({
@@ -57,11 +65,11 @@ export async function startTestServer(
     store,
     lane,
     server,
-    async createSession(headers = {}) {
+    async createSession(headers = {}, engine = 'scripted') {
       const res = await fetch(`${api}/sessions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...headers },
-        body: JSON.stringify({ engine: 'scripted', title: 'test' }),
+        body: JSON.stringify({ engine, title: 'test' }),
       });
       if (res.status !== 201) throw new Error(`create session: ${res.status} ${await res.text()}`);
       return ((await res.json()) as { session: { id: string } }).session.id;

@@ -1,0 +1,97 @@
+import type { AuditableCall, CanonicalEventDraft, JsonObject, JsonValue } from '@agentlane/contract';
+import { isHarnessFrame } from '../harness-frame';
+import type { TranslatedEvent, TranslationStep, Translator } from '../translator';
+import { checkExternalAudit, checkExternalEvent, type ExternalEventDraft } from './external-frames';
+
+/** The provider id of events an outside runtime sent (their `identity.provider`). */
+export const EXTERNAL_PROVIDER = 'external';
+
+interface ExternalState extends JsonObject {
+  /** A root `turn.completed` came from the runtime: the lane's turn.ended adds none. */
+  completed: boolean;
+}
+
+const warning = (seq: number, message: string, detail?: JsonValue): TranslatedEvent => ({
+  key: `external.bad_frame:${seq}`,
+  draft: {
+    kind: 'harness.warning',
+    payload: { code: 'external.bad_frame', message, ...(detail !== undefined ? { detail } : {}) },
+  },
+});
+
+const isObject = (v: JsonValue): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The translator of an outside runtime's frames: its event drafts pass through as they are (it drafted them
+ * itself, keys included), its audit rows go to the ledger. A frame that is not one of them, or a draft the
+ * contract refuses, becomes `harness.warning` `external.bad_frame` (never a throw). Of the lane's harness
+ * frames only the end matters: a turn the runtime left without `turn.completed` (it failed, was cancelled, or
+ * went silent) gets one, after a `harness.error` naming why.
+ */
+export const externalTranslator: Translator<ExternalState> = {
+  provider: EXTERNAL_PROVIDER,
+  initialState: () => ({ completed: false }),
+  translate(record, state, ctx): TranslationStep<ExternalState> {
+    const frame = record.frame;
+    if (isHarnessFrame(frame)) {
+      if (frame.harness === 'engine.error') {
+        return {
+          state,
+          events: [
+            {
+              key: `external.engine-error:${record.nativeSeq}`,
+              draft: {
+                kind: 'harness.error',
+                payload: { code: 'engine_error', message: frame.message, fatal: frame.fatal },
+              },
+            },
+          ],
+        };
+      }
+      if (frame.harness !== 'turn.ended' || state.completed) return { state, events: [] };
+      const stopReason =
+        frame.outcome === 'completed' ? 'end_turn' : frame.outcome === 'cancelled' ? 'cancelled' : 'error';
+      const events: TranslatedEvent[] = [];
+      if (frame.outcome === 'failed' && frame.error !== undefined)
+        events.push({
+          key: 'external.turn-failed',
+          draft: {
+            kind: 'harness.error',
+            payload: { code: 'turn_failed', message: frame.error, fatal: true },
+          },
+        });
+      events.push({ key: 'turn.completed', draft: { kind: 'turn.completed', payload: { stopReason } } });
+      return { state: { completed: true }, events };
+    }
+    if (isObject(frame) && 'event' in frame && Object.keys(frame).length === 1) {
+      const issue = checkExternalEvent(frame.event);
+      if (issue)
+        return { state, events: [warning(record.nativeSeq, `event draft ${issue.path}: ${issue.message}`)] };
+      const draft = frame.event as unknown as ExternalEventDraft;
+      const event: TranslatedEvent = {
+        key: draft.key,
+        draft: { kind: draft.kind, payload: draft.payload } as CanonicalEventDraft,
+        ...(draft.namespace ? { namespace: draft.namespace } : {}),
+        ...(draft.identity ? { identity: draft.identity } : {}),
+      };
+      const root = !draft.namespace || draft.namespace.length === 0;
+      return {
+        state: { completed: state.completed || (root && draft.kind === 'turn.completed') },
+        events: [event],
+      };
+    }
+    if (isObject(frame) && 'audit' in frame && Object.keys(frame).length === 1) {
+      const issue = checkExternalAudit(frame.audit, ctx);
+      if (issue)
+        return { state, events: [warning(record.nativeSeq, `audit row ${issue.path}: ${issue.message}`)] };
+      return { state, events: [], audit: [frame.audit as unknown as AuditableCall] };
+    }
+    return {
+      state,
+      events: [
+        warning(record.nativeSeq, `native frame ${record.nativeSeq} is not an { event } or { audit } frame`),
+      ],
+    };
+  },
+  finish: (state) => ({ state, events: [] }),
+};

@@ -1,0 +1,3 @@
+export * from './external-driver';
+export * from './external-frames';
+export * from './external-translator';

@@ -1,0 +1,199 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { AuditableCall } from '@agentlane/contract';
+import { createExternalDriver, externalTranslator } from '@agentlane/engine-kit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postJson, readJson, startTestServer, type TestServer } from './support/harness';
+import { SseReader } from './support/sse-reader';
+
+// POST /runs/:id/events: a runtime outside the process (engine type external) adds its turn to a thread.
+let t: TestServer;
+const audit: AuditableCall[] = [];
+beforeAll(async () => {
+  t = await startTestServer(
+    {},
+    {
+      drivers: [
+        createExternalDriver({ name: 'outside' }),
+        createExternalDriver({ name: 'quiet', idleTimeoutMs: 300 }),
+      ],
+      audit: { record: async (rows) => audit.push(...rows) },
+    },
+  );
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const eventId = (runId: string, key: string) =>
+  `ev_${createHash('sha256').update(runId).update('\0').update(key).digest('hex').slice(0, 32)}`;
+
+// The contract's own valid example of a model-call row, placed in the run.
+const example = JSON.parse(
+  readFileSync(new URL('../../contract/test/fixtures/valid/audit-model-call.json', import.meta.url), 'utf8'),
+).value as AuditableCall;
+const row = (threadId: string, runId: string, seq: number): AuditableCall => ({
+  ...example,
+  session_id: threadId,
+  turn_id: runId,
+  seq_within_turn: seq,
+});
+
+const startRun = async (engine: string) => {
+  const threadId = await t.createSession({}, engine);
+  const created = await postJson(`${t.api}/threads/${threadId}/runs`, { prompt: 'hi' });
+  expect(created.status).toBe(201);
+  return { threadId, runId: created.json.run.runId as string };
+};
+
+describe('an external runtime adds its turn through POST /runs/:id/events', () => {
+  it('events keep their keys as eventIds, audit rows reach the ledger, end canonicalizes the run', async () => {
+    const { threadId, runId } = await startRun('outside');
+    const stream = new SseReader(`${t.api}/threads/${threadId}/events`);
+    const first = await postJson(`${t.api}/runs/${runId}/events`, {
+      events: [
+        { key: 'turn.started', kind: 'turn.started', payload: { prompt: 'hi' } },
+        {
+          key: 'message.started:m1',
+          kind: 'message.started',
+          payload: { messageId: 'm1', role: 'assistant' },
+        },
+        {
+          key: 'message.delta:m1:0',
+          kind: 'message.delta',
+          payload: { messageId: 'm1', partId: 'm1', delta: 'hel' },
+        },
+      ],
+    });
+    expect(first.status).toBe(202);
+    expect(first.json).toEqual({ accepted: true, frames: 3, ended: false });
+    const last = await postJson(`${t.api}/runs/${runId}/events`, {
+      events: [
+        {
+          key: 'message.delta:m1:3',
+          kind: 'message.delta',
+          payload: { messageId: 'm1', partId: 'm1', delta: 'lo' },
+        },
+        {
+          key: 'message.completed:m1',
+          kind: 'message.completed',
+          payload: { messageId: 'm1', role: 'assistant', text: 'hello' },
+        },
+        {
+          key: 'child:c1:usage:turn',
+          kind: 'usage.updated',
+          payload: { scope: 'turn', inputTokens: 1, outputTokens: 1 },
+          namespace: [`${threadId}:task:c1`],
+        },
+        { key: 'turn.completed', kind: 'turn.completed', payload: { stopReason: 'end_turn' } },
+      ],
+      audit: [row(threadId, runId, 1)],
+      end: { outcome: 'completed' },
+    });
+    expect(last.json).toEqual({ accepted: true, frames: 5, ended: true });
+
+    await stream.waitFor((r) => r.events.some((e) => e.type === 'run.canonicalized'));
+    stream.close();
+    const rows = stream.events.flatMap((e) => ('event' in e ? [e] : []));
+    expect(rows.map((e) => e.event.kind)).toEqual([
+      'turn.started',
+      'message.started',
+      'message.delta',
+      'message.delta',
+      'message.completed',
+      'usage.updated',
+      'turn.completed',
+    ]);
+    expect(rows[0]?.event.eventId).toBe(eventId(runId, 'turn.started'));
+    expect(rows[0]?.event.identity.provider).toBe('external');
+    expect(rows[5]?.namespace).toEqual([`${threadId}:task:c1`]);
+    expect(rows.filter((e) => e.event.kind === 'turn.completed')).toHaveLength(1);
+    // The live pass and the final pass both record it; the ledger's idempotency key makes the second a no-op.
+    const recorded = audit.filter((r) => r.turn_id === runId);
+    expect(recorded.length).toBeGreaterThan(0);
+    for (const r of recorded) expect(r).toEqual(row(threadId, runId, 1));
+    const run = await readJson(await fetch(`${t.api}/runs/${runId}`));
+    expect(run.run).toMatchObject({ status: 'completed', outcome: 'completed' });
+
+    // The run has ended: nothing more is taken.
+    const late = await postJson(`${t.api}/runs/${runId}/events`, { events: [] });
+    expect(late.status).toBe(409);
+    expect(late.json.error).toMatchObject({ code: 'conflict', field: 'params.id' });
+  });
+
+  it('refuses a request with a bad item whole, naming the field', async () => {
+    const { threadId, runId } = await startRun('outside');
+    const bad = await postJson(`${t.api}/runs/${runId}/events`, {
+      events: [
+        { key: 'turn.started', kind: 'turn.started', payload: { prompt: 'hi' } },
+        { key: 'm', kind: 'message.delta', payload: { messageId: 'm1', delta: 'x' } },
+      ],
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error).toMatchObject({ code: 'invalid_request', field: 'body.events[1].payload.partId' });
+    const unknownKind = await postJson(`${t.api}/runs/${runId}/events`, {
+      events: [{ key: 'k', kind: 'no.such.kind', payload: {} }],
+    });
+    expect(unknownKind.status).toBe(400);
+    expect(unknownKind.json.error.field).toMatch(/^body\.events\[0\]/);
+    const foreign = await postJson(`${t.api}/runs/${runId}/events`, {
+      audit: [{ ...row(threadId, runId, 1), session_id: 'another-thread' }],
+    });
+    expect(foreign.status).toBe(400);
+    expect(foreign.json.error).toMatchObject({ code: 'invalid_request', field: 'body.audit[0].session_id' });
+    const shape = await postJson(`${t.api}/runs/${runId}/events`, { frames: [] });
+    expect(shape.status).toBe(400);
+    await postJson(`${t.api}/runs/${runId}/events`, { end: { outcome: 'completed' } });
+  });
+
+  it('answers 404 for an unknown run and 409 for a run of an engine that runs its own turns', async () => {
+    const missing = await postJson(`${t.api}/runs/run_nope/events`, { events: [] });
+    expect(missing.status).toBe(404);
+    expect(missing.json.error.code).toBe('not_found');
+    const { runId } = await startRun('scripted');
+    const own = await postJson(`${t.api}/runs/${runId}/events`, { events: [] });
+    expect(own.status).toBe(409);
+    expect(own.json.error).toMatchObject({ code: 'conflict', field: 'params.id' });
+  });
+
+  it('a runtime that goes silent fails its turn, which still ends with turn.completed', async () => {
+    const { threadId, runId } = await startRun('quiet');
+    const stream = new SseReader(`${t.api}/threads/${threadId}/events`);
+    await postJson(`${t.api}/runs/${runId}/events`, {
+      events: [{ key: 'turn.started', kind: 'turn.started', payload: { prompt: 'hi' } }],
+    });
+    await stream.waitFor((r) => r.events.some((e) => e.type === 'run.canonicalized'));
+    stream.close();
+    const kinds = stream.events.flatMap((e) => ('event' in e ? [e.event] : []));
+    expect(kinds.map((e) => e.kind)).toEqual(['turn.started', 'harness.error', 'turn.completed']);
+    expect(kinds[1]?.payload).toMatchObject({
+      code: 'turn_failed',
+      message: 'the external runtime sent nothing for 300 ms',
+    });
+    expect(kinds[2]?.payload).toEqual({ stopReason: 'error' });
+    const run = await readJson(await fetch(`${t.api}/runs/${runId}`));
+    expect(run.run).toMatchObject({ status: 'failed' });
+  });
+
+  it('the translator turns a frame that is not an event or audit row into a warning, never a throw', () => {
+    const ctx = { threadId: 't', runId: 'r', turnId: 'r', provider: 'external' };
+    const state = externalTranslator.initialState(ctx);
+    for (const frame of [
+      null,
+      1,
+      'x',
+      [],
+      { event: 1 },
+      { audit: {} },
+      { event: {}, audit: {} },
+      { harness: 'turn.started', prompt: 'p' },
+    ]) {
+      const step = externalTranslator.translate(
+        { runId: 'r', nativeSeq: 1, receivedAt: 'x', frame },
+        state,
+        ctx,
+      );
+      for (const e of step.events) expect(e.draft.kind).toBe('harness.warning');
+    }
+  });
+});
