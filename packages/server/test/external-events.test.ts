@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { AuditableCall } from '@agentlane/contract';
+import type { AuditableCall, JsonValue } from '@agentlane/contract';
 import { createExternalDriver, externalTranslator } from '@agentlane/engine-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, readJson, startTestServer, type TestServer } from './support/harness';
@@ -178,7 +178,7 @@ describe('an external runtime adds its turn through POST /runs/:id/events', () =
   it('the translator turns a frame that is not an event or audit row into a warning, never a throw', () => {
     const ctx = { threadId: 't', runId: 'r', turnId: 'r', provider: 'external' };
     const state = externalTranslator.initialState(ctx);
-    for (const frame of [
+    const frames: JsonValue[] = [
       null,
       1,
       'x',
@@ -187,7 +187,8 @@ describe('an external runtime adds its turn through POST /runs/:id/events', () =
       { audit: {} },
       { event: {}, audit: {} },
       { harness: 'turn.started', prompt: 'p' },
-    ]) {
+    ];
+    for (const frame of frames) {
       const step = externalTranslator.translate(
         { runId: 'r', nativeSeq: 1, receivedAt: 'x', frame },
         state,
