@@ -57,7 +57,7 @@ export function translateRecords<S extends JsonValue>(
     const step = translator.translate(record, state, ctx);
     state = step.state;
     for (const event of step.events) events.push({ event, receivedAt: record.receivedAt });
-    for (const a of step.artifacts ?? []) artifacts.set(a.ref.id, a.content);
+    for (const a of step.artifacts ?? []) if ('content' in a) artifacts.set(a.ref.id, a.content);
   }
   const last = translator.finish(state, ctx);
   const lastAt = input.at(-1)?.receivedAt ?? new Date(0).toISOString();

@@ -31,11 +31,15 @@ export interface TranslatedEvent {
   namespace?: string[];
 }
 
-/** Content the lane stores in the artifact store, referenced by events of the same step. */
-export interface ArtifactContent {
-  ref: ArtifactRef;
-  content: string | Uint8Array;
-}
+/**
+ * Content the lane stores in the artifact store, referenced by events of the same step: in memory, or in a
+ * local `file` (an engine's overflow file, too large to hold in memory), which the lane stores streamed from
+ * the file, checked against `ref.sha256`. A file may be gone when a source is translated again later (another
+ * process, a restart): the live pass stored it by then, or the event names an artifact that is not there.
+ */
+export type ArtifactContent =
+  | { ref: ArtifactRef; content: string | Uint8Array }
+  | { ref: ArtifactRef; file: string };
 
 export interface TranslationStep<S> {
   state: S;

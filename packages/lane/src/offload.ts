@@ -1,3 +1,4 @@
+import { createReadStream } from 'node:fs';
 import {
   type ArtifactRef,
   type ArtifactWithPreview,
@@ -5,7 +6,7 @@ import {
   type JsonValue,
   MAX_PREVIEW_CHARS,
 } from '@agentlane/contract';
-import type { EventWrite, Store } from '@agentlane/store';
+import { type EventWrite, type Store, StoreError } from '@agentlane/store';
 import { deriveEventId } from './event-id';
 import type { BuiltEvent, BuiltStep } from './run-translation';
 import { stableJson } from './stable-json';
@@ -60,12 +61,31 @@ export class Materializer {
 
   private async toWritesAsync(step: BuiltStep, first: boolean): Promise<EventWrite[]> {
     for (const a of step.artifacts) {
+      if ('file' in a) {
+        await this.storeFile(a);
+        continue;
+      }
       const bytes = typeof a.content === 'string' ? Buffer.from(a.content, 'utf8') : a.content;
       await this.store.putArtifact(bytes, a.ref.contentType);
     }
     const all: EventWrite[] = [];
     for (const built of step.events) all.push(...(this.isLarge(built) ? await this.offload(built) : [built]));
     return this.dedupe(all, first);
+  }
+
+  /**
+   * An artifact in a local file (an engine's overflow), streamed into the store a chunk at a time. Stored
+   * already (the live pass did it, this is a re-translation): nothing to do. The file gone or changed (its
+   * bytes no longer hash to the ref): the event keeps naming an artifact that is not there, the run goes on.
+   */
+  private async storeFile(a: { ref: ArtifactRef; file: string }): Promise<void> {
+    if (await this.store.openArtifact(a.ref.id)) return;
+    try {
+      await this.store.putArtifactStream(createReadStream(a.file), a.ref.contentType, a.ref.sha256);
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (code !== 'ENOENT' && !(err instanceof StoreError && err.code === 'invalid')) throw err;
+    }
   }
 
   private dedupe(writes: EventWrite[], first: boolean): EventWrite[] {

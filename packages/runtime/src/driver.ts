@@ -44,11 +44,17 @@ export interface BuiltinDriverConfig {
   /** A 429 (or a 503 with Retry-After) is sent again: `attempts` (default 3), waits capped at `maxDelayMs` (30 s). */
   rateLimitRetries?: RateLimitRetries;
   /**
-   * Terminal output shown per turn, all commands together (default 8 MB; per command see
-   * `workspaceTools.maxCommandOutputBytes`). Past it a harness.warning `output_limit`, and run_command writes
-   * the rest to its overflow file only.
+   * Terminal output and tool results shown per turn, all calls together (default 8 MB; per command see
+   * `workspaceTools.maxCommandOutputBytes`). Past it a harness.warning `output_limit`, run_command writes the
+   * rest to its overflow file only, and a result goes to an artifact with a preview in its place.
    */
   turnOutputBytes?: number;
+  /** Model text (answers and reasoning) shown per turn (default 1 MB); the rest goes to an artifact. */
+  turnTextBytes?: number;
+  /** One tool result, as JSON (default 512 KiB); a larger one goes to an artifact, a preview stays. */
+  toolResultBytes?: number;
+  /** Where overflow files go (default `<tmpdir>/agentlane-tool-output`; also the workspace tools' default). */
+  outputDir?: string;
   systemPrompt?: string;
   /** Where checkpoints go: a saver, or the store's SQLite path / postgres URL. None: no resume across processes. */
   checkpoints?: CheckpointSaver | string;
@@ -93,6 +99,10 @@ function checkConfig(config: BuiltinDriverConfig): void {
     positiveInteger('rateLimitRetries.maxDelayMs', r.maxDelayMs, 0);
   }
   positiveInteger('turnOutputBytes', config.turnOutputBytes, 1);
+  positiveInteger('turnTextBytes', config.turnTextBytes, 1);
+  positiveInteger('toolResultBytes', config.toolResultBytes, 1);
+  if (config.outputDir !== undefined && (typeof config.outputDir !== 'string' || config.outputDir === ''))
+    throw new Error('outputDir must be a folder path');
   const w = config.workspaceTools;
   if (w) positiveInteger('workspaceTools.maxCommandOutputBytes', w.maxCommandOutputBytes, 1);
   const sub = config.subagents;
@@ -147,7 +157,12 @@ export function createDriver(config: BuiltinDriverConfig): EngineDriver & { disp
   // childSessions is true exactly when the task tool is offered.
   const capabilities = { ...BUILTIN_CAPABILITIES, childSessions: subagents !== undefined };
   const tools = [
-    ...(config.workspaceTools === false ? [] : workspaceTools(config.workspaceTools ?? {})),
+    ...(config.workspaceTools === false
+      ? []
+      : workspaceTools({
+          ...(config.outputDir ? { outputDir: config.outputDir } : {}),
+          ...(config.workspaceTools ?? {}),
+        })),
     ...(config.tools ?? []),
     ...plugins.flatMap((p) => p.tools?.() ?? []),
   ];
@@ -210,6 +225,11 @@ export function createDriver(config: BuiltinDriverConfig): EngineDriver & { disp
               ...(subagents ? { subagents } : {}),
               ...(config.prices ? { prices: config.prices } : {}),
               ...(config.turnOutputBytes ? { turnOutputBytes: config.turnOutputBytes } : {}),
+              outputBounds: {
+                ...(config.turnTextBytes ? { turnTextBytes: config.turnTextBytes } : {}),
+                ...(config.toolResultBytes ? { toolResultBytes: config.toolResultBytes } : {}),
+                ...(config.outputDir ? { outputDir: config.outputDir } : {}),
+              },
             },
             turn,
             io,

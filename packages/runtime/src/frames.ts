@@ -105,6 +105,20 @@ export type RuntimeFrame =
       description?: string;
       deliver?: boolean;
     }
+  /**
+   * Output past a bound, in an overflow file (never in the frame): the lane stores the file as the artifact
+   * `sha256-<sha256>`; `toolCallId` names the call it came from (absent: the turn's model text).
+   */
+  | {
+      rt: 'artifact';
+      toolCallId?: string;
+      name: string;
+      contentType: string;
+      file: { path: string; bytes: number; sha256: string };
+      preview?: string;
+      description?: string;
+      deliver?: boolean;
+    }
   | { rt: 'usage'; usage: UsageUpdatedPayload }
   | { rt: 'marker'; marker: ContextMarkerPayload }
   | { rt: 'warning'; code: string; message: string; detail?: JsonValue }

@@ -4,6 +4,7 @@ import {
   formatIssues,
   type JsonObject,
   type JsonValue,
+  MAX_PREVIEW_CHARS,
   parseAuditableCall,
   parseCanonicalEventDraft,
   type StopReason,
@@ -577,6 +578,10 @@ function runtimeFrame(step: Step, f: RuntimeFrame): void {
       return;
     }
     case 'artifact': {
+      if ('file' in f) {
+        fileArtifact(step, f);
+        return;
+      }
       const made = makeArtifact(
         f.encoding === 'base64' ? Buffer.from(f.content, 'base64') : f.content,
         f.contentType,
@@ -836,6 +841,36 @@ function streamPart(step: Step, stepNo: number, part: JsonObject, cost?: UsageCo
         `an AI SDK stream part this translator does not know: ${stringOrEmpty(part.type)}`,
       );
   }
+}
+
+const SHA256 = /^[0-9a-f]{64}$/;
+
+/** Output past a bound, in an engine-local file: the lane stores it from the file; the event names it. */
+function fileArtifact(step: Step, f: Extract<RuntimeFrame, { rt: 'artifact'; file: unknown }>): void {
+  const { path, bytes, sha256 } = f.file;
+  if (typeof path !== 'string' || !Number.isSafeInteger(bytes) || bytes < 0 || !SHA256.test(String(sha256)))
+    throw new Error('artifact.file needs a path, a byte count and a sha256');
+  const ref = { id: `sha256-${sha256}`, bytes, sha256, contentType: f.contentType };
+  step.artifacts.push({ ref, file: path });
+  const key = `${f.toolCallId ?? 'turn'}:${ref.id}:${f.name}`;
+  step.emit(`artifact.created:${key}`, {
+    kind: 'artifact.created',
+    payload: {
+      artifact: ref,
+      name: f.name,
+      ...(f.preview !== undefined ? { preview: f.preview.slice(0, MAX_PREVIEW_CHARS) } : {}),
+      ...(f.toolCallId !== undefined ? { toolCallId: f.toolCallId } : {}),
+    },
+  });
+  if (f.deliver)
+    step.emit(`artifact.delivered:${key}`, {
+      kind: 'artifact.delivered',
+      payload: {
+        artifact: ref,
+        name: f.name,
+        ...(f.description !== undefined ? { description: f.description } : {}),
+      },
+    });
 }
 
 /** AI SDK usage → the canonical fields (absent counts stay absent, never 0). */

@@ -24,6 +24,7 @@ import { jsonSafe, toModelMessages } from './conversation';
 import { frame, type RuntimeFrame } from './frames';
 import { authMethodOf, createModel, type HttpObservation, type ModelSettings } from './model';
 import { ModelStreamTimeout, ModelStreamTruncated } from './model-fetch';
+import { boundResult, DEFAULT_OUTPUT_BOUNDS, type OutputBounds, TurnTextBound } from './output-bound';
 import type { HarnessPlugin, PluginTurnContext } from './plugin';
 import { costOf, type PriceTable } from './prices';
 import { addSpend, emptySpend, type Spend } from './spend';
@@ -53,8 +54,10 @@ export interface TurnDeps {
   prices?: PriceTable;
   /** Sub-agents: the `task` tool is offered while depth < maxDepth. Absent: no task tool. */
   subagents?: SubagentSettings;
-  /** Terminal output shown per turn (default 8 MB); past it terminal chunks are not shown. */
+  /** Terminal output and tool results shown per turn (default 8 MB); past it they go to overflow files. */
   turnOutputBytes?: number;
+  /** Model text per turn, one tool result, where overflow files go (DEFAULT_OUTPUT_BOUNDS). */
+  outputBounds?: Partial<OutputBounds>;
   /** Prefix of approval and question ids (a child's never collide with its parent's). */
   scope?: string;
   /** Test seam: build the model (default: the AI SDK provider with an observing fetch). */
@@ -148,7 +151,19 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
   /** Terminal output bytes shown this turn, against the turn's bound (past it tools keep output elsewhere). */
   let turnOutput = 0;
   let outputWarned = false;
+  let resultWarned = false;
   const turnOutputBound = deps.turnOutputBytes ?? 8_000_000;
+  const bounds: OutputBounds = { ...DEFAULT_OUTPUT_BOUNDS, ...deps.outputBounds };
+  const outputLimit = (what: string, setting: string, limit: number) =>
+    emit({
+      rt: 'warning',
+      code: 'output_limit',
+      message: `${what} of this turn passed ${limit} bytes (${setting}): the rest is in an artifact, not shown`,
+      detail: { limit },
+    });
+  const textBound = new TurnTextBound(bounds.turnTextBytes, bounds.outputDir, (limit) =>
+    outputLimit('model text', 'turnTextBytes', limit),
+  );
   /** Approvals answered since the last model call: the next call hands them to the SDK as its approval parts. */
   let answered: AnsweredApproval[] = [];
 
@@ -275,6 +290,7 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
     const approvalRequests = new Map<string, string>();
     let finishReason: string | null = null;
     let usage: JsonObject = {};
+    const callText = textBound.call(`${deps.scope ?? ''}${turn.turnId}-${stage}-${step}`);
     try {
       const result = streamText({
         model,
@@ -289,7 +305,10 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
       });
       callIds.startCall();
       for await (const sdkPart of result.fullStream) {
-        const part = withUniqueCallId(sdkPart, callIds);
+        const part = callText.pass(withUniqueCallId(sdkPart, callIds));
+        // Text past the turn's bound goes to the call's overflow file: read on once the file caught up.
+        if (callText.busy()) await callText.drained();
+        if (part === null) continue;
         const safe = safePart(part as unknown as Record<string, unknown>);
         // A step's cost rides on its finish-step frame (the translator makes it the step's usage.updated).
         const cost =
@@ -312,6 +331,13 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
     } catch (err) {
       streamError = err;
     }
+    for (const { kind, spilled } of await callText.close())
+      emit({
+        rt: 'artifact',
+        name: `${kind === 'text' ? 'answer' : 'reasoning'} past turnTextBytes (${stage}, step ${step})`,
+        contentType: 'text/plain; charset=utf-8',
+        file: spilled,
+      });
     const obs = observation as HttpObservation | null;
     const latency = performance.now() - started;
     const cancelled = io.signal.aborted;
@@ -434,15 +460,22 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
           return true;
         },
         fileChanged: (c) => emit({ rt: 'file', toolCallId: call.toolCallId, ...c }),
-        artifact: ({ content, ...a }) =>
+        artifact: (a) => {
+          if ('file' in a) {
+            const { path, bytes, sha256 } = a.file;
+            emit({ rt: 'artifact', toolCallId: call.toolCallId, ...a, file: { path, bytes, sha256 } });
+            return;
+          }
+          const { content, ...rest } = a;
           emit({
             rt: 'artifact',
             toolCallId: call.toolCallId,
-            ...a,
+            ...rest,
             ...(typeof content === 'string'
               ? { content }
               : { content: Buffer.from(content).toString('base64'), encoding: 'base64' as const }),
-          }),
+          });
+        },
         ask: async (q) => {
           const questionId = `q-${deps.scope ?? ''}${call.toolCallId}`;
           emit({
@@ -464,6 +497,31 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
       };
       output = jsonSafe(await def.execute(call.input as never, ctx));
       if (io.signal.aborted) throw new CancelledError();
+      // Over its own bound or what the turn has left: the result goes to an artifact, a preview stays.
+      const room = Math.min(bounds.toolResultBytes, Math.max(0, turnOutputBound - turnOutput));
+      const bounded = await boundResult(
+        output,
+        room,
+        bounds.outputDir,
+        `${deps.scope ?? ''}${call.toolCallId}`,
+      );
+      turnOutput += bounded.bytes;
+      if (bounded.spilled) {
+        output = bounded.output;
+        ctx.artifact({
+          name: `result of ${call.toolName}`,
+          contentType: 'application/json',
+          file: bounded.spilled,
+          description: `the tool's whole result (${bounded.spilled.bytes} bytes)`,
+        });
+        if (!resultWarned)
+          outputLimit(
+            'a tool result',
+            room < bounds.toolResultBytes ? 'turnOutputBytes' : 'toolResultBytes',
+            room,
+          );
+        resultWarned = true;
+      }
     } catch (err) {
       if (err instanceof CancelledError || io.signal.aborted) {
         status = 'cancelled';

@@ -78,7 +78,7 @@ describe('tool artifacts (ctx.artifact)', () => {
         description: 'The check report',
       },
     ]);
-    const stored = new Map(r.artifacts.map((a) => [a.ref.id, a.content]));
+    const stored = new Map(r.artifacts.map((a) => [a.ref.id, 'content' in a ? a.content : a.file]));
     expect(stored.get(`sha256-${sha(REPORT)}`)).toBe(REPORT);
     expect(Buffer.from(stored.get(`sha256-${sha(PNG)}`) as Uint8Array)).toEqual(Buffer.from(PNG));
   });

@@ -1,7 +1,7 @@
 import { createSqliteSaver } from '@agentlane/checkpoints';
 import { createLane } from '@agentlane/lane';
 import { createSqliteLedger } from '@agentlane/ledger';
-import { createDriver, type ModelApi } from '@agentlane/runtime';
+import { type BuiltinDriverConfig, createDriver, type ModelApi } from '@agentlane/runtime';
 import { createServer } from '@agentlane/server';
 import { openStore } from '@agentlane/store';
 import { listenLocal } from './support/server';
@@ -20,6 +20,8 @@ export async function startBuiltinStack(options: {
   turnTokenBudget?: number;
   /** The lane's approval timeout (default: the lane's). */
   approvalTimeoutMs?: number;
+  /** More keys of the engine's config (output bounds, workspace tools, ...). */
+  driverConfig?: Partial<BuiltinDriverConfig>;
 }) {
   const store = await openStore(options.db);
   const ledger = createSqliteLedger({ database: options.db });
@@ -34,6 +36,7 @@ export async function startBuiltinStack(options: {
     checkpoints: options.db,
     ...(options.subagents ? { subagents: true } : {}),
     ...(options.turnTokenBudget ? { turnTokenBudget: options.turnTokenBudget } : {}),
+    ...options.driverConfig,
   });
   const lines: string[] = [];
   const lane = createLane({

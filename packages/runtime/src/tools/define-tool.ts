@@ -33,14 +33,20 @@ export interface ToolContext {
   /**
    * An artifact the tool made (a report, an image, a large output): stored content-addressed and announced
    * with artifact.created and a bounded preview; `deliver` also hands it to the user (artifact.delivered).
+   * Content too large for memory is passed as a `file` the tool wrote (its size and sha256): the lane stores
+   * it streamed from the file, which must stay as it is until the run ends.
    */
-  artifact(artifact: {
-    name: string;
-    contentType: string;
-    content: string | Uint8Array;
-    description?: string;
-    deliver?: boolean;
-  }): void;
+  artifact(
+    artifact: {
+      name: string;
+      contentType: string;
+      description?: string;
+      deliver?: boolean;
+    } & (
+      | { content: string | Uint8Array }
+      | { file: { path: string; bytes: number; sha256: string }; preview?: string }
+    ),
+  ): void;
   /** Asks the user (question.requested → question.resolved); resolves with the answer. */
   ask(question: {
     prompt: string;

@@ -232,12 +232,20 @@ export function workspaceTools(options: WorkspaceToolOptions = {}): DefinedTool[
           ctx.signal.removeEventListener('abort', kill);
           const spilled = await overflow.close();
           ctx.terminal({ terminalId, stream: 'stdout', chunk: '', command, exit: { code, signal } });
+          // The overflow file becomes an artifact the server serves; the result names it.
+          if (spilled)
+            ctx.artifact({
+              name: `output of ${command}`.slice(0, 200),
+              contentType: 'text/plain; charset=utf-8',
+              file: spilled,
+              description: `command output past the first ${spilled.shownBytes} bytes`,
+            });
           resolvePromise({
             exitCode: code,
             signal,
             timedOut,
             output: output.slice(0, 16_384),
-            ...(spilled ? { overflow: spilled } : {}),
+            ...(spilled ? { overflow: { ...spilled, artifactId: `sha256-${spilled.sha256}` } } : {}),
           });
         });
       });

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { ServerContext } from '../context';
@@ -58,9 +59,9 @@ export const artifactRoutes =
         // what its threads' events or raw frames name, and learns nothing (404) about the rest.
         if (scope !== '*' && !(await ctx.store.artifactInThreads(id, [...scope])))
           throw notFound('artifact', id);
-        const found = await ctx.store.getArtifact(id);
+        const found = await ctx.store.openArtifact(id);
         if (!found) throw notFound('artifact', id);
-        const { ref, content } = found;
+        const { ref } = found;
         const etag = `"${ref.sha256}"`;
         reply.header('ETag', etag);
         reply.header('Accept-Ranges', 'bytes');
@@ -73,15 +74,16 @@ export const artifactRoutes =
         }
         const ifRange = request.headers['if-range'];
         const range =
-          ifRange === undefined || ifRange === etag
-            ? parseRange(request.headers.range, content.length)
-            : null;
-        if (!range) return reply.send(Buffer.from(content.buffer, content.byteOffset, content.byteLength));
-        reply.code(206);
-        reply.header('Content-Range', `bytes ${range.start}-${range.end}/${content.length}`);
-        return reply.send(
-          Buffer.from(content.buffer, content.byteOffset + range.start, range.end - range.start + 1),
-        );
+          ifRange === undefined || ifRange === etag ? parseRange(request.headers.range, ref.bytes) : null;
+        const start = range?.start ?? 0;
+        const end = range?.end ?? ref.bytes - 1;
+        if (range) {
+          reply.code(206);
+          reply.header('Content-Range', `bytes ${start}-${end}/${ref.bytes}`);
+        }
+        reply.header('Content-Length', String(end - start + 1));
+        // Streamed a chunk at a time: a large artifact (an overflow file) is never held in memory whole.
+        return reply.send(Readable.from(found.read(start, end), { objectMode: false }));
       },
     );
   };

@@ -12,6 +12,7 @@ import {
   type HeldRun,
   type InteractionAnswerRecord,
   type ListThreadsQuery,
+  type OpenArtifact,
   type OutboxEntry,
   type Page,
   type RawFrameRecord,
@@ -26,6 +27,7 @@ import {
   type SyncChangeRecord,
   type ThreadRecord,
 } from '../store';
+import { openArtifactRow, putChunkedArtifact } from './artifact-chunks';
 import { appendEventsJob, latestEventRows, readEventRows, validateWrites } from './events';
 import { readRawRows, validateRawLimits } from './raw-sidecar';
 import {
@@ -1060,10 +1062,31 @@ export class SqlStore implements Store {
     return row !== undefined;
   }
 
+  async putArtifactStream(
+    content: AsyncIterable<Uint8Array>,
+    contentType: string,
+    sha256: string,
+  ): Promise<ArtifactRef> {
+    return putChunkedArtifact((fn) => this.tx(fn), content, contentType, sha256, this.now());
+  }
+
+  async openArtifact(id: string): Promise<OpenArtifact | null> {
+    if (typeof id !== 'string' || !ARTIFACT_ID.test(id)) return null;
+    const row = await this.db.read((c) => this.one(c, 'SELECT * FROM artifacts WHERE id = ?', [id]));
+    return row ? openArtifactRow((fn) => this.db.read(fn), row) : null;
+  }
+
   async getArtifact(id: string): Promise<{ ref: ArtifactRef; content: Uint8Array } | null> {
     if (typeof id !== 'string' || !ARTIFACT_ID.test(id)) return null;
     const row = await this.db.read((c) => this.one(c, 'SELECT * FROM artifacts WHERE id = ?', [id]));
     if (!row) return null;
+    if (row.chunk_bytes !== null && row.chunk_bytes !== undefined) {
+      const opened = openArtifactRow((fn) => this.db.read(fn), row);
+      const pieces: Uint8Array[] = [];
+      for await (const piece of opened.read()) pieces.push(piece);
+      const whole = Buffer.concat(pieces);
+      return { ref: opened.ref, content: new Uint8Array(whole.buffer, whole.byteOffset, whole.byteLength) };
+    }
     const content = row.content as Buffer;
     return {
       ref: {

@@ -253,4 +253,18 @@ BEGIN
 END;
 `,
   },
+  {
+    // Artifacts too large to hold in memory (a tool's or a model's output past its bound, from a file) are
+    // stored in chunks of ARTIFACT_CHUNK_BYTES; their artifacts row has an empty content and the chunk size (NULL: the content is inline).
+    name: 'chunked artifacts',
+    sql: `
+ALTER TABLE artifacts ADD COLUMN chunk_bytes INTEGER;
+CREATE TABLE artifact_chunks (
+  id TEXT NOT NULL,
+  idx INTEGER NOT NULL,
+  content BLOB NOT NULL,
+  PRIMARY KEY (id, idx)
+);
+`,
+  },
 ];
