@@ -21,7 +21,14 @@ const READ: Record<RuntimeFrame['rt'], FieldRules> = {
   question: { questionId: id },
   terminal: { terminalId: id },
   file: { toolCallId: id, path: id, diff: id },
-  artifact: { toolCallId: id, name: id, contentType: id, content: id },
+  // In memory (`content`, of a tool call) or in an overflow file (`file`; toolCallId absent for model text).
+  artifact: {
+    toolCallId: { type: 'string' },
+    name: id,
+    contentType: id,
+    content: { type: 'string' },
+    file: { type: 'object' },
+  },
   usage: { usage: { type: 'object', required: true } },
   marker: {},
   warning: { code: id, message: id },
@@ -47,6 +54,10 @@ export function runtimeFrameProblem(frame: JsonObject): string | null {
     if (!Object.hasOwn(READ, rt)) return null;
     const problem = fieldProblem(current, READ[rt as RuntimeFrame['rt']]);
     if (problem) return `${rt}: ${problem}`;
+    if (rt === 'artifact' && current.file === undefined) {
+      if (typeof current.content !== 'string') return 'artifact: no content and no file';
+      if (typeof current.toolCallId !== 'string') return 'artifact: no toolCallId';
+    }
     if (rt === 'audit') {
       const row = parseAuditableCall(current.row);
       return row.ok ? null : 'audit: a row outside the contract';
