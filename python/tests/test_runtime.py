@@ -8,7 +8,7 @@ import pytest
 
 from agentlane.runtime.corpus import NOT_COMPARED_EVENTS, compare, replayable
 from agentlane.runtime.diff import unified_diff
-from agentlane.runtime.jsjson import stringify
+from agentlane.runtime.jsjson import js_length, stringify
 from conftest import corpus_turns
 
 TURNS = [t for t in corpus_turns() if replayable(t) is None]
@@ -28,6 +28,8 @@ def test_replays_the_recorded_turn(turn) -> None:
 
 def test_stringify_is_json_stringify() -> None:
     assert stringify({"b": 1e-7, "a": [1.0, None, "\u2028\n"]}) == '{"b":1e-7,"a":[1,null,"\u2028\\n"]}'
+    # Key offsets count UTF-16 code units, as JavaScript's length does: an emoji is two.
+    assert js_length("a\U0001F600\u00e9") == 4
 
 
 def test_diff_layout() -> None:

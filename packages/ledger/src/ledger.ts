@@ -47,7 +47,10 @@ const COLUMN_TYPES = {
   model: 'TEXT',
   transport: 'TEXT NOT NULL',
   status: 'TEXT NOT NULL',
-  latency_ms: '{{double}} NOT NULL',
+  // An integer count of milliseconds, as the contract types it. Tables created before this were REAL /
+  // DOUBLE PRECISION (JavaScript's one number type leaking into the wire: a plain-SQL reader saw 880.0);
+  // they stay as they are, and readers take an integral float as the integer (docs/contract.md).
+  latency_ms: 'INTEGER NOT NULL',
   finish_reason: 'TEXT',
   http_status: 'INTEGER',
   payload: '{{json}} NOT NULL',

@@ -58,3 +58,24 @@ describe('a ledger created before versioned migrations', () => {
     check.close();
   });
 });
+
+describe('a ledger created now', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ledger-new-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('stores latency_ms as an INTEGER column: a plain-SQL reader gets 12, not 12.0', async () => {
+    const path = join(dir, 'new.db');
+    const ledger = await openLedger(`sqlite:${path}`);
+    await ledger.record([row({ session_id: 's-int', latency_ms: 12 })]);
+    await ledger.close();
+    const check = new Database(path);
+    const column = (
+      check.prepare('PRAGMA table_info(harness_auditable_calls)').all() as { name: string; type: string }[]
+    ).find((c) => c.name === 'latency_ms');
+    expect(column?.type).toBe('INTEGER');
+    expect(check.prepare('SELECT typeof(latency_ms) AS t FROM harness_auditable_calls').get()).toEqual({
+      t: 'integer',
+    });
+    check.close();
+  });
+});

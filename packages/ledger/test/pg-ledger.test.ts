@@ -27,6 +27,13 @@ describe.skipIf(!available)('PostgreSQL ledger', () => {
     },
     (sql) => pool.query(sql.replace(/harness_auditable_calls/, `${schema}.harness_auditable_calls`)),
   );
+  it.skipIf(!available)('stores latency_ms as an integer column', async ({ expect }) => {
+    const { rows } = await pool.query(
+      `SELECT data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'harness_auditable_calls' AND column_name = 'latency_ms'`,
+      [schema],
+    );
+    expect(rows).toEqual([{ data_type: 'integer' }]);
+  });
   it.skipIf(!available)('refuses TRUNCATE too', async ({ expect }) => {
     await expect(pool.query(`TRUNCATE ${schema}.harness_auditable_calls`)).rejects.toThrow(/append-only/);
   });

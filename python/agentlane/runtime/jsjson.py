@@ -28,3 +28,9 @@ def stringify(value: Any) -> str:
     if isinstance(value, dict):
         return "{" + ",".join(_string(k) + ":" + stringify(v) for k, v in value.items()) + "}"
     raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def js_length(text: str) -> int:
+    """A string's length as JavaScript counts it (UTF-16 code units): the offsets in event keys
+    (`message.delta:<id>:<offset>`, …) and the plan key's length are such lengths (docs/contract.md)."""
+    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)

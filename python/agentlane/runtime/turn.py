@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 from ..checkpoints import session_state_of
 from ..ids import SequentialIds
-from .jsjson import stringify
+from .jsjson import js_length, stringify
 from .providers import PROVIDERS, Provider, chat_messages
 from .stream import stream_sse
 from .tools import DEFINITIONS, NEEDS_APPROVAL, TASK, ToolError, Workspace, validate_input
@@ -317,10 +317,10 @@ class Turn:
             self.plan[current + 1] = {**self.plan[current + 1], "status": "in_progress"}
 
     def emit_plan(self) -> None:
-        # The key hashes the entries' JSON text with each entry's keys in the order id, content, status
-        # (docs/contract.md, "Event keys"); stringify keeps that order, as the entries are built in it.
+        # The key is the entries' JSON text (keys in the order id, content, status; JSON.stringify's escaping):
+        # its UTF-16 length and the sha256 of its UTF-8 (docs/contract.md, "Event keys of the built-in engine").
         text = stringify([{"id": e["id"], "content": e["content"], "status": e["status"]} for e in self.plan])
-        key = f"plan:0:{len(text)}:{hashlib.sha256(text.encode('utf-8')).hexdigest()[:12]}"
+        key = f"plan:0:{js_length(text)}:{hashlib.sha256(text.encode('utf-8')).hexdigest()[:12]}"
         self.emit(key, "plan.updated", {"planId": "turn-plan", "entries": copy.deepcopy(self.plan)})
 
     # -- prices
@@ -338,7 +338,8 @@ class Turn:
         p = self.price()
         if p is None:
             return None
-        cached, reasoning = usage["cachedInputTokens"], usage.get("reasoningTokens", 0)
+        cached = min(usage["cachedInputTokens"], usage["inputTokens"])
+        reasoning = min(usage.get("reasoningTokens", 0), usage["outputTokens"])
         return ((usage["inputTokens"] - cached) * p["input"] + cached * p["cached"]
                 + (usage["outputTokens"] - reasoning) * p["output"] + reasoning * p["reasoning"]) / 1_000_000
 
@@ -363,7 +364,7 @@ class Turn:
             elif kind == "reasoning-delta":
                 rid = f"rsn-{step}-{part[1]}"
                 if live:
-                    self.emit(f"reasoning.delta:{rid}:{len(reasonings[part[1]])}", "reasoning.delta", {"reasoningId": rid, "delta": part[2]})
+                    self.emit(f"reasoning.delta:{rid}:{js_length(reasonings[part[1]])}", "reasoning.delta", {"reasoningId": rid, "delta": part[2]})
                 reasonings[part[1]] += part[2]
             elif kind == "reasoning-end":
                 if live:
@@ -377,7 +378,7 @@ class Turn:
             elif kind == "text-delta":
                 mid = f"msg-{step}-{part[1]}"
                 if live:
-                    self.emit(f"message.delta:{mid}:{len(texts[part[1]])}", "message.delta", {"messageId": mid, "partId": mid, "delta": part[2]})
+                    self.emit(f"message.delta:{mid}:{js_length(texts[part[1]])}", "message.delta", {"messageId": mid, "partId": mid, "delta": part[2]})
                 texts[part[1]] += part[2]
             elif kind == "text-end":
                 if live:
@@ -388,7 +389,7 @@ class Turn:
                 self.emit(f"tool.started:{call.id}", "tool.started", {"toolCallId": call.id, "name": call.name, "kind": "other", "input": {}, "status": "pending"})
             elif kind == "tool-input-delta":
                 call = calls[part[1]]
-                offset = len(call.arguments)
+                offset = js_length(call.arguments)
                 call.arguments += part[2]
                 self.emit(f"tool.input:{call.id}:{offset}", "tool.progress", {"toolCallId": call.id, "status": "pending", "input": call.arguments})
             elif kind == "tool-call":
