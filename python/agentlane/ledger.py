@@ -67,8 +67,9 @@ def _contract_row(row: dict[str, Any]) -> dict:
     out = dict(row)
     if isinstance(out["payload"], str):
         out["payload"] = json.loads(out["payload"])
-    # latency_ms is an integer in the contract but a REAL / double precision column in the tables the
-    # TypeScript ledger creates: a plain-SQL reader sees 880.0 and must give the contract's 880.
+    # latency_ms is an integer in the contract; ledger tables created before that was fixed have it as
+    # REAL / double precision, where a plain-SQL reader sees 880.0 and must give the contract's 880
+    # (docs/contract.md, "Wire facts").
     latency = out["latency_ms"]
     if isinstance(latency, float) and latency.is_integer():
         out["latency_ms"] = int(latency)
