@@ -3,7 +3,7 @@
  * - thread replay: the Python client (follow_thread: SSE parsing, every frame validated against the JSON
  *   Schema bundle, latest revision per eventId folded into a Timeline) and the TypeScript client
  *   (subscribeThread + reduceTimelineBatch per 1,000 events) read the same 100,000-event thread from the same local SSE server;
- * - corpus replay: the Chat Completions turns the Python runtime replays, run by each runtime against the
+ * - corpus replay: the corpus turns the Python runtime replays (all four wire APIs), run by each runtime against the
  *   recorded exchanges (best of 3).
  * Ratios > 1 favour Python. Skipped with a printed reason when python3 or its jsonschema is missing.
  */
@@ -189,7 +189,7 @@ export async function run(): Promise<BenchResult[]> {
         extra: `Python ${py.seconds.toFixed(2)} s (${py.frames} frames, each checked against the schema bundle) vs TypeScript subscribeThread + reduceTimelineBatch ${ts.seconds.toFixed(2)} s (${rate(ts.seconds)} events/s)`,
       },
       {
-        name: `python: corpus replay, ${corpus.turns.length} Chat Completions turns`,
+        name: `python: corpus replay, ${corpus.turns.length} turns`,
         unit: 'ms',
         value: Math.round(corpus.seconds * 1000),
         ratio: Number((tsCorpusSeconds / corpus.seconds).toFixed(3)),
