@@ -14,6 +14,7 @@ import {
   dispatchHarnessFrame,
   engineErrorPayload,
   engineExitedError,
+  finishStep,
   frameKey,
   type HarnessHandlers,
   isHarnessFrame,
@@ -159,7 +160,7 @@ export const runtimeTranslator: Translator<RuntimeTranslatorState> = {
     return step.result();
   },
   finish(state: RuntimeTranslatorState) {
-    const step = newStep(state, 'finish', '');
+    const step = finishStep(state, { runId: '' }, '');
     if (!step.state.ended) endOpenTools(step, 'failed', 'source ended without turn.ended');
     closeOpen(step);
     if (!step.state.ended) {

@@ -96,3 +96,22 @@ export class StepBuilder<S> {
     };
   }
 }
+
+/** The frame key of the step finish() makes: it has no frame of its own. */
+export const FINISH_FRAME_KEY = 'finish';
+
+/** The builder of finish(): keyed `finish`, at `receivedAt` (the turn's start, or '' when unknown). */
+export function finishStep<S>(
+  state: S,
+  ctx: { runId: string },
+  receivedAt: string,
+  identity?: EventIdentity,
+): StepBuilder<S> {
+  return new StepBuilder({
+    state,
+    frameKey: FINISH_FRAME_KEY,
+    receivedAt,
+    runId: ctx.runId,
+    ...(identity ? { identity } : {}),
+  });
+}

@@ -6,6 +6,7 @@ import {
   dispatchHarnessFrame,
   engineErrorPayload,
   engineExitedError,
+  finishStep,
   frameKey,
   type HarnessHandlers,
   isHarnessFrame,
@@ -287,13 +288,7 @@ export function createAcpTranslator(options: AcpTranslatorOptions = {}): Transla
     },
     finish(prior: AcpState, ctx: TranslationContext): TranslationStep<AcpState> {
       const state = cloneState(prior);
-      const step: Step = new StepBuilder({
-        state,
-        frameKey: 'finish',
-        receivedAt: state.turnStartedAt ?? new Date(0).toISOString(),
-        runId: ctx.runId,
-        identity: {},
-      });
+      const step: Step = finishStep(state, ctx, state.turnStartedAt ?? new Date(0).toISOString(), {});
       flushPendingSession(step);
       if (state.turn === 'open') {
         completeTurn(

@@ -4,6 +4,7 @@ import {
   asString,
   compact,
   dispatchHarnessFrame,
+  finishStep,
   frameKey,
   isHarnessFrame,
   type NativeFrameRecord,
@@ -106,13 +107,8 @@ export const openCodeTranslator: Translator<OpenCodeState> = {
   },
   finish(previous: OpenCodeState, ctx: TranslationContext): TranslationStep<OpenCodeState> {
     const state = cloneState(previous);
-    const out: Step = new StepBuilder({
-      state,
-      frameKey: 'finish',
-      receivedAt: '',
-      runId: ctx.runId,
-      identity: compact({ nativeSessionId: state.rootSessionId ?? undefined }),
-    });
+    const identity = compact({ nativeSessionId: state.rootSessionId ?? undefined });
+    const out: Step = finishStep(state, ctx, '', identity);
     closeOpenTools(out);
     closeOpenParts(out);
     cancelOpenInteractions(out);
