@@ -1,5 +1,7 @@
 import type { AuditableCall, CanonicalEventDraft, JsonObject, JsonValue } from '@agentlane/contract';
 import { isHarnessFrame } from '../harness-frame';
+import { engineErrorPayload } from '../translate/harness';
+import { isObject } from '../translate/narrow';
 import type { TranslatedEvent, TranslationStep, Translator } from '../translator';
 import { checkExternalAudit, checkExternalEvent, type ExternalEventDraft } from './external-frames';
 
@@ -18,8 +20,6 @@ const warning = (seq: number, message: string, detail?: JsonValue): TranslatedEv
     payload: { code: 'external.bad_frame', message, ...(detail !== undefined ? { detail } : {}) },
   },
 });
-
-const isObject = (v: JsonValue): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * The translator of an outside runtime's frames: its event drafts pass through as they are (it drafted them
@@ -42,7 +42,7 @@ export const externalTranslator: Translator<ExternalState> = {
               key: `external.engine-error:${record.nativeSeq}`,
               draft: {
                 kind: 'harness.error',
-                payload: { code: 'engine_error', message: frame.message, fatal: frame.fatal },
+                payload: engineErrorPayload(frame),
               },
             },
           ],
