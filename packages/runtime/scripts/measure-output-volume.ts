@@ -1,26 +1,34 @@
 // Measures what one command printing 50 MB costs the engine: RSS growth and the bytes of native frames
 // (what the source lane stores) and of canonical events. Run: node --import tsx packages/runtime/scripts/measure-output-volume.ts (MB=50)
+// TEXT=1: a model answer of MB megabytes instead (and the size of the checkpoint the turn leaves);
+// TEXT_BOUND=1000000000 lifts the engine's bound on it.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createMemorySaver } from '@agentlane/checkpoints';
 import { startFakeModelServer } from '@agentlane/fake-model-server';
 import { createDriver, runtimeTranslator } from '../src/index';
 
 const MB = Number(process.env.MB ?? 50);
+const TEXT = process.env.TEXT === '1';
+const answer = TEXT ? `${'z'.repeat(99)}\n`.repeat(MB * 10_000) : '';
 const fake = await startFakeModelServer({
-  script: [
-    {
-      toolCalls: [
+  script: TEXT
+    ? [{ text: answer, chunkSize: 65_536 }]
+    : [
         {
-          name: 'run_command',
-          arguments: { command: `head -c ${MB * 1e6} /dev/zero | tr '\\0' a | fold -w 100` },
-          id: 'call_big',
+          toolCalls: [
+            {
+              name: 'run_command',
+              arguments: { command: `head -c ${MB * 1e6} /dev/zero | tr '\\0' a | fold -w 100` },
+              id: 'call_big',
+            },
+          ],
         },
+        { text: 'done' },
       ],
-    },
-    { text: 'done' },
-  ],
 });
+const saver = createMemorySaver();
 const work = await mkdtemp(join(tmpdir(), 'rt-volume-'));
 const driver = createDriver({
   api: 'openai-chat',
@@ -29,6 +37,9 @@ const driver = createDriver({
   apiKey: 'k',
   plan: false,
   workspaceTools: { approveCommands: false },
+  checkpoints: saver,
+  // TEXT_BOUND: the turn's model text bound (default the engine's 1 MB; 1e9 shows the unbounded cost).
+  ...(process.env.TEXT_BOUND ? { turnTextBytes: Number(process.env.TEXT_BOUND) } : {}),
 });
 global.gc?.();
 const rss0 = process.memoryUsage().rss;
@@ -78,6 +89,7 @@ console.log(
     events: events.length,
     eventMB: +(eventBytes / 1e6).toFixed(1),
     rssGrowthMB: +((peak - rss0) / 1e6).toFixed(0),
+    checkpointMB: +(JSON.stringify((await saver.getLatest('thr_m')) ?? null).length / 1e6).toFixed(2),
   }),
 );
 await fake.close();
