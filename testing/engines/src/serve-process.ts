@@ -31,12 +31,15 @@ export async function startServeProcess(
     ...(cwd ? { cwd } : {}),
   });
   let out = '';
-  child.stdout?.on('data', (d) => {
+  // Resolved by the output itself (the line that says it listens) or by the exit: no polling interval.
+  let changed: () => void = () => {};
+  const heard = (d: Buffer | string) => {
     out += d;
-  });
-  child.stderr?.on('data', (d) => {
-    out += d;
-  });
+    changed();
+  };
+  child.stdout?.on('data', heard);
+  child.stderr?.on('data', heard);
+  child.once('exit', () => changed());
   const kill = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -46,12 +49,21 @@ export async function startServeProcess(
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
-    if (url) return { child, url, api: `${url}/api/harness`, kill, output: () => out };
-    if (child.exitCode !== null || Date.now() > deadline) {
+    if (url) {
+      changed = () => {};
+      return { child, url, api: `${url}/api/harness`, kill, output: () => out };
+    }
+    if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
       await kill();
       throw new Error(`agentlane serve did not start: ${out}`);
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, Math.max(0, deadline - Date.now()) + 1);
+      changed = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   }
 }
 

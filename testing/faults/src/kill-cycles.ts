@@ -99,6 +99,12 @@ function latest(rows: readonly Row[]): string {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Resolves once `ok()` holds (checked every 10 ms) or after `timeoutMs`, whichever comes first. */
+async function until(ok: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!ok() && Date.now() < deadline) await sleep(10);
+}
+
 /**
  * Real `agentlane serve` processes on one database (the built-in engine on the fake model server streaming
  * slowly, and a replay engine), two threads each followed by a standard EventSource and by the project's
@@ -135,7 +141,7 @@ export async function runKillCycles(options: KillCycleOptions): Promise<KillCycl
   const servers: ServeProcess[] = [];
   const closers: (() => Promise<void> | void)[] = [];
   try {
-    for (const port of ports) servers.push(await start(port));
+    servers.push(...(await Promise.all(ports.map(start))));
     const api = (i: number) => `http://127.0.0.1:${ports[i]}/api/harness`;
     const tally = new HttpTally();
     const health = (await tally.request(`${api(0)}/health`)).json as { engines: { name: string }[] };
@@ -181,10 +187,14 @@ export async function runKillCycles(options: KillCycleOptions): Promise<KillCycl
     };
 
     const kills: number[] = [];
+    const rowsHeard = () => clients.reduce((n, c) => n + c.rows.length, 0);
     for (let cycle = 0; cycle < options.cycles; cycle++) {
+      const heardBefore = rowsHeard();
       await Promise.all(threads.map((id, i) => createRun(id, `cycle ${cycle} thread ${i}: tell a story`)));
-      // Somewhere while the runs stream, commit, canonicalize or wait in the queue.
-      await sleep(150 + Math.floor(Math.random() * 600));
+      // Killed at a random point of the runs' lives, waited for on what the subscribers hear (no fixed
+      // pause): at once (queued, just claimed), or once 1 to ~1.5 runs' worth of their rows streamed.
+      const target = heardBefore + Math.floor(Math.random() * 20);
+      await until(() => rowsHeard() >= target, 5000);
       kills.push(Date.now());
       await servers[0]?.kill();
       servers[0] = await start(ports[0] as number);
@@ -201,13 +211,13 @@ export async function runKillCycles(options: KillCycleOptions): Promise<KillCycl
     const views = new Map<string, RunView>();
     const deadline = Date.now() + 60_000;
     for (;;) {
-      for (const runId of runIds) {
+      for (const runId of runIds.filter((id) => !views.get(id)?.canonicalizedAt)) {
         const res = await tally.request(`${api(0)}/runs/${runId}`);
         if (res.status === 200) views.set(runId, (res.json as { run: RunView }).run);
       }
       const open = runIds.filter((id) => !views.get(id)?.canonicalizedAt);
       if (open.length === 0 || Date.now() > deadline) break;
-      await sleep(250);
+      await sleep(100);
     }
     const runsStuck = runIds.filter((id) => {
       const status = views.get(id)?.status;
