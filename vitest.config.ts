@@ -1,7 +1,17 @@
+import { defaultClientConditions, defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
 import SlowTestsFirst from './scripts/slow-tests-first';
 
+// Tests run the TypeScript sources: the workspace packages' `agentlane-source` export points at src/*.ts
+// (their default export is the dist/ build). Processes a test starts with tsx (`node --import tsx …`)
+// inherit the same condition through NODE_OPTIONS.
+const SOURCE = 'agentlane-source';
+if (!process.env.NODE_OPTIONS?.includes(`--conditions=${SOURCE}`))
+  process.env.NODE_OPTIONS = [process.env.NODE_OPTIONS, `--conditions=${SOURCE}`].filter(Boolean).join(' ');
+
 export default defineConfig({
+  resolve: { conditions: [SOURCE, ...defaultClientConditions] },
+  ssr: { resolve: { conditions: [SOURCE, ...defaultServerConditions] } },
   test: {
     include: [
       'packages/**/test/**/*.test.ts',

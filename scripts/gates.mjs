@@ -11,7 +11,10 @@ const gates = readdirSync(dir)
   .sort();
 let failed = 0;
 for (const gate of gates) {
-  const args = gate.endsWith('.ts') ? ['--import', 'tsx', join(dir, gate)] : [join(dir, gate)];
+  // .ts gates run from the sources (tsx, and the workspace packages' agentlane-source export, not dist/).
+  const args = gate.endsWith('.ts')
+    ? ['--conditions=agentlane-source', '--import', 'tsx', join(dir, gate)]
+    : [join(dir, gate)];
   const result = spawnSync(process.execPath, args, { stdio: 'inherit' });
   const ok = result.status === 0;
   console.log(`gate ${gate}: ${ok ? 'passed' : 'FAILED'}`);

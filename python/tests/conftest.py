@@ -53,7 +53,7 @@ def ts_oracle(calls: list[list[Any]]) -> list[Any]:
     need(shutil.which("node") is not None, "node is not on PATH")
     if _oracle is None or _oracle.poll() is not None:
         _oracle = subprocess.Popen(
-            ["node", "--import", "tsx", str(ORACLE)], cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+            ["node", "--conditions=agentlane-source", "--import", "tsx", str(ORACLE)], cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
         )
     assert _oracle.stdin is not None and _oracle.stdout is not None
     _oracle.stdin.write(json.dumps(calls) + "\n")

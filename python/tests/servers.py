@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 
 from conftest import REPO
 
-CLI = REPO / "packages" / "cli" / "bin" / "agentlane.mjs"
+# The tests run the TypeScript sources (tsx, with the workspace packages' `agentlane-source` export), not dist/.
+NODE_SOURCE = ["node", "--conditions=agentlane-source", "--import", "tsx"]
+CLI = REPO / "packages" / "cli" / "src" / "main.ts"
 FAKE_CLI = REPO / "testing" / "fake-model-server" / "src" / "cli.ts"
 
 
@@ -60,16 +62,16 @@ def _start(args: list[str], pattern: str, timeout: float = 90) -> Process:
     if "url" not in found:
         proc.kill()
         proc.wait()
-        raise RuntimeError(f"{args[1:3]} did not start:\n{''.join(lines)}")
+        raise RuntimeError(f"{args[4:6]} did not start:\n{''.join(lines)}")
     return Process(proc, found["url"], lines)
 
 
 def start_fake_model(*extra: str) -> Process:
-    return _start(["node", "--import", "tsx", str(FAKE_CLI), "--port", "0", *extra], r"listening on (http://\S+)")
+    return _start([*NODE_SOURCE, str(FAKE_CLI), "--port", "0", *extra], r"listening on (http://\S+)")
 
 
 def start_server(data_dir: pathlib.Path, *, config: dict | None = None, db: str | None = None) -> Process:
-    args = ["node", str(CLI), "serve", "--port", "0", "--data-dir", str(data_dir)]
+    args = [*NODE_SOURCE, str(CLI), "serve", "--port", "0", "--data-dir", str(data_dir)]
     if db:
         args += ["--db", db]
     if config is not None:

@@ -2,7 +2,7 @@
 // engine-protocol method / event names; any hit fails CI. The contract is what a non-TypeScript runtime
 // mirrors, so a leaked vendor string would become every runtime's problem.
 //
-// Usage: node --import tsx scripts/gates/domain-string-purity.ts [root]   (default: packages/contract/src)
+// Usage: node --conditions=agentlane-source --import tsx scripts/gates/domain-string-purity.ts [root]   (default: packages/contract/src)
 
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';

@@ -1,7 +1,7 @@
 // Gate: the committed JSON Schema bundle (schema/agentlane.schema.json) is exactly what the contract source
 // generates. A non-TypeScript client reads the bundle, so it must never lag the types.
 //
-// Usage: node --import tsx scripts/gates/schema-bundle.ts [bundle-path]
+// Usage: node --conditions=agentlane-source --import tsx scripts/gates/schema-bundle.ts [bundle-path]
 
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';

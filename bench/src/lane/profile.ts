@@ -3,7 +3,7 @@
  * process CPU, GC time and bytes written next to each throughput figure (wall figures on a shared machine are
  * noisy; CPU and bytes much less so). Add `node --cpu-prof` for a profile.
  *
- *   node --import tsx bench/src/lane/profile.ts [ingest|store|plain] [runs=5] [subscribers=1] [--tmpfs]
+ *   node --conditions=agentlane-source --import tsx bench/src/lane/profile.ts [ingest|store|plain] [runs=5] [subscribers=1] [--tmpfs]
  *
  * `--tmpfs` puts the database on /dev/shm: fsync and WAL writes cost nothing, what is left is the code.
  */

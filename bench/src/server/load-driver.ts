@@ -12,7 +12,10 @@ export class LoadClient {
   #waiter: ((r: ClientReport) => void) | null = null;
 
   constructor() {
-    this.#child = fork(join(here, 'load-client.ts'), [], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+    this.#child = fork(join(here, 'load-client.ts'), [], {
+      execArgv: ['--conditions=agentlane-source', '--import', 'tsx'],
+      stdio: 'inherit',
+    });
     this.#child.on('message', (m: ClientReport) => {
       if (this.#waiter) {
         const w = this.#waiter;

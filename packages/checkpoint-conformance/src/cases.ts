@@ -6,7 +6,7 @@ import {
   isCheckpointError,
   newCheckpointId,
 } from '@agentlane/checkpoints';
-import { freshId, SessionSim } from './session-sim';
+import { freshId, SessionSim } from './session-sim.js';
 
 export interface ConformanceCase {
   id: string;

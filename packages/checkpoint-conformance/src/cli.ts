@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// Usage: node --import tsx packages/checkpoint-conformance/src/cli.ts [memory|sqlite|postgres|./my-init.ts] [--filter RE] [--pg-url URL]
+// Usage: node --conditions=agentlane-source --import tsx packages/checkpoint-conformance/src/cli.ts [memory|sqlite|postgres|./my-init.ts] [--filter RE] [--pg-url URL]
 // A custom backend is a module whose default export is a SaverInitializer.
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { memoryInitializer, pgInitializer, pgReachable, sqliteInitializer } from './initializers';
-import { runConformance, type SaverInitializer } from './runner';
+import { memoryInitializer, pgInitializer, pgReachable, sqliteInitializer } from './initializers.js';
+import { runConformance, type SaverInitializer } from './runner.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,

@@ -1,5 +1,5 @@
-export { CASES, type ConformanceCase } from './cases';
-export { memoryInitializer, pgInitializer, pgReachable, sqliteInitializer } from './initializers';
+export { CASES, type ConformanceCase } from './cases.js';
+export { memoryInitializer, pgInitializer, pgReachable, sqliteInitializer } from './initializers.js';
 export {
   type CaseOutcome,
   describeConformance,
@@ -7,5 +7,5 @@ export {
   runConformance,
   type SaverInitializer,
   type TestApi,
-} from './runner';
-export { freshId, SessionSim } from './session-sim';
+} from './runner.js';
+export { freshId, SessionSim } from './session-sim.js';

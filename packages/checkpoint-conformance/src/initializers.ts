@@ -8,7 +8,7 @@ import {
   type DeltaSaverOptions,
 } from '@agentlane/checkpoints';
 import pg from 'pg';
-import type { SaverInitializer } from './runner';
+import type { SaverInitializer } from './runner.js';
 
 // The three shipped backends, each plugged in the way a third-party backend would be.
 

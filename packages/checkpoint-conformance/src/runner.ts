@@ -1,5 +1,5 @@
 import type { CheckpointSaver } from '@agentlane/checkpoints';
-import { CASES, type ConformanceCase } from './cases';
+import { CASES, type ConformanceCase } from './cases.js';
 
 /**
  * How a backend plugs in: a few lines that make an empty saver. `skip` declares known gaps; each

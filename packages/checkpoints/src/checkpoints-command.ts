@@ -1,4 +1,4 @@
-import type { CheckpointSummary } from './saver';
+import type { CheckpointSummary } from './saver.js';
 
 export interface CheckpointsCommandOptions {
   /** Base URL of a running agentlane server, e.g. http://127.0.0.1:7433. */

@@ -1,7 +1,7 @@
 import type { ChannelSnapshot, JsonValue } from '@agentlane/contract';
-import { CheckpointError } from './errors';
-import { isJsonValue, isPlainObject, jsonEqual } from './json';
-import { parseChannels } from './validate';
+import { CheckpointError } from './errors.js';
+import { isJsonValue, isPlainObject, jsonEqual } from './json.js';
+import { parseChannels } from './validate.js';
 
 /**
  * What one channel did between a parent checkpoint and its child. Channels absent from a delta are

@@ -1,6 +1,6 @@
 import { STAGE_IDS, type StageId } from '@agentlane/contract';
-import { CHECKPOINT_ERROR_STATUS, CheckpointError } from './errors';
-import type { CheckpointSaver, CheckpointSummary } from './saver';
+import { CHECKPOINT_ERROR_STATUS, CheckpointError } from './errors.js';
+import type { CheckpointSaver, CheckpointSummary } from './saver.js';
 
 /** A framework-free answer: the server turns it into a reply, tests call it directly. */
 export interface HttpAnswer {

@@ -1,35 +1,35 @@
-export { BinaryOpAggregateChannel } from './channels/binary-op-aggregate';
-export type { Channel } from './channels/channel';
-export { ChannelSet, type ChannelWrite } from './channels/channel-set';
-export { DataChannel } from './channels/data-channel';
-export { EphemeralValueChannel } from './channels/ephemeral-value';
-export { LastValueChannel } from './channels/last-value';
-export { NamedBarrierChannel } from './channels/named-barrier';
-export { getReducer, type Reducer, reducerNames, registerReducer } from './channels/reducers';
-export { isChannelKind, restoreChannel } from './channels/registry';
-export { TopicChannel } from './channels/topic';
+export { BinaryOpAggregateChannel } from './channels/binary-op-aggregate.js';
+export type { Channel } from './channels/channel.js';
+export { ChannelSet, type ChannelWrite } from './channels/channel-set.js';
+export { DataChannel } from './channels/data-channel.js';
+export { EphemeralValueChannel } from './channels/ephemeral-value.js';
+export { LastValueChannel } from './channels/last-value.js';
+export { NamedBarrierChannel } from './channels/named-barrier.js';
+export { getReducer, type Reducer, reducerNames, registerReducer } from './channels/reducers.js';
+export { isChannelKind, restoreChannel } from './channels/registry.js';
+export { TopicChannel } from './channels/topic.js';
 export {
   CheckpointsCommandError,
   type CheckpointsCommandOptions,
   runCheckpointsCommand,
-} from './checkpoints-command';
-export { applyDelta, type ChannelDelta, type CheckpointDelta, computeDelta } from './delta';
-export * from './errors';
+} from './checkpoints-command.js';
+export { applyDelta, type ChannelDelta, type CheckpointDelta, computeDelta } from './delta.js';
+export * from './errors.js';
 export {
   type CheckpointHandlers,
   checkpointHandlers,
   type HttpAnswer,
   type ListCheckpointsQuery,
   type ListCheckpointsReply,
-} from './http-handlers';
-export { newCheckpointId } from './ids';
-export type * from './saver';
-export { DeltaCheckpointSaver, type DeltaSaverOptions } from './savers/delta-saver';
-export { createMemorySaver } from './savers/memory-saver';
-export { checkpointMigrations } from './savers/migrations';
-export { openCheckpointSaver } from './savers/open-saver';
-export { createPgSaver, type PgSaverOptions } from './savers/pg-saver';
-export type { CheckpointRow, CheckpointRowStore } from './savers/rows';
-export { createSqliteSaver, type SqliteSaverOptions } from './savers/sqlite-saver';
-export * from './session-state';
-export { parseChannels, parseCheckpoint } from './validate';
+} from './http-handlers.js';
+export { newCheckpointId } from './ids.js';
+export type * from './saver.js';
+export { DeltaCheckpointSaver, type DeltaSaverOptions } from './savers/delta-saver.js';
+export { createMemorySaver } from './savers/memory-saver.js';
+export { checkpointMigrations } from './savers/migrations.js';
+export { openCheckpointSaver } from './savers/open-saver.js';
+export { createPgSaver, type PgSaverOptions } from './savers/pg-saver.js';
+export type { CheckpointRow, CheckpointRowStore } from './savers/rows.js';
+export { createSqliteSaver, type SqliteSaverOptions } from './savers/sqlite-saver.js';
+export * from './session-state.js';
+export { parseChannels, parseCheckpoint } from './validate.js';

@@ -4,9 +4,9 @@ import {
   formatIssues,
   parseCheckpoint as parseContractCheckpoint,
 } from '@agentlane/contract';
-import { restoreChannel } from './channels/registry';
-import { CheckpointError } from './errors';
-import { isPlainObject } from './json';
+import { restoreChannel } from './channels/registry.js';
+import { CheckpointError } from './errors.js';
+import { isPlainObject } from './json.js';
 
 const ENVELOPE_KEYS = new Set([
   'id',

@@ -6,8 +6,8 @@ import jsonc from 'jsonc-parser';
 import type { LevelWithSilent } from 'pino';
 import { type Static, Type } from 'typebox';
 import { Compile } from 'typebox/compile';
-import { CliError } from './cli-error';
-import { LOG_LEVELS, parseLogLevel } from './logging';
+import { CliError } from './cli-error.js';
+import { LOG_LEVELS, parseLogLevel } from './logging.js';
 
 const EngineEntry = Type.Object(
   {

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EngineDriver } from '@agentlane/engine-kit';
-import { createEngineDriver, disposeDrivers, type EngineOffer } from './engine-registry';
+import { createEngineDriver, disposeDrivers, type EngineOffer } from './engine-registry.js';
 
 /** An engine that was found but is not offered, and why (GET /health and the log say it). */
 export interface UnavailableEngine {

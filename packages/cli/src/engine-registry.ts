@@ -1,6 +1,6 @@
 import { createExternalDriver, type DiscoveredEngine, type EngineDriver } from '@agentlane/engine-kit';
-import { CliError } from './cli-error';
-import type { EngineConfig } from './config';
+import { CliError } from './cli-error.js';
+import type { EngineConfig } from './config.js';
 
 /**
  * Which package implements each configured engine type. Every adapter exports `createDriver(config)`; the

@@ -1,7 +1,7 @@
-export { CliError } from './cli-error';
-export type { CliCommand } from './commands';
-export { commands } from './commands';
-export { serve } from './commands/serve';
-export * from './config';
-export { buildDrivers } from './engine-registry';
-export { buildProgram } from './program';
+export { CliError } from './cli-error.js';
+export type { CliCommand } from './commands/index.js';
+export { commands } from './commands/index.js';
+export { serve } from './commands/serve.js';
+export * from './config.js';
+export { buildDrivers } from './engine-registry.js';
+export { buildProgram } from './program.js';

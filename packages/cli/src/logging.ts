@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { type DestinationStream, type LevelWithSilent, type Logger, pino } from 'pino';
-import { CliError } from './cli-error';
+import { CliError } from './cli-error.js';
 
 export const LOG_LEVELS: readonly LevelWithSilent[] = [
   'fatal',

@@ -1,5 +1,5 @@
-import { CliError } from './cli-error';
-import { buildProgram } from './program';
+import { CliError } from './cli-error.js';
+import { buildProgram } from './program.js';
 
 try {
   await buildProgram().parseAsync(process.argv);

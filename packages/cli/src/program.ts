@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { commands } from './commands';
+import { commands } from './commands/index.js';
 
 export function buildProgram(): Command {
   const program = new Command('agentlane')

@@ -4,11 +4,11 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { agentlaneFromSource } from '@agentlane/test-engines';
 import { describe, expect, it } from 'vitest';
 import { commands, resolveServeConfig, serve } from '../src';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const bin = join(here, '..', 'bin', 'agentlane.mjs');
 const startScript = join(here, '..', '..', '..', 'scripts', 'start.mjs');
 const tmp = () => mkdtempSync(join(tmpdir(), 'agentlane-serve-'));
 const quiet = () => {};
@@ -48,15 +48,19 @@ describe('agentlane serve', () => {
   });
 
   it('has --help on the program and on every subcommand', () => {
-    const top = spawnSync(process.execPath, [bin, '--help'], { encoding: 'utf8' });
+    const top = spawnSync(process.execPath, agentlaneFromSource(['--help']), { encoding: 'utf8' });
     expect(top.status).toBe(0);
     for (const command of commands) {
       expect(top.stdout).toContain(command.name);
-      const sub = spawnSync(process.execPath, [bin, command.name, '--help'], { encoding: 'utf8' });
+      const sub = spawnSync(process.execPath, agentlaneFromSource([command.name, '--help']), {
+        encoding: 'utf8',
+      });
       expect(sub.status, sub.stderr).toBe(0);
       expect(sub.stdout).toContain(`Usage: agentlane ${command.name}`);
     }
-    const bad = spawnSync(process.execPath, [bin, 'serve', '--port', 'abc'], { encoding: 'utf8' });
+    const bad = spawnSync(process.execPath, agentlaneFromSource(['serve', '--port', 'abc']), {
+      encoding: 'utf8',
+    });
     expect(bad.status).toBe(1);
     expect(bad.stderr.trim()).toBe('agentlane: --port must be a port number (0-65535), got "abc"');
   }, 120_000);

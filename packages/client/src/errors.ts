@@ -1,4 +1,4 @@
-import type { ErrorBody } from './api-types';
+import type { ErrorBody } from './api-types.js';
 
 /** A non-2xx answer from the server, with the field it names when it names one. */
 export class ApiError extends Error {

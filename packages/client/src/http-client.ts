@@ -15,11 +15,11 @@ import type {
   SyncRequest,
   SyncResponse,
   UpdateSessionRequest,
-} from './api-types';
-import { apiErrorFrom } from './errors';
-import { sseMessages } from './sse-reader';
-import { parseStreamEvent } from './stream-event';
-import { type SubscribeOptions, subscribeThread, type TransportOptions } from './subscribe-thread';
+} from './api-types.js';
+import { apiErrorFrom } from './errors.js';
+import { sseMessages } from './sse-reader.js';
+import { parseStreamEvent } from './stream-event.js';
+import { type SubscribeOptions, subscribeThread, type TransportOptions } from './subscribe-thread.js';
 
 export interface ClientOptions {
   /** Server origin, e.g. `http://127.0.0.1:4000`; empty for same-origin in a browser. */

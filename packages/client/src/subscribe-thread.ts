@@ -1,8 +1,8 @@
 import type { StreamEvent } from '@agentlane/contract';
-import { type BackoffOptions, backoffDelay, sleep } from './backoff';
-import { ApiError, apiErrorFrom } from './errors';
-import { sseMessages } from './sse-reader';
-import { isCanonicalType, parseStreamEvent } from './stream-event';
+import { type BackoffOptions, backoffDelay, sleep } from './backoff.js';
+import { ApiError, apiErrorFrom } from './errors.js';
+import { sseMessages } from './sse-reader.js';
+import { isCanonicalType, parseStreamEvent } from './stream-event.js';
 
 /** Where a thread subscription stands, for a connection banner. */
 export type ConnectionState =

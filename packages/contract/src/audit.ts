@@ -1,4 +1,4 @@
-import type { JsonValue } from './json';
+import type { JsonValue } from './json.js';
 
 /** The current AuditableCall row shape version. Bumps are the only sanctioned way to change the row. */
 export const AUDIT_RECORD_VERSION = 1 as const;

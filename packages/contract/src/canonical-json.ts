@@ -1,7 +1,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import canonicalize from 'canonicalize';
-import type { SessionState } from './session-state';
+import type { SessionState } from './session-state.js';
 
 /**
  * RFC 8785 (JSON Canonicalization Scheme): sorted keys by UTF-16 code units, ECMAScript number formatting,

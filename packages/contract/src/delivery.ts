@@ -1,4 +1,4 @@
-import type { CanonicalEvent, CanonicalEventKind } from './events';
+import type { CanonicalEvent, CanonicalEventKind } from './events.js';
 
 /**
  * A stored canonical event plus its delivery fields, one row of canonical_events. A re-emitted eventId

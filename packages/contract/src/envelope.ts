@@ -1,4 +1,4 @@
-import type { JsonObject } from './json';
+import type { JsonObject } from './json.js';
 
 /** The contract version written into every event. Bumped only with a migration; readers tolerate older rows. */
 export const SCHEMA_VERSION = 1 as const;

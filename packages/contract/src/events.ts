@@ -1,6 +1,6 @@
-import type { NegotiatedCapabilities } from './capabilities';
-import type { ArtifactRef, ArtifactWithPreview, CanonicalEventBase, ProviderMetadata } from './envelope';
-import type { JsonValue } from './json';
+import type { NegotiatedCapabilities } from './capabilities.js';
+import type { ArtifactRef, ArtifactWithPreview, CanonicalEventBase, ProviderMetadata } from './envelope.js';
+import type { JsonValue } from './json.js';
 
 /** The 30 canonical kinds, in the order of the spec's vocabulary table. */
 export const CANONICAL_EVENT_KINDS = [

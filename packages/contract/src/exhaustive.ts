@@ -1,4 +1,4 @@
-import type { CanonicalEvent, CanonicalEventKind, CanonicalEventOf } from './events';
+import type { CanonicalEvent, CanonicalEventKind, CanonicalEventOf } from './events.js';
 
 /** Ends every switch over `kind`: an unhandled kind is a compile error here, not a silent drop at run time. */
 export function assertNeverEvent(value: never): never {

@@ -1,4 +1,4 @@
-import { CONTRACT_SCHEMAS, type ContractShapeName } from './schemas/registry';
+import { CONTRACT_SCHEMAS, type ContractShapeName } from './schemas/registry.js';
 
 // Builds the JSON Schema 2020-12 bundle a non-TypeScript client reads: one $defs entry per named shape, where
 // a named shape used inside another becomes a $ref. Pure and deterministic; the generator script writes it

@@ -1,7 +1,7 @@
-import type { ChannelSnapshot } from './checkpoint';
-import type { PlanEntry } from './events';
-import type { JsonValue } from './json';
-import type { VersionVector } from './version-vector';
+import type { ChannelSnapshot } from './checkpoint.js';
+import type { PlanEntry } from './events.js';
+import type { JsonValue } from './json.js';
+import type { VersionVector } from './version-vector.js';
 
 export type ConversationPart =
   | { type: 'text'; text: string }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type ArtifactWithPreview, MAX_PREVIEW_CHARS } from '@agentlane/contract';
-import type { ArtifactContent } from './translator';
+import type { ArtifactContent } from './translator.js';
 
 /**
  * A content-addressed artifact for a translator: the id derives from the sha256 of the content, so

@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue, NegotiatedCapabilities, ProviderId } from '@agentlane/contract';
-import type { Translator } from './translator';
+import type { Translator } from './translator.js';
 
 /** What the store keeps of a live engine session so a later process can reattach (load/resume) to it. */
 export interface SessionBinding {

@@ -6,7 +6,7 @@ import type {
   JsonValue,
   ProviderId,
 } from '@agentlane/contract';
-import type { NativeFrameRecord } from './native-frame';
+import type { NativeFrameRecord } from './native-frame.js';
 
 export interface TranslationContext {
   threadId: string;

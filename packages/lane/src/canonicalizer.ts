@@ -1,10 +1,10 @@
 import type { AuditableCall } from '@agentlane/contract';
 import type { EngineDriver } from '@agentlane/engine-kit';
 import type { CompletionRecord, OutboxEntry, Store } from '@agentlane/store';
-import type { PublishHub } from './hub';
-import { Materializer } from './offload';
-import { errorMessage, RunTranslation } from './run-translation';
-import type { AuditSink } from './types';
+import type { PublishHub } from './hub.js';
+import { Materializer } from './offload.js';
+import { errorMessage, RunTranslation } from './run-translation.js';
+import type { AuditSink } from './types.js';
 
 export interface CanonicalizerOptions {
   store: Store;

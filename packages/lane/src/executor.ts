@@ -19,13 +19,13 @@ import {
   StoreError,
   type ThreadRecord,
 } from '@agentlane/store';
-import type { Canonicalizer } from './canonicalizer';
-import type { PublishHub } from './hub';
-import { Materializer } from './offload';
-import { engineLostError, SYSTEM_ANSWERER, settleLostRun } from './recovery';
-import { RunPipeline } from './run-pipeline';
-import { errorMessage, RunTranslation } from './run-translation';
-import type { AuditSink } from './types';
+import type { Canonicalizer } from './canonicalizer.js';
+import type { PublishHub } from './hub.js';
+import { Materializer } from './offload.js';
+import { engineLostError, SYSTEM_ANSWERER, settleLostRun } from './recovery.js';
+import { RunPipeline } from './run-pipeline.js';
+import { errorMessage, RunTranslation } from './run-translation.js';
+import type { AuditSink } from './types.js';
 
 type Log = (level: 'info' | 'warn' | 'error', message: string, detail?: unknown) => void;
 

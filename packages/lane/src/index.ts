@@ -15,14 +15,20 @@
  * benchmarks.
  */
 
-export { type CanonicalizeOutcome, Canonicalizer, type CanonicalizerOptions } from './canonicalizer';
-export { deriveEventId } from './event-id';
-export { RunExecutor, type RunExecutorOptions } from './executor';
-export { type HubOptions, type HubSignal, type HubSubscription, PublishHub, rowToStreamEvent } from './hub';
-export { createLane } from './lane';
-export { DEFAULT_ARTIFACT_THRESHOLD_BYTES, Materializer, truncatePreview } from './offload';
-export { ENGINE_LOST, engineLostError, SYSTEM_ANSWERER, settleLostRun } from './recovery';
-export { RunPipeline, type RunPipelineOptions } from './run-pipeline';
-export { type BuiltEvent, type BuiltStep, RunTranslation } from './run-translation';
-export { stableJson } from './stable-json';
-export * from './types';
+export { type CanonicalizeOutcome, Canonicalizer, type CanonicalizerOptions } from './canonicalizer.js';
+export { deriveEventId } from './event-id.js';
+export { RunExecutor, type RunExecutorOptions } from './executor.js';
+export {
+  type HubOptions,
+  type HubSignal,
+  type HubSubscription,
+  PublishHub,
+  rowToStreamEvent,
+} from './hub.js';
+export { createLane } from './lane.js';
+export { DEFAULT_ARTIFACT_THRESHOLD_BYTES, Materializer, truncatePreview } from './offload.js';
+export { ENGINE_LOST, engineLostError, SYSTEM_ANSWERER, settleLostRun } from './recovery.js';
+export { RunPipeline, type RunPipelineOptions } from './run-pipeline.js';
+export { type BuiltEvent, type BuiltStep, RunTranslation } from './run-translation.js';
+export { stableJson } from './stable-json.js';
+export * from './types.js';

@@ -6,16 +6,16 @@ import {
   type RunRecord,
   StoreError,
 } from '@agentlane/store';
-import { Canonicalizer } from './canonicalizer';
-import { RunExecutor } from './executor';
-import { PublishHub } from './hub';
-import { DEFAULT_ARTIFACT_THRESHOLD_BYTES } from './offload';
+import { Canonicalizer } from './canonicalizer.js';
+import { RunExecutor } from './executor.js';
+import { PublishHub } from './hub.js';
+import { DEFAULT_ARTIFACT_THRESHOLD_BYTES } from './offload.js';
 import {
   DEFAULT_APPROVAL_TIMEOUT_MS,
   DEFAULT_MAX_CONCURRENT_RUNS,
   type Lane,
   type LaneOptions,
-} from './types';
+} from './types.js';
 
 /** Builds the lane the server calls. Nothing runs until start(). */
 export function createLane(options: LaneOptions): Lane {

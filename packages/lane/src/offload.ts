@@ -7,9 +7,9 @@ import {
   MAX_PREVIEW_CHARS,
 } from '@agentlane/contract';
 import { type EventWrite, type Store, StoreError } from '@agentlane/store';
-import { deriveEventId } from './event-id';
-import type { BuiltEvent, BuiltStep } from './run-translation';
-import { stableJson } from './stable-json';
+import { deriveEventId } from './event-id.js';
+import type { BuiltEvent, BuiltStep } from './run-translation.js';
+import { stableJson } from './stable-json.js';
 
 export const DEFAULT_ARTIFACT_THRESHOLD_BYTES = 64 * 1024;
 

@@ -1,7 +1,7 @@
 import type { JsonValue } from '@agentlane/contract';
 import type { HarnessFrame } from '@agentlane/engine-kit';
 import { type RunRecord, type Store, StoreError } from '@agentlane/store';
-import type { PublishHub } from './hub';
+import type { PublishHub } from './hub.js';
 
 /** The start of the error of every run settled because its process went away. */
 export const ENGINE_LOST = 'engine process lost';

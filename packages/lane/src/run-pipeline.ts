@@ -1,11 +1,11 @@
 import type { AuditableCall, JsonValue } from '@agentlane/contract';
 import type { NativeFrameRecord } from '@agentlane/engine-kit';
 import { type EventWrite, type SourceFrameInput, type Store, StoreError } from '@agentlane/store';
-import type { PublishHub } from './hub';
-import type { Materializer } from './offload';
-import type { BuiltStep, RunTranslation } from './run-translation';
-import { errorMessage } from './run-translation';
-import type { AuditSink } from './types';
+import type { PublishHub } from './hub.js';
+import type { Materializer } from './offload.js';
+import type { BuiltStep, RunTranslation } from './run-translation.js';
+import { errorMessage } from './run-translation.js';
+import type { AuditSink } from './types.js';
 
 /**
  * Frames one flush takes at most: a backlog is translated and committed in slices of ~50 ms of work, so one

@@ -7,7 +7,7 @@ import type {
   TranslationContext,
   Translator,
 } from '@agentlane/engine-kit';
-import { deriveEventId } from './event-id';
+import { deriveEventId } from './event-id.js';
 
 /** A canonical event with its envelope built, plus the namespace it is stored under. */
 export interface BuiltEvent {

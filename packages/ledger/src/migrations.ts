@@ -1,5 +1,5 @@
 import { type Dialect, type MigrationSet, quoteIdent } from '@agentlane/sql';
-import { ledgerTableBody } from './ledger';
+import { ledgerTableBody } from './ledger.js';
 
 // The row id (rowid) is the insertion position the cursor walks; the idempotency key is a UNIQUE constraint,
 // so a retried write is INSERT OR IGNORE's no-op. The triggers make the table append-only in the database

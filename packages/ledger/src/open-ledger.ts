@@ -1,8 +1,8 @@
 import { migrateSqlite, openSqliteSide, parseDatabaseUrl } from '@agentlane/sql';
-import type { AuditLedger } from './ledger';
-import { ledgerMigrations } from './migrations';
-import { createPgLedger } from './pg-ledger';
-import { sqliteLedger } from './sqlite-ledger';
+import type { AuditLedger } from './ledger.js';
+import { ledgerMigrations } from './migrations.js';
+import { createPgLedger } from './pg-ledger.js';
+import { sqliteLedger } from './sqlite-ledger.js';
 
 /**
  * Opens the ledger next to the store: the same SQLite file (own table) or the same PostgreSQL database (the

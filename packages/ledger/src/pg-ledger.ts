@@ -9,9 +9,9 @@ import {
   decodeCursor,
   encodeCursor,
   LEDGER_COLUMNS,
-} from './ledger';
-import { ledgerMigrations } from './migrations';
-import { assertRows } from './validate';
+} from './ledger.js';
+import { ledgerMigrations } from './migrations.js';
+import { assertRows } from './validate.js';
 
 export interface PgLedgerOptions {
   /** A connection string or a pool shared with the store (left open by close()). */

@@ -9,9 +9,9 @@ import {
   decodeCursor,
   encodeCursor,
   LEDGER_COLUMNS,
-} from './ledger';
-import { ledgerMigrations } from './migrations';
-import { assertRows } from './validate';
+} from './ledger.js';
+import { ledgerMigrations } from './migrations.js';
+import { assertRows } from './validate.js';
 
 type Row = Record<(typeof LEDGER_COLUMNS)[number], unknown> & { position: number };
 

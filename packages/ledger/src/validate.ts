@@ -1,5 +1,5 @@
 import { type AuditableCall, parseAuditableCall } from '@agentlane/contract';
-import { LedgerError } from './ledger';
+import { LedgerError } from './ledger.js';
 
 /** Rows are checked against the contract before they are written: the ledger never holds a malformed row. */
 export function assertRows(rows: readonly AuditableCall[]): void {

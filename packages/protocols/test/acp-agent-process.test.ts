@@ -3,16 +3,16 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { client, ndJsonStream, type SessionNotification } from '@agentclientprotocol/sdk';
+import { agentlaneFromSource } from '@agentlane/test-engines';
 import { afterEach, describe, expect, it } from 'vitest';
 import { agentText } from './support/acp-text';
 
-const bin = fileURLToPath(new URL('../../cli/bin/agentlane.mjs', import.meta.url));
-
 /** `agentlane acp` as its own process, driven by the SDK's client side over its stdio. */
 function spawnAcp(args: string[]) {
-  const child = spawn(process.execPath, [bin, 'acp', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, agentlaneFromSource(['acp', ...args]), {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr?.on('data', (d) => {
     stderr += d;

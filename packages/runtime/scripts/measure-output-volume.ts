@@ -1,5 +1,5 @@
 // Measures what one command printing 50 MB costs the engine: RSS growth and the bytes of native frames
-// (what the source lane stores) and of canonical events. Run: node --import tsx packages/runtime/scripts/measure-output-volume.ts (MB=50)
+// (what the source lane stores) and of canonical events. Run: node --conditions=agentlane-source --import tsx packages/runtime/scripts/measure-output-volume.ts (MB=50)
 // TEXT=1: a model answer of MB megabytes instead (and the size of the checkpoint the turn leaves);
 // TEXT_BOUND=1000000000 lifts the engine's bound on it.
 import { mkdtemp, rm } from 'node:fs/promises';

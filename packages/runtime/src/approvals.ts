@@ -3,7 +3,7 @@ import type { ModelMessage, ToolResultPart } from 'ai';
 
 type ToolResultOutput = ToolResultPart['output'];
 
-import type { DefinedTool } from './tools/define-tool';
+import type { DefinedTool } from './tools/define-tool.js';
 
 /**
  * Approvals go through the AI SDK's own tool-approval flow:

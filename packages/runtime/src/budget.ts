@@ -1,5 +1,5 @@
 import type { JsonObject } from '@agentlane/contract';
-import { billedTokens, type Spend } from './spend';
+import { billedTokens, type Spend } from './spend.js';
 
 /** A per-turn spending limit of the tool loop; each one is off when absent. */
 export interface TurnBudget {

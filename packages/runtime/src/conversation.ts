@@ -1,6 +1,6 @@
 import type { ConversationMessage, JsonValue } from '@agentlane/contract';
 import type { ModelMessage } from 'ai';
-import { asDeniedOutput } from './approvals';
+import { asDeniedOutput } from './approvals.js';
 
 /** The contract's conversation (what checkpoints hold) → AI SDK model messages. Reasoning is not replayed. */
 export function toModelMessages(conversation: readonly ConversationMessage[]): ModelMessage[] {

@@ -1,5 +1,5 @@
 import type { DiscoveredEngine } from '@agentlane/engine-kit';
-import type { ModelApi } from './model';
+import type { ModelApi } from './model.js';
 
 export type { DiscoveredEngine };
 

@@ -1,18 +1,18 @@
 import { type CheckpointSaver, openCheckpointSaver } from '@agentlane/checkpoints';
 import type { EngineDriver, EngineSession, TurnInput, TurnIO } from '@agentlane/engine-kit';
 import { monotonicFactory } from 'ulid';
-import { checkBudget, type TurnBudget } from './budget';
-import { BUILTIN_CAPABILITIES } from './capabilities';
-import type { ModelApi, ModelSettings } from './model';
-import type { ModelTimeouts, RateLimitRetries } from './model-fetch';
-import type { HarnessPlugin } from './plugin';
-import { checkPrices, type PriceTable } from './prices';
-import { BUILTIN_PROVIDER } from './provider-id';
-import type { SubagentSettings } from './subagent';
-import type { DefinedTool } from './tools/define-tool';
-import { type WorkspaceToolOptions, workspaceTools } from './tools/workspace-tools';
-import { runtimeTranslator } from './translator';
-import { runStagedTurn, type SessionMemory, type TurnDeps } from './turn';
+import { checkBudget, type TurnBudget } from './budget.js';
+import { BUILTIN_CAPABILITIES } from './capabilities.js';
+import type { ModelApi, ModelSettings } from './model.js';
+import type { ModelTimeouts, RateLimitRetries } from './model-fetch.js';
+import type { HarnessPlugin } from './plugin.js';
+import { checkPrices, type PriceTable } from './prices.js';
+import { BUILTIN_PROVIDER } from './provider-id.js';
+import type { SubagentSettings } from './subagent.js';
+import type { DefinedTool } from './tools/define-tool.js';
+import { type WorkspaceToolOptions, workspaceTools } from './tools/workspace-tools.js';
+import { runtimeTranslator } from './translator.js';
+import { runStagedTurn, type SessionMemory, type TurnDeps } from './turn.js';
 
 const APIS: readonly ModelApi[] = ['openai-chat', 'openai-responses', 'anthropic', 'google'];
 

@@ -1,6 +1,6 @@
 import { type JsonObject, parseAuditableCall } from '@agentlane/contract';
 import { type FieldRules, fieldProblem, isObject } from '@agentlane/engine-kit';
-import type { RuntimeFrame } from './frames';
+import type { RuntimeFrame } from './frames.js';
 
 const id = { type: 'string', required: true } as const;
 

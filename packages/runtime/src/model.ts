@@ -3,7 +3,7 @@ import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
-import { guardedFetch, type ModelTimeouts, type RateLimitRetries } from './model-fetch';
+import { guardedFetch, type ModelTimeouts, type RateLimitRetries } from './model-fetch.js';
 
 /** The provider wire APIs the built-in engine speaks, all through the AI SDK. */
 export type ModelApi = 'openai-chat' | 'openai-responses' | 'anthropic' | 'google';

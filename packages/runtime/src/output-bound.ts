@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JsonValue } from '@agentlane/contract';
-import { OutputSpool, type SpilledOutput } from './tools/output-spool';
+import { OutputSpool, type SpilledOutput } from './tools/output-spool.js';
 
 /**
  * The engine's output bounds (README "Output volume"): what passes one goes to a file in `outputDir`, which

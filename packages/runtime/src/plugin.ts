@@ -1,5 +1,5 @@
 import type { ContextMarkerPayload, StageId } from '@agentlane/contract';
-import type { DefinedTool } from './tools/define-tool';
+import type { DefinedTool } from './tools/define-tool.js';
 
 export interface PluginTurnContext {
   threadId: string;

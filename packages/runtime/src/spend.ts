@@ -1,5 +1,5 @@
 import type { UsageCost } from '@agentlane/contract';
-import { addCost, type TokenCounts } from './prices';
+import { addCost, type TokenCounts } from './prices.js';
 
 /**
  * What a turn has spent so far: its model calls' tokens and, when the run's model has a price, their cost.

@@ -1,8 +1,8 @@
 import type { ChildState, ConversationMessage, JsonValue } from '@agentlane/contract';
 import type { TurnInput, TurnIO, TurnOutcome } from '@agentlane/engine-kit';
 import { Type } from 'typebox';
-import { frame, type RuntimeFrame } from './frames';
-import { type DefinedTool, defineTool, type ToolContext, ToolError } from './tools/define-tool';
+import { frame, type RuntimeFrame } from './frames.js';
+import { type DefinedTool, defineTool, type ToolContext, ToolError } from './tools/define-tool.js';
 
 /** How deep sub-agents may nest: depth 0 is the session's own turn; a turn at maxDepth gets no task tool. */
 export interface SubagentSettings {

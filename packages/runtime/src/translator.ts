@@ -27,7 +27,7 @@ import {
   type Translator,
   turnStartedPayload,
 } from '@agentlane/engine-kit';
-import type { LimitCode } from './budget';
+import type { LimitCode } from './budget.js';
 import {
   cutoffRows,
   emptyTrack,
@@ -39,10 +39,10 @@ import {
   noteRow,
   noteStart,
   seen,
-} from './cutoff-rows';
-import { runtimeFrameProblem } from './frame-check';
-import type { RuntimeFrame } from './frames';
-import { BUILTIN_PROVIDER } from './provider-id';
+} from './cutoff-rows.js';
+import { runtimeFrameProblem } from './frame-check.js';
+import type { RuntimeFrame } from './frames.js';
+import { BUILTIN_PROVIDER } from './provider-id.js';
 
 type OpenText = { id: string; text: string };
 

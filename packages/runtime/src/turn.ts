@@ -18,19 +18,19 @@ import {
   deniedOutput,
   sdkNeedsApproval,
   withApprovalParts,
-} from './approvals';
-import { budgetHit, type LimitHit, remainingBudget, type TurnBudget } from './budget';
-import { jsonSafe, toModelMessages } from './conversation';
-import { frame, type RuntimeFrame } from './frames';
-import { authMethodOf, createModel, type HttpObservation, type ModelSettings } from './model';
-import { ModelStreamTimeout, ModelStreamTruncated } from './model-fetch';
-import { boundResult, DEFAULT_OUTPUT_BOUNDS, type OutputBounds, TurnTextBound } from './output-bound';
-import type { HarnessPlugin, PluginTurnContext } from './plugin';
-import { costOf, type PriceTable } from './prices';
-import { addSpend, emptySpend, type Spend } from './spend';
-import { type SubagentSettings, taskTool } from './subagent';
-import { ToolCallIds, withUniqueCallId } from './tool-call-ids';
-import { type DefinedTool, type ToolContext, ToolError } from './tools/define-tool';
+} from './approvals.js';
+import { budgetHit, type LimitHit, remainingBudget, type TurnBudget } from './budget.js';
+import { jsonSafe, toModelMessages } from './conversation.js';
+import { frame, type RuntimeFrame } from './frames.js';
+import { authMethodOf, createModel, type HttpObservation, type ModelSettings } from './model.js';
+import { ModelStreamTimeout, ModelStreamTruncated } from './model-fetch.js';
+import { boundResult, DEFAULT_OUTPUT_BOUNDS, type OutputBounds, TurnTextBound } from './output-bound.js';
+import type { HarnessPlugin, PluginTurnContext } from './plugin.js';
+import { costOf, type PriceTable } from './prices.js';
+import { addSpend, emptySpend, type Spend } from './spend.js';
+import { type SubagentSettings, taskTool } from './subagent.js';
+import { ToolCallIds, withUniqueCallId } from './tool-call-ids.js';
+import { type DefinedTool, type ToolContext, ToolError } from './tools/define-tool.js';
 
 export interface TurnDeps {
   threadId: string;

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { FastifyRequest } from 'fastify';
-import { HttpError } from './errors';
+import { HttpError } from './errors.js';
 
 /** A bearer token from configuration, scoped to every thread or to a list of thread ids. */
 export interface AuthToken {

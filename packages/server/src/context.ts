@@ -1,11 +1,11 @@
 import type { EngineDriver } from '@agentlane/engine-kit';
 import type { Store } from '@agentlane/store';
-import type { Authenticator, Principal } from './auth';
-import type { LanePort } from './lane-port';
-import type { PerKeyCounter } from './limits';
-import type { RunSlots } from './run-slots';
-import type { FrameCache, SseConnection, SseConnectionOptions } from './sse/sse-connection';
-import type { ThreadHub } from './thread-hub';
+import type { Authenticator, Principal } from './auth.js';
+import type { LanePort } from './lane-port.js';
+import type { PerKeyCounter } from './limits.js';
+import type { RunSlots } from './run-slots.js';
+import type { FrameCache, SseConnection, SseConnectionOptions } from './sse/sse-connection.js';
+import type { ThreadHub } from './thread-hub.js';
 
 /** The configured engines, by name. */
 export interface EngineCatalog {

@@ -7,8 +7,8 @@ import {
   HttpError,
   RETRY_AFTER_SECONDS,
   toHttpError,
-} from './errors';
-import { validationField } from './validation-field';
+} from './errors.js';
+import { validationField } from './validation-field.js';
 
 // Every answer is `{error:{code,message,field?}}` with a code of the status table, including the ones Fastify
 // and Node's HTTP parser produce on their own (bad URL, a too long path parameter, parser errors, timeouts).

@@ -1,4 +1,4 @@
-import { HttpError } from './errors';
+import { HttpError } from './errors.js';
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 

@@ -1,4 +1,4 @@
-import { HttpError } from './errors';
+import { HttpError } from './errors.js';
 
 /** Deepest nesting a request body may have; JSON documents of the API are a few levels deep. */
 export const DEFAULT_MAX_DEPTH = 64;

@@ -1,4 +1,4 @@
-import { HttpError } from './errors';
+import { HttpError } from './errors.js';
 
 /**
  * What one client may take from the server. The defaults suit a small team on one machine: generous for

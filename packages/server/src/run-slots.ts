@@ -1,5 +1,5 @@
 import type { Store } from '@agentlane/store';
-import { HttpError } from './errors';
+import { HttpError } from './errors.js';
 
 /**
  * Runs each principal has queued or running, created through this process: one more than `max` is refused

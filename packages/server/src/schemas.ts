@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { ThreadActivitySchema } from './routes/session-activity';
+import { ThreadActivitySchema } from './routes/session-activity.js';
 
 // Route schemas: the server validates with these and the OpenAPI document is generated from them.
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { type JsonObject, noCapabilities } from '@agentlane/contract';
 import type { HarnessSessionRecord, ThreadRecord } from '@agentlane/store';
-import type { ServerContext } from './context';
-import { HttpError } from './errors';
+import type { ServerContext } from './context.js';
+import { HttpError } from './errors.js';
 
 /**
  * Creates a thread and its harness session row for a configured engine (POST /sessions, and the protocol

@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { HttpError } from './errors';
+import { HttpError } from './errors.js';
 
 /** The real path of `path`, resolving symlinks in its longest existing prefix (the rest cannot be a link yet). */
 export function realPathOf(path: string): string {

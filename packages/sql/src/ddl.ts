@@ -1,4 +1,4 @@
-import type { Dialect } from './url';
+import type { Dialect } from './url.js';
 
 /**
  * The few column spellings in which SQLite and PostgreSQL differ, as data: a DDL template names the role

@@ -3,15 +3,15 @@
  * read a database URL, one pool per PostgreSQL database with its connection-error handling, a LISTEN
  * connection that comes back, bounded retries of transient errors, and one versioned migration runner.
  */
-export { pgConn, type SqlConn, type SqlParam, type SqlRow, sqliteConn, toPgPlaceholders } from './conn';
-export { type DdlRole, DIALECT_DDL, renderDdl } from './ddl';
+export { pgConn, type SqlConn, type SqlParam, type SqlRow, sqliteConn, toPgPlaceholders } from './conn.js';
+export { type DdlRole, DIALECT_DDL, renderDdl } from './ddl.js';
 export {
   CommitOutcomeUnknownError,
   isBusyError,
   isConnectionError,
   isDatabaseUnavailable,
   isRetrySafe,
-} from './errors';
+} from './errors.js';
 export {
   applyMigrations,
   type Migration,
@@ -20,8 +20,8 @@ export {
   migrateSqlite,
   migrateSqliteSync,
   SchemaTooNewError,
-} from './migrate';
-export { createPgListener, type PgListener, type PgListenerOptions } from './pg-listener';
+} from './migrate.js';
+export { createPgListener, type PgListener, type PgListenerOptions } from './pg-listener.js';
 export {
   APPLICATION_NAME,
   acquirePgPool,
@@ -31,10 +31,10 @@ export {
   type PgPoolUse,
   pgPoolFor,
   pgSessionOptions,
-} from './pg-pool';
-export { pgTransaction, pgTransactionOnce } from './pg-transaction';
-export { RETRY_WINDOW_MS, type RetryOptions, retryTransient } from './retry';
-export { openSqliteSide, retryBusy } from './sqlite';
+} from './pg-pool.js';
+export { pgTransaction, pgTransactionOnce } from './pg-transaction.js';
+export { RETRY_WINDOW_MS, type RetryOptions, retryTransient } from './retry.js';
+export { openSqliteSide, retryBusy } from './sqlite.js';
 export {
   checkSchemaName,
   type DatabaseTarget,
@@ -44,4 +44,4 @@ export {
   postgresOptions,
   quoteIdent,
   sqlitePath,
-} from './url';
+} from './url.js';

@@ -1,11 +1,11 @@
 import type Database from 'better-sqlite3';
 import type pg from 'pg';
-import type { SqlConn, SqlParam } from './conn';
-import { pgConn } from './conn';
-import { isBusyError } from './errors';
-import { pgTransaction } from './pg-transaction';
-import { retryTransient } from './retry';
-import { quoteIdent } from './url';
+import type { SqlConn, SqlParam } from './conn.js';
+import { pgConn } from './conn.js';
+import { isBusyError } from './errors.js';
+import { pgTransaction } from './pg-transaction.js';
+import { retryTransient } from './retry.js';
+import { quoteIdent } from './url.js';
 
 /** One schema change. A shipped entry is never edited: a change is a new entry (version = index + 1). */
 export interface Migration {

@@ -1,6 +1,6 @@
 import pg from 'pg';
-import { APPLICATION_NAME, pgSessionOptions } from './pg-pool';
-import { quoteIdent } from './url';
+import { APPLICATION_NAME, pgSessionOptions } from './pg-pool.js';
+import { quoteIdent } from './url.js';
 
 export interface PgListenerOptions {
   url: string;

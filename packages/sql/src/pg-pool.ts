@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { checkSchemaName, parseDatabaseUrl } from './url';
+import { checkSchemaName, parseDatabaseUrl } from './url.js';
 
 export interface PgPoolOptions {
   /** postgres://user@host:port/db (without `?schema=`: see parseDatabaseUrl). */

@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { CommitOutcomeUnknownError, isConnectionError } from './errors';
-import { type RetryOptions, retryTransient } from './retry';
+import { CommitOutcomeUnknownError, isConnectionError } from './errors.js';
+import { type RetryOptions, retryTransient } from './retry.js';
 
 /** node-postgres refuses a query on a connection that already broke, before sending anything. */
 const isNeverSent = (error: unknown): boolean => /not queryable/.test(String((error as Error)?.message));

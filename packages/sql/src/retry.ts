@@ -1,4 +1,4 @@
-import { isRetrySafe } from './errors';
+import { isRetrySafe } from './errors.js';
 
 export interface RetryOptions {
   /** Give up after this long (the error is rethrown). Default: RETRY_WINDOW_MS. */

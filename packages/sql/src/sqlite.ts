@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
-import { isBusyError } from './errors';
-import { type RetryOptions, retryTransient } from './retry';
+import { isBusyError } from './errors.js';
+import { type RetryOptions, retryTransient } from './retry.js';
 
 /**
  * A connection of this process next to the store's writer on the same file (the ledger, the checkpoint

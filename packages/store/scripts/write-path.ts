@@ -1,5 +1,5 @@
 // Quick write-path figures for the store (the formal lane benchmark lives in bench/):
-//   node --import tsx packages/store/scripts/write-path.ts [events=20000]
+//   node --conditions=agentlane-source --import tsx packages/store/scripts/write-path.ts [events=20000]
 // appendEvents with batches of 1000 events, default durability, on SQLite (temp file) and PostgreSQL
 // (a throwaway schema; skipped when AGENTLANE_TEST_PG_URL's server is unreachable).
 import { randomBytes } from 'node:crypto';

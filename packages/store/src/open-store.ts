@@ -1,7 +1,7 @@
 import { parseDatabaseUrl } from '@agentlane/sql';
-import { createPostgresStore } from './postgres/create-postgres-store';
-import { createSqliteStore } from './sqlite/create-sqlite-store';
-import type { Store } from './store';
+import { createPostgresStore } from './postgres/create-postgres-store.js';
+import { createSqliteStore } from './sqlite/create-sqlite-store.js';
+import type { Store } from './store.js';
 
 // Read by the SQL layer, the one place every package reads a database URL.
 export { postgresOptions, sqlitePath } from '@agentlane/sql';

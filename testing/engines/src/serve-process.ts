@@ -1,7 +1,22 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const bin = fileURLToPath(new URL('../../../packages/cli/bin/agentlane.mjs', import.meta.url));
+const cliMain = fileURLToPath(new URL('../../../packages/cli/src/main.ts', import.meta.url));
+/** tsx's ESM loader by URL: a child started in another folder (`cwd`) could not resolve `tsx` by name. */
+const tsxLoader = pathToFileURL(
+  join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist', 'loader.mjs'),
+).href;
+
+/**
+ * `node` arguments that run the agentlane CLI from its TypeScript sources (tsx, and the workspace packages'
+ * `agentlane-source` export instead of their dist/ builds), then `args`: what the tests spawn, so they never
+ * depend on a build being there or fresh. `agentlane` itself (packages/cli/bin) runs the compiled dist/.
+ */
+export function agentlaneFromSource(args: string[]): string[] {
+  return ['--conditions=agentlane-source', '--import', tsxLoader, cliMain, ...args];
+}
 
 export interface ServeProcess {
   child: ChildProcess;
@@ -25,7 +40,7 @@ export async function startServeProcess(
   /** Its working directory (where it looks for engines installed in a project); this process's by default. */
   cwd?: string,
 ): Promise<ServeProcess & { output(): string }> {
-  const child = spawn(process.execPath, [bin, 'serve', ...args], {
+  const child = spawn(process.execPath, agentlaneFromSource(['serve', ...args]), {
     stdio: ['ignore', 'pipe', 'pipe'],
     env,
     ...(cwd ? { cwd } : {}),

@@ -1,6 +1,6 @@
 /**
  * Runs the fake model server standalone:
- *   node --import tsx testing/fake-model-server/src/cli.ts [--port 18081] [--scenario tool-then-answer]
+ *   node --conditions=agentlane-source --import tsx testing/fake-model-server/src/cli.ts [--port 18081] [--scenario tool-then-answer]
  *        [--tool-name write --tool-args '{"filePath":"/tmp/x/hello.txt","content":"hi"}'] [--text "answer"]
  * Without --tool-name, tool-then-answer writes ./hello.txt with whichever write tool the engine offers.
  */

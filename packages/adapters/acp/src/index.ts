@@ -1,15 +1,15 @@
 // The public surface of the ACP adapter: the driver, its config and presets, the translator. Internals that
 // tests and benchmarks reach for are in `@agentlane/adapter-acp/internal`.
-export type { AcpEngineConfig } from './driver/config';
-export { type AcpEngineOptions, parseAcpEngineOptions } from './driver/config-schema';
-export { discoverEngines } from './driver/discover';
-export { createDriver } from './driver/driver';
-export { claudeCodePreset, codexPreset, geminiPreset, type PresetOptions } from './driver/presets';
-export type { AcpState } from './translate/state';
+export type { AcpEngineConfig } from './driver/config.js';
+export { type AcpEngineOptions, parseAcpEngineOptions } from './driver/config-schema.js';
+export { discoverEngines } from './driver/discover.js';
+export { createDriver } from './driver/driver.js';
+export { claudeCodePreset, codexPreset, geminiPreset, type PresetOptions } from './driver/presets.js';
+export type { AcpState } from './translate/state.js';
 export {
   ACP_AUDIT_TRANSPORT,
   ACP_COMMANDS_EVENT,
   type AcpTranslatorOptions,
   acpTranslator,
   createAcpTranslator,
-} from './translate/translator';
+} from './translate/translator.js';

@@ -1,13 +1,13 @@
-export { OPENCODE_CAPABILITIES } from './translate/capabilities';
-export type { OpenCodeState } from './translate/state';
-export { OPENCODE_AUDIT_TRANSPORT, openCodeTranslator, RESPONSE_FRAME } from './translate/translator';
+export { OPENCODE_CAPABILITIES } from './translate/capabilities.js';
+export type { OpenCodeState } from './translate/state.js';
+export { OPENCODE_AUDIT_TRANSPORT, openCodeTranslator, RESPONSE_FRAME } from './translate/translator.js';
 
-import { openCodeTranslator } from './translate/translator';
+import { openCodeTranslator } from './translate/translator.js';
 
 /** The translators this adapter provides, by provider id (for `agentlane translate` and the replay engine). */
 export const translators = { opencode: openCodeTranslator } as const;
 
-export { resolveOpenCodeBinary } from './driver/binary';
-export { discoverEngines } from './driver/discover';
-export { createDriver, type OpenCodeDriver, type OpenCodeDriverConfig } from './driver/driver';
-export { parseModelRef } from './driver/model-ref';
+export { resolveOpenCodeBinary } from './driver/binary.js';
+export { discoverEngines } from './driver/discover.js';
+export { createDriver, type OpenCodeDriver, type OpenCodeDriverConfig } from './driver/driver.js';
+export { parseModelRef } from './driver/model-ref.js';

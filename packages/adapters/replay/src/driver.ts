@@ -2,8 +2,8 @@ import { basename } from 'node:path';
 import { OPENCODE_CAPABILITIES } from '@agentlane/adapter-opencode';
 import { type JsonValue, normalizeNegotiatedCapabilities } from '@agentlane/contract';
 import type { EngineDriver, EngineSession, TurnInput, TurnIO, TurnOutcome } from '@agentlane/engine-kit';
-import { frameTimes, readTrace } from './trace';
-import { translatorFor } from './translators';
+import { frameTimes, readTrace } from './trace.js';
+import { translatorFor } from './translators.js';
 
 export interface ReplayDriverConfig {
   /** A JSONL trace path, or the frames themselves. */

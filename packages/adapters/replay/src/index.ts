@@ -1,11 +1,11 @@
-export { createDriver, type ReplayDriverConfig } from './driver';
-export { type RecordedSession, recordedSessions } from './recorded-sessions';
-export { frameTimes, readTrace } from './trace';
-export { translatorFor, translators } from './translators';
+export { createDriver, type ReplayDriverConfig } from './driver.js';
+export { type RecordedSession, recordedSessions } from './recorded-sessions.js';
+export { frameTimes, readTrace } from './trace.js';
+export { translatorFor, translators } from './translators.js';
 
 import type { EngineDriver } from '@agentlane/engine-kit';
-import { createDriver } from './driver';
-import { recordedSessions } from './recorded-sessions';
+import { createDriver } from './driver.js';
+import { recordedSessions } from './recorded-sessions.js';
 
 /** One replay engine per recorded session, ready for a server's engine registry. */
 export function recordedSessionDrivers(options: { speed?: number } = {}): EngineDriver[] {

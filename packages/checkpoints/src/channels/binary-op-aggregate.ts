@@ -1,7 +1,7 @@
 import type { JsonValue } from '@agentlane/contract';
-import { isJsonValue, isPlainObject } from '../json';
-import { BaseChannel, badValue } from './channel';
-import { getReducer, type Reducer } from './reducers';
+import { isJsonValue, isPlainObject } from '../json.js';
+import { BaseChannel, badValue } from './channel.js';
+import { getReducer, type Reducer } from './reducers.js';
 
 /** Folds every write into the current value with a registered reducer (append, merge, sum, ...). */
 export class BinaryOpAggregateChannel extends BaseChannel {

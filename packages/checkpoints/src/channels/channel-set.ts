@@ -1,7 +1,7 @@
 import type { ChannelSnapshot, JsonValue } from '@agentlane/contract';
-import { CheckpointError } from '../errors';
-import type { Channel } from './channel';
-import { restoreChannel } from './registry';
+import { CheckpointError } from '../errors.js';
+import type { Channel } from './channel.js';
+import { restoreChannel } from './registry.js';
 
 /** One write of one step: which channel, which value. */
 export interface ChannelWrite {

@@ -1,5 +1,5 @@
 import type { ChannelKind, ChannelSnapshot, JsonValue } from '@agentlane/contract';
-import { CheckpointError } from '../errors';
+import { CheckpointError } from '../errors.js';
 
 /**
  * One named slot of session state. A step hands each channel all of that step's writes at once

@@ -1,4 +1,4 @@
-import { SingleValueChannel, singleValueState } from './single-value';
+import { SingleValueChannel, singleValueState } from './single-value.js';
 
 /** A value visible for the step after it was written only; the next step without a write clears it. */
 export class EphemeralValueChannel extends SingleValueChannel {

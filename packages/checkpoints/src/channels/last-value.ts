@@ -1,4 +1,4 @@
-import { SingleValueChannel, singleValueState } from './single-value';
+import { SingleValueChannel, singleValueState } from './single-value.js';
 
 /** Holds the last value written. At most one write per step: two are ambiguous and refused. */
 export class LastValueChannel extends SingleValueChannel {

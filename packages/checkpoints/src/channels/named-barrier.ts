@@ -1,7 +1,7 @@
 import type { JsonValue } from '@agentlane/contract';
-import { CheckpointError } from '../errors';
-import { isPlainObject } from '../json';
-import { BaseChannel, badValue } from './channel';
+import { CheckpointError } from '../errors.js';
+import { isPlainObject } from '../json.js';
+import { BaseChannel, badValue } from './channel.js';
 
 /** Ready once every named writer has written its own name; consuming it resets the barrier. */
 export class NamedBarrierChannel extends BaseChannel {

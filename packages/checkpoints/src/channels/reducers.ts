@@ -1,6 +1,6 @@
 import type { JsonValue } from '@agentlane/contract';
-import { CheckpointError } from '../errors';
-import { isPlainObject } from '../json';
+import { CheckpointError } from '../errors.js';
+import { isPlainObject } from '../json.js';
 
 /**
  * A named, pure reduction. Only the name travels in a snapshot, so every runtime that restores it must

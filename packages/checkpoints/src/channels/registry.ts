@@ -1,12 +1,12 @@
 import { CHANNEL_KINDS, type ChannelKind, type ChannelSnapshot } from '@agentlane/contract';
-import { CheckpointError } from '../errors';
-import { BinaryOpAggregateChannel } from './binary-op-aggregate';
-import type { Channel } from './channel';
-import { DataChannel } from './data-channel';
-import { EphemeralValueChannel } from './ephemeral-value';
-import { LastValueChannel } from './last-value';
-import { NamedBarrierChannel } from './named-barrier';
-import { TopicChannel } from './topic';
+import { CheckpointError } from '../errors.js';
+import { BinaryOpAggregateChannel } from './binary-op-aggregate.js';
+import type { Channel } from './channel.js';
+import { DataChannel } from './data-channel.js';
+import { EphemeralValueChannel } from './ephemeral-value.js';
+import { LastValueChannel } from './last-value.js';
+import { NamedBarrierChannel } from './named-barrier.js';
+import { TopicChannel } from './topic.js';
 
 export function isChannelKind(value: unknown): value is ChannelKind {
   return typeof value === 'string' && (CHANNEL_KINDS as readonly string[]).includes(value);

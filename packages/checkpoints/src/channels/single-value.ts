@@ -1,7 +1,7 @@
 import type { JsonValue } from '@agentlane/contract';
-import { CheckpointError } from '../errors';
-import { isJsonValue, isPlainObject } from '../json';
-import { BaseChannel, badValue } from './channel';
+import { CheckpointError } from '../errors.js';
+import { isJsonValue, isPlainObject } from '../json.js';
+import { BaseChannel, badValue } from './channel.js';
 
 type SingleValueKind = 'last_value' | 'ephemeral_value';
 

@@ -1,6 +1,6 @@
 import type { JsonValue } from '@agentlane/contract';
-import { isJsonValue, isPlainObject } from '../json';
-import { BaseChannel, badValue } from './channel';
+import { isJsonValue, isPlainObject } from '../json.js';
+import { BaseChannel, badValue } from './channel.js';
 
 /**
  * A list of every value written, in write order (one write = one item; arrays are not flattened).

@@ -5,9 +5,9 @@ import {
   STAGE_IDS,
   type StageId,
 } from '@agentlane/contract';
-import { applyDelta, type CheckpointDelta, computeDelta, parseDelta, sortKeys } from '../delta';
-import { CheckpointError } from '../errors';
-import { deepFreeze, isJsonValue } from '../json';
+import { applyDelta, type CheckpointDelta, computeDelta, parseDelta, sortKeys } from '../delta.js';
+import { CheckpointError } from '../errors.js';
+import { deepFreeze, isJsonValue } from '../json.js';
 import type {
   CheckpointSaver,
   CheckpointSummary,
@@ -19,10 +19,10 @@ import type {
   PutOptions,
   PutResult,
   WriteInput,
-} from '../saver';
-import { isValidId, parseChannels, parseCheckpoint } from '../validate';
-import { planPrune } from './prune-plan';
-import type { CheckpointRow, CheckpointRowStore, NewRow, RowMeta } from './rows';
+} from '../saver.js';
+import { isValidId, parseChannels, parseCheckpoint } from '../validate.js';
+import { planPrune } from './prune-plan.js';
+import type { CheckpointRow, CheckpointRowStore, NewRow, RowMeta } from './rows.js';
 
 export interface DeltaSaverOptions {
   /** Write a full snapshot every K checkpoints (K >= 1; 1 = always full; Infinity = only the first). Default 50. */

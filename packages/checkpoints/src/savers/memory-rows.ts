@@ -6,7 +6,7 @@ import type {
   PruneOutcome,
   RowListQuery,
   RowMeta,
-} from './rows';
+} from './rows.js';
 
 interface WriteRow {
   seq: number;

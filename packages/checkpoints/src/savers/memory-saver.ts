@@ -1,5 +1,5 @@
-import { DeltaCheckpointSaver, type DeltaSaverOptions } from './delta-saver';
-import { MemoryRows } from './memory-rows';
+import { DeltaCheckpointSaver, type DeltaSaverOptions } from './delta-saver.js';
+import { MemoryRows } from './memory-rows.js';
 
 /** In-process saver for tests and embedding; same delta format and semantics as the SQL savers. */
 export function createMemorySaver(options: DeltaSaverOptions = {}): DeltaCheckpointSaver {

@@ -1,8 +1,8 @@
 import { migrateSqlite, openSqliteSide, parseDatabaseUrl } from '@agentlane/sql';
-import type { DeltaCheckpointSaver, DeltaSaverOptions } from './delta-saver';
-import { checkpointMigrations } from './migrations';
-import { createPgSaver } from './pg-saver';
-import { sqliteSaver } from './sqlite-saver';
+import type { DeltaCheckpointSaver, DeltaSaverOptions } from './delta-saver.js';
+import { checkpointMigrations } from './migrations.js';
+import { createPgSaver } from './pg-saver.js';
+import { sqliteSaver } from './sqlite-saver.js';
 
 /**
  * Opens the checkpoint saver next to the store from the same URL: the same SQLite file (own tables) or the

@@ -8,8 +8,8 @@ import type {
   PruneOutcome,
   RowListQuery,
   RowMeta,
-} from './rows';
-import { META_COLUMNS, type SqlCheckpointRow, toCheckpointRow, toRowMeta } from './sql-row';
+} from './rows.js';
+import { META_COLUMNS, type SqlCheckpointRow, toCheckpointRow, toRowMeta } from './sql-row.js';
 
 /**
  * PostgreSQL rows. A put is one statement: the parent row is locked FOR KEY SHARE in the same statement,

@@ -1,8 +1,8 @@
 import { migratePostgres, pgPoolFor } from '@agentlane/sql';
 import type pg from 'pg';
-import { DeltaCheckpointSaver, type DeltaSaverOptions } from './delta-saver';
-import { checkpointMigrations } from './migrations';
-import { PgRows } from './pg-rows';
+import { DeltaCheckpointSaver, type DeltaSaverOptions } from './delta-saver.js';
+import { checkpointMigrations } from './migrations.js';
+import { PgRows } from './pg-rows.js';
 
 export interface PgSaverOptions extends DeltaSaverOptions {
   /**

@@ -1,4 +1,4 @@
-import type { RowMeta } from './rows';
+import type { RowMeta } from './rows.js';
 
 export interface PrunePlan {
   deleteIds: string[];

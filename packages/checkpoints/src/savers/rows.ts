@@ -1,4 +1,4 @@
-import type { PendingWrite, StorageKind } from '../saver';
+import type { PendingWrite, StorageKind } from '../saver.js';
 
 /** One row of `harness_checkpoints`, as every backend stores it (see docs/checkpoint-storage.md). */
 export interface CheckpointRow {

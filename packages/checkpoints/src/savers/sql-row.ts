@@ -1,4 +1,4 @@
-import type { CheckpointRow, RowMeta } from './rows';
+import type { CheckpointRow, RowMeta } from './rows.js';
 
 /**
  * A `harness_checkpoints` row as either SQL driver returns it: PostgreSQL gives BIGSERIAL and byte counts as

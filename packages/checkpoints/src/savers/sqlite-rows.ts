@@ -1,6 +1,6 @@
 import { migrateSqliteSync, retryBusy } from '@agentlane/sql';
 import type Database from 'better-sqlite3';
-import { checkpointMigrations } from './migrations';
+import { checkpointMigrations } from './migrations.js';
 import type {
   CheckpointRow,
   CheckpointRowStore,
@@ -9,8 +9,8 @@ import type {
   PruneOutcome,
   RowListQuery,
   RowMeta,
-} from './rows';
-import { META_COLUMNS, type SqlCheckpointRow, toCheckpointRow, toRowMeta } from './sql-row';
+} from './rows.js';
+import { META_COLUMNS, type SqlCheckpointRow, toCheckpointRow, toRowMeta } from './sql-row.js';
 
 /**
  * better-sqlite3 is synchronous, so each method is one transaction on one connection. A write that finds the

@@ -1,7 +1,7 @@
 import { openSqliteSide, sqlitePath } from '@agentlane/sql';
 import type Database from 'better-sqlite3';
-import { DeltaCheckpointSaver, type DeltaSaverOptions } from './delta-saver';
-import { SqliteRows } from './sqlite-rows';
+import { DeltaCheckpointSaver, type DeltaSaverOptions } from './delta-saver.js';
+import { SqliteRows } from './sqlite-rows.js';
 
 export interface SqliteSaverOptions extends DeltaSaverOptions {
   /**

@@ -7,10 +7,10 @@ import { createLane } from '@agentlane/lane';
 import { acpAgent, localAcpBackend, remoteAcpBackend } from '@agentlane/protocols';
 import { openStore } from '@agentlane/store';
 import type { Command } from 'commander';
-import { CliError } from '../cli-error';
-import { resolveServeConfig, type ServeFlags } from '../config';
-import { buildDrivers, disposeDrivers } from '../engine-registry';
-import type { CliCommand } from './command';
+import { CliError } from '../cli-error.js';
+import { resolveServeConfig, type ServeFlags } from '../config.js';
+import { buildDrivers, disposeDrivers } from '../engine-registry.js';
+import type { CliCommand } from './command.js';
 
 interface AcpFlags extends Pick<ServeFlags, 'db' | 'config' | 'dataDir'> {
   engine: string;

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { CliError } from '../cli-error';
-import { DEFAULT_PORT } from '../config';
-import { createProgress } from '../progress';
-import type { CliCommand } from './command';
+import { CliError } from '../cli-error.js';
+import { DEFAULT_PORT } from '../config.js';
+import { createProgress } from '../progress.js';
+import type { CliCommand } from './command.js';
 
 interface AuditFlags {
   server?: string;

@@ -1,8 +1,8 @@
 import { CheckpointsCommandError, runCheckpointsCommand } from '@agentlane/checkpoints';
 import type { Command } from 'commander';
-import { CliError } from '../cli-error';
-import { DEFAULT_PORT } from '../config';
-import type { CliCommand } from './command';
+import { CliError } from '../cli-error.js';
+import { DEFAULT_PORT } from '../config.js';
+import type { CliCommand } from './command.js';
 
 interface CheckpointsFlags {
   id?: string;

@@ -2,12 +2,12 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { CliError } from '../cli-error';
-import { resolveServeConfig, type ServeConfig, type ServeFlags } from '../config';
-import { probeDriver } from '../engine-probe';
-import { createEngineDriver, discoverEngines, disposeDrivers, type EngineOffer } from '../engine-registry';
-import type { CliCommand } from './command';
-import { openDatabase } from './serve';
+import { CliError } from '../cli-error.js';
+import { resolveServeConfig, type ServeConfig, type ServeFlags } from '../config.js';
+import { probeDriver } from '../engine-probe.js';
+import { createEngineDriver, discoverEngines, disposeDrivers, type EngineOffer } from '../engine-registry.js';
+import type { CliCommand } from './command.js';
+import { openDatabase } from './serve.js';
 
 /** One finding: a check that passed, or a problem with the fix, each printed on one line. */
 export type Finding = { ok: true; what: string } | { ok: false; what: string; problem: string; fix: string };

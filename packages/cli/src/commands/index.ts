@@ -1,11 +1,11 @@
-import { acpCommand } from './acp';
-import { auditCommand } from './audit';
-import { checkpointsCommand } from './checkpoints';
-import type { CliCommand } from './command';
-import { doctorCommand } from './doctor';
-import { initCommand } from './init';
-import { serveCommand } from './serve';
-import { translateCommand } from './translate';
+import { acpCommand } from './acp.js';
+import { auditCommand } from './audit.js';
+import { checkpointsCommand } from './checkpoints.js';
+import type { CliCommand } from './command.js';
+import { doctorCommand } from './doctor.js';
+import { initCommand } from './init.js';
+import { serveCommand } from './serve.js';
+import { translateCommand } from './translate.js';
 
 /** Every subcommand, in `--help` order. Add a file next to serve.ts and list it here. */
 export const commands: CliCommand[] = [
@@ -18,4 +18,4 @@ export const commands: CliCommand[] = [
   acpCommand,
 ];
 
-export type { CliCommand } from './command';
+export type { CliCommand } from './command.js';

@@ -1,11 +1,11 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { CliError } from '../cli-error';
-import { DEFAULT_PORT } from '../config';
-import { probeDriver } from '../engine-probe';
-import { createEngineDriver, discoverEngines, disposeDrivers, type EngineOffer } from '../engine-registry';
-import type { CliCommand } from './command';
+import { CliError } from '../cli-error.js';
+import { DEFAULT_PORT } from '../config.js';
+import { probeDriver } from '../engine-probe.js';
+import { createEngineDriver, discoverEngines, disposeDrivers, type EngineOffer } from '../engine-registry.js';
+import type { CliCommand } from './command.js';
 
 const reason = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
 

@@ -16,12 +16,12 @@ import { isPostgresUrl } from '@agentlane/sql';
 import { openStore, type Store } from '@agentlane/store';
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
-import { CliError, redactUrl } from '../cli-error';
-import { resolveServeConfig, type ServeConfig, type ServeFlags } from '../config';
-import { probeOffers } from '../engine-probe';
-import { buildDrivers, discoverEngines, disposeDrivers } from '../engine-registry';
-import { createLogger } from '../logging';
-import type { CliCommand } from './command';
+import { CliError, redactUrl } from '../cli-error.js';
+import { resolveServeConfig, type ServeConfig, type ServeFlags } from '../config.js';
+import { probeOffers } from '../engine-probe.js';
+import { buildDrivers, discoverEngines, disposeDrivers } from '../engine-registry.js';
+import { createLogger } from '../logging.js';
+import type { CliCommand } from './command.js';
 
 /** How long a found engine may take to start and negotiate before it is not offered. */
 const PROBE_TIMEOUT_MS = 30_000;

@@ -3,9 +3,9 @@ import type { JsonValue } from '@agentlane/contract';
 import type { NativeFrameRecord, Translator } from '@agentlane/engine-kit';
 import { RunTranslation } from '@agentlane/lane';
 import type { Command } from 'commander';
-import { CliError } from '../cli-error';
-import { createProgress } from '../progress';
-import type { CliCommand } from './command';
+import { CliError } from '../cli-error.js';
+import { createProgress } from '../progress.js';
+import type { CliCommand } from './command.js';
 
 interface TranslateFlags {
   engine: string;

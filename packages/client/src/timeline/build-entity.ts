@@ -1,6 +1,6 @@
 import type { CanonicalEvent, CanonicalEventKind, CanonicalEventOf, JsonValue } from '@agentlane/contract';
-import { timelineKeyOf } from './entity-key';
-import type { EntityAside, StoredRow, TimelineItem, ToolItem, UsageTotals } from './types';
+import { timelineKeyOf } from './entity-key.js';
+import type { EntityAside, StoredRow, TimelineItem, ToolItem, UsageTotals } from './types.js';
 
 type Rows = readonly StoredRow[];
 

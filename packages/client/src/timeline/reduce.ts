@@ -10,9 +10,9 @@ import {
   type StreamEvent,
   type SyncConflictEvent,
 } from '@agentlane/contract';
-import { buildEntity, usageFrom } from './build-entity';
-import { entityKeyOf, qualifiedKey } from './entity-key';
-import { emptySharded, ShardedWriter, shardedEntries, shardedGet } from './sharded';
+import { buildEntity, usageFrom } from './build-entity.js';
+import { entityKeyOf, qualifiedKey } from './entity-key.js';
+import { emptySharded, ShardedWriter, shardedEntries, shardedGet } from './sharded.js';
 import {
   type EntityAside,
   type PlanItem,
@@ -24,7 +24,7 @@ import {
   type TimelineState,
   type TimelineView,
   type UsageTotals,
-} from './types';
+} from './types.js';
 
 const CANONICAL: ReadonlySet<string> = new Set<string>(CANONICAL_EVENT_KINDS);
 const RUN_RANK: Record<RunStatus, number> = { queued: 0, running: 1, completed: 2, failed: 3 };

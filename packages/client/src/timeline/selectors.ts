@@ -1,4 +1,11 @@
-import type { ApprovalItem, QuestionItem, RunView, TimelineItem, TimelineState, TimelineView } from './types';
+import type {
+  ApprovalItem,
+  QuestionItem,
+  RunView,
+  TimelineItem,
+  TimelineState,
+  TimelineView,
+} from './types.js';
 
 const EMPTY_VIEW_ITEMS: TimelineItem[] = [];
 

@@ -28,7 +28,7 @@ import type {
   ToolRunningStatus,
   UsageCost,
 } from '@agentlane/contract';
-import type { Sharded } from './sharded';
+import type { Sharded } from './sharded.js';
 
 /** The latest revision of one eventId, as the reducer keeps it. */
 export interface StoredRow {

@@ -1,7 +1,7 @@
 import { type TSchema, Type } from 'typebox';
-import type { WIRE_ONLY_TYPES } from '../delivery';
-import { CANONICAL_EVENT_KINDS, type CanonicalEventKind } from '../events';
-import { closedObject } from '../schemas/common';
+import type { WIRE_ONLY_TYPES } from '../delivery.js';
+import { CANONICAL_EVENT_KINDS, type CanonicalEventKind } from '../events.js';
+import { closedObject } from '../schemas/common.js';
 import {
   CanonicalStreamEventSchema,
   DeliveryRowSchema,
@@ -10,8 +10,8 @@ import {
   StreamClosingEventSchema,
   StreamOpenedEventSchema,
   SyncConflictEventSchema,
-} from '../schemas/delivery';
-import { DRAFT_SCHEMAS, EVENT_SCHEMAS } from '../schemas/events';
+} from '../schemas/delivery.js';
+import { DRAFT_SCHEMAS, EVENT_SCHEMAS } from '../schemas/events.js';
 
 // Fast paths for the hot shapes. A compiled union tries its branches one after another, so validating an
 // event of the 30th kind would check 30 envelopes. Every union here is discriminated (`kind` / `type`), so

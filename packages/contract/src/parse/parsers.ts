@@ -1,9 +1,9 @@
 import type { TSchema } from 'typebox';
-import type { AuditableCall, AuditPayload } from '../audit';
-import type { NegotiatedCapabilities } from '../capabilities';
-import type { ChannelSnapshot, Checkpoint } from '../checkpoint';
-import { type DeliveryRow, type StreamEvent, WIRE_ONLY_TYPES } from '../delivery';
-import type { ArtifactRef, ArtifactWithPreview, CanonicalIdentity } from '../envelope';
+import type { AuditableCall, AuditPayload } from '../audit.js';
+import type { NegotiatedCapabilities } from '../capabilities.js';
+import type { ChannelSnapshot, Checkpoint } from '../checkpoint.js';
+import { type DeliveryRow, type StreamEvent, WIRE_ONLY_TYPES } from '../delivery.js';
+import type { ArtifactRef, ArtifactWithPreview, CanonicalIdentity } from '../envelope.js';
 import {
   CANONICAL_EVENT_KINDS,
   type CanonicalEvent,
@@ -11,15 +11,15 @@ import {
   type CanonicalEventKind,
   type CanonicalEventOf,
   type CanonicalPayloads,
-} from '../events';
-import type { JsonValue } from '../json';
-import { EVENT_SCHEMAS, PAYLOAD_SCHEMAS } from '../schemas/events';
-import { CONTRACT_SCHEMAS, type ContractShapeName, type ContractShapes } from '../schemas/registry';
-import type { SessionState } from '../session-state';
-import type { VersionedChange, VersionVector } from '../version-vector';
-import { canonicalFrameBranch, draftBranch, eventBranch, frameBranch, rowBranch } from './dispatch';
-import type { ParseResult } from './result';
-import { validate } from './validate';
+} from '../events.js';
+import type { JsonValue } from '../json.js';
+import { EVENT_SCHEMAS, PAYLOAD_SCHEMAS } from '../schemas/events.js';
+import { CONTRACT_SCHEMAS, type ContractShapeName, type ContractShapes } from '../schemas/registry.js';
+import type { SessionState } from '../session-state.js';
+import type { VersionedChange, VersionVector } from '../version-vector.js';
+import { canonicalFrameBranch, draftBranch, eventBranch, frameBranch, rowBranch } from './dispatch.js';
+import type { ParseResult } from './result.js';
+import { validate } from './validate.js';
 
 // One parse function per shape, for every trust boundary (HTTP bodies, SSE frames, stored rows, fixtures).
 // Each returns the typed value or issues naming the JSONPath and the rule; none throws.

@@ -2,9 +2,9 @@ import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import type { TLocalizedValidationError } from 'typebox/error';
 import { Errors as SchemaErrors } from 'typebox/schema';
-import { appendPath, pointerToPath } from './json-path';
-import { narrow } from './narrow';
-import type { ParseIssue, ParseResult } from './result';
+import { appendPath, pointerToPath } from './json-path.js';
+import { narrow } from './narrow.js';
+import type { ParseIssue, ParseResult } from './result.js';
 
 // Validates an untrusted value against a schema and explains failures in terms of the value, not the schema.
 // Unions are explained by their discriminator (`kind` or `type`): a bad event reports the fields of its own

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
-import { AUDIT_RECORD_VERSION } from '../audit';
-import { MAX_PREVIEW_CHARS } from '../envelope';
-import { closedObject, count, id, JsonValueSchema, timestamp, ULID_PATTERN } from './common';
+import { AUDIT_RECORD_VERSION } from '../audit.js';
+import { MAX_PREVIEW_CHARS } from '../envelope.js';
+import { closedObject, count, id, JsonValueSchema, timestamp, ULID_PATTERN } from './common.js';
 
 const preview = (description: string) =>
   Type.Optional(Type.String({ maxLength: MAX_PREVIEW_CHARS, description }));

@@ -1,6 +1,6 @@
 import { type TBoolean, Type } from 'typebox';
-import { CAPABILITY_FLAGS, type CapabilityFlag } from '../capabilities';
-import { closedObject } from './common';
+import { CAPABILITY_FLAGS, type CapabilityFlag } from '../capabilities.js';
+import { closedObject } from './common.js';
 
 const flagProperties = Object.fromEntries(
   CAPABILITY_FLAGS.map((flag) => [flag, Type.Boolean({ description: `Capability flag \`${flag}\`.` })]),

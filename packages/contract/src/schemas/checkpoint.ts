@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { CHANNEL_KINDS, STAGE_IDS } from '../checkpoint';
-import { closedObject, count, id, timestamp, ULID_PATTERN } from './common';
+import { CHANNEL_KINDS, STAGE_IDS } from '../checkpoint.js';
+import { closedObject, count, id, timestamp, ULID_PATTERN } from './common.js';
 
 export const ChannelSnapshotSchema = closedObject(
   {

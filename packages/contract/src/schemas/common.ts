@@ -1,5 +1,5 @@
 import { type TObject, type TProperties, Type } from 'typebox';
-import type { JsonObject, JsonValue } from '../json';
+import type { JsonObject, JsonValue } from '../json.js';
 
 // Building blocks shared by every schema. Objects are closed (additionalProperties: false): a new field is a
 // contract change that comes with a schemaVersion bump, so a typo or an engine leaking a private field is

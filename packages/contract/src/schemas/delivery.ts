@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
-import { SCHEMA_VERSION } from '../envelope';
-import { CANONICAL_EVENT_KINDS } from '../events';
-import { closedObject, count, id, timestamp } from './common';
-import { CanonicalEventKindSchema, CanonicalEventSchema } from './events';
+import { SCHEMA_VERSION } from '../envelope.js';
+import { CANONICAL_EVENT_KINDS } from '../events.js';
+import { closedObject, count, id, timestamp } from './common.js';
+import { CanonicalEventKindSchema, CanonicalEventSchema } from './events.js';
 
 /**
  * `<field>` must equal the carried event's kind. JSON Schema cannot compare two fields, so the rule is spelled

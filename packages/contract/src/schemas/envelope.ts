@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { MAX_PREVIEW_CHARS, SCHEMA_VERSION } from '../envelope';
-import { closedObject, count, id, JsonObjectSchema, timestamp } from './common';
+import { MAX_PREVIEW_CHARS, SCHEMA_VERSION } from '../envelope.js';
+import { closedObject, count, id, JsonObjectSchema, timestamp } from './common.js';
 
 export const CanonicalIdentitySchema = closedObject(
   {

@@ -1,7 +1,7 @@
 import { type TLiteral, type TObject, type TSchema, Type } from 'typebox';
-import { CANONICAL_EVENT_KINDS, type CanonicalEventKind } from '../events';
-import { closedObject } from './common';
-import { envelopeProperties } from './envelope';
+import { CANONICAL_EVENT_KINDS, type CanonicalEventKind } from '../events.js';
+import { closedObject } from './common.js';
+import { envelopeProperties } from './envelope.js';
 import {
   ApprovalRequestedPayloadSchema,
   ApprovalResolvedPayloadSchema,
@@ -13,7 +13,7 @@ import {
   QuestionRequestedPayloadSchema,
   QuestionResolvedPayloadSchema,
   UsageUpdatedPayloadSchema,
-} from './payloads-interaction';
+} from './payloads-interaction.js';
 import {
   MessageCompletedPayloadSchema,
   MessageDeltaPayloadSchema,
@@ -25,7 +25,7 @@ import {
   SessionStartedPayloadSchema,
   TurnCompletedPayloadSchema,
   TurnStartedPayloadSchema,
-} from './payloads-session';
+} from './payloads-session.js';
 import {
   ArtifactCreatedPayloadSchema,
   ArtifactDeliveredPayloadSchema,
@@ -37,7 +37,7 @@ import {
   ToolCompletedPayloadSchema,
   ToolProgressPayloadSchema,
   ToolStartedPayloadSchema,
-} from './payloads-tools';
+} from './payloads-tools.js';
 
 /** The payload schema of every kind; the key set is checked against the kind list at compile time. */
 export const PAYLOAD_SCHEMAS = {

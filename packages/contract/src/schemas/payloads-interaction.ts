@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
-import { CONTEXT_MARKER_KINDS } from '../events';
-import { closedObject, count, id, JsonValueSchema, timestamp } from './common';
-import { ArtifactWithPreviewSchema } from './envelope';
+import { CONTEXT_MARKER_KINDS } from '../events.js';
+import { closedObject, count, id, JsonValueSchema, timestamp } from './common.js';
+import { ArtifactWithPreviewSchema } from './envelope.js';
 
 // Payloads of the approval, question, command, mode, usage, context-marker and diagnostic kinds.
 

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
-import { NegotiatedCapabilitiesSchema } from './capabilities';
-import { closedObject, count, id } from './common';
-import { ProviderMetadataSchema } from './envelope';
+import { NegotiatedCapabilitiesSchema } from './capabilities.js';
+import { closedObject, count, id } from './common.js';
+import { ProviderMetadataSchema } from './envelope.js';
 
 // Payloads of the session, turn, message, reasoning and plan kinds.
 

@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
-import { MAX_PREVIEW_CHARS } from '../envelope';
-import { closedObject, count, id, JsonValueSchema } from './common';
-import { ArtifactRefSchema, ArtifactWithPreviewSchema } from './envelope';
-import { StopReasonSchema } from './payloads-session';
+import { MAX_PREVIEW_CHARS } from '../envelope.js';
+import { closedObject, count, id, JsonValueSchema } from './common.js';
+import { ArtifactRefSchema, ArtifactWithPreviewSchema } from './envelope.js';
+import { StopReasonSchema } from './payloads-session.js';
 
 // Payloads of the tool, file, artifact, terminal and child-session kinds.
 

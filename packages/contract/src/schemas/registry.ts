@@ -1,6 +1,6 @@
-import type { AuditableCall, AuditPayload, ModelCallPayload, ToolCallPayload } from '../audit';
-import type { NegotiatedCapabilities } from '../capabilities';
-import type { ChannelSnapshot, Checkpoint } from '../checkpoint';
+import type { AuditableCall, AuditPayload, ModelCallPayload, ToolCallPayload } from '../audit.js';
+import type { NegotiatedCapabilities } from '../capabilities.js';
+import type { ChannelSnapshot, Checkpoint } from '../checkpoint.js';
 import type {
   CanonicalStreamEvent,
   DeliveryRow,
@@ -10,8 +10,8 @@ import type {
   StreamEvent,
   StreamOpenedEvent,
   SyncConflictEvent,
-} from '../delivery';
-import type { ArtifactRef, ArtifactWithPreview, CanonicalIdentity, ProviderMetadata } from '../envelope';
+} from '../delivery.js';
+import type { ArtifactRef, ArtifactWithPreview, CanonicalIdentity, ProviderMetadata } from '../envelope.js';
 import type {
   ApprovalOption,
   ApprovalSubject,
@@ -26,19 +26,19 @@ import type {
   QuestionChoice,
   SlashCommand,
   UsageCost,
-} from '../events';
-import type { JsonObject, JsonValue } from '../json';
-import type { ConversationMessage, ConversationPart, SessionState } from '../session-state';
-import type { VersionedChange, VersionVector } from '../version-vector';
+} from '../events.js';
+import type { JsonObject, JsonValue } from '../json.js';
+import type { ConversationMessage, ConversationPart, SessionState } from '../session-state.js';
+import type { VersionedChange, VersionVector } from '../version-vector.js';
 import {
   AuditableCallSchema,
   AuditPayloadSchema,
   ModelCallPayloadSchema,
   ToolCallPayloadSchema,
-} from './audit';
-import { NegotiatedCapabilitiesSchema } from './capabilities';
-import { ChannelSnapshotSchema, CheckpointSchema } from './checkpoint';
-import { JsonObjectSchema, JsonValueSchema } from './common';
+} from './audit.js';
+import { NegotiatedCapabilitiesSchema } from './capabilities.js';
+import { ChannelSnapshotSchema, CheckpointSchema } from './checkpoint.js';
+import { JsonObjectSchema, JsonValueSchema } from './common.js';
 import {
   CanonicalStreamEventSchema,
   DeliveryRowSchema,
@@ -48,13 +48,13 @@ import {
   StreamEventSchema,
   StreamOpenedEventSchema,
   SyncConflictEventSchema,
-} from './delivery';
+} from './delivery.js';
 import {
   ArtifactRefSchema,
   ArtifactWithPreviewSchema,
   CanonicalIdentitySchema,
   ProviderMetadataSchema,
-} from './envelope';
+} from './envelope.js';
 import {
   CanonicalEventDraftSchema,
   CanonicalEventKindSchema,
@@ -62,7 +62,7 @@ import {
   EVENT_SCHEMAS,
   kindStem,
   PAYLOAD_SCHEMAS,
-} from './events';
+} from './events.js';
 import {
   ApprovalOptionSchema,
   ApprovalSubjectSchema,
@@ -70,10 +70,10 @@ import {
   QuestionChoiceSchema,
   SlashCommandSchema,
   UsageCostSchema,
-} from './payloads-interaction';
-import { ModelInfoSchema, PlanEntrySchema } from './payloads-session';
-import { ConversationMessageSchema, ConversationPartSchema, SessionStateSchema } from './session-state';
-import { VersionedChangeSchema, VersionVectorSchema } from './version-vector';
+} from './payloads-interaction.js';
+import { ModelInfoSchema, PlanEntrySchema } from './payloads-session.js';
+import { ConversationMessageSchema, ConversationPartSchema, SessionStateSchema } from './session-state.js';
+import { VersionedChangeSchema, VersionVectorSchema } from './version-vector.js';
 
 type PascalKind<K extends string> = K extends `${infer A}.${infer B}`
   ? `${Capitalize<A>}${PascalKind<Capitalize<B>>}`

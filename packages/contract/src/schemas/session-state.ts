@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
-import { ChannelsSchema } from './checkpoint';
-import { closedObject, id, JsonValueSchema } from './common';
-import { PlanEntrySchema } from './payloads-session';
-import { VersionVectorSchema } from './version-vector';
+import { ChannelsSchema } from './checkpoint.js';
+import { closedObject, id, JsonValueSchema } from './common.js';
+import { PlanEntrySchema } from './payloads-session.js';
+import { VersionVectorSchema } from './version-vector.js';
 
 export const ConversationPartSchema = Type.Union(
   [

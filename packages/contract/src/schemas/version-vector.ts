@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { closedObject, count, id } from './common';
+import { closedObject, count, id } from './common.js';
 
 export const VersionVectorSchema = Type.Record(Type.String(), Type.Integer({ minimum: 0 }), {
   title: 'VersionVector',

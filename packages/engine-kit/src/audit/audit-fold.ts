@@ -1,7 +1,7 @@
 import type { CanonicalEventDraft, ToolCompletedPayload, TurnCompletedPayload } from '@agentlane/contract';
-import type { TranslatedEvent } from '../translator';
-import { usageOf } from './audit-rows';
-import type { EngineAuditState, ToolSeen, TurnSeen } from './audit-state';
+import type { TranslatedEvent } from '../translator.js';
+import { usageOf } from './audit-rows.js';
+import type { EngineAuditState, ToolSeen, TurnSeen } from './audit-state.js';
 
 /** What one step's events ended: tool calls (in order) and the turn. */
 export interface FoldResult {

@@ -9,15 +9,15 @@ import {
   type TurnCompletedPayload,
   type UsageUpdatedPayload,
 } from '@agentlane/contract';
-import type { TranslationContext } from '../translator';
+import type { TranslationContext } from '../translator.js';
 import {
   ENGINE_AUDIT_STAGE,
   type EngineAuditOptions,
   type ToolSeen,
   type TurnSeen,
   type UsageSeen,
-} from './audit-state';
-import { auditKey, deterministicUlid } from './record-id';
+} from './audit-state.js';
+import { auditKey, deterministicUlid } from './record-id.js';
 
 /** The row of one audit call, before the envelope columns every engine row shares. */
 export type RowFields = {

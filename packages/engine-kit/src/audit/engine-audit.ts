@@ -1,10 +1,10 @@
 import type { AuditableCall } from '@agentlane/contract';
-import type { TranslatedEvent, TranslationContext } from '../translator';
-import { AuditWriter, foldEvents } from './audit-fold';
-import { buildRow, modelRow, type RowFields, toolRow } from './audit-rows';
-import type { EngineAuditOptions, EngineAuditState } from './audit-state';
+import type { TranslatedEvent, TranslationContext } from '../translator.js';
+import { AuditWriter, foldEvents } from './audit-fold.js';
+import { buildRow, modelRow, type RowFields, toolRow } from './audit-rows.js';
+import type { EngineAuditOptions, EngineAuditState } from './audit-state.js';
 
-export * from './audit-state';
+export * from './audit-state.js';
 
 /**
  * Audit rows for an external engine, derived from the canonical events its translator produced for a frame.

@@ -1,2 +1,2 @@
-export * from './engine-audit';
-export { auditKey, deterministicUlid } from './record-id';
+export * from './engine-audit.js';
+export { auditKey, deterministicUlid } from './record-id.js';

@@ -1,7 +1,7 @@
 import { type JsonValue, normalizeNegotiatedCapabilities } from '@agentlane/contract';
-import type { EngineDriver, EngineSession, TurnIO, TurnOutcome } from '../driver';
-import type { ExternalFrame } from './external-frames';
-import { EXTERNAL_PROVIDER, externalTranslator } from './external-translator';
+import type { EngineDriver, EngineSession, TurnIO, TurnOutcome } from '../driver.js';
+import type { ExternalFrame } from './external-frames.js';
+import { EXTERNAL_PROVIDER, externalTranslator } from './external-translator.js';
 
 /** How long a turn waits for its runtime's next frames before it fails (the runtime is gone). */
 export const DEFAULT_EXTERNAL_IDLE_MS = 120_000;

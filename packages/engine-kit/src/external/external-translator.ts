@@ -1,9 +1,9 @@
 import type { AuditableCall, CanonicalEventDraft, JsonObject, JsonValue } from '@agentlane/contract';
-import { isHarnessFrame } from '../harness-frame';
-import { engineErrorPayload } from '../translate/harness';
-import { isObject } from '../translate/narrow';
-import type { TranslatedEvent, TranslationStep, Translator } from '../translator';
-import { checkExternalAudit, checkExternalEvent, type ExternalEventDraft } from './external-frames';
+import { isHarnessFrame } from '../harness-frame.js';
+import { engineErrorPayload } from '../translate/harness.js';
+import { isObject } from '../translate/narrow.js';
+import type { TranslatedEvent, TranslationStep, Translator } from '../translator.js';
+import { checkExternalAudit, checkExternalEvent, type ExternalEventDraft } from './external-frames.js';
 
 /** The provider id of events an outside runtime sent (their `identity.provider`). */
 export const EXTERNAL_PROVIDER = 'external';

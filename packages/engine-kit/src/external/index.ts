@@ -1,3 +1,3 @@
-export * from './external-driver';
-export * from './external-frames';
-export * from './external-translator';
+export * from './external-driver.js';
+export * from './external-frames.js';
+export * from './external-translator.js';

@@ -4,11 +4,11 @@ import {
   parseAuditableCall,
   parseCanonicalEventDraft,
 } from '@agentlane/contract';
-import type { NativeFrameRecord } from '../native-frame';
-import { DIAGNOSTIC_CODES } from '../translate/diagnostics';
-import type { TranslatedEvent, TranslationContext, Translator } from '../translator';
-import { GARBAGE_FRAMES, HARNESS_SAMPLES, truncationsOf } from './frames';
-import { CONFORMANCE_CTX, eventsOf, type Pass, recordsOf, runPass } from './run-translator';
+import type { NativeFrameRecord } from '../native-frame.js';
+import { DIAGNOSTIC_CODES } from '../translate/diagnostics.js';
+import type { TranslatedEvent, TranslationContext, Translator } from '../translator.js';
+import { GARBAGE_FRAMES, HARNESS_SAMPLES, truncationsOf } from './frames.js';
+import { CONFORMANCE_CTX, eventsOf, type Pass, recordsOf, runPass } from './run-translator.js';
 
 /** A translator and the recorded native sources (each one run) it is checked on. */
 export interface ConformanceSubject<S extends JsonValue = JsonValue> {

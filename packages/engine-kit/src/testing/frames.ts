@@ -4,8 +4,8 @@ import {
   type JsonValue,
   type NegotiatedCapabilities,
 } from '@agentlane/contract';
-import type { HarnessFrame } from '../harness-frame';
-import { isObject } from '../translate/narrow';
+import type { HarnessFrame } from '../harness-frame.js';
+import { isObject } from '../translate/narrow.js';
 
 /** Values no engine sends: each must become a harness.warning (never a throw, never silence). */
 export const GARBAGE_FRAMES: readonly JsonValue[] = [

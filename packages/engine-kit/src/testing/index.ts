@@ -7,7 +7,7 @@ export {
   checkNeverThrows,
   checkResplit,
   leftOpen,
-} from './checks';
-export { GARBAGE_FRAMES, HARNESS_SAMPLES, truncationsOf } from './frames';
-export { CONFORMANCE_CTX, eventsOf, type Pass, recordsOf, runPass } from './run-translator';
-export { describeTranslatorConformance } from './suite';
+} from './checks.js';
+export { GARBAGE_FRAMES, HARNESS_SAMPLES, truncationsOf } from './frames.js';
+export { CONFORMANCE_CTX, eventsOf, type Pass, recordsOf, runPass } from './run-translator.js';
+export { describeTranslatorConformance } from './suite.js';

@@ -1,6 +1,6 @@
 import type { AuditableCall, JsonValue } from '@agentlane/contract';
-import type { NativeFrameRecord } from '../native-frame';
-import type { TranslatedEvent, TranslationContext, Translator } from '../translator';
+import type { NativeFrameRecord } from '../native-frame.js';
+import type { TranslatedEvent, TranslationContext, Translator } from '../translator.js';
 
 export const CONFORMANCE_CTX: TranslationContext = {
   threadId: 'thr_conformance',

@@ -8,7 +8,7 @@ import {
   checkHarnessFrames,
   checkNeverThrows,
   checkResplit,
-} from './checks';
+} from './checks.js';
 
 /**
  * The translator conformance suite as vitest tests: every adapter runs it on its recorded sources. Each

@@ -1,5 +1,5 @@
-import type { TranslationStep } from '../translator';
-import { compact } from './narrow';
+import type { TranslationStep } from '../translator.js';
+import { compact } from './narrow.js';
 
 /**
  * Runs one frame's translation so that it cannot throw: a translator's contract is that a frame it cannot

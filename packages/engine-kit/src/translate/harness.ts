@@ -5,9 +5,9 @@ import {
   normalizeNegotiatedCapabilities,
   type TurnStartedPayload,
 } from '@agentlane/contract';
-import type { HarnessFrame } from '../harness-frame';
-import { DIAGNOSTIC_CODES } from './diagnostics';
-import { compact, isObject } from './narrow';
+import type { HarnessFrame } from '../harness-frame.js';
+import { DIAGNOSTIC_CODES } from './diagnostics.js';
+import { compact, isObject } from './narrow.js';
 
 export type HarnessKind = HarnessFrame['harness'];
 export type HarnessFrameOf<K extends HarnessKind> = Extract<HarnessFrame, { harness: K }>;

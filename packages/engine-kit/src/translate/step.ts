@@ -1,6 +1,6 @@
 import type { AuditableCall, CanonicalEventDraft, CanonicalIdentity, JsonValue } from '@agentlane/contract';
-import type { ArtifactContent, TranslatedEvent, TranslationStep } from '../translator';
-import { compact } from './narrow';
+import type { ArtifactContent, TranslatedEvent, TranslationStep } from '../translator.js';
+import { compact } from './narrow.js';
 
 /** Native ids copied into an event's identity (the lane fills in `provider`). */
 export type EventIdentity = Omit<CanonicalIdentity, 'provider'>;

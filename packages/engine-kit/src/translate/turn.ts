@@ -1,5 +1,5 @@
 import type { TurnStartedPayload } from '@agentlane/contract';
-import type { StepBuilder } from './step';
+import type { StepBuilder } from './step.js';
 
 /** The part of a translator's state that knows where the run's one turn is. */
 export interface TurnTracked {

@@ -1,6 +1,6 @@
-import { auditEngineEvents, type EngineAuditOptions, type EngineAuditState } from '../audit/engine-audit';
-import type { TranslationContext, TranslationStep } from '../translator';
-import type { StepBuilder } from './step';
+import { auditEngineEvents, type EngineAuditOptions, type EngineAuditState } from '../audit/engine-audit.js';
+import type { TranslationContext, TranslationStep } from '../translator.js';
+import type { StepBuilder } from './step.js';
 
 /**
  * The step's result with the audit rows of the calls that ended in it, for an external engine whose rows are

@@ -7,9 +7,9 @@ import {
   type SessionUpdate,
 } from '@agentclientprotocol/sdk';
 import type { CanonicalEvent, NegotiatedCapabilities, RunStatus, StopReason } from '@agentlane/contract';
-import type { AcpBackend } from './backend';
-import { answerOfPermission, questionAsPermission } from './questions';
-import { acpStopReason, SessionUpdateTranslator } from './session-updates';
+import type { AcpBackend } from './backend.js';
+import { answerOfPermission, questionAsPermission } from './questions.js';
+import { acpStopReason, SessionUpdateTranslator } from './session-updates.js';
 
 export interface AcpAgentDeps {
   backend: AcpBackend;

@@ -1,6 +1,6 @@
 import type { RequestPermissionRequest, RequestPermissionResponse } from '@agentclientprotocol/sdk';
 import type { QuestionRequestedPayload } from '@agentlane/contract';
-import type { AcpQuestionAnswer } from './backend';
+import type { AcpQuestionAnswer } from './backend.js';
 
 /** The option that declines a question (choice ids are the engine's, this one is agentlane's). */
 export const DECLINE_OPTION = 'agentlane.decline';

@@ -1,6 +1,6 @@
 import { type AgentlaneClient, ApiError } from '@agentlane/client';
 import type { StreamEvent } from '@agentlane/contract';
-import type { AcpBackend } from './backend';
+import type { AcpBackend } from './backend.js';
 
 /**
  * A running agentlane server's HTTP API through @agentlane/client (`agentlane acp --server URL`): the

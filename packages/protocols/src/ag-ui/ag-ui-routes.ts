@@ -11,10 +11,10 @@ import {
 } from '@agentlane/server';
 import type { RunRecord } from '@agentlane/store';
 import type { FastifyPluginAsync } from 'fastify';
-import { readRunRows } from '../run-rows';
-import type { StreamRegistry } from '../sse-out';
-import { streamRunAsAgUi } from './ag-ui-stream';
-import { parseEventId } from './event-id';
+import { readRunRows } from '../run-rows.js';
+import type { StreamRegistry } from '../sse-out.js';
+import { streamRunAsAgUi } from './ag-ui-stream.js';
+import { parseEventId } from './event-id.js';
 
 export interface AgUiOptions {
   /** The engine of a thread id seen for the first time without `forwardedProps.engine`; else the only one. */

@@ -3,11 +3,11 @@ import { EventEncoder } from '@ag-ui/encoder';
 import type { ServerContext } from '@agentlane/server';
 import type { RunRecord } from '@agentlane/store';
 import type { FastifyReply } from 'fastify';
-import { followRun, type RunFollower } from '../run-follower';
-import { readRowsByRun } from '../run-rows';
-import { SseOut, type StreamRegistry } from '../sse-out';
-import { AgUiTranslator } from './ag-ui-translator';
-import type { StreamPosition } from './event-id';
+import { followRun, type RunFollower } from '../run-follower.js';
+import { readRowsByRun } from '../run-rows.js';
+import { SseOut, type StreamRegistry } from '../sse-out.js';
+import { AgUiTranslator } from './ag-ui-translator.js';
+import type { StreamPosition } from './event-id.js';
 
 /** Terminal events sort after every event of the row they follow. */
 const TERMINAL = 1_000_000;

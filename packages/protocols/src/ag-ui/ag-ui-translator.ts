@@ -7,7 +7,7 @@ import {
   type PlanEntry,
   type StopReason,
 } from '@agentlane/contract';
-import { MessageList } from './message-list';
+import { MessageList } from './message-list.js';
 
 /** The run's state as AG-UI sees it: the plan and the usage by scope (STATE_SNAPSHOT, then STATE_DELTA). */
 export interface AgUiState {

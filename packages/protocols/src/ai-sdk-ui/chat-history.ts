@@ -1,8 +1,8 @@
 import type { CanonicalEvent } from '@agentlane/contract';
 import type { Store } from '@agentlane/store';
 import { isToolUIPart, readUIMessageStream, type UIMessage } from 'ai';
-import { readRowsByRun } from '../run-rows';
-import { type UiChunk, UiMessageTranslator } from './ui-message-translator';
+import { readRowsByRun } from '../run-rows.js';
+import { type UiChunk, UiMessageTranslator } from './ui-message-translator.js';
 
 /** Chunks → the message useChat would hold after reading them, by the AI SDK's own reader. */
 export async function chunksToMessage(chunks: UiChunk[]): Promise<UIMessage | undefined> {

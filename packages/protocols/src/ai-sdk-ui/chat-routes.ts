@@ -8,10 +8,10 @@ import {
   type ServerContext,
 } from '@agentlane/server';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import type { StreamRegistry } from '../sse-out';
-import { chatMessages, USER_MESSAGE_OPTION } from './chat-history';
-import { type ChatRequest, parseChatRequest } from './chat-request';
-import { streamRunAsUiMessages } from './chat-stream';
+import type { StreamRegistry } from '../sse-out.js';
+import { chatMessages, USER_MESSAGE_OPTION } from './chat-history.js';
+import { type ChatRequest, parseChatRequest } from './chat-request.js';
+import { streamRunAsUiMessages } from './chat-stream.js';
 
 export interface AiSdkChatOptions {
   /** The engine of a chat id seen for the first time when the body names none; else the only configured one. */

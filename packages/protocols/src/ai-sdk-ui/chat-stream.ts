@@ -1,10 +1,10 @@
 import type { ServerContext } from '@agentlane/server';
 import { UI_MESSAGE_STREAM_HEADERS } from 'ai';
 import type { FastifyReply } from 'fastify';
-import { followRun, type RunFollower } from '../run-follower';
-import { readRunRows } from '../run-rows';
-import { SseOut, type StreamRegistry } from '../sse-out';
-import { type UiChunk, UiMessageTranslator } from './ui-message-translator';
+import { followRun, type RunFollower } from '../run-follower.js';
+import { readRunRows } from '../run-rows.js';
+import { SseOut, type StreamRegistry } from '../sse-out.js';
+import { type UiChunk, UiMessageTranslator } from './ui-message-translator.js';
 
 const frame = (chunks: UiChunk[]): string => chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('');
 

@@ -6,10 +6,10 @@ import type {
   SessionState,
 } from '@agentlane/contract';
 import type { ApprovalAnswer, TurnOutcome } from '@agentlane/engine-kit';
-import type { ModelApi } from '../model';
-import type { PriceTable } from '../prices';
-import type { ClockSpec, IdSpec } from './deterministic';
-import type { WireExchange } from './wire';
+import type { ModelApi } from '../model.js';
+import type { PriceTable } from '../prices.js';
+import type { ClockSpec, IdSpec } from './deterministic.js';
+import type { WireExchange } from './wire.js';
 
 /** Bumped when the fixture layout changes (see test/fixtures/corpus/README.md). */
 export const CORPUS_VERSION = 1;

@@ -5,17 +5,17 @@ import { createSqliteSaver, fingerprintCheckpoint, sessionStateOf } from '@agent
 import type { AuditableCall, Checkpoint, JsonValue } from '@agentlane/contract';
 import type { TurnIO, TurnOutcome } from '@agentlane/engine-kit';
 import { createSqliteLedger } from '@agentlane/ledger';
-import { createDriver } from '../driver';
-import { createModel } from '../model';
-import { runtimeTranslator } from '../translator';
+import { createDriver } from '../driver.js';
+import { createModel } from '../model.js';
+import { runtimeTranslator } from '../translator.js';
 import {
   CORPUS_API_KEY,
   type CorpusEvent,
   type CorpusFixture,
   type CorpusInput,
   withoutWorkspace,
-} from './corpus';
-import { fixedClock, sequentialIds } from './deterministic';
+} from './corpus.js';
+import { fixedClock, sequentialIds } from './deterministic.js';
 
 export type TurnRecord = Omit<
   CorpusFixture,

@@ -1,8 +1,8 @@
 import { constants, realpathSync } from 'node:fs';
 import { type FileHandle, mkdir, open, readlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { ToolError } from './define-tool';
-import { within } from './workspace-path';
+import { ToolError } from './define-tool.js';
+import { within } from './workspace-path.js';
 
 /**
  * Opening a workspace file for the tools, after insideWorkspace checked the path: O_NOFOLLOW (a link put in

@@ -1,6 +1,6 @@
 import { lstatSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { ToolError } from './define-tool';
+import { ToolError } from './define-tool.js';
 
 /**
  * Resolves a model-given path inside the workspace. Absolute paths and `..` escapes are refused; then every

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { Type } from 'typebox';
-import { type DefinedTool, defineTool, ToolError } from './define-tool';
-import { OutputSpool } from './output-spool';
-import { readInside, readInsideIfExists, writeInside } from './workspace-files';
-import { displayPath, insideWorkspace } from './workspace-path';
+import { type DefinedTool, defineTool, ToolError } from './define-tool.js';
+import { OutputSpool } from './output-spool.js';
+import { readInside, readInsideIfExists, writeInside } from './workspace-files.js';
+import { displayPath, insideWorkspace } from './workspace-path.js';
 
 const MAX_READ = 256 * 1024;
 

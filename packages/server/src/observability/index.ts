@@ -3,5 +3,5 @@ export {
   type Observability,
   type ObservabilityOptions,
   type RunLeaseObserver,
-} from './observability';
-export { type TracingConfig, tracingConfig } from './tracing';
+} from './observability.js';
+export { type TracingConfig, tracingConfig } from './tracing.js';

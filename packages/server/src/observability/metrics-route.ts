@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { assertAllThreads } from '../auth';
-import type { ServerContext } from '../context';
-import type { Metrics } from './metrics';
+import { assertAllThreads } from '../auth.js';
+import type { ServerContext } from '../context.js';
+import type { Metrics } from './metrics.js';
 
 /**
  * GET /metrics in Prometheus text format, beside the API (not under /api/harness, where scrapers do not

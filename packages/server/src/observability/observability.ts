@@ -1,15 +1,15 @@
 import type { AuditableCall } from '@agentlane/contract';
 import type { Store } from '@agentlane/store';
 import type { FastifyInstance } from 'fastify';
-import type { ServerContext } from '../context';
-import type { LanePort } from '../lane-port';
-import { createMetrics, type Metrics } from './metrics';
-import { metricsRoute } from './metrics-route';
-import { observeAudit } from './observe-audit';
-import { observeLane } from './observe-lane';
-import { observeStore } from './observe-store';
-import { RunTraces } from './run-traces';
-import { startTracing, tracingConfig } from './tracing';
+import type { ServerContext } from '../context.js';
+import type { LanePort } from '../lane-port.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import { metricsRoute } from './metrics-route.js';
+import { observeAudit } from './observe-audit.js';
+import { observeLane } from './observe-lane.js';
+import { observeStore } from './observe-store.js';
+import { RunTraces } from './run-traces.js';
+import { startTracing, tracingConfig } from './tracing.js';
 
 /** What run-lease code reports (a lease is a run this process keeps alive; a reclaim takes over a lost one). */
 export interface RunLeaseObserver {

@@ -1,5 +1,5 @@
 import type { AuditableCall } from '@agentlane/contract';
-import type { Metrics } from './metrics';
+import type { Metrics } from './metrics.js';
 
 type Sink = { record(rows: readonly AuditableCall[]): Promise<unknown> };
 

@@ -1,6 +1,6 @@
 import type { StreamEvent } from '@agentlane/contract';
-import type { LanePort } from '../lane-port';
-import type { Metrics } from './metrics';
+import type { LanePort } from '../lane-port.js';
+import type { Metrics } from './metrics.js';
 
 /**
  * The lane as the server's routes see it, timing live delivery: for each row a subscriber receives past the

@@ -1,5 +1,5 @@
 import type { RunRecord, Store } from '@agentlane/store';
-import type { Metrics } from './metrics';
+import type { Metrics } from './metrics.js';
 
 /** What the store decorator tells besides metrics: a run's canonical history is complete (traces use it). */
 export interface StoreObserver {

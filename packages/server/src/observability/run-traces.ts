@@ -1,7 +1,7 @@
 import type { AuditableCall } from '@agentlane/contract';
 import type { Store } from '@agentlane/store';
 import type { Tracer } from '@opentelemetry/api';
-import { traceRun } from './run-trace';
+import { traceRun } from './run-trace.js';
 
 /** Turns whose audit rows are kept until their run is traced; past it the oldest are dropped. */
 const MAX_BUFFERED_TURNS = 1000;

@@ -1,9 +1,9 @@
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { ServerContext } from '../context';
-import { HttpError, notFound } from '../errors';
-import { ArtifactParams, ErrorSchema } from '../schemas';
+import type { ServerContext } from '../context.js';
+import { HttpError, notFound } from '../errors.js';
+import { ArtifactParams, ErrorSchema } from '../schemas.js';
 
 /** Parses a single `bytes=` range against a length; null for "whole content", HttpError when unsatisfiable. */
 export function parseRange(

@@ -1,9 +1,9 @@
 import { type AuditableCall, AuditableCallSchema } from '@agentlane/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { assertThreadAccess } from '../auth';
-import { HttpError } from '../errors';
-import { ErrorSchema } from '../schemas';
+import { assertThreadAccess } from '../auth.js';
+import { HttpError } from '../errors.js';
+import { ErrorSchema } from '../schemas.js';
 
 /** What the audit route reads (an @agentlane/ledger AuditLedger fits); structural so the server needs no ledger dependency. */
 export interface AuditReader {

@@ -3,9 +3,9 @@ import { CheckpointSchema, STAGE_IDS } from '@agentlane/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import { assertThreadAccess } from '../auth';
-import { codeForStatus, ERROR_STATUS, HttpError } from '../errors';
-import { ErrorSchema } from '../schemas';
+import { assertThreadAccess } from '../auth.js';
+import { codeForStatus, ERROR_STATUS, HttpError } from '../errors.js';
+import { ErrorSchema } from '../schemas.js';
 
 // The checkpoint routes of issue 8. The handlers live in @agentlane/checkpoints (framework-free); this file
 // only binds them to Fastify, auth and the OpenAPI document.

@@ -5,10 +5,10 @@ import {
   externalTurnsOf,
 } from '@agentlane/engine-kit';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { assertThreadAccess } from '../auth';
-import type { ServerContext } from '../context';
-import { HttpError, notFound } from '../errors';
-import { ErrorSchema, ExternalEventsBody, ExternalEventsReply, RunParams } from '../schemas';
+import { assertThreadAccess } from '../auth.js';
+import type { ServerContext } from '../context.js';
+import { HttpError, notFound } from '../errors.js';
+import { ErrorSchema, ExternalEventsBody, ExternalEventsReply, RunParams } from '../schemas.js';
 
 /** `$.payload.text` of a checked frame as the request field `body.events[3].payload.text`. */
 const field = (prefix: string, path: string) => prefix + path.replace(/^\$/, '');

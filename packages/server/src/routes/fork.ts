@@ -1,12 +1,12 @@
 import { type CheckpointSaver, newCheckpointId } from '@agentlane/checkpoints';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { assertAllThreads, assertThreadAccess } from '../auth';
-import type { ServerContext } from '../context';
-import { HttpError, notFound } from '../errors';
-import { ErrorSchema, SessionView, ThreadParams } from '../schemas';
-import { createThreadSession } from '../thread-create';
-import { sessionView } from './session-view';
+import { assertAllThreads, assertThreadAccess } from '../auth.js';
+import type { ServerContext } from '../context.js';
+import { HttpError, notFound } from '../errors.js';
+import { ErrorSchema, SessionView, ThreadParams } from '../schemas.js';
+import { createThreadSession } from '../thread-create.js';
+import { sessionView } from './session-view.js';
 
 const ForkBody = Type.Object(
   {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { ServerContext } from '../context';
-import { HealthReply } from '../schemas';
+import type { ServerContext } from '../context.js';
+import { HealthReply } from '../schemas.js';
 
 export const healthRoutes =
   (ctx: ServerContext): FastifyPluginAsyncTypebox =>

@@ -1,10 +1,10 @@
 import type { StreamEvent } from '@agentlane/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static } from 'typebox';
-import type { Principal } from '../auth';
-import { assertThreadAccess } from '../auth';
-import type { ServerContext } from '../context';
-import { HttpError, notFound } from '../errors';
+import type { Principal } from '../auth.js';
+import { assertThreadAccess } from '../auth.js';
+import type { ServerContext } from '../context.js';
+import { HttpError, notFound } from '../errors.js';
 import {
   AcceptedReply,
   ApprovalBody,
@@ -17,9 +17,9 @@ import {
   RunParams,
   RunReply,
   ThreadParams,
-} from '../schemas';
-import { openThreadStream } from '../sse/open-stream';
-import { runView } from './session-view';
+} from '../schemas.js';
+import { openThreadStream } from '../sse/open-stream.js';
+import { runView } from './session-view.js';
 
 function runOfEvent(event: StreamEvent): string | undefined {
   if ('event' in event) return event.event.runId;

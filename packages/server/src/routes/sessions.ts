@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { assertAllThreads, assertThreadAccess } from '../auth';
-import type { ServerContext } from '../context';
-import { HttpError, notFound } from '../errors';
+import { assertAllThreads, assertThreadAccess } from '../auth.js';
+import type { ServerContext } from '../context.js';
+import { HttpError, notFound } from '../errors.js';
 import {
   CreateSessionBody,
   ErrorSchema,
@@ -11,10 +11,10 @@ import {
   SessionReply,
   ThreadParams,
   UpdateSessionBody,
-} from '../schemas';
-import { createThreadSession } from '../thread-create';
-import { threadActivity } from './session-activity';
-import { sessionView } from './session-view';
+} from '../schemas.js';
+import { createThreadSession } from '../thread-create.js';
+import { threadActivity } from './session-activity.js';
+import { sessionView } from './session-view.js';
 
 export const sessionRoutes =
   (ctx: ServerContext): FastifyPluginAsyncTypebox =>

@@ -1,11 +1,11 @@
 import type { JsonValue, VersionVector } from '@agentlane/contract';
 import { hasSeen, mergeVectors } from '@agentlane/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { assertThreadAccess } from '../auth';
-import type { ServerContext } from '../context';
-import { HttpError, notFound } from '../errors';
-import { ErrorSchema, SyncBody, SyncReply, ThreadParams } from '../schemas';
-import { conflictSignature, conflictsOf, type SyncChange } from '../sync/sync-state';
+import { assertThreadAccess } from '../auth.js';
+import type { ServerContext } from '../context.js';
+import { HttpError, notFound } from '../errors.js';
+import { ErrorSchema, SyncBody, SyncReply, ThreadParams } from '../schemas.js';
+import { conflictSignature, conflictsOf, type SyncChange } from '../sync/sync-state.js';
 
 export const syncRoutes =
   (ctx: ServerContext): FastifyPluginAsyncTypebox =>

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { assertThreadAccess } from '../auth';
-import type { ServerContext } from '../context';
-import { notFound } from '../errors';
-import { CursorErrorSchema, ErrorSchema, LastEventIdHeaders, StreamQuery, ThreadParams } from '../schemas';
-import { openThreadStream, resumeCursor } from '../sse/open-stream';
+import { assertThreadAccess } from '../auth.js';
+import type { ServerContext } from '../context.js';
+import { notFound } from '../errors.js';
+import { CursorErrorSchema, ErrorSchema, LastEventIdHeaders, StreamQuery, ThreadParams } from '../schemas.js';
+import { openThreadStream, resumeCursor } from '../sse/open-stream.js';
 
 export const threadRoutes =
   (ctx: ServerContext): FastifyPluginAsyncTypebox =>

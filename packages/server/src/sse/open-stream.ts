@@ -1,9 +1,9 @@
 import type { StreamEvent } from '@agentlane/contract';
 import type { LaneSubscription } from '@agentlane/lane';
 import type { FastifyReply } from 'fastify';
-import type { ServerContext } from '../context';
-import { HttpError } from '../errors';
-import { SseConnection } from './sse-connection';
+import type { ServerContext } from '../context.js';
+import { HttpError } from '../errors.js';
+import { SseConnection } from './sse-connection.js';
 
 const PLAIN_DECIMAL = /^(0|[1-9][0-9]*)$/;
 

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { StreamEvent } from '@agentlane/contract';
-import { formatSseComment, formatSseFrame } from './sse-format';
+import { formatSseComment, formatSseFrame } from './sse-format.js';
 
 export interface SseConnectionOptions {
   /** Interval of `: heartbeat` comments. */

@@ -1,7 +1,7 @@
-import { SqlStore, type SqlStoreOptions } from '../sql/sql-store';
-import type { Store } from '../store';
-import { createPostgresBackend } from './postgres-backend';
-import { POSTGRES_MIGRATIONS } from './postgres-migrations';
+import { SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
+import type { Store } from '../store.js';
+import { createPostgresBackend } from './postgres-backend.js';
+import { POSTGRES_MIGRATIONS } from './postgres-migrations.js';
 
 export interface PostgresStoreOptions extends SqlStoreOptions {
   /** postgres://user@host:port/db */

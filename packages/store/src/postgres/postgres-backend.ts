@@ -8,8 +8,8 @@ import {
   pgTransaction,
   retryTransient,
 } from '@agentlane/sql';
-import { asStoreError, storeMigrationSet } from '../sql/migrate';
-import type { Migration, SqlBackend, SqlConn, SqlParam } from '../sql/sql-conn';
+import { asStoreError, storeMigrationSet } from '../sql/migrate.js';
+import type { Migration, SqlBackend, SqlConn, SqlParam } from '../sql/sql-conn.js';
 
 export interface PostgresBackendOptions {
   url: string;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ArtifactRef } from '@agentlane/contract';
-import { type OpenArtifact, StoreError } from '../store';
-import type { SqlConn, SqlRow } from './sql-conn';
+import { type OpenArtifact, StoreError } from '../store.js';
+import type { SqlConn, SqlRow } from './sql-conn.js';
 
 /**
  * Artifacts too large to hold in memory (the overflow of a tool's or a model's output, read from a file) are

@@ -1,8 +1,8 @@
 import type { CanonicalEvent, DeliveryRow } from '@agentlane/contract';
-import { type AppendResult, type EventWrite, StoreError } from '../store';
-import { sha256HexOf, sortedKeysJson } from './sorted-keys-json';
-import type { BulkColumn, SqlBackend, SqlConn, SqlParam } from './sql-conn';
-import type { BatchContext, WriteJob } from './write-queue';
+import { type AppendResult, type EventWrite, StoreError } from '../store.js';
+import { sha256HexOf, sortedKeysJson } from './sorted-keys-json.js';
+import type { BulkColumn, SqlBackend, SqlConn, SqlParam } from './sql-conn.js';
+import type { BatchContext, WriteJob } from './write-queue.js';
 
 const EVENT_COLUMNS: readonly BulkColumn[] = [
   { name: 'thread_id', pgType: 'text' },

@@ -5,7 +5,7 @@ import {
   SchemaTooNewError,
   type SqlConn,
 } from '@agentlane/sql';
-import { StoreError } from '../store';
+import { StoreError } from '../store.js';
 
 /**
  * The store's tables as one migration set of the SQL layer's runner, recorded in `store_migrations`. The

@@ -1,7 +1,7 @@
-import { type RawFrameRecord, type RawFrameStorage, type RawSidecarLimits, StoreError } from '../store';
-import { sha256HexOf } from './sorted-keys-json';
-import type { SqlConn, SqlParam } from './sql-conn';
-import type { LaneState } from './write-queue';
+import { type RawFrameRecord, type RawFrameStorage, type RawSidecarLimits, StoreError } from '../store.js';
+import { sha256HexOf } from './sorted-keys-json.js';
+import type { SqlConn, SqlParam } from './sql-conn.js';
+import type { LaneState } from './write-queue.js';
 
 /**
  * The bounded raw sidecar of native frames: the bytes of a frame as the engine's wire carried them (before

@@ -10,8 +10,8 @@ import type {
   RunRecord,
   SyncChangeRecord,
   ThreadRecord,
-} from '../store';
-import type { SqlRow } from './sql-conn';
+} from '../store.js';
+import type { SqlRow } from './sql-conn.js';
 
 // Row → record mappers. PostgreSQL returns BIGINT as a string, hence the Number() calls.
 

@@ -6,10 +6,10 @@ import {
   type SourceFrameRecord,
   type SourceWatermark,
   StoreError,
-} from '../store';
-import { keepRaw } from './raw-sidecar';
-import type { BulkColumn, SqlBackend, SqlConn, SqlParam } from './sql-conn';
-import { Refusal, type WriteJob } from './write-queue';
+} from '../store.js';
+import { keepRaw } from './raw-sidecar.js';
+import type { BulkColumn, SqlBackend, SqlConn, SqlParam } from './sql-conn.js';
+import { Refusal, type WriteJob } from './write-queue.js';
 
 const FRAME_COLUMNS: readonly BulkColumn[] = [
   { name: 'run_id', pgType: 'text' },

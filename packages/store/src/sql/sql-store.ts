@@ -26,10 +26,10 @@ import {
   StoreError,
   type SyncChangeRecord,
   type ThreadRecord,
-} from '../store';
-import { openArtifactRow, putChunkedArtifact } from './artifact-chunks';
-import { appendEventsJob, latestEventRows, readEventRows, validateWrites } from './events';
-import { readRawRows, validateRawLimits } from './raw-sidecar';
+} from '../store.js';
+import { openArtifactRow, putChunkedArtifact } from './artifact-chunks.js';
+import { appendEventsJob, latestEventRows, readEventRows, validateWrites } from './events.js';
+import { readRawRows, validateRawLimits } from './raw-sidecar.js';
 import {
   toAnswer,
   toCommand,
@@ -39,17 +39,17 @@ import {
   toSession,
   toSyncChange,
   toThread,
-} from './rows';
-import { sha256HexOf, sortedKeysJson } from './sorted-keys-json';
+} from './rows.js';
+import { sha256HexOf, sortedKeysJson } from './sorted-keys-json.js';
 import {
   appendFramesJob,
   computeWatermark,
   type FrameInput,
   readFrameRows,
   validateFrames,
-} from './source-lane';
-import type { Migration, SqlBackend, SqlConn, SqlParam, SqlRow } from './sql-conn';
-import { WriteQueue } from './write-queue';
+} from './source-lane.js';
+import type { Migration, SqlBackend, SqlConn, SqlParam, SqlRow } from './sql-conn.js';
+import { WriteQueue } from './write-queue.js';
 
 const ARTIFACT_ID = /^sha256-[0-9a-f]{64}$/;
 

@@ -1,5 +1,5 @@
-import { type EventWrite, StoreError } from '../store';
-import type { SqlBackend, SqlConn } from './sql-conn';
+import { type EventWrite, StoreError } from '../store.js';
+import type { SqlBackend, SqlConn } from './sql-conn.js';
 
 /** A locked source lane: its counters move in memory during the batch and are written back before commit. */
 export interface LaneState {

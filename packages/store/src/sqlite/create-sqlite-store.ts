@@ -1,7 +1,7 @@
-import { SqlStore, type SqlStoreOptions } from '../sql/sql-store';
-import type { Store } from '../store';
-import { createSqliteBackend } from './sqlite-backend';
-import { SQLITE_MIGRATIONS } from './sqlite-migrations';
+import { SqlStore, type SqlStoreOptions } from '../sql/sql-store.js';
+import type { Store } from '../store.js';
+import { createSqliteBackend } from './sqlite-backend.js';
+import { SQLITE_MIGRATIONS } from './sqlite-migrations.js';
 
 export interface SqliteStoreOptions extends SqlStoreOptions {
   /** Database file (created if missing). WAL needs a real file: `:memory:` is not supported. */

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { sqliteConn } from '@agentlane/sql';
 import Database from 'better-sqlite3';
-import { applyStoreMigrations } from '../sql/migrate';
+import { applyStoreMigrations } from '../sql/migrate.js';
 import type {
   BulkColumn,
   Migration,
@@ -9,9 +9,9 @@ import type {
   SqlConn,
   SqlParam,
   TransactionOptions,
-} from '../sql/sql-conn';
-import { type Checkpointer, startCheckpointer } from './checkpointer';
-import { type HeadListener, HeadPoller } from './head-poller';
+} from '../sql/sql-conn.js';
+import { type Checkpointer, startCheckpointer } from './checkpointer.js';
+import { type HeadListener, HeadPoller } from './head-poller.js';
 
 type Statement = Database.Statement<unknown[], unknown>;
 

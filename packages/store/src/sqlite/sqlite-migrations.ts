@@ -1,4 +1,4 @@
-import type { Migration } from '../sql/sql-conn';
+import type { Migration } from '../sql/sql-conn.js';
 
 /**
  * SQLite schema, append-only: version = index + 1. Never edit a shipped entry; add a new one (the audit

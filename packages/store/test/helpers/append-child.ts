@@ -1,4 +1,4 @@
-// A second process writing a SQLite store: node --import tsx append-child.ts <path> <threadId> <runId> <count>
+// A second process writing a SQLite store: node --conditions=agentlane-source --import tsx append-child.ts <path> <threadId> <runId> <count>
 import { createSqliteStore } from '../../src/index';
 
 const [path, threadId, runId, count] = process.argv.slice(2);

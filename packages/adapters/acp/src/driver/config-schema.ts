@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { Compile } from 'typebox/compile';
-import type { AcpEngineConfig } from './config';
-import { claudeCodePreset, codexPreset, geminiPreset, type PresetOptions } from './presets';
+import type { AcpEngineConfig } from './config.js';
+import { claudeCodePreset, codexPreset, geminiPreset, type PresetOptions } from './presets.js';
 
 const Observed = Type.Record(Type.String(), Type.Boolean());
 

@@ -7,9 +7,9 @@ import {
   type RequestPermissionResponse,
 } from '@agentclientprotocol/sdk';
 import type { OwnedProcess } from '@agentlane/engine-kit';
-import { type RecordWire, recordedNdJsonStream } from './ndjson';
+import { type RecordWire, recordedNdJsonStream } from './ndjson.js';
 
-export type { WireDirection } from './ndjson';
+export type { WireDirection } from './ndjson.js';
 
 export interface AcpWireHandlers {
   /** Every JSON-RPC message in both directions, in wire order, before it is dispatched or sent, with its line. */

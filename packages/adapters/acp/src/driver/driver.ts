@@ -23,13 +23,13 @@ import {
   type TurnIO,
   type TurnOutcome,
 } from '@agentlane/engine-kit';
-import { approvalIdFor } from '../translate/approvals';
-import { negotiateAcpCapabilities } from '../translate/capabilities';
-import { ACP_COMMANDS_EVENT, createAcpTranslator } from '../translate/translator';
-import { type AcpEngineConfig, substitute } from './config';
-import { parseAcpEngineOptions } from './config-schema';
-import { connectAcp, type WireDirection } from './connection';
-import { waitForQuiet } from './quiet';
+import { approvalIdFor } from '../translate/approvals.js';
+import { negotiateAcpCapabilities } from '../translate/capabilities.js';
+import { ACP_COMMANDS_EVENT, createAcpTranslator } from '../translate/translator.js';
+import { type AcpEngineConfig, substitute } from './config.js';
+import { parseAcpEngineOptions } from './config-schema.js';
+import { connectAcp, type WireDirection } from './connection.js';
+import { waitForQuiet } from './quiet.js';
 
 const PROTOCOL_VERSION = 1;
 

@@ -1,4 +1,4 @@
-import type { AcpEngineConfig } from './config';
+import type { AcpEngineConfig } from './config.js';
 
 /**
  * Launch recipes for the ACP engines agentlane was checked with (see research/engines.md): the variables

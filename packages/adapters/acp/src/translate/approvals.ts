@@ -1,7 +1,7 @@
 import type { ApprovalOption, ApprovalOptionKind, ApprovalSubject, JsonObject } from '@agentlane/contract';
 import { asObject, asString, compact, isObject, listOf } from '@agentlane/engine-kit';
-import type { Step } from './step';
-import { diffArtifact, onToolUpdate } from './tools';
+import type { Step } from './step.js';
+import { diffArtifact, onToolUpdate } from './tools.js';
 
 const OPTION_KINDS: readonly ApprovalOptionKind[] = [
   'allow_once',

@@ -1,6 +1,6 @@
 import type { JsonObject } from '@agentlane/contract';
 import { asObject, asString } from '@agentlane/engine-kit';
-import type { Step } from './step';
+import type { Step } from './step.js';
 
 /**
  * The history replay of `session/load`. The spec has the agent stream the history *before* it answers, but

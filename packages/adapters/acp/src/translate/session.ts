@@ -7,8 +7,8 @@ import type {
   SessionOrigin,
 } from '@agentlane/contract';
 import { asObject, asString, compact, isObject, listOf } from '@agentlane/engine-kit';
-import { negotiateAcpCapabilities } from './capabilities';
-import type { Step } from './step';
+import { negotiateAcpCapabilities } from './capabilities.js';
+import type { Step } from './step.js';
 
 /** initialize result: remember the agent and its capabilities for session.started. */
 export function onInitializeResult(step: Step, result: JsonObject): void {

@@ -1,5 +1,5 @@
-import type { OpenText } from './state';
-import type { Step } from './step';
+import type { OpenText } from './state.js';
+import type { Step } from './step.js';
 
 function durationMs(from: string, to: string): number | undefined {
   const d = Date.parse(to) - Date.parse(from);

@@ -1,10 +1,10 @@
 import type { JsonObject, JsonValue, ToolFinalStatus } from '@agentlane/contract';
 import { asNumber, asObject, asString, compact, isObject, listOf } from '@agentlane/engine-kit';
-import { makeArtifact, sha256Hex, unifiedDiff } from './artifacts';
-import type { DiffSeen, ToolState } from './state';
-import type { Step } from './step';
-import { closeText } from './text';
-import { toolKind } from './tool-kind';
+import { makeArtifact, sha256Hex, unifiedDiff } from './artifacts.js';
+import type { DiffSeen, ToolState } from './state.js';
+import type { Step } from './step.js';
+import { closeText } from './text.js';
+import { toolKind } from './tool-kind.js';
 
 type NativeStatus = 'pending' | 'in_progress' | 'completed' | 'failed';
 

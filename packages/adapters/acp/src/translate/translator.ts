@@ -21,15 +21,21 @@ import {
   turnStartedPayload,
   withAudit,
 } from '@agentlane/engine-kit';
-import { approvalIdFor, onPermissionRequest, resolveApproval } from './approvals';
-import { endReplay, lateUpdateIsReplay, startReplay } from './replay';
-import { emitMetadata, emitMode, emitSessionStarted, onInitializeResult, onSessionResult } from './session';
-import { type AcpState, cloneState, initialAcpState } from './state';
-import type { Step } from './step';
-import { closeText } from './text';
-import { closeOpenTools } from './tools';
-import { completeTurn, onPromptError, onPromptResult, openTurn, promptText } from './turn';
-import { onCommands, onReplayedUpdate, onSessionUpdate } from './updates';
+import { approvalIdFor, onPermissionRequest, resolveApproval } from './approvals.js';
+import { endReplay, lateUpdateIsReplay, startReplay } from './replay.js';
+import {
+  emitMetadata,
+  emitMode,
+  emitSessionStarted,
+  onInitializeResult,
+  onSessionResult,
+} from './session.js';
+import { type AcpState, cloneState, initialAcpState } from './state.js';
+import type { Step } from './step.js';
+import { closeText } from './text.js';
+import { closeOpenTools } from './tools.js';
+import { completeTurn, onPromptError, onPromptResult, openTurn, promptText } from './turn.js';
+import { onCommands, onReplayedUpdate, onSessionUpdate } from './updates.js';
 
 /** The durable provider event the driver stores for a command catalog (replayed as commands.updated). */
 export const ACP_COMMANDS_EVENT = 'acp.commands';

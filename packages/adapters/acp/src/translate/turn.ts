@@ -1,10 +1,10 @@
 import type { JsonObject, StopReason, TurnStartedPayload } from '@agentlane/contract';
 import { asNumber, asObject, asString, compact, isObject, listOf, openTurnOnce } from '@agentlane/engine-kit';
-import { cancelOpenApprovals } from './approvals';
-import { endReplay } from './replay';
-import type { Step } from './step';
-import { closeText } from './text';
-import { closeOpenTools } from './tools';
+import { cancelOpenApprovals } from './approvals.js';
+import { endReplay } from './replay.js';
+import type { Step } from './step.js';
+import { closeText } from './text.js';
+import { closeOpenTools } from './tools.js';
 
 const STOP_REASONS: readonly StopReason[] = [
   'end_turn',

@@ -6,11 +6,11 @@ import type {
   SlashCommand,
 } from '@agentlane/contract';
 import { asNumber, asObject, asString, compact, isObject, listOf } from '@agentlane/engine-kit';
-import { makeArtifact } from './artifacts';
-import { emitMetadata, emitMode } from './session';
-import type { Step } from './step';
-import { appendMessage, appendReasoning, closeText } from './text';
-import { onToolUpdate } from './tools';
+import { makeArtifact } from './artifacts.js';
+import { emitMetadata, emitMode } from './session.js';
+import type { Step } from './step.js';
+import { appendMessage, appendReasoning, closeText } from './text.js';
+import { onToolUpdate } from './tools.js';
 
 const PLAN_STATUS: readonly PlanEntryStatus[] = ['pending', 'in_progress', 'completed', 'cancelled'];
 const PLAN_PRIORITY: readonly PlanEntryPriority[] = ['high', 'medium', 'low'];

@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import type { JsonObject } from '@agentlane/contract';
 import type { EngineDriver, HarnessFrame, OpenSessionOptions, SessionBinding } from '@agentlane/engine-kit';
 import { createOpencodeClient, type OpencodeClient } from '@opencode-ai/sdk/v2/client';
-import { OPENCODE_CAPABILITIES } from '../translate/capabilities';
-import { openCodeTranslator } from '../translate/translator';
-import { resolveOpenCodeBinary } from './binary';
-import { EventFeed } from './event-feed';
-import { type OpenCodeServer, startOpenCodeServer } from './server-process';
-import { OpenCodeSession } from './session';
+import { OPENCODE_CAPABILITIES } from '../translate/capabilities.js';
+import { openCodeTranslator } from '../translate/translator.js';
+import { resolveOpenCodeBinary } from './binary.js';
+import { EventFeed } from './event-feed.js';
+import { type OpenCodeServer, startOpenCodeServer } from './server-process.js';
+import { OpenCodeSession } from './session.js';
 
 export interface OpenCodeDriverConfig {
   /** The engine name threads are created with (default "opencode"). */

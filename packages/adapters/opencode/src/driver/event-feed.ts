@@ -1,6 +1,6 @@
 import type { JsonObject } from '@agentlane/contract';
 import type { OpencodeClient } from '@opencode-ai/sdk/v2/client';
-import { SseTap } from './sse-tap';
+import { SseTap } from './sse-tap.js';
 
 /** One event of the stream, with the SSE `data:` text it came in when known. */
 type Listener = (event: JsonObject, raw: string | undefined) => void;

@@ -2,10 +2,10 @@ import type { JsonObject } from '@agentlane/contract';
 import type { EngineSession, SessionBinding, TurnInput, TurnIO, TurnOutcome } from '@agentlane/engine-kit';
 import { asArray, asObject, asString } from '@agentlane/engine-kit';
 import type { OpencodeClient } from '@opencode-ai/sdk/v2/client';
-import { questionIds } from '../translate/interactions';
-import { RESPONSE_FRAME } from '../translate/translator';
-import type { EventFeed } from './event-feed';
-import { parseModelRef } from './model-ref';
+import { questionIds } from '../translate/interactions.js';
+import { RESPONSE_FRAME } from '../translate/translator.js';
+import type { EventFeed } from './event-feed.js';
+import { parseModelRef } from './model-ref.js';
 
 export interface SessionDeps {
   client: OpencodeClient;

@@ -1,7 +1,7 @@
 import type { FileChangeKind, JsonObject } from '@agentlane/contract';
 import { asArray, asNumber, asObject, asString } from '@agentlane/engine-kit';
-import { makeArtifact } from './artifacts';
-import type { Step } from './step';
+import { makeArtifact } from './artifacts.js';
+import type { Step } from './step.js';
 
 /**
  * File changes. The same path is reported by several frames (file.edited, the tool's completion, the

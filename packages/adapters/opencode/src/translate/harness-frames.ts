@@ -5,10 +5,10 @@ import {
   openTurnOnce,
   turnStartedPayload,
 } from '@agentlane/engine-kit';
-import { OPENCODE_CAPABILITIES } from './capabilities';
-import { resolveApproval, resolveQuestionFromHarness } from './interactions';
-import { completeTurn } from './sessions';
-import type { Step } from './step';
+import { OPENCODE_CAPABILITIES } from './capabilities.js';
+import { resolveApproval, resolveQuestionFromHarness } from './interactions.js';
+import { completeTurn } from './sessions.js';
+import type { Step } from './step.js';
 
 /** Frames agentlane itself wrote into the source lane (prompt, answers, cancel, engine death). */
 export const harnessHandlers: HarnessHandlers<Step> = {

@@ -8,11 +8,11 @@ import type {
   PlanEntryStatus,
 } from '@agentlane/contract';
 import { asArray, asBoolean, asObject, asString } from '@agentlane/engine-kit';
-import { makeArtifact } from './artifacts';
-import { relativePath } from './files';
-import { namespaceOf } from './session-tree';
-import { nextCount } from './state';
-import type { Step } from './step';
+import { makeArtifact } from './artifacts.js';
+import { relativePath } from './files.js';
+import { namespaceOf } from './session-tree.js';
+import { nextCount } from './state.js';
+import type { Step } from './step.js';
 
 /** OpenCode's permission replies, offered as the approval's options (the optionId is the reply verbatim). */
 export const APPROVAL_OPTIONS: ApprovalOption[] = [

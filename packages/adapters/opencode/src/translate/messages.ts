@@ -1,11 +1,11 @@
 import type { JsonObject } from '@agentlane/contract';
 import { asNumber, asObject, asString } from '@agentlane/engine-kit';
-import { fileArtifact, onPatchPart } from './files';
-import { namespaceOf } from './session-tree';
-import { costOf, joinModel, reportError, updateMode } from './sessions';
-import type { Step } from './step';
-import { completeMessage, ensureMessage, onTextLikePart } from './text-parts';
-import { onToolPart } from './tool-parts';
+import { fileArtifact, onPatchPart } from './files.js';
+import { namespaceOf } from './session-tree.js';
+import { costOf, joinModel, reportError, updateMode } from './sessions.js';
+import type { Step } from './step.js';
+import { completeMessage, ensureMessage, onTextLikePart } from './text-parts.js';
+import { onToolPart } from './tool-parts.js';
 
 /** message.updated: user messages are announced by their text; assistant messages open at first sight. */
 export function onMessageUpdated(out: Step, props: JsonObject): void {

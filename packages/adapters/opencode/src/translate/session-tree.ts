@@ -1,4 +1,4 @@
-import type { OpenCodeState } from './state';
+import type { OpenCodeState } from './state.js';
 
 // Which native session a frame belongs to, read off the state's session tree (no events; isOurSession
 // adopts the first session it sees as the root when none is known yet).

@@ -8,11 +8,11 @@ import {
   jsonKey,
   openTurnOnce,
 } from '@agentlane/engine-kit';
-import { OPENCODE_CAPABILITIES } from './capabilities';
-import { cancelOpenInteractions } from './interactions';
-import { isOurSession, namespaceOf } from './session-tree';
-import { nextCount, type OpenCodeState } from './state';
-import type { Step } from './step';
+import { OPENCODE_CAPABILITIES } from './capabilities.js';
+import { cancelOpenInteractions } from './interactions.js';
+import { isOurSession, namespaceOf } from './session-tree.js';
+import { nextCount, type OpenCodeState } from './state.js';
+import type { Step } from './step.js';
 
 /**
  * Sessions, children and turn boundaries. The run's own session is the root; sessions created with a

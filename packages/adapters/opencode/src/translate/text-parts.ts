@@ -1,8 +1,8 @@
 import type { JsonObject } from '@agentlane/contract';
 import { asBoolean, asNumber, asObject, asString, openTurnOnce } from '@agentlane/engine-kit';
-import { namespaceOf } from './session-tree';
-import type { MessageState, PartState } from './state';
-import type { Step } from './step';
+import { namespaceOf } from './session-tree.js';
+import type { MessageState, PartState } from './state.js';
+import type { Step } from './step.js';
 
 /**
  * Text and reasoning parts. OpenCode announces a part with a whole-part snapshot (`message.part.updated`),

@@ -1,12 +1,12 @@
 import type { JsonObject, JsonValue, ToolRunningStatus } from '@agentlane/contract';
 import { asArray, asNumber, asObject, asString, jsonKey } from '@agentlane/engine-kit';
-import { INLINE_OUTPUT_LIMIT, makeArtifact } from './artifacts';
-import { fileArtifact, fileChangeFromTool } from './files';
-import { namespaceOf } from './session-tree';
-import { completeChild } from './sessions';
-import type { ToolPartState } from './state';
-import type { Step } from './step';
-import { isFileTool, toolKindOf } from './tool-kind';
+import { INLINE_OUTPUT_LIMIT, makeArtifact } from './artifacts.js';
+import { fileArtifact, fileChangeFromTool } from './files.js';
+import { namespaceOf } from './session-tree.js';
+import { completeChild } from './sessions.js';
+import type { ToolPartState } from './state.js';
+import type { Step } from './step.js';
+import { isFileTool, toolKindOf } from './tool-kind.js';
 
 /**
  * Tool parts: pending → running (→ running …) → completed | error. Every update is a whole snapshot;

@@ -15,8 +15,8 @@ import {
   translateGuarded,
   withAudit,
 } from '@agentlane/engine-kit';
-import { onFileEdited, onSessionDiff, onWatcherUpdated } from './files';
-import { harnessHandlers } from './harness-frames';
+import { onFileEdited, onSessionDiff, onWatcherUpdated } from './files.js';
+import { harnessHandlers } from './harness-frames.js';
 import {
   cancelOpenInteractions,
   onPermissionAsked,
@@ -24,9 +24,9 @@ import {
   onQuestionAsked,
   onQuestionReplied,
   onTodoUpdated,
-} from './interactions';
-import { onMessageUpdated, onPartUpdated } from './messages';
-import { isOurSession } from './session-tree';
+} from './interactions.js';
+import { onMessageUpdated, onPartUpdated } from './messages.js';
+import { isOurSession } from './session-tree.js';
 import {
   completeTurn,
   onProviders,
@@ -34,11 +34,11 @@ import {
   onSessionError,
   onSessionStatus,
   onSessionUpdated,
-} from './sessions';
-import { cloneState, initialOpenCodeState, type OpenCodeState } from './state';
-import type { Step } from './step';
-import { closeOpenParts, onPartDelta } from './text-parts';
-import { closeOpenTools } from './tool-parts';
+} from './sessions.js';
+import { cloneState, initialOpenCodeState, type OpenCodeState } from './state.js';
+import type { Step } from './step.js';
+import { closeOpenParts, onPartDelta } from './text-parts.js';
+import { closeOpenTools } from './tool-parts.js';
 
 /** Events that carry nothing a run shows: startup noise, catalog refreshes, LSP and project bookkeeping. */
 const IGNORED = new Set([
