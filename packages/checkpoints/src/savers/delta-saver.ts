@@ -5,7 +5,7 @@ import {
   STAGE_IDS,
   type StageId,
 } from '@agentlane/contract';
-import { applyDelta, type CheckpointDelta, computeDelta, parseDelta, sortKeys } from '../delta.js';
+import { applyDelta, type CheckpointDelta, computeDelta, sortKeys } from '../delta.js';
 import { CheckpointError } from '../errors.js';
 import { deepFreeze, isJsonValue } from '../json.js';
 import type {
@@ -20,9 +20,18 @@ import type {
   PutResult,
   WriteInput,
 } from '../saver.js';
-import { isValidId, parseChannels, parseCheckpoint } from '../validate.js';
+import { isValidId, parseCheckpoint } from '../validate.js';
+import { corruptRow, foldChain, mergeSince, strictFold } from './hydrate.js';
 import { planPrune } from './prune-plan.js';
-import type { CheckpointRow, CheckpointRowStore, NewRow, RowMeta } from './rows.js';
+import type {
+  Chain,
+  ChainLink,
+  CheckpointRow,
+  CheckpointRowStore,
+  HeadRow,
+  NewRow,
+  RowMeta,
+} from './rows.js';
 
 export interface DeltaSaverOptions {
   /** Write a full snapshot every K checkpoints (K >= 1; 1 = always full; Infinity = only the first). Default 50. */
@@ -36,33 +45,13 @@ interface Hydrated {
   namespace: string;
   baseDistance: number;
   checkpoint: Checkpoint;
+  /** The full row the state was built on, and the merged delta from it (undefined: not known). */
+  baseId: string;
+  since: CheckpointDelta | undefined;
 }
 
 const DEFAULT_FULL_EVERY = 50;
 const MAX_LIMIT = 1000;
-
-function corrupt(row: { checkpointId: string }, why: string): never {
-  throw new CheckpointError('corrupt_row', `checkpoint ${row.checkpointId}: ${why}`, row.checkpointId);
-}
-
-function parsePayload(row: CheckpointRow): unknown {
-  try {
-    return JSON.parse(row.payload);
-  } catch {
-    return corrupt(row, 'stored payload is not valid JSON');
-  }
-}
-
-function parseStoredChannels(row: CheckpointRow, parsed: unknown): Record<string, ChannelSnapshot> {
-  try {
-    return parseChannels(parsed);
-  } catch (error) {
-    return corrupt(
-      row,
-      `stored channels are invalid (${error instanceof Error ? error.message : String(error)})`,
-    );
-  }
-}
 
 function requireId(field: string, value: unknown): string {
   if (!isValidId(value))
@@ -155,7 +144,17 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
       payload,
       pinned: false,
     };
-    const outcome = await this.rows.insert(row, parent ? parent.seq : null);
+    // The namespace's materialized head: this row as its full base plus one merged delta.
+    const head: HeadRow | undefined =
+      storage === 'full'
+        ? { baseCheckpointId: checkpoint.id, sinceBase: '{}' }
+        : parent?.since && delta
+          ? {
+              baseCheckpointId: parent.baseId,
+              sinceBase: JSON.stringify(mergeSince(parent.since, delta, checkpoint.channels)),
+            }
+          : undefined;
+    const outcome = await this.rows.insert(row, parent ? parent.seq : null, head);
     if (outcome === 'duplicate') {
       throw new CheckpointError(
         'duplicate_checkpoint',
@@ -183,6 +182,8 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
       this.remember(checkpoint.sessionId, {
         ...this.envelope({ ...row, seq: outcome }, channels),
         seq: outcome,
+        baseId: head?.baseCheckpointId ?? checkpoint.id,
+        since: head ? (JSON.parse(head.sinceBase) as CheckpointDelta) : undefined,
       });
     }
     return {
@@ -202,11 +203,16 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
 
   async getLatest(sessionId: string, options?: PutOptions): Promise<Checkpoint | undefined> {
     requireId('sessionId', sessionId);
-    const head = await this.rows.latest(sessionId, namespaceOf(options));
-    if (!head) return undefined;
-    const cached = this.cached(sessionId, head.checkpointId);
-    if (cached && cached.seq === head.seq) return cached.checkpoint;
-    return (await this.hydrate(sessionId, head.checkpointId))?.checkpoint;
+    const namespace = namespaceOf(options);
+    if (this.cacheSize > 0) {
+      const head = await this.rows.latest(sessionId, namespace);
+      if (!head) return undefined;
+      const cached = this.cached(sessionId, head.checkpointId);
+      if (cached && cached.seq === head.seq) return cached.checkpoint;
+    }
+    // One read: the newest row and its chain (a row put meanwhile is just a newer latest).
+    return (await this.hydrateChain(sessionId, await this.rows.latestChain(sessionId, namespace)))
+      ?.checkpoint;
   }
 
   async describe(sessionId: string, checkpointId: string): Promise<CheckpointSummary | undefined> {
@@ -308,7 +314,7 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
       try {
         value = JSON.parse(row.value) as JsonValue;
       } catch {
-        return corrupt({ checkpointId }, `pending write ${row.taskId}#${row.idx} is not valid JSON`);
+        return corruptRow({ checkpointId }, `pending write ${row.taskId}#${row.idx} is not valid JSON`);
       }
       return { taskId: row.taskId, idx: row.idx, channel: row.channel, value };
     });
@@ -347,8 +353,7 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
   async deleteSession(sessionId: string): Promise<void> {
     requireId('sessionId', sessionId);
     await this.rows.deleteSession(sessionId);
-    for (const key of [...this.cache.keys()])
-      if (key.startsWith(`${sessionId}\u0000`)) this.cache.delete(key);
+    this.forgetSession(sessionId);
   }
 
   async close(): Promise<void> {
@@ -373,11 +378,9 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
     const maxSeq = (metas[metas.length - 1] as RowMeta).seq;
     const outcome = await this.rows.applyPrune(sessionId, namespace, maxSeq, deleteIds, rewrites);
     if (outcome === 'changed') return undefined;
-    for (const id of deleteIds) this.evict(sessionId, id);
-    for (const { checkpointId } of rewrites) {
-      const cached = this.cached(sessionId, checkpointId);
-      if (cached) cached.baseDistance = 0;
-    }
+    // Rebased rows moved their descendants onto new bases: drop the session's cached states (their base and
+    // merged delta) rather than patch them.
+    this.forgetSession(sessionId);
     return { deleted: deleteIds.length, rebased: rewrites.length };
   }
 
@@ -400,34 +403,40 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
   }
 
   private async hydrate(sessionId: string, checkpointId: string): Promise<Hydrated | undefined> {
-    const chain = await this.rows.chain(sessionId, checkpointId);
+    return this.hydrateChain(sessionId, await this.rows.chain(sessionId, checkpointId));
+  }
+
+  /** The state of `chain[0]` from its chain (newest first, ending at a full row). */
+  private async hydrateChain(sessionId: string, chain: Chain): Promise<Hydrated | undefined> {
     const head = chain[0];
     if (!head) return undefined;
-    const base = chain[chain.length - 1] as CheckpointRow;
+    const base = chain[chain.length - 1] as ChainLink;
     if (base.storage !== 'full') {
-      corrupt(
+      corruptRow(
         head,
         `its delta chain is broken: the parent of ${base.checkpointId} (${base.parentCheckpointId}) is missing`,
       );
     }
-    let channels: Record<string, ChannelSnapshot> = {};
-    for (let i = chain.length - 1; i >= 0; i--) {
-      const row = chain[i] as CheckpointRow;
-      const parsed = parsePayload(row);
-      channels =
-        row.storage === 'full'
-          ? parseStoredChannels(row, parsed)
-          : applyDelta(channels, parseDelta(parsed, row.checkpointId), row.checkpointId, true);
-    }
-    const hydrated: Hydrated = { ...this.envelope(head, channels), seq: head.seq };
+    const folded = foldChain(chain);
+    // The slow path re-reads the row's own chain (not a materialized head) and names the bad row.
+    const channels = folded?.channels ?? strictFold(await this.rows.chain(sessionId, head.checkpointId));
+    const hydrated: Hydrated = {
+      ...this.envelope(head, channels),
+      seq: head.seq,
+      baseId: (chain[chain.length - 1] as ChainLink).checkpointId,
+      since: folded?.since,
+    };
     this.remember(sessionId, hydrated);
     return hydrated;
   }
 
-  private envelope(head: CheckpointRow, channels: Record<string, ChannelSnapshot>): Omit<Hydrated, 'seq'> {
+  private envelope(
+    head: CheckpointRow,
+    channels: Record<string, ChannelSnapshot>,
+  ): Pick<Hydrated, 'namespace' | 'baseDistance' | 'checkpoint'> {
     if (!(STAGE_IDS as readonly string[]).includes(head.stageId))
-      corrupt(head, `stage_id "${head.stageId}" is not a stage`);
-    if (!Number.isSafeInteger(head.schemaVersion)) corrupt(head, 'schema_version is not an integer');
+      corruptRow(head, `stage_id "${head.stageId}" is not a stage`);
+    if (!Number.isSafeInteger(head.schemaVersion)) corruptRow(head, 'schema_version is not an integer');
     const checkpoint: Checkpoint = {
       id: head.checkpointId,
       sessionId: head.sessionId,
@@ -455,6 +464,11 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
       if (this.cache.size <= this.cacheSize) break;
       this.cache.delete(oldest);
     }
+  }
+
+  private forgetSession(sessionId: string): void {
+    for (const key of [...this.cache.keys()])
+      if (key.startsWith(`${sessionId}\u0000`)) this.cache.delete(key);
   }
 
   private evict(sessionId: string, checkpointId: string): void {

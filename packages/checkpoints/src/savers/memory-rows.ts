@@ -1,4 +1,5 @@
 import type {
+  Chain,
   CheckpointRow,
   CheckpointRowStore,
   InsertOutcome,
@@ -49,16 +50,21 @@ export class MemoryRows implements CheckpointRowStore {
     return row ? { ...row } : undefined;
   }
 
-  async latest(sessionId: string, namespace: string): Promise<CheckpointRow | undefined> {
+  async latest(sessionId: string, namespace: string) {
     let best: CheckpointRow | undefined;
     for (const row of this.rows.values()) {
       if (row.sessionId === sessionId && row.namespace === namespace && (!best || row.seq > best.seq))
         best = row;
     }
-    return best ? { ...best } : undefined;
+    return best ? { seq: best.seq, checkpointId: best.checkpointId } : undefined;
   }
 
-  async chain(sessionId: string, checkpointId: string): Promise<CheckpointRow[]> {
+  async latestChain(sessionId: string, namespace: string): Promise<Chain> {
+    const head = await this.latest(sessionId, namespace);
+    return head ? this.chain(sessionId, head.checkpointId) : [];
+  }
+
+  async chain(sessionId: string, checkpointId: string): Promise<Chain> {
     const out: CheckpointRow[] = [];
     let row = this.rows.get(this.key(sessionId, checkpointId));
     while (row) {
@@ -66,7 +72,7 @@ export class MemoryRows implements CheckpointRowStore {
       if (row.storage === 'full' || row.parentCheckpointId === null) break;
       row = this.rows.get(this.key(sessionId, row.parentCheckpointId));
     }
-    return out;
+    return out as Chain;
   }
 
   async list(query: RowListQuery): Promise<RowMeta[]> {

@@ -37,6 +37,20 @@ const CHECKPOINT_MIGRATIONS: readonly { name: string; ddl: string }[] = [
     UNIQUE (session_id, checkpoint_id, task_id, idx)
   );`,
   },
+  {
+    // The newest checkpoint of a namespace as its full base plus one merged delta, so a cold get-latest
+    // reads two rows instead of the chain (docs/checkpoint-storage.md). Optional: a stale or missing row
+    // reads the chain.
+    name: 'a materialized head per namespace',
+    ddl: `CREATE TABLE {{S}}harness_checkpoint_heads (
+    session_id TEXT NOT NULL,
+    namespace TEXT NOT NULL,
+    checkpoint_id TEXT NOT NULL,
+    base_checkpoint_id TEXT NOT NULL,
+    since_base TEXT NOT NULL,
+    PRIMARY KEY (session_id, namespace)
+  )`,
+  },
 ];
 
 /**

@@ -1,6 +1,7 @@
 import { pgTransaction, quoteIdent, retryTransient } from '@agentlane/sql';
 import type pg from 'pg';
 import type {
+  Chain,
   CheckpointRow,
   CheckpointRowStore,
   InsertOutcome,
@@ -9,7 +10,14 @@ import type {
   RowListQuery,
   RowMeta,
 } from './rows.js';
-import { META_COLUMNS, type SqlCheckpointRow, toCheckpointRow, toRowMeta } from './sql-row.js';
+import {
+  chainRows,
+  chainSql,
+  META_COLUMNS,
+  type SqlCheckpointRow,
+  toCheckpointRow,
+  toRowMeta,
+} from './sql-row.js';
 
 /**
  * PostgreSQL rows. A put is one statement: the parent row is locked FOR KEY SHARE in the same statement,
@@ -18,6 +26,7 @@ import { META_COLUMNS, type SqlCheckpointRow, toCheckpointRow, toRowMeta } from 
 export class PgRows implements CheckpointRowStore {
   private readonly t: string;
   private readonly w: string;
+  private readonly anchor: string;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -27,6 +36,7 @@ export class PgRows implements CheckpointRowStore {
   ) {
     this.t = `${quoteIdent(schema)}.harness_checkpoints`;
     this.w = `${quoteIdent(schema)}.harness_checkpoint_writes`;
+    this.anchor = `SELECT checkpoint_id, parent_checkpoint_id, storage FROM ${this.t}`;
   }
 
   async insert(row: NewRow, parentSeq: number | null): Promise<InsertOutcome> {
@@ -73,30 +83,34 @@ export class PgRows implements CheckpointRowStore {
     return r.rows[0] ? toCheckpointRow(r.rows[0]) : undefined;
   }
 
-  async latest(sessionId: string, namespace: string): Promise<CheckpointRow | undefined> {
-    const r = await this.query<SqlCheckpointRow>(
-      `SELECT * FROM ${this.t} WHERE session_id = $1 AND namespace = $2 ORDER BY seq DESC LIMIT 1`,
+  async latest(sessionId: string, namespace: string) {
+    const r = await this.query<{ seq: string; checkpoint_id: string }>(
+      `SELECT seq, checkpoint_id FROM ${this.t} WHERE session_id = $1 AND namespace = $2 ORDER BY seq DESC LIMIT 1`,
       [sessionId, namespace],
     );
-    return r.rows[0] ? toCheckpointRow(r.rows[0]) : undefined;
+    const row = r.rows[0];
+    return row ? { seq: Number(row.seq), checkpointId: row.checkpoint_id } : undefined;
   }
 
-  async chain(sessionId: string, checkpointId: string): Promise<CheckpointRow[]> {
+  async chain(sessionId: string, checkpointId: string): Promise<Chain> {
     const r = await this.query<SqlCheckpointRow>(
-      `WITH RECURSIVE chain(lvl, checkpoint_id, parent_checkpoint_id, storage) AS (
-         SELECT 0, checkpoint_id, parent_checkpoint_id, storage FROM ${this.t}
-          WHERE session_id = $1 AND checkpoint_id = $2
-         UNION ALL
-         SELECT chain.lvl + 1, p.checkpoint_id, p.parent_checkpoint_id, p.storage FROM ${this.t} p
-           JOIN chain ON p.session_id = $1 AND p.checkpoint_id = chain.parent_checkpoint_id
-          WHERE chain.storage = 'delta'
-       )
-       SELECT chain.lvl, t.* FROM chain
-         JOIN ${this.t} t ON t.session_id = $1 AND t.checkpoint_id = chain.checkpoint_id
-        ORDER BY chain.lvl`,
+      chainSql('postgres', this.t, `${this.anchor} WHERE session_id = $1 AND checkpoint_id = $2`, '$1'),
       [sessionId, checkpointId],
     );
-    return r.rows.map(toCheckpointRow);
+    return chainRows(r.rows);
+  }
+
+  async latestChain(sessionId: string, namespace: string): Promise<Chain> {
+    const r = await this.query<SqlCheckpointRow>(
+      chainSql(
+        'postgres',
+        this.t,
+        `${this.anchor} WHERE session_id = $1 AND namespace = $2 ORDER BY seq DESC LIMIT 1`,
+        '$1',
+      ),
+      [sessionId, namespace],
+    );
+    return chainRows(r.rows);
   }
 
   async list(query: RowListQuery): Promise<RowMeta[]> {

@@ -19,6 +19,18 @@ export interface CheckpointRow {
   pinned: boolean;
 }
 
+/** What hydration reads of a head's ancestors. */
+export type ChainLink = Pick<CheckpointRow, 'checkpointId' | 'parentCheckpointId' | 'storage' | 'payload'>;
+/** A row and its ancestors back to the nearest full row, newest first (empty: no such row). */
+export type Chain = [] | [CheckpointRow & ChainLink, ...ChainLink[]];
+
+/** A namespace's materialized head (`harness_checkpoint_heads`): the new row as a full base plus one delta. */
+export interface HeadRow {
+  baseCheckpointId: string;
+  /** JSON: the delta from the base's channels to the row's ('{}' when the row is the base). */
+  sinceBase: string;
+}
+
 export type NewRow = Omit<CheckpointRow, 'seq'>;
 export type RowMeta = Omit<CheckpointRow, 'payload'> & { bytes: number };
 
@@ -40,12 +52,21 @@ export type PruneOutcome = 'applied' | 'changed';
  * the saver core on top of it.
  */
 export interface CheckpointRowStore {
-  /** Atomically: refuses a duplicate (sessionId, checkpointId) and a parent that is not (still) the row with `parentSeq`. */
-  insert(row: NewRow, parentSeq: number | null): Promise<InsertOutcome>;
+  /**
+   * Atomically: refuses a duplicate (sessionId, checkpointId) and a parent that is not (still) the row with
+   * `parentSeq`; with the row, records `head` as its namespace's materialized head (a backend may keep none).
+   */
+  insert(row: NewRow, parentSeq: number | null, head?: HeadRow): Promise<InsertOutcome>;
   head(sessionId: string, checkpointId: string): Promise<CheckpointRow | undefined>;
-  latest(sessionId: string, namespace: string): Promise<CheckpointRow | undefined>;
-  /** The row and its ancestors back to the nearest full row, newest first. */
-  chain(sessionId: string, checkpointId: string): Promise<CheckpointRow[]>;
+  /** The newest row of a namespace, without its payload (enough to check a cached state). */
+  latest(sessionId: string, namespace: string): Promise<{ seq: number; checkpointId: string } | undefined>;
+  /** The row and its ancestors back to the nearest full row. */
+  chain(sessionId: string, checkpointId: string): Promise<Chain>;
+  /**
+   * `chain` of the newest row of a namespace, in one read (a cold get-latest). From a current materialized
+   * head it is two links: the head row with `payload` = its merged delta, then the base.
+   */
+  latestChain(sessionId: string, namespace: string): Promise<Chain>;
   list(query: RowListQuery): Promise<RowMeta[]>;
   /** Every row of one namespace, oldest first. */
   allMeta(sessionId: string, namespace: string): Promise<RowMeta[]>;

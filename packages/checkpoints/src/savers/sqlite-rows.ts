@@ -2,15 +2,59 @@ import { migrateSqliteSync, retryBusy } from '@agentlane/sql';
 import type Database from 'better-sqlite3';
 import { checkpointMigrations } from './migrations.js';
 import type {
+  Chain,
   CheckpointRow,
   CheckpointRowStore,
+  HeadRow,
   InsertOutcome,
   NewRow,
   PruneOutcome,
   RowListQuery,
   RowMeta,
 } from './rows.js';
-import { META_COLUMNS, type SqlCheckpointRow, toCheckpointRow, toRowMeta } from './sql-row.js';
+import {
+  chainRows,
+  chainSql,
+  META_COLUMNS,
+  type SqlCheckpointRow,
+  toCheckpointRow,
+  toRowMeta,
+} from './sql-row.js';
+
+/**
+ * The namespace's materialized head with its base, when the head row is still the newest row (a writer that
+ * keeps no heads, e.g. another runtime, leaves it behind and the chain is read instead).
+ */
+const headSql = `SELECT h.since_base, h.base_checkpoint_id, b.storage AS base_storage,
+    b.parent_checkpoint_id AS base_parent, b.channels AS base_channels, ${META_COLUMNS.split(', ')
+      .map((c) => `t.${c}`)
+      .join(', ')}
+  FROM harness_checkpoint_heads h
+  CROSS JOIN harness_checkpoints t ON t.session_id = h.session_id AND t.checkpoint_id = h.checkpoint_id
+  CROSS JOIN harness_checkpoints b ON b.session_id = h.session_id AND b.checkpoint_id = h.base_checkpoint_id
+  WHERE h.session_id = :session AND h.namespace = :namespace
+    AND t.seq = (SELECT MAX(seq) FROM harness_checkpoints WHERE session_id = :session AND namespace = :namespace)`;
+
+interface MaterializedHead extends SqlCheckpointRow {
+  since_base: string;
+  base_checkpoint_id: string;
+  base_storage: string;
+  base_parent: string | null;
+  base_channels: string;
+}
+
+/** The two-link chain of a materialized head: the head row carrying the merged delta, then its base. */
+function headChain(h: MaterializedHead): Chain {
+  return [
+    { ...toCheckpointRow(h), storage: 'delta', payload: h.since_base },
+    {
+      checkpointId: h.base_checkpoint_id,
+      parentCheckpointId: h.base_parent,
+      storage: 'full',
+      payload: h.base_channels,
+    },
+  ];
+}
 
 /**
  * better-sqlite3 is synchronous, so each method is one transaction on one connection. A write that finds the
@@ -25,19 +69,10 @@ export class SqliteRows implements CheckpointRowStore {
   ) {
     // Already applied by openCheckpointSaver (then a read); else applied here, throwing when locked.
     migrateSqliteSync(db, checkpointMigrations('sqlite'));
-    // Walk the narrow columns first, then fetch the rows: carrying wide payloads through the recursion
-    // (and a sort) costs several times more than reading them once.
-    const chainSql = `WITH RECURSIVE chain(lvl, checkpoint_id, parent_checkpoint_id, storage) AS (
-        SELECT 0, checkpoint_id, parent_checkpoint_id, storage FROM harness_checkpoints
-         WHERE session_id = :session AND checkpoint_id = :checkpoint
-        UNION ALL
-        SELECT chain.lvl + 1, p.checkpoint_id, p.parent_checkpoint_id, p.storage FROM harness_checkpoints p
-          JOIN chain ON p.session_id = :session AND p.checkpoint_id = chain.parent_checkpoint_id
-         WHERE chain.storage = 'delta'
-      )
-      SELECT chain.lvl, t.* FROM chain
-        CROSS JOIN harness_checkpoints t ON t.session_id = :session AND t.checkpoint_id = chain.checkpoint_id
-       ORDER BY chain.lvl`;
+    const t = 'harness_checkpoints';
+    const anchorColumns = 'SELECT checkpoint_id, parent_checkpoint_id, storage FROM harness_checkpoints';
+    const byId = `${anchorColumns} WHERE session_id = :session AND checkpoint_id = :checkpoint`;
+    const newest = `${anchorColumns} WHERE session_id = :session AND namespace = :namespace ORDER BY seq DESC LIMIT 1`;
     this.statements = {
       exists: db
         .prepare('SELECT 1 FROM harness_checkpoints WHERE session_id = ? AND checkpoint_id = ?')
@@ -53,9 +88,19 @@ export class SqliteRows implements CheckpointRowStore {
       ),
       head: db.prepare('SELECT * FROM harness_checkpoints WHERE session_id = ? AND checkpoint_id = ?'),
       latest: db.prepare(
-        'SELECT * FROM harness_checkpoints WHERE session_id = ? AND namespace = ? ORDER BY seq DESC LIMIT 1',
+        'SELECT seq, checkpoint_id FROM harness_checkpoints WHERE session_id = ? AND namespace = ? ORDER BY seq DESC LIMIT 1',
       ),
-      chain: db.prepare(chainSql),
+      chain: db.prepare(chainSql('sqlite', t, byId, ':session')),
+      latestChain: db.prepare(chainSql('sqlite', t, newest, ':session')),
+      materialized: db.prepare(headSql),
+      putHead: db.prepare(
+        `INSERT INTO harness_checkpoint_heads (session_id, namespace, checkpoint_id, base_checkpoint_id, since_base)
+         VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (session_id, namespace) DO UPDATE SET checkpoint_id = excluded.checkpoint_id,
+           base_checkpoint_id = excluded.base_checkpoint_id, since_base = excluded.since_base`,
+      ),
+      deleteHead: db.prepare('DELETE FROM harness_checkpoint_heads WHERE session_id = ? AND namespace = ?'),
+      deleteSessionHeads: db.prepare('DELETE FROM harness_checkpoint_heads WHERE session_id = ?'),
       allMeta: db.prepare(
         `SELECT ${META_COLUMNS}, length(CAST(channels AS BLOB)) AS bytes FROM harness_checkpoints
          WHERE session_id = ? AND namespace = ? ORDER BY seq`,
@@ -85,7 +130,7 @@ export class SqliteRows implements CheckpointRowStore {
     };
   }
 
-  async insert(row: NewRow, parentSeq: number | null): Promise<InsertOutcome> {
+  async insert(row: NewRow, parentSeq: number | null, head?: HeadRow): Promise<InsertOutcome> {
     const s = this.statements;
     return retryBusy(() =>
       this.db
@@ -99,6 +144,15 @@ export class SqliteRows implements CheckpointRowStore {
               return 'missing_parent';
           }
           const info = s.insert.run({ ...row, pinned: row.pinned ? 1 : 0 });
+          if (head) {
+            s.putHead.run(
+              row.sessionId,
+              row.namespace,
+              row.checkpointId,
+              head.baseCheckpointId,
+              head.sinceBase,
+            );
+          }
           return Number(info.lastInsertRowid);
         })
         .immediate(),
@@ -110,15 +164,27 @@ export class SqliteRows implements CheckpointRowStore {
     return row ? toCheckpointRow(row) : undefined;
   }
 
-  async latest(sessionId: string, namespace: string): Promise<CheckpointRow | undefined> {
-    const row = this.statements.latest.get(sessionId, namespace) as SqlCheckpointRow | undefined;
-    return row ? toCheckpointRow(row) : undefined;
+  async latest(sessionId: string, namespace: string) {
+    const row = this.statements.latest.get(sessionId, namespace) as
+      | { seq: number; checkpoint_id: string }
+      | undefined;
+    return row ? { seq: row.seq, checkpointId: row.checkpoint_id } : undefined;
   }
 
-  async chain(sessionId: string, checkpointId: string): Promise<CheckpointRow[]> {
-    return (
-      this.statements.chain.all({ session: sessionId, checkpoint: checkpointId }) as SqlCheckpointRow[]
-    ).map(toCheckpointRow);
+  async chain(sessionId: string, checkpointId: string): Promise<Chain> {
+    return chainRows(
+      this.statements.chain.all({ session: sessionId, checkpoint: checkpointId }) as SqlCheckpointRow[],
+    );
+  }
+
+  async latestChain(sessionId: string, namespace: string): Promise<Chain> {
+    const head = this.statements.materialized.get({ session: sessionId, namespace }) as
+      | MaterializedHead
+      | undefined;
+    if (head && head.base_storage === 'full') return headChain(head);
+    return chainRows(
+      this.statements.latestChain.all({ session: sessionId, namespace }) as SqlCheckpointRow[],
+    );
   }
 
   async list(query: RowListQuery): Promise<RowMeta[]> {
@@ -155,6 +221,7 @@ export class SqliteRows implements CheckpointRowStore {
         .transaction((): PruneOutcome => {
           if (Number(s.maxSeq.get(sessionId, namespace)) !== maxSeq) return 'changed';
           for (const { checkpointId, payload } of rewrites) s.rewrite.run(payload, sessionId, checkpointId);
+          s.deleteHead.run(sessionId, namespace);
           for (const id of deleteIds) {
             s.delete.run(sessionId, id);
             s.deleteWrites.run(sessionId, id);
@@ -204,6 +271,7 @@ export class SqliteRows implements CheckpointRowStore {
         .transaction(() => {
           s.deleteSession.run(sessionId);
           s.deleteSessionWrites.run(sessionId);
+          s.deleteSessionHeads.run(sessionId);
         })
         .immediate(),
     );
