@@ -72,6 +72,11 @@ export interface BuiltinDriverConfig {
    * (step and turn) and the ledger's model rows carry the cost for a model in the table; none otherwise.
    */
   prices?: PriceTable;
+  /**
+   * Consecutive text, reasoning and tool-input deltas read in one turn of the event loop become one frame
+   * (default true). The recorded-turn corpus turns it off: its events are compared one chunk at a time.
+   */
+  coalesceDeltas?: boolean;
   /** Injected clock and id source (the recorded-turn corpus replays with them). */
   clock?: () => string;
   ids?: () => string;
@@ -222,6 +227,7 @@ export function createDriver(config: BuiltinDriverConfig): EngineDriver & { disp
               ids,
               session: memory,
               ...(config.modelFactory ? { modelFactory: config.modelFactory } : {}),
+              ...(config.coalesceDeltas === false ? { coalesceDeltas: false } : {}),
               ...(subagents ? { subagents } : {}),
               ...(config.prices ? { prices: config.prices } : {}),
               ...(config.turnOutputBytes ? { turnOutputBytes: config.turnOutputBytes } : {}),

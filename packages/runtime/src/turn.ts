@@ -21,9 +21,10 @@ import {
 } from './approvals.js';
 import { budgetHit, type LimitHit, remainingBudget, type TurnBudget } from './budget.js';
 import { jsonSafe, toModelMessages } from './conversation.js';
+import { DeltaCoalescer } from './delta-coalescer.js';
 import { frame, type RuntimeFrame } from './frames.js';
 import { authMethodOf, createModel, type HttpObservation, type ModelSettings } from './model.js';
-import { ModelStreamTimeout, ModelStreamTruncated } from './model-fetch.js';
+import { ModelStreamTimeout, ModelStreamTruncated, STREAM_SLICE_MS } from './model-fetch.js';
 import { boundResult, DEFAULT_OUTPUT_BOUNDS, type OutputBounds, TurnTextBound } from './output-bound.js';
 import type { HarnessPlugin, PluginTurnContext } from './plugin.js';
 import { costOf, type PriceTable } from './prices.js';
@@ -60,6 +61,8 @@ export interface TurnDeps {
   outputBounds?: Partial<OutputBounds>;
   /** Prefix of approval and question ids (a child's never collide with its parent's). */
   scope?: string;
+  /** Deltas of one block read in one turn of the event loop become one frame (default true; see DeltaCoalescer). */
+  coalesceDeltas?: boolean;
   /** Test seam: build the model (default: the AI SDK provider with an observing fetch). */
   modelFactory?: (settings: ModelSettings, observe: (o: HttpObservation) => void) => LanguageModel;
 }
@@ -291,6 +294,7 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
     let finishReason: string | null = null;
     let usage: JsonObject = {};
     const callText = textBound.call(`${deps.scope ?? ''}${turn.turnId}-${stage}-${step}`);
+    const deltas = new DeltaCoalescer(emit, deps.coalesceDeltas !== false);
     try {
       const result = streamText({
         model,
@@ -304,7 +308,14 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
         },
       });
       callIds.startCall();
+      let slice = performance.now();
       for await (const sdkPart of result.fullStream) {
+        // The SDK's own pipeline may run far ahead of the network slices (model-fetch.ts): the consumer
+        // also lets the event loop in every few ms.
+        if (performance.now() - slice > STREAM_SLICE_MS) {
+          await new Promise((r) => setImmediate(r));
+          slice = performance.now();
+        }
         const part = callText.pass(withUniqueCallId(sdkPart, callIds));
         // Text past the turn's bound goes to the call's overflow file: read on once the file caught up.
         if (callText.busy()) await callText.drained();
@@ -313,7 +324,7 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
         // A step's cost rides on its finish-step frame (the translator makes it the step's usage.updated).
         const cost =
           part.type === 'finish-step' ? costOf(price, numbers(safe.usage as JsonObject)) : undefined;
-        if (stage !== 'anchor-plan') emit({ rt: 'part', stage, step, part: safe, ...(cost ? { cost } : {}) });
+        if (stage !== 'anchor-plan') deltas.part(stage, step, safe, cost);
         if (part.type === 'text-delta') text += part.text;
         else if (part.type === 'tool-call')
           toolCalls.push({
@@ -330,6 +341,8 @@ export async function runStagedTurn(deps: TurnDeps, turn: TurnInput, io: TurnIO)
       }
     } catch (err) {
       streamError = err;
+    } finally {
+      deltas.flush();
     }
     for (const { kind, spilled } of await callText.close())
       emit({

@@ -57,6 +57,8 @@ export async function runCorpusTurn(
     ...(input.engine.turnTokenBudget !== undefined ? { turnTokenBudget: input.engine.turnTokenBudget } : {}),
     ...(input.engine.turnCostBudget !== undefined ? { turnCostBudget: input.engine.turnCostBudget } : {}),
     checkpoints: saver,
+    // The corpus compares events chunk by chunk; coalescing follows socket reads, which a replay does not fix.
+    coalesceDeltas: false,
     clock: fixedClock(input.clock),
     ids: sequentialIds(input.ids),
     modelFactory: (settings, observe) => createModel(settings, observe, providerIds),
