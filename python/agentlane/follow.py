@@ -6,7 +6,7 @@ import http.client
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 from .client import Client
 from .events import Delivered, RunCanonicalized, StreamClosing, StreamEvent, parse_stream_event
@@ -98,6 +98,27 @@ class Timeline:
 
     def events(self) -> list[Delivered]:
         return list(self.rows.values())
+
+    def tool_input(self, tool_call_id: str, namespace: tuple[str, ...] = ()) -> Any:
+        """A tool call's input as far as it is known: the last whole `input`, or the text its `inputDelta`s
+        (the append form of streamed input, see docs/contract.md) joined after it; None before tool.started."""
+        rows = sorted(
+            (r for r in self.rows.values()
+             if r.namespace == namespace and r.event.kind in ("tool.started", "tool.progress")
+             and r.event.payload.get("toolCallId") == tool_call_id),
+            key=lambda r: r.delivery_seq,
+        )
+        value: Any = None
+        pieces: list[str] | None = None
+        for r in rows:
+            payload = r.event.payload
+            if isinstance(payload.get("inputDelta"), str):
+                if pieces is None:
+                    pieces = []
+                pieces.append(payload["inputDelta"])
+            if "input" in payload:
+                value, pieces = payload["input"], None
+        return "".join(pieces) if pieces is not None else value
 
     def is_final(self, row: Delivered) -> bool:
         """A row is final once its run's completion signal covers it, or the server delivered it as such."""

@@ -92,3 +92,23 @@ def test_cli_prints_jsonl(client, server) -> None:
     assert isinstance(opened, StreamOpened)
     rows = [f for f in frames if "deliverySeq" in f and "event" in f]
     assert len(rows) == opened.head_delivery_seq and rows[-1]["deliverySeq"] == opened.head_delivery_seq
+
+
+def test_tool_input_in_the_append_form_is_joined_until_the_whole_input_replaces_it() -> None:
+    def frame(seq: int, kind: str, payload: dict) -> dict:
+        event = {"schemaVersion": 1, "eventId": f"e{seq}", "seq": seq, "runId": "r", "threadId": "t", "turnId": "r",
+                 "ts": "2026-01-01T00:00:00Z", "identity": {"provider": "x"}, "kind": kind, "payload": payload}
+        return {"type": kind, "deliverySeq": seq, "revision": 1, "provisional": True, "event": event}
+
+    timeline = Timeline()
+    frames = [
+        frame(1, "tool.started", {"toolCallId": "c1", "name": "write", "kind": "edit", "input": {}, "status": "pending"}),
+        frame(2, "tool.progress", {"toolCallId": "c1", "status": "pending", "inputDelta": '{"path":'}),
+        frame(3, "tool.progress", {"toolCallId": "c1", "status": "pending", "inputDelta": '"a.txt"}'}),
+    ]
+    for f in frames:
+        timeline.fold(parse_stream_event(f))  # the bundle accepts the append form
+    assert timeline.tool_input("c1") == '{"path":"a.txt"}'
+    timeline.fold(parse_stream_event(frame(4, "tool.progress", {"toolCallId": "c1", "status": "pending", "input": {"path": "a.txt"}})))
+    assert timeline.tool_input("c1") == {"path": "a.txt"}
+    assert timeline.tool_input("other") is None

@@ -78,6 +78,26 @@ describe('reduceTimeline', () => {
     });
   });
 
+  it('joins streamed tool input in the append form (inputDelta) until the whole input replaces it', () => {
+    const b = new ThreadBuilder();
+    b.emit({
+      kind: 'tool.started',
+      payload: { toolCallId: 't1', name: 'write', kind: 'edit', input: {}, status: 'pending' },
+    });
+    for (const piece of ['{"path":', '"a.txt",', '"content":"hi"}'])
+      b.emit({ kind: 'tool.progress', payload: { toolCallId: 't1', status: 'pending', inputDelta: piece } });
+    const streaming = items(b.frames).find((i) => i.type === 'tool');
+    expect(streaming).toMatchObject({ input: '{"path":"a.txt","content":"hi"}', status: 'pending' });
+    // A reader that does not know inputDelta sees the same whole input from this frame.
+    b.emit({
+      kind: 'tool.progress',
+      payload: { toolCallId: 't1', status: 'pending', input: { path: 'a.txt', content: 'hi' } },
+    });
+    expect(items(b.frames).find((i) => i.type === 'tool')).toMatchObject({
+      input: { path: 'a.txt', content: 'hi' },
+    });
+  });
+
   it('tracks approvals and questions open then resolved, children in their own timeline', () => {
     const b = new ThreadBuilder();
     b.emit({ kind: 'child.started', payload: { childSessionId: 'c1', title: 'helper' } });

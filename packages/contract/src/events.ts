@@ -188,6 +188,13 @@ export interface ToolProgressPayload {
   title?: string;
   /** Set when the input became known after tool.started (engines often start with an empty input). */
   input?: JsonValue;
+  /**
+   * Streamed input, append form: text to append to the call's input text so far (the `inputDelta`s of this
+   * call before it, in stream order, starting from ''). A frame with `inputDelta` has no `input`; a later
+   * `input` (the parsed whole input) replaces the text. A reader that does not know the field keeps the last
+   * `input` it saw and only misses the live preview. See docs/contract.md.
+   */
+  inputDelta?: string;
   message?: string;
   /** Output so far, when it is small. */
   partialOutput?: string;

@@ -3,7 +3,7 @@ import type { CanonicalEvent } from '@agentlane/contract';
 import { describe, expect, it } from 'vitest';
 import { AgUiTranslator } from '../src/ag-ui/ag-ui-translator';
 import { expectValidAgUi } from './support/ag-ui-check';
-import { RECORDED, type RecordedName, recordedRows } from './support/fixtures';
+import { appendInputRows, RECORDED, type RecordedName, recordedRows } from './support/fixtures';
 
 /** A whole run as one AG-UI run: RUN_STARTED, the events, what is still open closed, RUN_FINISHED. */
 function asRun(rows: { event: CanonicalEvent }[]): { events: BaseEvent[]; t: AgUiTranslator } {
@@ -54,6 +54,13 @@ describe('canonical events → AG-UI events, on recorded engine sessions', () =>
       }
     },
   );
+
+  it('streamed tool input in the append form: each inputDelta is one TOOL_CALL_ARGS delta', async () => {
+    const { events } = asRun(appendInputRows());
+    await expectValidAgUi(events);
+    const args = events.filter((e) => e.type === EventType.TOOL_CALL_ARGS) as unknown as { delta: string }[];
+    expect(args.map((e) => e.delta)).toEqual(['{"path":"a.txt",', '"content":"hi"}']);
+  });
 
   it('plan and usage are state deltas on the snapshot shape; other surfaces are CUSTOM', async () => {
     const { events, t } = asRun(recordedRows('builtin'));

@@ -3,7 +3,7 @@ import { isToolUIPart, type UIMessage, uiMessageChunkSchema } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { chunksToMessage } from '../src/ai-sdk-ui/chat-history';
 import { type UiChunk, UiMessageTranslator } from '../src/ai-sdk-ui/ui-message-translator';
-import { RECORDED, type RecordedName, recordedRows } from './support/fixtures';
+import { appendInputRows, RECORDED, type RecordedName, recordedRows } from './support/fixtures';
 
 const schema = uiMessageChunkSchema();
 
@@ -121,6 +121,19 @@ describe('canonical events → AI SDK UI message chunks, on recorded engine sess
     expect(once.length).toBeGreaterThan(0);
     expect(again).toEqual([]);
     expect(once.some((c) => c.type === 'text-delta' && c.delta.startsWith('Create hello.txt'))).toBe(false);
+  });
+
+  it('streamed tool input in the append form: each inputDelta is one tool-input-delta, then the whole input', async () => {
+    const chunks = translateAll(appendInputRows());
+    await expectValidChunks(chunks);
+    expect(chunks.filter((c) => c.type === 'tool-input-delta').map((c) => c.inputTextDelta)).toEqual([
+      '{"path":"a.txt",',
+      '"content":"hi"}',
+    ]);
+    expect(chunks.find((c) => c.type === 'tool-input-available')).toMatchObject({
+      toolCallId: 'c1',
+      input: { path: 'a.txt', content: 'hi' },
+    });
   });
 
   it('a denied approval ends its tool call as output-denied; a fatal error becomes an error chunk', async () => {

@@ -50,8 +50,11 @@ type OpenText = { id: string; text: string };
 export type RuntimeTranslatorState = {
   texts: Record<string, OpenText>;
   reasoning: Record<string, OpenText>;
-  /** Tool calls by id: name and the raw input text received so far. */
-  tools: Record<string, { name: string; input: string; started: boolean }>;
+  /**
+   * Tool calls by id: name, the raw input text received so far and, once the whole input was sent (the
+   * tool-call part), a short hash of it (so the tool's start does not send it again).
+   */
+  tools: Record<string, { name: string; input: string; started: boolean; inputHash?: string }>;
   warnings: number;
   usageSteps: number;
   turnStartedAt: string | null;
@@ -481,12 +484,14 @@ function runtimeFrame(step: Step, f: RuntimeFrame): void {
           },
         });
       } else {
+        // The whole input already went out with the call (tool.started or its tool.input): not again.
+        const same = known.inputHash !== undefined && known.inputHash === hashOf(f.input);
         step.emit(`tool.running:${f.toolCallId}`, {
           kind: 'tool.progress',
           payload: {
             toolCallId: f.toolCallId,
             status: 'running',
-            input: f.input,
+            ...(same ? {} : { input: f.input }),
             ...(f.title ? { title: f.title } : {}),
           },
         });
@@ -770,28 +775,33 @@ function streamPart(step: Step, stepNo: number, part: JsonObject, cost?: UsageCo
     case 'tool-input-delta': {
       const known = step.state.tools[id];
       if (!known) return;
-      const input = known.input + stringOrEmpty(part.delta);
+      const inputDelta = stringOrEmpty(part.delta);
+      const input = known.input + inputDelta;
       step.state = { ...step.state, tools: { ...step.state.tools, [id]: { ...known, input } } };
+      // The append form: each event carries its piece only (O(Δ) stored and sent); the tool-call part's
+      // tool.progress below carries the whole parsed input once.
       step.emit(`tool.input:${id}:${known.input.length}`, {
         kind: 'tool.progress',
-        payload: { toolCallId: id, status: 'pending', input },
+        payload: { toolCallId: id, status: 'pending', inputDelta },
       });
       return;
     }
     case 'tool-call': {
       const callId = stringOrEmpty(part.toolCallId);
       const known = step.state.tools[callId];
+      const inputHash = hashOf(part.input ?? {});
       if (!known) {
         const name = stringOrEmpty(part.toolName);
         step.state = {
           ...step.state,
-          tools: { ...step.state.tools, [callId]: { name, input: '', started: true } },
+          tools: { ...step.state.tools, [callId]: { name, input: '', started: true, inputHash } },
         };
         step.emit(`tool.started:${callId}`, {
           kind: 'tool.started',
           payload: { toolCallId: callId, name, kind: 'other', input: part.input ?? {}, status: 'pending' },
         });
       } else {
+        step.state = { ...step.state, tools: { ...step.state.tools, [callId]: { ...known, inputHash } } };
         step.emit(`tool.input:${callId}`, {
           kind: 'tool.progress',
           payload: { toolCallId: callId, status: 'pending', input: part.input ?? {} },

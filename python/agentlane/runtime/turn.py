@@ -391,7 +391,8 @@ class Turn:
                 call = calls[part[1]]
                 offset = js_length(call.arguments)
                 call.arguments += part[2]
-                self.emit(f"tool.input:{call.id}:{offset}", "tool.progress", {"toolCallId": call.id, "status": "pending", "input": call.arguments})
+                # The append form: the piece only; the whole parsed input follows once the call is complete.
+                self.emit(f"tool.input:{call.id}:{offset}", "tool.progress", {"toolCallId": call.id, "status": "pending", "inputDelta": part[2]})
             elif kind == "tool-call":
                 call = calls.setdefault(part[1], _ToolCall(part[1], part[2]))
                 try:
@@ -439,7 +440,8 @@ class Turn:
         started = time.monotonic()
         payload: dict[str, Any] = {"kind": "tool_call", "toolCallId": call.id, "toolName": call.name, "input": call.input}
         approval = None
-        self.emit(f"tool.running:{call.id}", "tool.progress", {"toolCallId": call.id, "status": "running", "input": call.input})
+        # The whole input went out with the call's tool.input: the start does not send it again.
+        self.emit(f"tool.running:{call.id}", "tool.progress", {"toolCallId": call.id, "status": "running"})
         try:
             validate_input(call.name, call.input, self.tools)
             if call.name in NEEDS_APPROVAL:

@@ -50,7 +50,7 @@ export function anthropicStream(reply: ModelReply, ctx: EncodeContext): string[]
         input: {},
       },
     });
-    for (const d of split(JSON.stringify(call.arguments), 20)) {
+    for (const d of split(JSON.stringify(call.arguments), call.argumentsChunkSize ?? 20)) {
       ev('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: d } });
     }
     ev('content_block_stop', { index });

@@ -32,7 +32,7 @@ export function chatStream(reply: ModelReply, ctx: EncodeContext, includeUsage: 
         },
       ],
     });
-    for (const d of split(JSON.stringify(call.arguments), 20)) {
+    for (const d of split(JSON.stringify(call.arguments), call.argumentsChunkSize ?? 20)) {
       chunk({ tool_calls: [{ index: i, function: { arguments: d } }] });
     }
   });

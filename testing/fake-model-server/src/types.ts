@@ -12,6 +12,8 @@ export interface FakeToolCall {
   input?: string;
   /** Stable id for the call; generated from the request number when absent. */
   id?: string;
+  /** Characters per streamed piece of the JSON arguments (default 20; Chat Completions and Anthropic). */
+  argumentsChunkSize?: number;
 }
 
 /** A provider error answered instead of a stream (status 400 by default, which no SDK retries). */

@@ -230,13 +230,23 @@ function buildTool(localKey: string, rows: Rows, base: Base): TimelineItem {
   let message: string | undefined;
   let partialOutput: string | undefined;
   let status: ToolItem['status'] = started?.status ?? 'pending';
+  // Streamed input in the append form (inputDelta): the pieces since the last whole `input`, joined once.
+  let pieces: string[] | null = null;
   for (const step of progress) {
     status = step.status;
     if (step.title !== undefined) title = step.title;
-    if (step.input !== undefined) input = step.input;
+    if (step.inputDelta !== undefined) {
+      pieces ??= [];
+      pieces.push(step.inputDelta);
+    }
+    if (step.input !== undefined) {
+      input = step.input;
+      pieces = null;
+    }
     if (step.message !== undefined) message = step.message;
     if (step.partialOutput !== undefined) partialOutput = step.partialOutput;
   }
+  if (pieces) input = pieces.join('');
   if (completed) status = completed.status;
   return {
     ...base,

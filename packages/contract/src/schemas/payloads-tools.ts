@@ -33,6 +33,12 @@ export const ToolProgressPayloadSchema = closedObject(
     status: ToolRunningStatusSchema,
     title: Type.Optional(Type.String({ description: 'Updated title.' })),
     input: Type.Optional(JsonValueSchema),
+    inputDelta: Type.Optional(
+      Type.String({
+        description:
+          "Streamed input, append form: text appended to the call's input text so far (earlier inputDeltas of the call, from ''). Sent without `input`; a later `input` replaces the text.",
+      }),
+    ),
     message: Type.Optional(Type.String({ description: 'A progress message.' })),
     partialOutput: Type.Optional(Type.String({ description: 'Output so far, when it is small.' })),
   },

@@ -144,6 +144,7 @@ export class AgUiTranslator {
       case 'tool.progress': {
         const p = event.payload;
         this.#startTool(p.toolCallId, 'tool', out);
+        if (p.inputDelta !== undefined) this.#toolArgsDelta(p.toolCallId, p.inputDelta, out);
         if (p.input !== undefined || p.status === 'running')
           this.#toolArgs(p.toolCallId, p.input, p.status === 'running', out);
         if (p.partialOutput !== undefined || p.message !== undefined) custom();
@@ -324,6 +325,13 @@ export class AgUiTranslator {
     this.#toolNames.set(toolCallId, known ?? name);
     this.#open.tools.add(toolCallId);
     out.push(this.#stamp({ type: EventType.TOOL_CALL_START, toolCallId, toolCallName: known ?? name }));
+  }
+
+  /** Streamed input in the append form: the piece is the args delta, no comparison with the text so far. */
+  #toolArgsDelta(toolCallId: string, delta: string, out: Event[]): void {
+    if (this.#argsDone.has(toolCallId) || !this.#open.tools.has(toolCallId) || delta === '') return;
+    out.push(this.#stamp({ type: EventType.TOOL_CALL_ARGS, toolCallId, delta }));
+    this.#argsText.set(toolCallId, (this.#argsText.get(toolCallId) ?? '') + delta);
   }
 
   /**

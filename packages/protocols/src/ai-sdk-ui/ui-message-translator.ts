@@ -212,6 +212,7 @@ export class UiMessageTranslator {
       case 'tool.progress': {
         const p = event.payload;
         if (!this.#tools.has(p.toolCallId)) this.#startTool(p.toolCallId, 'tool', p.title, out);
+        if (p.inputDelta !== undefined) this.#toolInputDelta(p.toolCallId, p.inputDelta, out);
         if (p.input !== undefined || p.status === 'running')
           this.#toolInput(p.toolCallId, p.input, p.status === 'running', out);
         const tool = this.#tools.get(p.toolCallId);
@@ -415,6 +416,14 @@ export class UiMessageTranslator {
       dynamic: true,
       ...(title !== undefined ? { title } : {}),
     });
+  }
+
+  /** Streamed input in the append form: the piece goes on as it came, no comparison with the text so far. */
+  #toolInputDelta(toolCallId: string, delta: string, out: UiChunk[]): void {
+    const tool = this.#tools.get(toolCallId);
+    if (tool?.state !== 'streaming' || delta === '') return;
+    out.push({ type: 'tool-input-delta', toolCallId, inputTextDelta: delta });
+    tool.inputText += delta;
   }
 
   /**

@@ -32,3 +32,26 @@ export function recordedRows(name: RecordedName): { deliverySeq: number; event: 
     event: { ...event, eventId: event.eventId ?? `ev_${i}`, runId: event.runId ?? 'run_fixture' },
   }));
 }
+
+/** A tool call whose input streams in the append form (tool.progress inputDelta), then arrives whole. */
+export function appendInputRows(): { deliverySeq: number; event: CanonicalEvent }[] {
+  const base = {
+    schemaVersion: 1,
+    runId: 'run_fixture',
+    threadId: 'thr',
+    turnId: 'run_fixture',
+    ts: '2026-01-01T00:00:00Z',
+    identity: { provider: 'x' },
+  };
+  const payloads: [string, unknown][] = [
+    ['tool.started', { toolCallId: 'c1', name: 'write', kind: 'edit', input: {}, status: 'pending' }],
+    ['tool.progress', { toolCallId: 'c1', status: 'pending', inputDelta: '{"path":"a.txt",' }],
+    ['tool.progress', { toolCallId: 'c1', status: 'pending', inputDelta: '"content":"hi"}' }],
+    ['tool.progress', { toolCallId: 'c1', status: 'pending', input: { path: 'a.txt', content: 'hi' } }],
+    ['tool.completed', { toolCallId: 'c1', status: 'completed', output: 'written' }],
+  ];
+  return payloads.map(([kind, payload], i) => ({
+    deliverySeq: i + 1,
+    event: { ...base, eventId: `e${i + 1}`, seq: i + 1, kind, payload } as CanonicalEvent,
+  }));
+}
