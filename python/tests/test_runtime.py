@@ -17,7 +17,7 @@ TURNS = [t for t in corpus_turns() if replayable(t) is None]
 def test_which_turns_are_replayed() -> None:
     assert {t["name"] for t in TURNS} == {t["name"] for t in corpus_turns()}
     assert {t["input"]["engine"]["api"] for t in TURNS} == {"openai-chat", "openai-responses", "anthropic", "google"}
-    assert set(NOT_COMPARED_EVENTS) == {"tool.completed", "turn.completed", "approval.resolved"}
+    assert set(NOT_COMPARED_EVENTS) == {"tool.completed", "turn.completed", "approval.resolved", "question.resolved"}
 
 
 @pytest.mark.parametrize("turn", TURNS, ids=lambda t: t["name"])

@@ -201,6 +201,29 @@ export const CORPUS_SCENARIOS: CorpusScenario[] = [
   writeOn('anthropic'),
   writeOn('google'),
   {
+    name: 'ask-user-question',
+    input: base(
+      'ask-user-question',
+      'An ask_user call with choices: the user picks one, the model is told.',
+      {
+        prompt: 'Pick a name for the file.',
+        questions: [{ outcome: 'answered', choiceIds: ['c2'] }],
+      },
+    ),
+    replies: [
+      {
+        toolCalls: [
+          {
+            name: 'ask_user',
+            arguments: { prompt: 'Which name?', choices: ['a.txt', 'b.txt'] },
+            id: 'call_q1',
+          },
+        ],
+      },
+      { text: 'You picked b.txt.' },
+    ],
+  },
+  {
     name: 'subagent-task',
     input: base(
       'subagent-task',

@@ -16,7 +16,8 @@ from .turn import Clock, TurnConfig, TurnResult, run_turn
 # Fields the corpus README leaves out of comparison (wall-clock durations), and the two fields stamped
 # from the lane's frame clock, which counts the TypeScript engine's native frames: a different runtime
 # has different native frames, so these are not reproducible by a conforming runtime (see the note).
-NOT_COMPARED_EVENTS = {"tool.completed": {"durationMs"}, "turn.completed": {"durationMs"}, "approval.resolved": {"answeredAt"}}
+NOT_COMPARED_EVENTS = {"tool.completed": {"durationMs"}, "turn.completed": {"durationMs"}, "approval.resolved": {"answeredAt"},
+                       "question.resolved": {"answeredAt"}}
 
 
 def replayable(turn: dict) -> str | None:
@@ -56,6 +57,7 @@ def replay(turn: dict) -> tuple[TurnResult, ReplayServer]:
                 thread_id=i["threadId"], turn_id=i["turnId"], prompt=i["prompt"], model=i["engine"]["model"],
                 base_url=server.url + i["engine"]["basePath"], workspace=Workspace(root), api=i["engine"]["api"],
                 plan=i["engine"]["plan"], max_steps=i["engine"]["maxSteps"], approvals=list(i["approvals"]),
+                questions=list(i.get("questions", [])),
                 subagents=bool(i["engine"].get("subagents")), prices=i["engine"].get("prices"),
                 provider_ids=SequentialIds(i["providerIds"]["startMs"]) if "providerIds" in i else None,
                 turn_token_budget=i["engine"].get("turnTokenBudget"), cwd="<workspace>",

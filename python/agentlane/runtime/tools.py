@@ -173,6 +173,3 @@ class Workspace:
         except subprocess.TimeoutExpired:
             raise ToolError(f"the command did not finish in {timeout:g} s") from None
         return ToolOutcome({"exitCode": done.returncode, "output": done.stdout + done.stderr})
-
-    def _ask_user(self, args: dict) -> ToolOutcome:
-        raise ToolError("ask_user is not available in this runtime yet")

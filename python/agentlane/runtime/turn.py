@@ -68,6 +68,7 @@ class TurnConfig:
     subagents: bool = False  # the `task` tool: a sub-agent's own turn as a child session (depth 1)
     prices: dict | None = None  # model → {input, output, reasoning?, cached?, currency?} per 1M tokens
     approvals: list[dict] = field(default_factory=list)
+    questions: list[dict] = field(default_factory=list)  # answers to ask_user, in order; a missing one is cancelled
     clock: Callable[[], str] = field(default_factory=lambda: Clock("2026-01-01T00:00:00.000Z", 1000))
     ids: Callable[[], str] = field(default_factory=lambda: SequentialIds(0))
     provider_ids: Callable[[], str] | None = None  # ids the client mints where the wire has none (Gemini calls)
@@ -110,6 +111,7 @@ class _Shared:
         self.checkpoints: dict[str, list[dict]] = {}
         self.requests: list[dict] = []
         self.approvals = list(config.approvals)
+        self.questions = list(config.questions)
 
 
 class Turn:
@@ -448,7 +450,12 @@ class Turn:
                 approval = self.ask_approval(call)
                 if approval != "allow_once":
                     raise _Denied()
-            outcome = self.run_task(call) if call.name == "task" else self.c.workspace.run(call.name, call.input)
+            if call.name == "task":
+                outcome = self.run_task(call)
+            elif call.name == "ask_user":
+                outcome = self.ask_question(call)
+            else:
+                outcome = self.c.workspace.run(call.name, call.input)
         except _Denied:
             payload.update(error=REJECTED, approval={"decision": approval})
             return self._tool_failed(call, payload, started, REJECTED, {"type": "execution-denied", "reason": REJECTED})
@@ -502,6 +509,28 @@ class Turn:
         if self.parent is not None:
             self.parent.child_state(self.session_id, "running")
         return decision
+
+    def ask_question(self, call: _ToolCall):
+        """ask_user: question.requested (choices c1, c2, …; free text allowed), the answer as the tool's result."""
+        from .tools import ToolOutcome
+
+        question_id = f"q-t-{self.task_call}-{call.id}" if self.task_call else f"q-{call.id}"
+        choices = [{"id": f"c{i}", "label": label} for i, label in enumerate(call.input.get("choices") or [], 1)]
+        self.emit(f"question.requested:{question_id}", "question.requested", {
+            "questionId": question_id, "toolCallId": call.id, "prompt": call.input["prompt"], "choices": choices,
+            "multiple": False, "allowFreeText": True})
+        if self.parent is not None:
+            self.parent.child_state(self.session_id, "requires_action")
+        answer = self.shared.questions.pop(0) if self.shared.questions else {"outcome": "cancelled"}
+        given = {k: answer[k] for k in ("choiceIds", "text") if k in answer}
+        resolved = {"questionId": question_id, "outcome": answer["outcome"]}
+        if given:
+            resolved["answer"] = given
+        resolved["answeredAt"] = self.frame()
+        self.emit(f"question.resolved:{question_id}", "question.resolved", resolved)
+        if self.parent is not None:
+            self.parent.child_state(self.session_id, "running")
+        return ToolOutcome({"outcome": answer["outcome"], **given})
 
     # -- sub-agents
 

@@ -5,7 +5,7 @@ import type {
   JsonValue,
   SessionState,
 } from '@agentlane/contract';
-import type { ApprovalAnswer, TurnOutcome } from '@agentlane/engine-kit';
+import type { ApprovalAnswer, QuestionAnswer, TurnOutcome } from '@agentlane/engine-kit';
 import type { ModelApi } from '../model.js';
 import type { PriceTable } from '../prices.js';
 import type { ClockSpec, IdSpec } from './deterministic.js';
@@ -46,6 +46,8 @@ export interface CorpusInput {
   files: Record<string, string>;
   /** Approval answers in the order the turn asks; a missing one allows. */
   approvals: ApprovalAnswer[];
+  /** Answers to the turn's questions (ask_user) in the order it asks; a missing one is cancelled. */
+  questions?: QuestionAnswer[];
   /** The runtime's injected clock (ledger created_at, checkpoint createdAt). */
   clock: ClockSpec;
   /** The runtime's injected id source (ledger record_id, checkpoint id). */

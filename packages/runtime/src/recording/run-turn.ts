@@ -75,6 +75,7 @@ export async function runCorpusTurn(
       emit,
     });
     const answers = [...input.approvals];
+    const questionAnswers = [...(input.questions ?? [])];
     const io: TurnIO = {
       emit,
       signal: new AbortController().signal,
@@ -84,9 +85,10 @@ export async function runCorpusTurn(
         return answer;
       },
       awaitQuestion: async (questionId) => {
-        // No corpus turn asks yet; a question is answered "cancelled" rather than hanging the recording.
-        emit({ harness: 'question.answered', questionId, outcome: 'cancelled' });
-        return { outcome: 'cancelled' };
+        // A question the input has no answer for is cancelled rather than hanging the recording.
+        const answer = questionAnswers.shift() ?? { outcome: 'cancelled' };
+        emit({ harness: 'question.answered', questionId, ...answer } as JsonValue);
+        return answer;
       },
     };
     const outcome: TurnOutcome = await session.runTurn(
