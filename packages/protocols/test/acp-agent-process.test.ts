@@ -1,45 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
-import { client, ndJsonStream, type SessionNotification } from '@agentclientprotocol/sdk';
-import { agentlaneFromSource } from '@agentlane/test-engines';
 import { afterEach, describe, expect, it } from 'vitest';
+import { kill, spawnAcp } from './support/acp-process';
 import { agentText } from './support/acp-text';
-
-/** `agentlane acp` as its own process, driven by the SDK's client side over its stdio. */
-function spawnAcp(args: string[]) {
-  const child = spawn(process.execPath, agentlaneFromSource(['acp', ...args]), {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr?.on('data', (d) => {
-    stderr += d;
-  });
-  const updates: SessionNotification[] = [];
-  const conn = client({ name: 'test-client' })
-    .onNotification('session/update', ({ params }) => {
-      updates.push(params);
-    })
-    .onRequest('session/request_permission', ({ params }) => ({
-      outcome: { outcome: 'selected', optionId: params.options[0]?.optionId ?? '' },
-    }))
-    .connect(
-      ndJsonStream(
-        Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
-        Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>,
-      ),
-    );
-  return { child, conn, updates, stderr: () => stderr };
-}
-
-async function kill(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await exited;
-}
 
 describe('agentlane acp (spawned, the SDK client side as the client)', () => {
   const cleanup: (() => Promise<void>)[] = [];

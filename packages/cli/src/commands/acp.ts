@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { Writable } from 'node:stream';
 import { type AgentApp, ndJsonStream } from '@agentclientprotocol/sdk';
-import { AgentlaneClient } from '@agentlane/client';
+import { AgentlaneClient, type HealthResponse } from '@agentlane/client';
 import { createLane } from '@agentlane/lane';
 import { acpAgent, localAcpBackend, remoteAcpBackend } from '@agentlane/protocols';
 import { openStore } from '@agentlane/store';
@@ -65,6 +65,8 @@ async function runAcp(flags: AcpFlags): Promise<void> {
   await serveStdio(app, stop);
 }
 
+const SERVER_WAIT_MS = 30_000;
+
 /**
  * `agentlane acp --engine NAME --server URL`: the same agent as a client of a running server (its token from
  * AGENTLANE_TOKEN), so the editor's sessions are that server's threads, next to the web UI's.
@@ -78,9 +80,16 @@ async function runAcpOnServer(url: string, engine: string): Promise<void> {
   }
   const token = process.env.AGENTLANE_TOKEN?.trim() || undefined;
   const client = new AgentlaneClient({ url: origin.origin, ...(token ? { token } : {}) });
-  const health = await client.health().catch((err: Error) => {
-    throw new CliError(`--server ${origin.origin}: ${err.message.split('\n')[0]}`);
-  });
+  // An editor may start the agent while the server is still starting: wait for it a while.
+  let health: HealthResponse | undefined;
+  for (const deadline = Date.now() + SERVER_WAIT_MS; !health; ) {
+    health = await client.health().catch((err: Error) => {
+      if (Date.now() > deadline)
+        throw new CliError(`--server ${origin.origin}: ${err.message.split('\n')[0]}`);
+      return undefined;
+    });
+    if (!health) await new Promise((r) => setTimeout(r, 250));
+  }
   const engines = health.engines?.map((e) => e.name);
   if (engines && !engines.includes(engine))
     throw new CliError(

@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -8,7 +7,7 @@ import {
   slowStream,
   startFakeModelServer,
 } from '@agentlane/fake-model-server';
-import { builtinServeConfig, type ServeProcess, startServeProcess } from '@agentlane/test-engines';
+import { builtinServeConfig, freePort, type ServeProcess, startServeProcess } from '@agentlane/test-engines';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Browser, chromiumMissing, launch, screenshot } from './helpers/browser';
 import { buildOnce } from './helpers/build';
@@ -27,15 +26,6 @@ let fake: FakeModelServer;
 let dir: string;
 let scenario: Scenario = slowStream({ chunks: 80, delayMs: 120 });
 const children: ServeProcess[] = [];
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const address = probe.address();
-  await new Promise((resolve) => probe.close(resolve));
-  if (typeof address !== 'object' || !address) throw new Error('no port');
-  return address.port;
-}
 
 /** `agentlane serve` as its own process on a fixed port, so the page finds it again after a restart. */
 async function startServe(port: number): Promise<ServeProcess> {
