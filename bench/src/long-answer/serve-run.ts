@@ -94,10 +94,10 @@ export async function startLongAnswerServer(fake: FakeModelServer): Promise<Long
   const dir = mkdtempSync(join(tmpdir(), 'agentlane-long-answer-'));
   const db = join(dir, 'agentlane.db');
   const configPath = join(dir, 'config.json');
-  writeFileSync(
-    configPath,
-    JSON.stringify(builtinServeConfig({ fakeUrl: fake.url, workDir: dir, apiKey: 'k' })),
-  );
+  const config = builtinServeConfig({ fakeUrl: fake.url, workDir: dir, apiKey: 'k' });
+  // The whole answer is shown (the default turnTextBytes, 1 MB, sends the rest to an overflow file).
+  const engines = (config.engines as Record<string, unknown>[]).map((e) => ({ ...e, turnTextBytes: 100e6 }));
+  writeFileSync(configPath, JSON.stringify({ ...config, engines }));
   const serve = await startServeProcess(['--port', '0', '--db', db, '--config', configPath], 120_000);
   const pid = serve.child.pid as number;
   const reader = { db: null as Database.Database | null };
