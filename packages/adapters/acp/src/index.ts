@@ -4,7 +4,13 @@ export type { AcpEngineConfig } from './driver/config.js';
 export { type AcpEngineOptions, parseAcpEngineOptions } from './driver/config-schema.js';
 export { discoverEngines } from './driver/discover.js';
 export { createDriver } from './driver/driver.js';
-export { claudeCodePreset, codexPreset, geminiPreset, type PresetOptions } from './driver/presets.js';
+export {
+  claudeCodePreset,
+  codexPreset,
+  geminiPreset,
+  openCodeAcpPreset,
+  type PresetOptions,
+} from './driver/presets.js';
 export type { AcpState } from './translate/state.js';
 export {
   ACP_AUDIT_TRANSPORT,

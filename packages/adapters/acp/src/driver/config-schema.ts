@@ -1,7 +1,13 @@
 import { type Static, Type } from 'typebox';
 import { Compile } from 'typebox/compile';
 import type { AcpEngineConfig } from './config.js';
-import { claudeCodePreset, codexPreset, geminiPreset, type PresetOptions } from './presets.js';
+import {
+  claudeCodePreset,
+  codexPreset,
+  geminiPreset,
+  openCodeAcpPreset,
+  type PresetOptions,
+} from './presets.js';
 
 const Observed = Type.Record(Type.String(), Type.Boolean());
 
@@ -13,7 +19,12 @@ const AcpEngineOptions = Type.Object(
     provider: Type.Optional(Type.String({ minLength: 1 })),
     /** A known engine recipe (presets.ts); then `entry` and `modelBaseUrl` say where the agent and the model are. */
     preset: Type.Optional(
-      Type.Union([Type.Literal('claude-code'), Type.Literal('codex'), Type.Literal('gemini')]),
+      Type.Union([
+        Type.Literal('claude-code'),
+        Type.Literal('codex'),
+        Type.Literal('gemini'),
+        Type.Literal('opencode-acp'),
+      ]),
     ),
     entry: Type.Optional(Type.String({ minLength: 1 })),
     modelBaseUrl: Type.Optional(Type.String({ minLength: 1 })),
@@ -35,7 +46,12 @@ export type AcpEngineOptions = Static<typeof AcpEngineOptions>;
 
 const check = Compile(AcpEngineOptions);
 
-const PRESETS = { 'claude-code': claudeCodePreset, codex: codexPreset, gemini: geminiPreset } as const;
+const PRESETS = {
+  'claude-code': claudeCodePreset,
+  codex: codexPreset,
+  gemini: geminiPreset,
+  'opencode-acp': openCodeAcpPreset,
+} as const;
 
 /**
  * Reads an ACP engine entry from untrusted configuration. A bad entry throws an Error naming the field,

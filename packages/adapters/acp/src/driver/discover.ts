@@ -1,7 +1,7 @@
 import { type DiscoveredEngine, findCommand, isLoopbackUrl, isNodeScript } from '@agentlane/engine-kit';
 
 interface AgentRecipe {
-  preset: 'claude-code' | 'codex' | 'gemini';
+  preset: 'claude-code' | 'codex' | 'gemini' | 'opencode-acp';
   name: string;
   label: string;
   /** Command names the agent's npm package installs, first found wins. */
@@ -46,6 +46,17 @@ const RECIPES: AgentRecipe[] = [
     keys: ['GEMINI_API_KEY', 'GOOGLE_GENERATIVE_AI_API_KEY'],
     baseUrlVar: 'GOOGLE_GEMINI_BASE_URL',
     defaultBaseUrl: 'https://generativelanguage.googleapis.com',
+  },
+  {
+    // OpenCode's own ACP mode, on the OpenAI endpoint (the preset's provider is OpenAI-compatible).
+    preset: 'opencode-acp',
+    name: 'opencode-acp',
+    label: 'OpenCode (ACP)',
+    commands: ['opencode'],
+    nodeScript: false,
+    keys: ['OPENAI_API_KEY'],
+    baseUrlVar: 'OPENAI_BASE_URL',
+    defaultBaseUrl: 'https://api.openai.com',
   },
 ];
 

@@ -138,3 +138,64 @@ export function geminiPreset(options: PresetOptions): AcpEngineConfig {
     ...common(options),
   };
 }
+
+/**
+ * OpenCode's own ACP mode (`opencode acp`, OpenAI-compatible Chat Completions), beside the HTTP-server
+ * adapter. Its config (`OPENCODE_CONFIG`, written into the HOME) names one provider `agentlane` at the
+ * endpoint and asks before every edit and shell command; the variables are the ones the OpenCode adapter
+ * starts `opencode serve` with (no update checks, sharing, model catalog fetch, LSP downloads or plugins).
+ */
+export function openCodeAcpPreset(options: PresetOptions): AcpEngineConfig {
+  const model = options.model ?? 'gpt-5.5';
+  const config = {
+    $schema: 'https://opencode.ai/config.json',
+    model: `agentlane/${model}`,
+    small_model: `agentlane/${model}`,
+    enabled_providers: ['agentlane'],
+    autoupdate: false,
+    share: 'disabled',
+    permission: { edit: 'ask', bash: 'ask', webfetch: 'deny' },
+    provider: {
+      agentlane: {
+        npm: '@ai-sdk/openai-compatible',
+        name: 'agentlane model endpoint',
+        // The key comes from the variable below ({env:…} is OpenCode's config substitution).
+        options: {
+          baseURL: `${options.modelBaseUrl.replace(/\/$/, '')}/v1`,
+          apiKey: '{env:AGENTLANE_MODEL_API_KEY}',
+        },
+        models: {
+          [model]: {
+            name: model,
+            tool_call: true,
+            reasoning: true,
+            limit: { context: 128000, output: 8192 },
+          },
+        },
+      },
+    },
+  };
+  return {
+    name: options.name ?? 'opencode-acp',
+    label: 'OpenCode (ACP)',
+    command: options.entry,
+    args: ['acp'],
+    env: {
+      OPENCODE_CONFIG: '{{HOME}}/opencode.json',
+      AGENTLANE_MODEL_API_KEY: options.apiKey ?? 'dummy',
+      // The OpenCode adapter's QUIET_ENV (server-process.ts): adapters do not import each other.
+      OPENCODE_DISABLE_AUTOUPDATE: '1',
+      OPENCODE_DISABLE_SHARE: '1',
+      OPENCODE_DISABLE_MODELS_FETCH: '1',
+      OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+      OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
+      OPENCODE_DISABLE_CLAUDE_CODE: '1',
+      OPENCODE_DISABLE_EXTERNAL_SKILLS: '1',
+      DO_NOT_TRACK: '1',
+      ...options.env,
+    },
+    homeFiles: { 'opencode.json': `${JSON.stringify(config, null, 2)}\n` },
+    observed: { reasoning: true, commands: true, usage: true, fileDiffs: true },
+    ...common(options),
+  };
+}
