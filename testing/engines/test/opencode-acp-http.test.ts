@@ -8,5 +8,5 @@ describeAcpAgent(
   'opencode-acp',
   entries.opencode,
   missingEngine('opencode', entries),
-  (entry, fake, homeRoot) => openCodeAcpPreset({ entry, modelBaseUrl: fake.url, homeRoot }),
+  (entry, fake, homeRoot) => openCodeAcpPreset({ entry, modelBaseUrl: fake.url, homeRoot, model: 'fake-model' }),
 );
