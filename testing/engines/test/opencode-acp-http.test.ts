@@ -8,5 +8,6 @@ describeAcpAgent(
   'opencode-acp',
   entries.opencode,
   missingEngine('opencode', entries),
-  (entry, fake, homeRoot) => openCodeAcpPreset({ entry, modelBaseUrl: fake.url, homeRoot, model: 'fake-model' }),
+  (entry, fake, homeRoot) =>
+    openCodeAcpPreset({ entry, modelBaseUrl: fake.url, homeRoot, model: 'fake-model' }),
 );
