@@ -75,7 +75,7 @@ export const ConfigFile = Type.Object(
     discover: Type.Optional(Type.Boolean()),
     /** Also offer every bundled recorded session as a replay engine (default true). */
     recordedSessions: Type.Optional(Type.Boolean()),
-    /** Runs this process executes at once (default 8); queued runs wait for a free slot on any process. */
+    /** Runs this process executes at once (default 16, twice the per-token cap); queued runs wait for a free slot on any process. */
     maxConcurrentRuns: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
     /** How long the lease on a running run lasts (default 10000 ms): a dead process's runs settle after it. */
     runLeaseMs: Type.Optional(Type.Integer({ minimum: 200, maximum: 3_600_000 })),

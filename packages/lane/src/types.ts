@@ -9,7 +9,7 @@ import type {
 } from '@agentlane/store';
 
 /** Runs one process executes at once unless configured (engines are processes: a few, not hundreds). */
-export const DEFAULT_MAX_CONCURRENT_RUNS = 8;
+export const DEFAULT_MAX_CONCURRENT_RUNS = 16;
 
 /**
  * How long an approval or a question waits for its answer unless configured: a run waiting holds one of the
@@ -29,7 +29,7 @@ export interface LaneOptions {
   artifactThresholdBytes?: number;
   /** How often the executor and the interaction waiters poll the store when nothing woke them. Default 100 ms. */
   pollIntervalMs?: number;
-  /** Runs this process executes at once. Default DEFAULT_MAX_CONCURRENT_RUNS (8). */
+  /** Runs this process executes at once. Default DEFAULT_MAX_CONCURRENT_RUNS (16: twice the per-token run cap, so runs one token parks on approvals never take every slot). */
   maxConcurrentRuns?: number;
   /**
    * How long the lease on a run this process executes lasts (default 10 s). Once a lease is past, any live

@@ -1,5 +1,7 @@
 import { connect, type Socket } from 'node:net';
+import { DEFAULT_MAX_CONCURRENT_RUNS } from '@agentlane/lane';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_LIMITS } from '../src/limits';
 import { postJson, readJson, startTestServer, type TestServer } from './support/harness';
 import { rawRequest } from './support/raw-http';
 
@@ -69,6 +71,12 @@ describe('timeouts and the connection cap', () => {
     for (const s of sockets) s.destroy();
     await new Promise((r) => setTimeout(r, 100));
     expect((await fetch(`${t.api}/health`)).status).toBe(200);
+  });
+});
+
+describe('default run slots', () => {
+  it('one token can take at most half of the run slots of a process (approval waits cannot starve other tokens)', () => {
+    expect(DEFAULT_LIMITS.maxRunsPerToken * 2).toBeLessThanOrEqual(DEFAULT_MAX_CONCURRENT_RUNS);
   });
 });
 

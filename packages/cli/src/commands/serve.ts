@@ -203,7 +203,7 @@ export const serveCommand: CliCommand = {
       )
       .option(
         '--max-concurrent-runs <n>',
-        'runs this process executes at once (env AGENTLANE_MAX_CONCURRENT_RUNS, default 8)',
+        'runs this process executes at once (env AGENTLANE_MAX_CONCURRENT_RUNS, default 16)',
       )
       .option('--run-lease-ms <ms>', 'lease on a running run (env AGENTLANE_RUN_LEASE_MS, default 10000)')
       .option(
