@@ -49,6 +49,9 @@ export async function run(): Promise<BenchResult[]> {
     const report = await runFuzz(serve.url, cases);
     const seconds = (performance.now() - started) / 1000;
     const extra = `${(report.cases / seconds).toFixed(0)} requests/s; by status ${JSON.stringify(report.byStatus)}`;
+    // What failed, to reproduce (the first few cases, bodies cut).
+    for (const example of report.examples)
+      console.error(`[faults-fuzz] ${example.why}: ${JSON.stringify(example.case)}`);
     return [
       { name: 'faults fuzz: HTTP cases sent', unit: 'count', value: report.cases, extra },
       { name: 'faults fuzz: 5xx answers', unit: 'count', value: report.serverErrors, extra },

@@ -1,9 +1,20 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type FakeModelServer, type ModelReply, startFakeModelServer } from '@agentlane/fake-model-server';
-import { builtinServeConfig, type ServeProcess, startServeProcess } from '@agentlane/test-engines';
+import {
+  type FakeModelServer,
+  type ModelReply,
+  type RecordedRequest,
+  startFakeModelServer,
+  writeFileTool,
+} from '@agentlane/fake-model-server';
+import {
+  builtinServeConfig,
+  engineEntries,
+  type ServeProcess,
+  startServeProcess,
+} from '@agentlane/test-engines';
 import type { UIMessage } from 'ai';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,10 +24,16 @@ import { buildChatPage } from './support/chat-page';
 /**
  * The real `useChat` hook (@ai-sdk/react, DefaultChatTransport) in Chromium, on a page served by a real
  * `agentlane serve` process: the built-in engine (its model the fake model server) with an approval, a
- * replay, a reload in mid-stream and a SIGKILL of the server in mid-stream with a restart on the same port
- * and database. What useChat ends up holding is compared with an uninterrupted run and with a fresh page.
+ * replay, a real ACP engine (the pinned Claude Code on the same fake model server) with an approval, a reload
+ * in mid-stream and a SIGKILL of the server in mid-stream with a restart on the same port and database. What
+ * useChat ends up holding is compared with an uninterrupted run and with a fresh page.
  */
 const skip = chromiumMissing();
+const claude = engineEntries().claude;
+if (!skip && !claude) {
+  if (process.env.CI === 'true') throw new Error('Claude Code ACP is not installed in testing/engines');
+  console.warn('[skip] useChat with a real ACP engine: the pinned Claude Code ACP is not installed');
+}
 
 const recording = fileURLToPath(
   new URL('../../adapters/replay/recordings/claude-agent-acp.wire.jsonl', import.meta.url),
@@ -24,7 +41,13 @@ const recording = fileURLToPath(
 const STORY = Array.from({ length: 36 }, (_, i) => `story${i} `).join('');
 
 /** One reply per prompt: the scenarios below never share a prompt. */
-function reply(prompt: string | undefined, toolResults: number): ModelReply {
+function reply(request: RecordedRequest): ModelReply {
+  const prompt = request.lastUserPrompt;
+  const toolResults = request.toolResultsSinceUserPrompt;
+  if (prompt?.includes('Claude, create claude.txt'))
+    return toolResults > 0
+      ? { text: 'Done: claude.txt holds hi.' }
+      : { text: 'Writing it.', toolCalls: [writeFileTool(join(dir, 'work', 'claude.txt'), 'hi\n')(request)] };
   if (prompt === 'Create hello.txt')
     return toolResults > 0
       ? { text: 'Done: hello.txt holds hi.' }
@@ -61,7 +84,7 @@ beforeAll(async () => {
   mkdirSync(join(dir, 'work'));
   const [webRoot, fakeServer, chromium] = await Promise.all([
     buildChatPage(),
-    startFakeModelServer({ scenario: (r) => reply(r.lastUserPrompt, r.toolResultsSinceUserPrompt) }),
+    startFakeModelServer({ scenario: reply }),
     launch(),
   ]);
   fake = fakeServer;
@@ -76,6 +99,18 @@ beforeAll(async () => {
   const engines = [
     ...(config.engines as unknown[]),
     { name: 'replay', type: 'replay', trace: recording, provider: 'acp', speed: 0 },
+    ...(claude
+      ? [
+          {
+            name: 'claude',
+            type: 'acp',
+            preset: 'claude-code',
+            entry: claude,
+            modelBaseUrl: fake.url,
+            homeRoot: join(dir, 'homes'),
+          },
+        ]
+      : []),
   ];
   writeFileSync(join(dir, 'agentlane.json'), JSON.stringify({ ...config, engines }));
   server = await startServe(0);
@@ -196,6 +231,26 @@ describe.skipIf(skip)('useChat in Chromium against agentlane serve', { timeout: 
     expect(fresh).toEqual(messages);
     await page.close();
   });
+
+  it.skipIf(!claude)(
+    'a real ACP engine (Claude Code on the fake model): the approval card, Allow, the file written',
+    async () => {
+      const page = await openChat('chat-claude', 'claude');
+      await send(page, 'Claude, create claude.txt');
+      await page.locator('.approval').getByRole('button', { name: 'Allow' }).click({ timeout: 60_000 });
+      const { messages, error } = await settled(page, (t) => t.includes('Done: claude.txt'));
+      expect(error).toBeUndefined();
+      expect(messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+      expect(textOf(messages[1])).toContain('Done: claude.txt holds hi.');
+      expect(
+        messages[1]?.parts.some((p) => p.type === 'dynamic-tool' && p.state === 'output-available'),
+      ).toBe(true);
+      expect(readFileSync(join(dir, 'work', 'claude.txt'), 'utf8')).toBe('hi\n');
+      expect(shape(await freshView('chat-claude', 'claude'))).toEqual(shape(messages));
+      await page.close();
+    },
+    120_000,
+  );
 
   it('a reload in mid-stream ends with the messages of an uninterrupted run', async () => {
     const [calm, reloaded] = await Promise.all([openChat('chat-calm'), openChat('chat-reload')]);
