@@ -1,13 +1,22 @@
 import type { AuditableCall } from '@agentlane/contract';
 import type { EngineDriver } from '@agentlane/engine-kit';
-import type { CompletionRecord, OutboxEntry, Store } from '@agentlane/store';
+import type {
+  ArtifactStore,
+  CompletionRecord,
+  EventStore,
+  OutboxEntry,
+  OutboxStore,
+  RunStore,
+  SourceLaneStore,
+  ThreadStore,
+} from '@agentlane/store';
 import type { PublishHub } from './hub.js';
 import { Materializer } from './offload.js';
 import { errorMessage, RunTranslation } from './run-translation.js';
 import type { AuditSink } from './types.js';
 
 export interface CanonicalizerOptions {
-  store: Store;
+  store: OutboxStore & RunStore & ThreadStore & SourceLaneStore & EventStore & ArtifactStore;
   hub: PublishHub;
   workerId: string;
   /** The driver (and so the translator) of a thread's engine; undefined when none is configured. */

@@ -11,13 +11,19 @@ import type {
   TurnOutcome,
 } from '@agentlane/engine-kit';
 import {
+  type ArtifactStore,
+  type EventStore,
   type InteractionAnswerRecord,
+  type InteractionStore,
   RELEASED_LEASE,
   type RunOutcome,
   type RunRecord,
-  type Store,
+  type RunStore,
+  type SessionStore,
+  type SourceLaneStore,
   StoreError,
   type ThreadRecord,
+  type ThreadStore,
 } from '@agentlane/store';
 import type { Canonicalizer } from './canonicalizer.js';
 import type { PublishHub } from './hub.js';
@@ -29,8 +35,17 @@ import type { AuditSink } from './types.js';
 
 type Log = (level: 'info' | 'warn' | 'error', message: string, detail?: unknown) => void;
 
+/** The roles the executor uses: a run's thread and session, its lane and rows, its answers, artifacts. */
+type ExecutorStore = ThreadStore &
+  SessionStore &
+  RunStore &
+  SourceLaneStore &
+  EventStore &
+  InteractionStore &
+  ArtifactStore;
+
 export interface RunExecutorOptions {
-  store: Store;
+  store: ExecutorStore;
   hub: PublishHub;
   canonicalizer: Canonicalizer;
   ownerId: string;

@@ -6,7 +6,7 @@ import type {
   RunStatusEvent,
   StreamEvent,
 } from '@agentlane/contract';
-import type { Store } from '@agentlane/store';
+import type { EventStore, OutboxStore, RunStore, SignalStore } from '@agentlane/store';
 
 export type HubSignal = RunStatusEvent | RunCanonicalizedEvent;
 
@@ -92,7 +92,7 @@ export class PublishHub {
   private closed = false;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: SignalStore & EventStore & RunStore & OutboxStore,
     private readonly options: HubOptions = {},
   ) {
     this.pageSize = options.pageSize ?? 5000;

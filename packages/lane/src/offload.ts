@@ -6,7 +6,7 @@ import {
   type JsonValue,
   MAX_PREVIEW_CHARS,
 } from '@agentlane/contract';
-import { type EventWrite, type Store, StoreError } from '@agentlane/store';
+import { type ArtifactStore, type EventWrite, StoreError } from '@agentlane/store';
 import { deriveEventId } from './event-id.js';
 import type { BuiltEvent, BuiltStep } from './run-translation.js';
 import { stableJson } from './stable-json.js';
@@ -35,7 +35,7 @@ export class Materializer {
   private seeded = false;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: ArtifactStore,
     private readonly thresholdBytes: number = DEFAULT_ARTIFACT_THRESHOLD_BYTES,
   ) {}
 

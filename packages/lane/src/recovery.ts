@@ -1,6 +1,12 @@
 import type { JsonValue } from '@agentlane/contract';
 import type { HarnessFrame } from '@agentlane/engine-kit';
-import { type RunRecord, type Store, StoreError } from '@agentlane/store';
+import {
+  type EventStore,
+  type RunRecord,
+  type RunStore,
+  type SourceLaneStore,
+  StoreError,
+} from '@agentlane/store';
 import type { PublishHub } from './hub.js';
 
 /** The start of the error of every run settled because its process went away. */
@@ -21,7 +27,7 @@ export const SYSTEM_ANSWERER = 'system';
  * Approvals and questions of the run that were requested and never resolved (from the run's committed
  * canonical rows): nobody can answer them now, so they are resolved as cancelled by `system`.
  */
-async function openInteractions(store: Store, run: RunRecord): Promise<HarnessFrame[]> {
+async function openInteractions(store: EventStore, run: RunRecord): Promise<HarnessFrame[]> {
   const rows = await store.latestEvents({ threadId: run.threadId, runId: run.runId });
   const approvals = new Set<string>();
   const questions = new Set<string>();
@@ -58,7 +64,7 @@ async function openInteractions(store: Store, run: RunRecord): Promise<HarnessFr
  * then it is finalized as failed, which enqueues its canonicalization, and its run.status is published.
  */
 export async function settleLostRun(
-  store: Store,
+  store: EventStore & SourceLaneStore & RunStore,
   hub: PublishHub,
   run: RunRecord,
   error: string,

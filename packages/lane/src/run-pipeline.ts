@@ -1,6 +1,12 @@
 import type { AuditableCall, JsonValue } from '@agentlane/contract';
 import type { NativeFrameRecord } from '@agentlane/engine-kit';
-import { type EventWrite, type SourceFrameInput, type Store, StoreError } from '@agentlane/store';
+import {
+  type EventStore,
+  type EventWrite,
+  type SourceFrameInput,
+  type SourceLaneStore,
+  StoreError,
+} from '@agentlane/store';
 import type { PublishHub } from './hub.js';
 import type { Materializer } from './offload.js';
 import type { BuiltStep, RunTranslation } from './run-translation.js';
@@ -16,7 +22,7 @@ import type { AuditSink } from './types.js';
 const MAX_FLUSH_FRAMES = 4096;
 
 export interface RunPipelineOptions {
-  store: Store;
+  store: SourceLaneStore & EventStore;
   hub: PublishHub;
   threadId: string;
   runId: string;

@@ -1,11 +1,11 @@
 import type { DeliveryRow } from '@agentlane/contract';
-import type { Store } from '@agentlane/store';
+import type { EventStore } from '@agentlane/store';
 
 const PAGE = 1000;
 
 /** The stored rows of one run up to `upTo` (inclusive), in deliverySeq order, every revision as it was sent. */
 export async function readRunRows(
-  store: Store,
+  store: EventStore,
   threadId: string,
   runId: string,
   upTo = Number.POSITIVE_INFINITY,
@@ -25,7 +25,7 @@ export async function readRunRows(
 
 /** A thread's rows up to `upTo` (inclusive) grouped by run, each run's in deliverySeq order. */
 export async function readRowsByRun(
-  store: Store,
+  store: EventStore,
   threadId: string,
   upTo = Number.POSITIVE_INFINITY,
 ): Promise<Map<string, DeliveryRow[]>> {

@@ -1,5 +1,5 @@
 import type { JsonObject, StreamEvent } from '@agentlane/contract';
-import type { Store } from '@agentlane/store';
+import type { SignalStore } from '@agentlane/store';
 
 type Listener = (event: StreamEvent) => void;
 
@@ -10,10 +10,10 @@ type Listener = (event: StreamEvent) => void;
  */
 export class ThreadHub {
   readonly #threads = new Map<string, Set<Listener>>();
-  readonly #store: Store | undefined;
+  readonly #store: SignalStore | undefined;
   readonly #stopHearing: () => void;
 
-  constructor(store?: Store) {
+  constructor(store?: SignalStore) {
     this.#store = store;
     this.#stopHearing =
       store?.onSignal((threadId, signal) => {

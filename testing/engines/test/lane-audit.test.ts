@@ -14,7 +14,7 @@ import {
   RunTranslation,
 } from '@agentlane/lane';
 import { type AuditLedger, createSqliteLedger } from '@agentlane/ledger';
-import { openStore, type Store } from '@agentlane/store';
+import { openStore, type SourceLaneStore, type Store } from '@agentlane/store';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 // The lane writes the audit rows external engines' translators return, in the live pass and again in the
@@ -46,7 +46,7 @@ async function until<T>(probe: () => Promise<T | null | undefined>, what: string
 }
 
 /** The final pass, by hand: re-translate the sealed source and write its rows to the ledger again. */
-async function retranslate(store: Store, threadId: string, runId: string) {
+async function retranslate(store: SourceLaneStore, threadId: string, runId: string) {
   const driver = createDriver({ trace: trace?.trace ?? '', provider: 'acp', speed: 0 });
   const translation = new RunTranslation(driver.translator, {
     threadId,

@@ -3,7 +3,7 @@ import type { EngineDriver } from '@agentlane/engine-kit';
 import { createLane } from '@agentlane/lane';
 import type { AuditLedger } from '@agentlane/ledger';
 import { createServer } from '@agentlane/server';
-import { openStore, type Store } from '@agentlane/store';
+import { openStore, type SourceLaneStore } from '@agentlane/store';
 import { createParser } from 'eventsource-parser';
 import { listenLocal } from './support/server';
 
@@ -112,7 +112,7 @@ export class ThreadStream {
  * A run's stored frames, each with its raw sidecar entry when it has one: the text (when stored inline), so a
  * test can check the bytes are the engine's own and belong to that frame, and which frames have none.
  */
-export async function rawBesideFrames(store: Store, runId: string) {
+export async function rawBesideFrames(store: SourceLaneStore, runId: string) {
   const raws = new Map((await store.readRawFrames(runId)).map((r) => [r.nativeSeq, r]));
   const decoder = new TextDecoder();
   return (await store.readFrames(runId)).map((f) => {

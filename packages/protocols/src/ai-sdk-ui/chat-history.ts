@@ -1,5 +1,5 @@
 import type { CanonicalEvent } from '@agentlane/contract';
-import type { Store } from '@agentlane/store';
+import type { EventStore, RunStore } from '@agentlane/store';
 import { isToolUIPart, readUIMessageStream, type UIMessage } from 'ai';
 import { readRowsByRun } from '../run-rows.js';
 import { type UiChunk, UiMessageTranslator } from './ui-message-translator.js';
@@ -22,7 +22,7 @@ export async function chunksToMessage(chunks: UiChunk[]): Promise<UIMessage | un
  * message its stream builds. A run still active has only its prompt here: `GET …/stream` replays its message
  * from the start, so a page that loads these and resumes ends with what an uninterrupted run shows.
  */
-export async function chatMessages(store: Store, threadId: string): Promise<UIMessage[]> {
+export async function chatMessages(store: RunStore & EventStore, threadId: string): Promise<UIMessage[]> {
   const rowsByRun = await readRowsByRun(store, threadId);
   const messages: UIMessage[] = [];
   for (const run of await store.listRuns(threadId)) {

@@ -1,5 +1,9 @@
 import type { AuditableCall } from '@agentlane/contract';
-import type { Store } from '@agentlane/store';
+import type { EventStore, RunStore, ThreadStore } from '@agentlane/store';
+
+/** What a run's trace reads. */
+type TraceStore = RunStore & ThreadStore & EventStore;
+
 import type { Tracer } from '@opentelemetry/api';
 import { traceRun } from './run-trace.js';
 
@@ -37,7 +41,7 @@ export class RunTraces {
   }
 
   /** Traces the run in the background; idle() waits for every trace started so far. */
-  canonicalized(store: Store, runId: string): void {
+  canonicalized(store: TraceStore, runId: string): void {
     const pending = this.#trace(store, runId).finally(() => this.#pending.delete(pending));
     this.#pending.add(pending);
   }
@@ -47,7 +51,7 @@ export class RunTraces {
   }
 
   /** Emits the run's spans; never throws (a failure is logged and the run goes untraced). */
-  async #trace(store: Store, runId: string): Promise<void> {
+  async #trace(store: TraceStore, runId: string): Promise<void> {
     try {
       const run = await store.getRun(runId);
       if (!run) return;

@@ -1,4 +1,4 @@
-import type { Store } from '@agentlane/store';
+import type { EventStore, RunStore } from '@agentlane/store';
 import { Type } from 'typebox';
 
 /**
@@ -33,7 +33,7 @@ const CLOSES: Record<string, string> = {
 };
 
 /** True when a run has an approval or question without its resolution. */
-async function waitsOnUser(store: Store, threadId: string, runId: string): Promise<boolean> {
+async function waitsOnUser(store: EventStore, threadId: string, runId: string): Promise<boolean> {
   const open = new Set<string>();
   for (const row of await store.latestEvents({ threadId, runId })) {
     const payload = row.event.payload as unknown as Record<string, unknown>;
@@ -45,7 +45,10 @@ async function waitsOnUser(store: Store, threadId: string, runId: string): Promi
   return open.size > 0;
 }
 
-export async function threadActivity(store: Store, threadId: string): Promise<ThreadActivity> {
+export async function threadActivity(
+  store: RunStore & EventStore,
+  threadId: string,
+): Promise<ThreadActivity> {
   const [runs, headSeq] = await Promise.all([store.listRuns(threadId), store.headDeliverySeq(threadId)]);
   const first = runs[0];
   const last = runs.at(-1);

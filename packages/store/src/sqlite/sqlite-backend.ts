@@ -40,62 +40,19 @@ interface SharedFile {
  * rows. Durability: synchronous=FULL, so a committed transaction survives power loss.
  */
 export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
-  const writer = new Database(path);
-  writer.pragma('journal_mode = WAL');
-  writer.pragma('synchronous = FULL');
-  writer.pragma('foreign_keys = ON');
-  writer.pragma('busy_timeout = 10000');
-  // A multi-row INSERT inside a transaction keeps a statement journal (to undo just that statement if a row
-  // breaks a constraint); on a temp file that was ~4 KB written per row through write(2), more bytes than the
-  // WAL itself. In memory it costs a page copy. Only statement rollback uses it, never crash recovery.
-  writer.pragma('temp_store = MEMORY');
-  // Checkpoints run on a worker thread (checkpointer.ts), never inside this connection's COMMIT; the
-  // automatic one stays as a safety net at 10,000 pages should the worker fall behind. Durability is the WAL
-  // fsync of every COMMIT, unchanged.
-  writer.pragma('wal_autocheckpoint = 10000');
+  const writer = openWriter(path);
   const checkpointer: Checkpointer = startCheckpointer(path);
-  const reader = new Database(path);
-  reader.pragma('busy_timeout = 10000');
-  reader.pragma('query_only = ON');
+  const reader = openReader(path);
   const w = sqliteConn(writer);
-  const inserts = new Map<string, Statement>();
-  const insertStatement = (table: string, columns: readonly BulkColumn[], rows: number): Statement => {
-    const key = `${table}\n${columns.map((c) => c.name).join(',')}\n${rows}`;
-    let stmt = inserts.get(key);
-    if (!stmt) {
-      const tuple = `(${columns.map(() => '?').join(', ')})`;
-      // OR FAIL: a failing row stops the statement without undoing the rows before it, so no statement journal
-      // is kept (with foreign keys off); every caller then aborts the whole transaction anyway.
-      stmt = writer.prepare(
-        `INSERT OR FAIL INTO ${table} (${columns.map((col) => col.name).join(', ')}) VALUES ${Array(rows).fill(tuple).join(', ')}`,
-      );
-      inserts.set(key, stmt);
-    }
-    return stmt;
-  };
+  const insertStatement = insertStatements(writer);
   const r = sqliteConn(reader);
   const key = resolve(path);
-  const shared: SharedFile = fileQueues.get(key) ?? {
-    tail: Promise.resolve(),
-    users: 0,
-    hearers: new Set(),
-    signalHearers: new Set(),
-  };
-  shared.users += 1;
-  fileQueues.set(key, shared);
+  const shared = shareFile(key);
   let last: Promise<unknown> = Promise.resolve();
   let announced: [string, number, string][] = [];
   /** Rows bulk-inserted by the transaction in progress: what the checkpointer paces itself by. */
   let inserted = 0;
-  const listeners = new Set<HeadListener>();
-  const poller = new HeadPoller(reader, pollMs, (threadId, head, origin) => {
-    for (const listen of listeners) listen(threadId, head, origin);
-  });
-  // Commits of this process's stores on this file: heard at once, and remembered so the poll skips them.
-  const hearLocal: HeadListener = (threadId, head, origin) => {
-    poller.note(threadId, head);
-    for (const listen of listeners) listen(threadId, head, origin);
-  };
+  const commits = new CommitHearing(reader, pollMs, shared);
 
   const inTransaction = async <T>(fn: (c: SqlConn) => Promise<T>): Promise<T> => {
     writer.exec('BEGIN IMMEDIATE');
@@ -145,44 +102,13 @@ export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
     // synchronously) cut the per-statement cost that dominated a one-statement-per-row loop.
     insertRows: async (_c, table, columns, rows) => {
       inserted += rows.length;
-      let at = 0;
-      for (const size of INSERT_CHUNKS) {
-        if (rows.length - at < size) continue;
-        const stmt = insertStatement(table, columns, size);
-        const params: SqlParam[] = new Array(size * columns.length);
-        for (; rows.length - at >= size; at += size) {
-          // One array per statement shape, refilled: binding copies the values out.
-          let k = 0;
-          for (let i = at; i < at + size; i++) for (const v of rows[i] as SqlParam[]) params[k++] = v;
-          stmt.run(params);
-        }
-      }
+      insertRows(insertStatement, table, columns, rows);
     },
-    selectWhereIn: async <T>(c: SqlConn, sql: string, column: string, values: readonly string[]) => {
-      const out: T[] = [];
-      // SQLite binds at most 32766 parameters per statement.
-      for (let i = 0; i < values.length; i += 500) {
-        const chunk = values.slice(i, i + 500);
-        out.push(...(await c.all<T>(`${sql} ${column} IN (${chunk.map(() => '?').join(', ')})`, chunk)));
-      }
-      return out;
-    },
+    selectWhereIn,
     notifyCommitted: async (_c, heads, origin) => {
       for (const [threadId, head] of heads) announced.push([threadId, head, origin]);
     },
-    // Stores of this process are heard at once; other processes through the data_version poll.
-    listenCommitted: (onHead) => {
-      listeners.add(onHead);
-      shared.hearers.add(hearLocal);
-      poller.start();
-      return () => {
-        listeners.delete(onHead);
-        if (listeners.size === 0) {
-          shared.hearers.delete(hearLocal);
-          poller.stop();
-        }
-      };
-    },
+    listenCommitted: (onHead) => commits.listen(onHead),
     // Signals reach the other stores of this process on the same file; other processes do not hear them
     // (SQLite has no channel between processes: several server processes share PostgreSQL).
     notifySignal: async (threadId, payload, origin) => {
@@ -198,15 +124,9 @@ export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
     listening: async () => {},
     onListening: () => () => {},
     isRetryable: (error) => (error as { code?: string } | null)?.code === 'SQLITE_BUSY',
-    isUniqueViolation: (error) => {
-      const code = (error as { code?: string } | null)?.code;
-      if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return true;
-      // The append-only trigger refuses a stored key before the unique index would: the same violation.
-      return code === 'SQLITE_CONSTRAINT_TRIGGER' && /is already stored/.test((error as Error).message);
-    },
+    isUniqueViolation,
     close: async () => {
-      poller.stop();
-      shared.hearers.delete(hearLocal);
+      commits.stop();
       await last;
       await checkpointer.close();
       shared.users -= 1;
@@ -215,4 +135,146 @@ export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
       writer.close();
     },
   };
+}
+
+/** The write connection: WAL, synchronous=FULL, foreign keys on, checkpoints left to the checkpointer. */
+function openWriter(path: string): Database.Database {
+  const writer = new Database(path);
+  writer.pragma('journal_mode = WAL');
+  writer.pragma('synchronous = FULL');
+  writer.pragma('foreign_keys = ON');
+  writer.pragma('busy_timeout = 10000');
+  // A multi-row INSERT inside a transaction keeps a statement journal (to undo just that statement if a row
+  // breaks a constraint); on a temp file that was ~4 KB written per row through write(2), more bytes than the
+  // WAL itself. In memory it costs a page copy. Only statement rollback uses it, never crash recovery.
+  writer.pragma('temp_store = MEMORY');
+  // Checkpoints run on a worker thread (checkpointer.ts), never inside this connection's COMMIT; the
+  // automatic one stays as a safety net at 10,000 pages should the worker fall behind. Durability is the WAL
+  // fsync of every COMMIT, unchanged.
+  writer.pragma('wal_autocheckpoint = 10000');
+  return writer;
+}
+
+/** The read connection: in WAL mode it sees only committed rows. */
+function openReader(path: string): Database.Database {
+  const reader = new Database(path);
+  reader.pragma('busy_timeout = 10000');
+  reader.pragma('query_only = ON');
+  return reader;
+}
+
+/** Multi-row INSERT statements of the writer, prepared once per table, columns and row count. */
+function insertStatements(
+  writer: Database.Database,
+): (table: string, columns: readonly BulkColumn[], rows: number) => Statement {
+  const inserts = new Map<string, Statement>();
+  return (table: string, columns: readonly BulkColumn[], rows: number): Statement => {
+    const key = `${table}\n${columns.map((c) => c.name).join(',')}\n${rows}`;
+    let stmt = inserts.get(key);
+    if (!stmt) {
+      const tuple = `(${columns.map(() => '?').join(', ')})`;
+      // OR FAIL: a failing row stops the statement without undoing the rows before it, so no statement journal
+      // is kept (with foreign keys off); every caller then aborts the whole transaction anyway.
+      stmt = writer.prepare(
+        `INSERT OR FAIL INTO ${table} (${columns.map((col) => col.name).join(', ')}) VALUES ${Array(rows).fill(tuple).join(', ')}`,
+      );
+      inserts.set(key, stmt);
+    }
+    return stmt;
+  };
+}
+
+/** Inserts rows in statements of INSERT_CHUNKS rows, largest first. */
+function insertRows(
+  insertStatement: (table: string, columns: readonly BulkColumn[], rows: number) => Statement,
+  table: string,
+  columns: readonly BulkColumn[],
+  rows: readonly SqlParam[][],
+): void {
+  let at = 0;
+  for (const size of INSERT_CHUNKS) {
+    if (rows.length - at < size) continue;
+    const stmt = insertStatement(table, columns, size);
+    const params: SqlParam[] = new Array(size * columns.length);
+    for (; rows.length - at >= size; at += size) {
+      // One array per statement shape, refilled: binding copies the values out.
+      let k = 0;
+      for (let i = at; i < at + size; i++) for (const v of rows[i] as SqlParam[]) params[k++] = v;
+      stmt.run(params);
+    }
+  }
+}
+
+/** This process's entry for a file (one more user of it). */
+function shareFile(key: string): SharedFile {
+  const shared: SharedFile = fileQueues.get(key) ?? {
+    tail: Promise.resolve(),
+    users: 0,
+    hearers: new Set(),
+    signalHearers: new Set(),
+  };
+  shared.users += 1;
+  fileQueues.set(key, shared);
+  return shared;
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: string } | null)?.code;
+  if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return true;
+  // The append-only trigger refuses a stored key before the unique index would: the same violation.
+  return code === 'SQLITE_CONSTRAINT_TRIGGER' && /is already stored/.test((error as Error).message);
+}
+
+async function selectWhereIn<T>(
+  c: SqlConn,
+  sql: string,
+  column: string,
+  values: readonly string[],
+): Promise<T[]> {
+  const out: T[] = [];
+  // SQLite binds at most 32766 parameters per statement.
+  for (let i = 0; i < values.length; i += 500) {
+    const chunk = values.slice(i, i + 500);
+    out.push(...(await c.all<T>(`${sql} ${column} IN (${chunk.map(() => '?').join(', ')})`, chunk)));
+  }
+  return out;
+}
+
+/** Stores of this process on the file are heard at once; other processes through the data_version poll. */
+class CommitHearing {
+  private readonly listeners = new Set<HeadListener>();
+  private readonly poller: HeadPoller;
+  /** Commits of this process's stores on this file: heard at once, and remembered so the poll skips them. */
+  private readonly hearLocal: HeadListener = (threadId, head, origin) => {
+    this.poller.note(threadId, head);
+    for (const listen of this.listeners) listen(threadId, head, origin);
+  };
+
+  constructor(
+    reader: Database.Database,
+    pollMs: number,
+    private readonly shared: SharedFile,
+  ) {
+    this.poller = new HeadPoller(reader, pollMs, (threadId, head, origin) => {
+      for (const listen of this.listeners) listen(threadId, head, origin);
+    });
+  }
+
+  listen(onHead: HeadListener): () => void {
+    this.listeners.add(onHead);
+    this.shared.hearers.add(this.hearLocal);
+    this.poller.start();
+    return () => {
+      this.listeners.delete(onHead);
+      if (this.listeners.size === 0) {
+        this.shared.hearers.delete(this.hearLocal);
+        this.poller.stop();
+      }
+    };
+  }
+
+  stop(): void {
+    this.poller.stop();
+    this.shared.hearers.delete(this.hearLocal);
+  }
 }

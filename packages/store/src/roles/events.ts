@@ -1,0 +1,38 @@
+import type { CanonicalEvent, DeliveryRow } from '@agentlane/contract';
+
+/** One event to persist: the lane has already built the envelope. */
+export interface EventWrite {
+  event: CanonicalEvent;
+  namespace?: string[];
+  /**
+   * The caller knows this eventId was never stored (e.g. the first emission of a key in the live pass of a
+   * fresh run): the store writes revision 1 without looking up the latest one. A wrong claim cannot store
+   * a second revision 1: the (event_id, revision) unique index refuses it, and the whole call fails with
+   * nothing of it stored.
+   */
+  firstWrite?: boolean;
+}
+
+/** What an append did for one event: inserted as a new revision, or skipped because identical. */
+export interface AppendResult {
+  inserted: DeliveryRow[];
+  unchanged: number;
+}
+
+/** Canonical events: per thread delivery order, per eventId revisions. */
+export interface EventStore {
+  /**
+   * Persists events: each gets the next deliverySeq of its thread and the next revision of its eventId;
+   * an identical re-emission is a no-op. Resolves after commit with the inserted rows in deliverySeq order.
+   */
+  appendEvents(threadId: string, writes: EventWrite[], provisional: boolean): Promise<AppendResult>;
+  /**
+   * Rows with deliverySeq > afterDeliverySeq in deliverySeq order. `provisional` is derived at read time:
+   * the stored flag, cleared for rows covered by the run's completion record (rows are never updated).
+   */
+  readEvents(threadId: string, afterDeliverySeq: number, limit: number): Promise<DeliveryRow[]>;
+  /** The highest committed deliverySeq of the thread (0 when none); cheap enough to poll. */
+  headDeliverySeq(threadId: string): Promise<number>;
+  /** The latest revision of every eventId of a run (or thread), in first-delivery order. */
+  latestEvents(query: { threadId: string; runId?: string }): Promise<DeliveryRow[]>;
+}

@@ -1,0 +1,74 @@
+import type { JsonValue } from '@agentlane/contract';
+
+export interface SourceFrameRecord {
+  runId: string;
+  nativeSeq: number;
+  receivedAt: string;
+  frame: JsonValue;
+}
+
+/** A native frame to append. `raw`: the frame as the engine's wire carried it, kept in the raw sidecar. */
+export interface SourceFrameInput {
+  receivedAt: string;
+  frame: JsonValue;
+  raw?: string | Uint8Array;
+}
+
+/**
+ * Where a frame's raw bytes live: `inline` in the sidecar row (up to `inlineMaxBytes`), an `artifact`
+ * (content-addressed, larger ones), or `omitted` once the run's raw budget is spent (size + sha256 only).
+ */
+export type RawFrameStorage = 'inline' | 'artifact' | 'omitted';
+
+/** The raw sidecar of one native frame. */
+export interface RawFrameRecord {
+  runId: string;
+  nativeSeq: number;
+  /** Size of the raw bytes as received (also when omitted). */
+  bytes: number;
+  /** sha256 hex of the raw bytes as received. */
+  sha256: string;
+  storage: RawFrameStorage;
+  /** The bytes when stored inline; null otherwise (an artifact is read with getArtifact(artifactId)). */
+  content: Uint8Array | null;
+  artifactId: string | null;
+}
+
+/** Bounds of the raw sidecar: per frame inline, per run in total (inline + artifact bytes kept). */
+export interface RawSidecarLimits {
+  inlineMaxBytes: number;
+  maxBytesPerRun: number;
+}
+
+export const DEFAULT_RAW_SIDECAR_LIMITS: RawSidecarLimits = {
+  inlineMaxBytes: 8 * 1024,
+  maxBytesPerRun: 16 * 1024 * 1024,
+};
+
+/** The watermark of a run's source lane: proves nothing changed between translation and completion. */
+export interface SourceWatermark {
+  maxNativeSeq: number;
+  /** Content signature over every frame (sha256 over nativeSeq + frame bytes, in order). */
+  signature: string;
+  sealed: boolean;
+}
+
+/** A late frame refused after sealing. */
+export interface RefusedFrameRecord {
+  receivedAt: string;
+  frame: JsonValue;
+  reason: string;
+}
+
+/** A run's source lane: the native frames as the engine sent them, sealed once the run settles. */
+export interface SourceLaneStore {
+  /** Appends native frames in order; refused with source_sealed (and recorded) once the lane is sealed. */
+  appendFrames(runId: string, frames: SourceFrameInput[]): Promise<SourceFrameRecord[]>;
+  readFrames(runId: string, afterNativeSeq?: number): Promise<SourceFrameRecord[]>;
+  /** The raw sidecar of frames appended with `raw`, nativeSeq > afterNativeSeq, in order. */
+  readRawFrames(runId: string, afterNativeSeq?: number): Promise<RawFrameRecord[]>;
+  sealSource(runId: string): Promise<SourceWatermark>;
+  readWatermark(runId: string): Promise<SourceWatermark>;
+  /** Late frames refused after sealing, kept for inspection. */
+  listRefusedFrames(runId: string): Promise<RefusedFrameRecord[]>;
+}

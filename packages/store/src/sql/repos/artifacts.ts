@@ -1,0 +1,90 @@
+import type { ArtifactRef } from '@agentlane/contract';
+import type { ArtifactStore, OpenArtifact } from '../../roles/artifacts.js';
+import { StoreError } from '../../store.js';
+import { openArtifactRow, putChunkedArtifact } from '../artifact-chunks.js';
+import { sha256HexOf } from '../sorted-keys-json.js';
+import { one, type SqlContext } from './context.js';
+
+const ARTIFACT_ID = /^sha256-[0-9a-f]{64}$/;
+
+/** Artifacts in SQL: content-addressed rows, inline or in chunks. */
+export class SqlArtifacts implements ArtifactStore {
+  constructor(private readonly ctx: SqlContext) {}
+
+  /** Stored once per content: the id is `sha256-<hex>`; a second put of the same bytes returns the first ref. */
+  async putArtifact(content: Uint8Array, contentType: string): Promise<ArtifactRef> {
+    if (!(content instanceof Uint8Array)) throw new StoreError('invalid', 'content must be bytes');
+    if (typeof contentType !== 'string' || contentType === '')
+      throw new StoreError('invalid', 'contentType is required');
+    const bytes = Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+    const sha256 = sha256HexOf(bytes);
+    const id = `sha256-${sha256}`;
+    return this.ctx.tx(async (c) => {
+      await c.run(
+        'INSERT INTO artifacts (id, sha256, bytes, content_type, content, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING',
+        [id, sha256, bytes.byteLength, contentType, bytes, this.ctx.now()],
+      );
+      const row = await one(c, 'SELECT id, sha256, bytes, content_type FROM artifacts WHERE id = ?', [id]);
+      return {
+        id,
+        sha256,
+        bytes: Number(row?.bytes ?? bytes.byteLength),
+        contentType: String(row?.content_type ?? contentType),
+      };
+    });
+  }
+
+  async artifactInThreads(id: string, threadIds: readonly string[]): Promise<boolean> {
+    if (typeof id !== 'string' || !ARTIFACT_ID.test(id) || threadIds.length === 0) return false;
+    const ids = threadIds.map(() => '?').join(', ');
+    // An id is 'sha256-' and 64 hex digits: nothing LIKE treats specially. Only an ArtifactRef's own `"id":"…"`
+    // matches: the same text inside a string value (a prompt naming another thread's id) has its quotes escaped.
+    const row = await this.ctx.db.read((c) =>
+      one(
+        c,
+        `SELECT 1 AS x FROM canonical_events WHERE thread_id IN (${ids}) AND event LIKE ?
+         UNION ALL SELECT 1 AS x FROM source_frame_raw r JOIN runs ON runs.run_id = r.run_id
+           WHERE runs.thread_id IN (${ids}) AND r.artifact_id = ? LIMIT 1`,
+        [...threadIds, `%"id":"${id}"%`, ...threadIds, id],
+      ),
+    );
+    return row !== undefined;
+  }
+
+  async putArtifactStream(
+    content: AsyncIterable<Uint8Array>,
+    contentType: string,
+    sha256: string,
+  ): Promise<ArtifactRef> {
+    return putChunkedArtifact((fn) => this.ctx.tx(fn), content, contentType, sha256, this.ctx.now());
+  }
+
+  async openArtifact(id: string): Promise<OpenArtifact | null> {
+    if (typeof id !== 'string' || !ARTIFACT_ID.test(id)) return null;
+    const row = await this.ctx.db.read((c) => one(c, 'SELECT * FROM artifacts WHERE id = ?', [id]));
+    return row ? openArtifactRow((fn) => this.ctx.db.read(fn), row) : null;
+  }
+
+  async getArtifact(id: string): Promise<{ ref: ArtifactRef; content: Uint8Array } | null> {
+    if (typeof id !== 'string' || !ARTIFACT_ID.test(id)) return null;
+    const row = await this.ctx.db.read((c) => one(c, 'SELECT * FROM artifacts WHERE id = ?', [id]));
+    if (!row) return null;
+    if (row.chunk_bytes !== null && row.chunk_bytes !== undefined) {
+      const opened = openArtifactRow((fn) => this.ctx.db.read(fn), row);
+      const pieces: Uint8Array[] = [];
+      for await (const piece of opened.read()) pieces.push(piece);
+      const whole = Buffer.concat(pieces);
+      return { ref: opened.ref, content: new Uint8Array(whole.buffer, whole.byteOffset, whole.byteLength) };
+    }
+    const content = row.content as Buffer;
+    return {
+      ref: {
+        id,
+        sha256: String(row.sha256),
+        bytes: Number(row.bytes),
+        contentType: String(row.content_type),
+      },
+      content: new Uint8Array(content.buffer, content.byteOffset, content.byteLength),
+    };
+  }
+}

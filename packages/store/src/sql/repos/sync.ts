@@ -1,0 +1,71 @@
+import type { SyncChangeRecord, SyncStore } from '../../roles/sync.js';
+import { StoreError } from '../../store.js';
+import { toSyncChange } from '../rows.js';
+import type { SqlRow } from '../sql-conn.js';
+import { one, type SqlContext } from './context.js';
+
+/** Sync changes in SQL: keyed by (sessionId, clientId, version), ordered by a per-session counter row. */
+export class SqlSync implements SyncStore {
+  constructor(private readonly ctx: SqlContext) {}
+
+  /** Returns the changes stored by this call (a retried change already present is left out). */
+  async appendSyncChanges(
+    sessionId: string,
+    changes: Omit<SyncChangeRecord, 'serverSeq' | 'receivedAt' | 'sessionId'>[],
+  ): Promise<SyncChangeRecord[]> {
+    changes.forEach((ch, i) => {
+      if (typeof ch?.clientId !== 'string' || ch.clientId === '')
+        throw new StoreError('invalid', `changes[${i}].clientId is required`);
+      if (!Number.isInteger(ch.version) || ch.version < 1)
+        throw new StoreError('invalid', `changes[${i}].version must be a positive integer`);
+      if (typeof ch.key !== 'string') throw new StoreError('invalid', `changes[${i}].key is required`);
+      if (!ch.vector || typeof ch.vector !== 'object')
+        throw new StoreError('invalid', `changes[${i}].vector is required`);
+    });
+    return this.ctx.tx(async (c) => {
+      // The upsert locks the session's counter row, so serverSeq is allocated in commit order.
+      const headRow = await one(
+        c,
+        'INSERT INTO sync_heads (session_id, head) VALUES (?, 0) ON CONFLICT (session_id) DO UPDATE SET head = sync_heads.head RETURNING head',
+        [sessionId],
+      );
+      let head = Number(headRow?.head ?? 0);
+      const receivedAt = this.ctx.now();
+      const stored: SyncChangeRecord[] = [];
+      for (const ch of changes) {
+        const seen = await one(
+          c,
+          'SELECT 1 AS x FROM sync_changes WHERE session_id = ? AND client_id = ? AND version = ?',
+          [sessionId, ch.clientId, ch.version],
+        );
+        if (seen) continue;
+        head += 1;
+        const record: SyncChangeRecord = { ...ch, sessionId, serverSeq: head, receivedAt };
+        await c.run(
+          'INSERT INTO sync_changes (session_id, client_id, version, key, value, vector, server_seq, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+          [
+            sessionId,
+            ch.clientId,
+            ch.version,
+            ch.key,
+            JSON.stringify(ch.value ?? null),
+            JSON.stringify(ch.vector),
+            head,
+            receivedAt,
+          ],
+        );
+        stored.push(record);
+      }
+      if (stored.length > 0)
+        await c.run('UPDATE sync_heads SET head = ? WHERE session_id = ?', [head, sessionId]);
+      return stored;
+    });
+  }
+
+  async listSyncChanges(sessionId: string): Promise<SyncChangeRecord[]> {
+    const rows = await this.ctx.db.read((c) =>
+      c.all<SqlRow>('SELECT * FROM sync_changes WHERE session_id = ? ORDER BY server_seq', [sessionId]),
+    );
+    return rows.map(toSyncChange);
+  }
+}
