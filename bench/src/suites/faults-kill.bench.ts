@@ -33,17 +33,29 @@ function figures(label: string, r: KillCycleReport): BenchResult[] {
   ];
 }
 
+/** FAULTS_BENCH_BACKENDS=sqlite or =postgres runs one backend (two processes can share the work); default both. */
+const BACKENDS = (process.env.FAULTS_BENCH_BACKENDS ?? 'sqlite,postgres').split(',');
+
 /** Kill cycles on SQLite (one server, started again) and PostgreSQL (one of three killed and started again). */
 export async function run(): Promise<BenchResult[]> {
   const log = (line: string) => console.error(line);
-  const dir = mkdtempSync(join(tmpdir(), 'agentlane-bench-kill-'));
   const results: BenchResult[] = [];
-  try {
-    const sqlite = await runKillCycles({ db: join(dir, 'a.db'), servers: 1, cycles: CYCLES, ...LEASE, log });
-    results.push(...figures('SQLite', sqlite));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+  if (BACKENDS.includes('sqlite')) {
+    const dir = mkdtempSync(join(tmpdir(), 'agentlane-bench-kill-'));
+    try {
+      const sqlite = await runKillCycles({
+        db: join(dir, 'a.db'),
+        servers: 1,
+        cycles: CYCLES,
+        ...LEASE,
+        log,
+      });
+      results.push(...figures('SQLite', sqlite));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }
+  if (!BACKENDS.includes('postgres')) return results;
   const schema = `bench_kill_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
   const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 });
   try {
