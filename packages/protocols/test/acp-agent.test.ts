@@ -144,9 +144,35 @@ describe('agentlane as an ACP agent (the SDK client side as the client)', () => 
       'I will create hello.txt now.Done: hello.txt was written. (final answer from fake model)',
     );
     expect(updates.some((u) => u.update.sessionUpdate === 'agent_thought_chunk')).toBe(true);
+    // ACP's own error form: JSON-RPC errors with ACP's codes.
     await expect(
       conn.agent.request('session/load', { sessionId: 'no-such-session', cwd: '/tmp', mcpServers: [] }),
-    ).rejects.toThrow();
+    ).rejects.toMatchObject({ code: -32002 });
+    await expect(
+      conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: '   ' }] }),
+    ).rejects.toMatchObject({ code: -32602 });
     conn.close();
   });
+
+  it('session/cancel in mid-turn: the run is cancelled and the prompt ends with stopReason cancelled', async () => {
+    stack = await startStack([
+      { text: Array.from({ length: 200 }, (_, i) => `slow${i} `).join(''), chunkSize: 6, chunkDelayMs: 50 },
+    ]);
+    const { conn, updates } = connect(stack, 'builtin');
+    await conn.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+    const { sessionId } = await conn.agent.request('session/new', { cwd: '/tmp', mcpServers: [] });
+    const prompt = conn.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'go slowly' }],
+    });
+    for (const deadline = Date.now() + 20_000; agentText(updates).length < 20; ) {
+      if (Date.now() > deadline) throw new Error('nothing streamed');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await conn.agent.notify('session/cancel', { sessionId });
+    expect((await prompt).stopReason).toBe('cancelled');
+    const runs = await stack.store.listRuns(sessionId);
+    expect(runs.map((r) => r.outcome)).toEqual(['cancelled']);
+    conn.close();
+  }, 30_000);
 });

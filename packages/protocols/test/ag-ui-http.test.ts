@@ -124,6 +124,22 @@ describe('AG-UI over the lane (HttpAgent as the client)', () => {
     expect(after).toEqual([]);
   });
 
+  it('a run that fails ends its AG-UI run with RUN_ERROR (HttpAgent sees the error)', async () => {
+    stack = await startStack([{ error: { status: 400, message: 'the provider refused' } }]);
+    const frames = await readFrames(
+      await post(stack, input('thr-fail', 'agrun-fail', 'fail please', 'builtin')),
+    );
+    const last = frames[frames.length - 1]?.event as { type: string; message?: string; code?: string };
+    expect(last.type).toBe(EventType.RUN_ERROR);
+    expect(last.message).toBeTruthy();
+    expect(frames.some((f) => f.event.type === EventType.RUN_FINISHED)).toBe(false);
+    await expectValidAgUi(frames.map((f) => f.event));
+    const { agent, runs } = agentFor(stack, 'thr-fail-2');
+    agent.addMessage({ id: 'u-fail', role: 'user', content: 'fail again' });
+    await agent.runAgent({ forwardedProps: { engine: 'builtin' } }).catch(() => {});
+    expect(runs.at(-1)?.at(-1)?.type).toBe(EventType.RUN_ERROR);
+  });
+
   it('bad requests get a 400 with the field; a bad Last-Event-ID too', async () => {
     stack = await startStack([]);
     const cases: [unknown, Record<string, string>, string][] = [

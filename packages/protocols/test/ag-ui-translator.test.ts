@@ -116,4 +116,16 @@ describe('canonical events → AG-UI events, on recorded engine sessions', () =>
       .join('');
     expect(text).toBe(assistantText(rows));
   });
+
+  it('a question asked and not answered is an interrupt of reason question; its answer clears it', async () => {
+    const rows = recordedRows('builtin-question');
+    const asked = rows.findIndex((r) => r.event.kind === 'question.requested');
+    const t = new AgUiTranslator();
+    for (const row of rows.slice(0, asked + 1)) t.push(row.event);
+    const question = rows[asked]?.event as Extract<CanonicalEvent, { kind: 'question.requested' }>;
+    expect(t.pendingInterrupts).toHaveLength(1);
+    expect(t.pendingInterrupts[0]).toMatchObject({ id: question.payload.questionId, reason: 'question' });
+    for (const row of rows.slice(asked + 1)) t.push(row.event);
+    expect(t.pendingInterrupts).toHaveLength(0);
+  });
 });

@@ -188,4 +188,30 @@ describe('canonical events → AI SDK UI message chunks, on recorded engine sess
     expect(chunks.find((c) => c.type === 'error')).toMatchObject({ errorText: 'engine crashed' });
     expect(chunks[chunks.length - 1]).toMatchObject({ type: 'finish', finishReason: 'error' });
   });
+
+  it('a question is a data-question part, pending then resolved with its outcome', async () => {
+    const chunks = translateAll(recordedRows('builtin-question'));
+    await expectValidChunks(chunks);
+    const questions = chunks.filter((c) => c.type === 'data-question') as {
+      id: string;
+      data: { status: string };
+    }[];
+    expect(questions.length).toBeGreaterThanOrEqual(2);
+    expect(questions[0]?.data.status).toBe('pending');
+    expect(questions.at(-1)?.id).toBe(questions[0]?.id);
+    expect(questions.at(-1)?.data.status).toBe('answered');
+  });
+
+  it('a sub-agent is a data-child part, running then completed', async () => {
+    const chunks = translateAll(recordedRows('builtin-subagent'));
+    await expectValidChunks(chunks);
+    const children = chunks.filter((c) => c.type === 'data-child') as {
+      id: string;
+      data: { status: string };
+    }[];
+    expect(children.length).toBeGreaterThanOrEqual(2);
+    expect(children[0]?.data.status).toBe('running');
+    expect(new Set(children.map((c) => c.id)).size).toBe(1);
+    expect(children.at(-1)?.data.status).toBe('completed');
+  });
 });
