@@ -7,6 +7,11 @@ import type { Dialect } from './url.js';
 export const DIALECT_DDL = {
   /** An increasing row id, the primary key. */
   autoId: { sqlite: 'INTEGER PRIMARY KEY AUTOINCREMENT', postgres: 'BIGSERIAL PRIMARY KEY' },
+  /** An identity row id, the primary key (the store's spelling since its first schema). */
+  identity: {
+    sqlite: 'INTEGER PRIMARY KEY AUTOINCREMENT',
+    postgres: 'BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY',
+  },
   /** A 64-bit integer. */
   bigint: { sqlite: 'INTEGER', postgres: 'BIGINT' },
   /** A boolean (SQLite keeps 0/1). */
