@@ -12,6 +12,9 @@ const MATCH_TEXT: Record<MatchedBy, string> = {
   none: 'No frame of this run matches this event',
 };
 
+/** Frames rendered at once: a long run's thousands of frames would cost a long layout. */
+const MAX_SHOWN = 500;
+
 const pretty = (value: unknown) => JSON.stringify(value, null, 2);
 
 /** A bounded, scrollable block of text: focusable, so a keyboard can scroll it. */
@@ -160,10 +163,16 @@ export function FramesInspector({
         </p>
       )}
       <div className="frame-list">
-        {shown.map((f) => (
+        {shown.slice(0, MAX_SHOWN).map((f) => (
           <FrameCard key={f.nativeSeq} frame={f} />
         ))}
       </div>
+      {shown.length > MAX_SHOWN && (
+        <p className="muted">
+          The first {MAX_SHOWN} of {shown.length} frames; the route pages through all of them (
+          <code>?after=</code>).
+        </p>
+      )}
     </section>
   );
 }

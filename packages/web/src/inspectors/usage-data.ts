@@ -131,6 +131,7 @@ export function usageData(rows: readonly StoredRow[], turnOrder: readonly string
       t.contextPct = Math.round((1000 * t.contextUsed) / t.contextWindow) / 10;
     turns.push(t);
   }
+  turns.sort((a, b) => a.turn - b.turn);
   return {
     turns,
     models: [...models.values()].sort((a, b) => b.input + b.output - (a.input + a.output)),

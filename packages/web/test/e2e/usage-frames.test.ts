@@ -1,4 +1,5 @@
-import type { AuditableCall } from '@agentlane/contract';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import type { AuditableCall, StreamEvent } from '@agentlane/contract';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations, type Browser, chromiumMissing, launch } from './helpers/browser';
@@ -12,12 +13,24 @@ import { usageThread, usageThreadFrames } from './helpers/usage-thread';
  * The Usage inspector (recharts: tokens and cost per turn, tokens per model, context window), the Raw
  * frames inspector opened from a row (the event's identity and the native frames with their raw sidecar,
  * from GET /sessions/:id/runs/:runId/frames) and a file's diff history opened from its row: on a scripted
- * thread served by the fake server, and on a live built-in engine thread against `agentlane serve`.
+ * thread served by the fake server, on a live built-in engine thread against `agentlane serve`, and on
+ * that thread as recorded (`RECORD_WEB_FIXTURES=1` writes it again).
  */
 const skip = chromiumMissing();
 let browser: Browser;
 let fake: FakeServer;
 let serve: BuiltinServe;
+
+interface Recorded {
+  threadId: string;
+  events: StreamEvent[];
+  audit: { calls: AuditableCall[]; nextCursor: null };
+  frames: Record<string, { frames: unknown[]; nextAfter: null }>;
+}
+const fixtureUrl = new URL('./fixtures/builtin-usage-frames.json', import.meta.url);
+const recorded = (
+  existsSync(fixtureUrl) ? JSON.parse(readFileSync(fixtureUrl, 'utf8')) : undefined
+) as Recorded;
 
 beforeAll(async () => {
   if (skip) return;
@@ -25,6 +38,12 @@ beforeAll(async () => {
   fake = new FakeServer(webRoot);
   fake.addThread('th-use', 'Usage and frames', usageThread('th-use'));
   fake.replies.set('/sessions/th-use/runs/run-1/frames', usageThreadFrames());
+  if (recorded) {
+    fake.addThread(recorded.threadId, 'Recorded built-in thread', recorded.events);
+    fake.replies.set(`/sessions/${recorded.threadId}/audit`, recorded.audit);
+    for (const [runId, reply] of Object.entries(recorded.frames))
+      fake.replies.set(`/sessions/${recorded.threadId}/runs/${runId}/frames`, reply);
+  }
   await fake.start();
   serve = await startBuiltinServe(webRoot, listOrEcho);
   browser = await launch();
@@ -116,51 +135,98 @@ describe.skipIf(skip)('usage and raw frames inspectors', { timeout: 150_000 }, (
     const threadId = await serve.createThread('Live usage');
     const page = await browser.context.newPage();
     await promptFromPage(page, serve, threadId, ['hello there', 'list the folder']);
-    await page.locator('.message.assistant', { hasText: 'The folder has one file.' }).waitFor();
-    await page.getByRole('button', { name: 'Inspect', exact: true }).click();
-    await page.getByRole('tab', { name: 'Usage' }).click();
-    const usage = page.locator('section.usage-inspector');
-    await expect.poll(() => usage.locator('[data-testid="usage-total"]').textContent()).toContain('2 turns');
-    await usage.locator('figure[data-chart="tokens-per-turn"] .recharts-bar-rectangle').first().waitFor();
-
-    // The model's input tokens in the chart's table are the ledger's model calls' input tokens.
     const audit = (await (await fetch(serve.api(`/sessions/${threadId}/audit?limit=1000`))).json()) as {
       calls: AuditableCall[];
     };
-    const models = audit.calls.filter((c) => c.call_class === 'model');
-    const input = models.reduce(
-      (s, c) => s + ((c.payload as { usage?: { inputTokens?: number } }).usage?.inputTokens ?? 0),
-      0,
-    );
-    expect(input).toBeGreaterThan(0);
-    const model = models[0]!.model!;
-    await expect.poll(async () => (await cells(page, model))[0]).toBe(input.toLocaleString('en-US'));
-    expect(await axeViolations(page, 'aside.inspector')).toEqual([]);
+    const framesOf = async (runId: string) =>
+      (await (await fetch(serve.api(`/sessions/${threadId}/runs/${runId}/frames?limit=1000`))).json()) as {
+        frames: unknown[];
+      };
+    await checkBuiltinThread(page, audit.calls, framesOf);
+    await page.close();
+    if (process.env['RECORD_WEB_FIXTURES'] === '1') await record(threadId, audit.calls, framesOf);
+  });
 
-    // The tool row's native frames: the frames naming its tool call id, from the run's source lane.
-    const tool = page.locator('.row', { has: page.locator('[data-surface="tool"]') }).first();
-    await tool.hover();
-    await tool.locator('button.row-inspect').click();
-    const frames = page.locator('section.frames-inspector');
-    const match = frames.locator('[data-testid="frames-match"]');
-    await expect.poll(() => match.getAttribute('data-matched-by')).toBe('payload ids');
-    const shown = await frames.locator('article.native-frame').count();
-    expect(shown).toBeGreaterThan(0);
-    const callId = /\((call_[^,)]+)/.exec((await match.textContent()) ?? '')?.[1];
-    expect(callId).toBeDefined();
-    expect(await frames.locator('article.native-frame pre.frame-json').first().textContent()).toContain(
-      callId,
-    );
-
-    // Every frame of the run, as the route lists them.
-    const runId = (await frames.locator('[data-testid="event-envelope"] dd').nth(2).textContent())!;
-    const route = (await (
-      await fetch(serve.api(`/sessions/${threadId}/runs/${runId}/frames?limit=1000`))
-    ).json()) as { frames: unknown[] };
-    await frames.getByLabel('Every frame of the run').check();
-    await expect.poll(() => frames.locator('article.native-frame').count()).toBe(route.frames.length);
-    expect(route.frames.length).toBeGreaterThan(shown);
-    expect(await axeViolations(page, 'aside.inspector')).toEqual([]);
+  it('on a recorded built-in thread (fixtures/builtin-usage-frames.json)', async () => {
+    const page = await browser.context.newPage();
+    await page.goto(`${fake.url}/#/t/${recorded.threadId}`);
+    await page.locator('[data-connection="live"]').waitFor();
+    await checkBuiltinThread(page, recorded.audit.calls, async (runId) => recorded.frames[runId]!);
     await page.close();
   });
 });
+
+/**
+ * A built-in engine thread of two turns (an echo, then a list_files call): the Usage inspector's numbers
+ * per model are the ledger's, and the tool row's native frames are the ones naming its tool call id.
+ */
+async function checkBuiltinThread(
+  page: Page,
+  calls: AuditableCall[],
+  framesOf: (runId: string) => Promise<{ frames: unknown[] }>,
+): Promise<void> {
+  await page.locator('.message.assistant', { hasText: 'The folder has one file.' }).waitFor();
+  await page.getByRole('button', { name: 'Inspect', exact: true }).click();
+  await page.getByRole('tab', { name: 'Usage' }).click();
+  const usage = page.locator('section.usage-inspector');
+  await expect.poll(() => usage.locator('[data-testid="usage-total"]').textContent()).toContain('2 turns');
+  await usage.locator('figure[data-chart="tokens-per-turn"] .recharts-bar-rectangle').first().waitFor();
+
+  // The model's input tokens in the chart's table are the ledger's model calls' input tokens.
+  const models = calls.filter((c) => c.call_class === 'model');
+  const input = models.reduce(
+    (s, c) => s + ((c.payload as { usage?: { inputTokens?: number } }).usage?.inputTokens ?? 0),
+    0,
+  );
+  expect(input).toBeGreaterThan(0);
+  const model = models[0]!.model!;
+  await expect.poll(async () => (await cells(page, model))[0]).toBe(input.toLocaleString('en-US'));
+  expect(await axeViolations(page, 'aside.inspector')).toEqual([]);
+
+  // The tool row's native frames: the frames naming its tool call id, from the run's source lane.
+  const tool = page.locator('.row', { has: page.locator('[data-surface="tool"]') }).first();
+  await tool.hover();
+  await tool.locator('button.row-inspect').click();
+  const frames = page.locator('section.frames-inspector');
+  const match = frames.locator('[data-testid="frames-match"]');
+  await expect.poll(() => match.getAttribute('data-matched-by')).toBe('payload ids');
+  const shown = await frames.locator('article.native-frame').count();
+  expect(shown).toBeGreaterThan(0);
+  const callId = /\((call_[^,)]+)/.exec((await match.textContent()) ?? '')?.[1];
+  expect(callId).toBeDefined();
+  expect(await frames.locator('article.native-frame pre.frame-json').first().textContent()).toContain(callId);
+
+  // Every frame of the run, as the route lists them.
+  const runId = (await frames.locator('[data-testid="event-envelope"] dd').nth(2).textContent())!;
+  const route = await framesOf(runId);
+  await frames.getByLabel('Every frame of the run').check();
+  await expect.poll(() => frames.locator('article.native-frame').count()).toBe(route.frames.length);
+  expect(route.frames.length).toBeGreaterThan(shown);
+  expect(await axeViolations(page, 'aside.inspector')).toEqual([]);
+}
+
+/**
+ * RECORD_WEB_FIXTURES=1 writes the live thread as fixtures/builtin-usage-frames.json: its StreamEvents as
+ * a fresh page received them (the page's own cache, after the runs settled), its ledger rows and every
+ * run's frames route reply.
+ */
+async function record(
+  threadId: string,
+  calls: AuditableCall[],
+  framesOf: (runId: string) => Promise<{ frames: unknown[] }>,
+): Promise<void> {
+  const page = await browser.context.newPage();
+  await page.goto(`${serve.url}/#/t/${threadId}`);
+  await page.locator('.message.assistant', { hasText: 'The folder has one file.' }).waitFor();
+  await page.waitForTimeout(1500);
+  const cached = await page.evaluate((id) => sessionStorage.getItem(`agentlane.thread.${id}`), threadId);
+  await page.close();
+  const events = (JSON.parse(cached!) as StreamEvent[]).filter((e) => e.type !== 'stream.opened');
+  const runIds = [...new Set(events.flatMap((e) => ('event' in e ? [e.event.runId] : [])))];
+  const frames: Record<string, unknown> = {};
+  for (const runId of runIds) frames[runId] = await framesOf(runId);
+  writeFileSync(
+    fixtureUrl,
+    `${JSON.stringify({ threadId, events, audit: { calls, nextCursor: null }, frames }, null, 1)}\n`,
+  );
+}
