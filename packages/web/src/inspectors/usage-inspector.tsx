@@ -67,6 +67,8 @@ export function UsageInspector({ data }: { data: UsageData }) {
     { input: 0, output: 0, cost: 0 },
   );
   const perTurn = turns.map((t) => ({ ...t, label: `T${t.turn}` }));
+  // A model with cost and no tokens (a turn's cost reported for no model) is in the table, not the chart.
+  const tokenModels = models.filter((m) => m.input + m.output + m.reasoning > 0);
   return (
     <section className="usage-inspector" aria-label="Usage">
       <p className="muted" data-testid="usage-total">
@@ -115,13 +117,13 @@ export function UsageInspector({ data }: { data: UsageData }) {
       <Chart
         name="tokens-per-model"
         caption="Tokens per model"
-        summary={`Tokens per model: ${models.map((m) => `${m.model} ${m.input} in, ${m.output} out`).join('; ')}`}
+        summary={`Tokens per model: ${tokenModels.map((m) => `${m.model} ${m.input} in, ${m.output} out`).join('; ')}`}
       >
         <BarChart
-          data={models}
+          data={tokenModels}
           layout="vertical"
           {...chartProps}
-          style={{ width: '100%', height: 60 + 34 * models.length }}
+          style={{ width: '100%', height: 60 + 34 * tokenModels.length }}
         >
           <CartesianGrid stroke="var(--border)" horizontal={false} />
           <XAxis type="number" {...axis} tickFormatter={(v: number) => compact.format(v)} />

@@ -90,9 +90,11 @@ describe.skipIf(skip)('usage and raw frames inspectors', { timeout: 150_000 }, (
     ]);
     await usage.getByText('Per turn', { exact: true }).click();
     expect(await axeViolations(page, 'aside.inspector')).toEqual([]);
+    // From the top, and no chart tooltip under the pointer.
     await page.locator('aside.inspector').evaluate((el) => {
       el.scrollTop = 0;
     });
+    await page.mouse.move(0, 0);
     await shootBothThemes(page, 'inspector-usage', page.locator('aside.inspector'));
 
     // Raw frames from a row: the first answer names its native message id; the frame carrying it is shown.
