@@ -22,6 +22,7 @@ import { type AuditReader, auditRoutes } from './routes/audit.js';
 import { checkpointRoutes } from './routes/checkpoints.js';
 import { externalEventRoutes } from './routes/external-events.js';
 import { forkRoutes } from './routes/fork.js';
+import { frameRoutes } from './routes/frames.js';
 import { healthRoutes } from './routes/health.js';
 import { runRoutes } from './routes/runs.js';
 import { sessionRoutes } from './routes/sessions.js';
@@ -198,6 +199,7 @@ export async function createServer(options: ServerOptions): Promise<AgentlaneSer
       await api.register(checkpointRoutes(options.checkpoints));
       await api.register(forkRoutes(context, options.checkpoints));
       await api.register(auditRoutes(options.audit));
+      await api.register(frameRoutes(context));
       for (const routes of options.routes ?? []) await api.register(routes(context));
     },
     { prefix: API_PREFIX },

@@ -1,6 +1,6 @@
-import { emptyTimelineView } from '@agentlane/client';
-import { useEffect, useRef, useState } from 'react';
-import { InspectorPanel } from '../inspectors/inspector-panel';
+import { emptyTimelineView, entityKeyOf, type StoredRow } from '@agentlane/client';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { type InspectorFocus, InspectorPanel } from '../inspectors/inspector-panel';
 import { useLiveThread } from '../live-thread';
 import { markSeen } from '../seen';
 import { statusFromState } from '../thread-status';
@@ -23,7 +23,19 @@ export function ThreadView({ threadId, timelineKey }: { threadId: string; timeli
   const engineTitle = root?.metadata.title ?? root?.session?.title ?? undefined;
   const { publish } = useLiveThread();
   const status = statusFromState(state);
-  const [inspecting, setInspecting] = useState(false);
+  // The inspector panel: closed, or open on a tab (and the row or file it was opened for).
+  const [focus, setFocus] = useState<InspectorFocus | undefined>();
+  const inspecting = focus !== undefined;
+  const items = view?.items;
+  const turnOrder = useMemo(
+    () => (items ?? []).filter((i) => i.type === 'turn').map((t) => t.turnId),
+    [items],
+  );
+  const inspectRow = useCallback(
+    (itemKeys: string[], label: string) => setFocus({ tab: 'frames', itemKeys, label }),
+    [],
+  );
+  const fileHistory = useCallback((path: string) => setFocus({ tab: 'files', path }), []);
 
   // The sidebar shows this thread's status from its stream, and this browser has now seen its rows.
   useEffect(() => {
@@ -41,6 +53,7 @@ export function ThreadView({ threadId, timelineKey }: { threadId: string; timeli
     if (key !== timelineKey) window.location.hash = threadHref(threadId, key);
     else timeline.current?.jumpTo(target);
   };
+  const jumpToRow = (row: StoredRow) => jump(row.namespace.join('/'), entityKeyOf(row.event));
 
   return (
     <>
@@ -55,7 +68,11 @@ export function ThreadView({ threadId, timelineKey }: { threadId: string; timeli
             )}
           </div>
           <ConnectionBanner connection={connection} error={error} />
-          <button type="button" aria-expanded={inspecting} onClick={() => setInspecting(!inspecting)}>
+          <button
+            type="button"
+            aria-expanded={inspecting}
+            onClick={() => setFocus(inspecting ? undefined : { tab: 'audit' })}
+          >
             Inspect
           </button>
         </div>
@@ -83,7 +100,13 @@ export function ThreadView({ threadId, timelineKey }: { threadId: string; timeli
         </div>
         <WaitingBar state={state} onJump={jump} />
         {view ? (
-          <Timeline ref={timeline} view={view} threadId={threadId} />
+          <Timeline
+            ref={timeline}
+            view={view}
+            threadId={threadId}
+            onInspect={inspectRow}
+            onFileHistory={fileHistory}
+          />
         ) : (
           <p className="empty muted">{connection.status === 'live' ? 'Nothing here yet.' : 'Loading…'}</p>
         )}
@@ -91,11 +114,17 @@ export function ThreadView({ threadId, timelineKey }: { threadId: string; timeli
           <Composer state={state} view={root ?? emptyTimelineView()} threadId={threadId} />
         )}
       </main>
-      {inspecting && (
+      {focus && (
         <InspectorPanel
           threadId={threadId}
           version={`${status}:${Object.keys(state.runs).length}`}
-          onClose={() => setInspecting(false)}
+          state={state}
+          namespace={view?.namespace ?? []}
+          turnOrder={turnOrder}
+          focus={focus}
+          onFocus={setFocus}
+          onJump={jumpToRow}
+          onClose={() => setFocus(undefined)}
         />
       )}
     </>

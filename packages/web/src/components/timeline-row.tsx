@@ -32,6 +32,64 @@ export interface RowContext {
   toggleFold(turnId: string): void;
   /** Turns that have a user message of their own (the prompt is then not repeated). */
   turnsWithUserMessage: ReadonlySet<string>;
+  /** Opens the inspector's Raw frames on a row's items. */
+  onInspect?(itemKeys: string[], label: string): void;
+  /** Opens a file's diff history in the thread. */
+  onFileHistory?(path: string): void;
+}
+
+const ITEM_LABEL: Record<TimelineItem['type'], string> = {
+  turn: 'turn',
+  message: 'message',
+  reasoning: 'reasoning',
+  tool: 'tool call',
+  plan: 'plan',
+  file: 'file change',
+  artifact: 'artifact',
+  terminal: 'terminal',
+  child: 'sub-agent',
+  approval: 'approval',
+  question: 'question',
+  context: 'context marker',
+  warning: 'warning',
+  error: 'error',
+};
+
+function rowLabel(item: TimelineItem): string {
+  const what = ITEM_LABEL[item.type];
+  switch (item.type) {
+    case 'tool':
+      return `${what} ${item.title ?? item.name}`;
+    case 'file':
+      return `${what} ${item.path}`;
+    case 'message':
+      return `${item.role} ${what}`;
+    default:
+      return what;
+  }
+}
+
+/** The row's way into the inspector: the native frames its events came from. */
+function InspectRowButton({ items, context }: { items: TimelineItem[]; context: RowContext }) {
+  const onInspect = context.onInspect;
+  if (!onInspect) return null;
+  const label = items.length === 1 ? rowLabel(items[0]!) : `${items.length} tool calls`;
+  return (
+    <button
+      type="button"
+      className="row-inspect"
+      aria-label={`Inspect ${label}`}
+      title="Inspect: the native frames this row came from"
+      onClick={() =>
+        onInspect(
+          items.map((i) => i.key),
+          label,
+        )
+      }
+    >
+      ⋯
+    </button>
+  );
 }
 
 function TurnHeader({ item, context }: { item: TurnItem; context: RowContext }) {
@@ -123,16 +181,31 @@ function PlanRow({ item }: { item: PlanItem }) {
   );
 }
 
-function FileRow({ item }: { item: FileItem }) {
+function FileRow({ item, context }: { item: FileItem; context: RowContext }) {
   const [open, setOpen] = useState(false);
+  const onFileHistory = context.onFileHistory;
   return (
     <div className="card file" data-surface="file">
-      <button type="button" className="card-head" aria-expanded={open} onClick={() => setOpen(!open)}>
-        <span className="status">{item.change}</span>
-        <span className="mono">{item.previousPath ? `${item.previousPath} → ${item.path}` : item.path}</span>
-        {item.additions !== undefined && <span className="add">+{item.additions}</span>}
-        {item.deletions !== undefined && <span className="del">−{item.deletions}</span>}
-      </button>
+      <div className="file-head">
+        <button type="button" className="card-head" aria-expanded={open} onClick={() => setOpen(!open)}>
+          <span className="status">{item.change}</span>
+          <span className="mono">
+            {item.previousPath ? `${item.previousPath} → ${item.path}` : item.path}
+          </span>
+          {item.additions !== undefined && <span className="add">+{item.additions}</span>}
+          {item.deletions !== undefined && <span className="del">−{item.deletions}</span>}
+        </button>
+        {onFileHistory && (
+          <button
+            type="button"
+            className="link file-history-link"
+            aria-label={`Diff history of ${item.path}`}
+            onClick={() => onFileHistory(item.path)}
+          >
+            History
+          </button>
+        )}
+      </div>
       {open && item.diff && <DiffBody diff={item.diff} />}
     </div>
   );
@@ -196,6 +269,7 @@ function RowFrame({ row, context }: { row: DisplayRow; context: RowContext }) {
     return (
       <div className="row">
         <ToolGroup items={row.items.filter((i) => i.type === 'tool')} />
+        <InspectRowButton items={row.items} context={context} />
       </div>
     );
   }
@@ -208,6 +282,7 @@ function RowFrame({ row, context }: { row: DisplayRow; context: RowContext }) {
       title={item.provisional ? 'Provisional until the run completes' : undefined}
     >
       <RowBody item={item} context={context} />
+      <InspectRowButton items={[item]} context={context} />
     </div>
   );
 }
@@ -225,7 +300,7 @@ function RowBody({ item, context }: { item: TimelineItem; context: RowContext })
     case 'plan':
       return <PlanRow item={item} />;
     case 'file':
-      return <FileRow item={item} />;
+      return <FileRow item={item} context={context} />;
     case 'artifact':
       return (
         <div className="card artifact" data-surface="artifact">

@@ -49,91 +49,109 @@ export interface TimelineHandle {
  * The virtualized thread: only visible rows are mounted, and the view sticks to the bottom while new
  * rows arrive unless the user scrolled up.
  */
-export const Timeline = forwardRef<TimelineHandle, { view: TimelineView; threadId: string }>(
-  function Timeline({ view, threadId }, ref) {
-    const [folded, setFolded] = useState<ReadonlySet<string>>(new Set());
-    const list = useRef<VListHandle>(null);
-    const atBottom = useRef(true);
-    const lastOffset = useRef(0);
-    const userInputAt = useRef(0);
-    const markUserInput = () => {
-      userInputAt.current = performance.now();
-    };
-    const rows = useMemo(() => displayRows(view.items, folded), [view.items, folded]);
-    const turnsWithUserMessage = useMemo(
-      () => new Set(view.items.filter((i) => i.type === 'message' && i.role === 'user').map((i) => i.turnId)),
-      [view.items],
-    );
-    const toggleFold = useCallback(
-      (turnId: string) =>
-        setFolded((current) => {
-          const next = new Set(current);
-          if (next.has(turnId)) next.delete(turnId);
-          else next.add(turnId);
-          return next;
-        }),
-      [],
-    );
-    // One object per change of its parts: memoized rows compare it by identity, so a scroll (which
-    // re-renders the list's visible items) does not re-render the rows themselves.
-    const context = useMemo<RowContext>(
-      () => ({ threadId, turnUsage: view.usage.turns, folded, turnsWithUserMessage, toggleFold }),
-      [threadId, view.usage.turns, folded, turnsWithUserMessage, toggleFold],
-    );
+export interface TimelineProps {
+  view: TimelineView;
+  threadId: string;
+  /** Opens the inspector on a row (its items' keys and a label); stable across renders. */
+  onInspect?(itemKeys: string[], label: string): void;
+  /** Opens a file's diff history in the thread; stable across renders. */
+  onFileHistory?(path: string): void;
+}
 
-    useImperativeHandle(ref, () => ({
-      jumpTo(key: string) {
-        const index = rows.findIndex((row) =>
-          row.kind === 'item' ? row.item.key === key : row.items.some((item) => item.key === key),
-        );
-        if (index >= 0) {
-          atBottom.current = false;
-          list.current?.scrollToIndex(index, { align: 'start' });
-        }
-      },
-    }));
+export const Timeline = forwardRef<TimelineHandle, TimelineProps>(function Timeline(
+  { view, threadId, onInspect, onFileHistory },
+  ref,
+) {
+  const [folded, setFolded] = useState<ReadonlySet<string>>(new Set());
+  const list = useRef<VListHandle>(null);
+  const atBottom = useRef(true);
+  const lastOffset = useRef(0);
+  const userInputAt = useRef(0);
+  const markUserInput = () => {
+    userInputAt.current = performance.now();
+  };
+  const rows = useMemo(() => displayRows(view.items, folded), [view.items, folded]);
+  const turnsWithUserMessage = useMemo(
+    () => new Set(view.items.filter((i) => i.type === 'message' && i.role === 'user').map((i) => i.turnId)),
+    [view.items],
+  );
+  const toggleFold = useCallback(
+    (turnId: string) =>
+      setFolded((current) => {
+        const next = new Set(current);
+        if (next.has(turnId)) next.delete(turnId);
+        else next.add(turnId);
+        return next;
+      }),
+    [],
+  );
+  // One object per change of its parts: memoized rows compare it by identity, so a scroll (which
+  // re-renders the list's visible items) does not re-render the rows themselves.
+  const context = useMemo<RowContext>(
+    () => ({
+      threadId,
+      turnUsage: view.usage.turns,
+      folded,
+      turnsWithUserMessage,
+      toggleFold,
+      ...(onInspect ? { onInspect } : {}),
+      ...(onFileHistory ? { onFileHistory } : {}),
+    }),
+    [threadId, view.usage.turns, folded, turnsWithUserMessage, toggleFold, onInspect, onFileHistory],
+  );
 
-    useLayoutEffect(() => {
-      if (!atBottom.current || rows.length === 0) return;
-      list.current?.scrollToIndex(rows.length - 1, { align: 'end' });
-      // Rows are measured after they mount and may grow; follow them once more on the next frame.
-      const frame = requestAnimationFrame(() => {
-        if (atBottom.current) list.current?.scrollToIndex(rows.length - 1, { align: 'end' });
-      });
-      return () => cancelAnimationFrame(frame);
-    }, [rows]);
+  useImperativeHandle(ref, () => ({
+    jumpTo(key: string) {
+      const index = rows.findIndex((row) =>
+        row.kind === 'item' ? row.item.key === key : row.items.some((item) => item.key === key),
+      );
+      if (index >= 0) {
+        atBottom.current = false;
+        list.current?.scrollToIndex(index, { align: 'start' });
+      }
+    },
+  }));
 
-    return (
-      // biome-ignore lint/a11y/noStaticElementInteractions: only notes that the user is scrolling; the list inside stays the interactive element
-      <div
-        className="timeline-frame"
-        onWheel={markUserInput}
-        onTouchMove={markUserInput}
-        onPointerDown={markUserInput}
-        onKeyDown={markUserInput}
+  useLayoutEffect(() => {
+    if (!atBottom.current || rows.length === 0) return;
+    list.current?.scrollToIndex(rows.length - 1, { align: 'end' });
+    // Rows are measured after they mount and may grow; follow them once more on the next frame.
+    const frame = requestAnimationFrame(() => {
+      if (atBottom.current) list.current?.scrollToIndex(rows.length - 1, { align: 'end' });
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [rows]);
+
+  return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: only notes that the user is scrolling; the list inside stays the interactive element
+    <div
+      className="timeline-frame"
+      onWheel={markUserInput}
+      onTouchMove={markUserInput}
+      onPointerDown={markUserInput}
+      onKeyDown={markUserInput}
+    >
+      <VList
+        ref={list}
+        className="timeline"
+        data={rows}
+        role="log"
+        aria-label="Thread timeline"
+        onScroll={(offset) => {
+          const handle = list.current;
+          if (!handle) return;
+          // Only the user scrolling up leaves the bottom; rows being measured or growing under us do not.
+          if (offset + handle.viewportSize >= handle.scrollSize - BOTTOM_SLACK_PX) atBottom.current = true;
+          else if (offset < lastOffset.current - 2 && performance.now() - userInputAt.current < 500) {
+            atBottom.current = false;
+          }
+          lastOffset.current = offset;
+        }}
       >
-        <VList
-          ref={list}
-          className="timeline"
-          data={rows}
-          role="log"
-          aria-label="Thread timeline"
-          onScroll={(offset) => {
-            const handle = list.current;
-            if (!handle) return;
-            // Only the user scrolling up leaves the bottom; rows being measured or growing under us do not.
-            if (offset + handle.viewportSize >= handle.scrollSize - BOTTOM_SLACK_PX) atBottom.current = true;
-            else if (offset < lastOffset.current - 2 && performance.now() - userInputAt.current < 500) {
-              atBottom.current = false;
-            }
-            lastOffset.current = offset;
-          }}
-        >
-          {(row) => (
-            <TimelineRow key={row.kind === 'item' ? row.item.key : row.key} row={row} context={context} />
-          )}
-        </VList>
-      </div>
-    );
-  },
-);
+        {(row) => (
+          <TimelineRow key={row.kind === 'item' ? row.item.key : row.key} row={row} context={context} />
+        )}
+      </VList>
+    </div>
+  );
+});

@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations, type Browser, chromiumMissing, launch } from './helpers/browser';
 import { buildOnce } from './helpers/build';
-import { type BuiltinServe, startBuiltinServe } from './helpers/builtin-serve';
+import { type BuiltinServe, listOrEcho, promptFromPage, startBuiltinServe } from './helpers/builtin-serve';
 import { FakeServer } from './helpers/fake-server';
 import { textOnlyThread } from './helpers/frames';
 import { shootBothThemes } from './helpers/themes';
@@ -49,13 +49,7 @@ beforeAll(async () => {
   fake.addThread('th-5k', 'Five thousand calls', textOnlyThread('th-5k'));
   fake.replies.set('/sessions/th-5k/audit', { calls: manyCalls(5000), nextCursor: null });
   await fake.start();
-  serve = await startBuiltinServe(webRoot, (request) =>
-    request.toolResultsSinceUserPrompt > 0
-      ? { text: 'The folder has one file.' }
-      : request.lastUserPrompt?.startsWith('list')
-        ? { text: 'Listing.', toolCalls: [{ name: 'list_files', arguments: { path: '.' } }] }
-        : { text: `echo: ${request.lastUserPrompt}` },
-  );
+  serve = await startBuiltinServe(webRoot, listOrEcho);
   browser = await launch();
 }, 180_000);
 
@@ -68,7 +62,7 @@ afterAll(async () => {
 async function openInspector(page: Page, url: string): Promise<void> {
   await page.goto(url);
   await page.locator('[data-connection="live"]').waitFor();
-  await page.getByRole('button', { name: 'Inspect' }).click();
+  await page.getByRole('button', { name: 'Inspect', exact: true }).click();
   await page.locator('aside.inspector').waitFor();
 }
 
@@ -147,14 +141,8 @@ describe.skipIf(skip)('inspectors', { timeout: 150_000 }, () => {
   it('on a live built-in thread, and a checkpoint forked into a new thread that continues from it', async () => {
     const threadId = await serve.createThread('Live inspectors');
     const page = await browser.context.newPage();
-    await page.goto(`${serve.url}/#/t/${threadId}`);
-    await page.locator('[data-connection="live"]').waitFor();
-    for (const prompt of ['my name is Ada', 'list the folder']) {
-      await page.locator('#prompt').fill(prompt);
-      await page.keyboard.press('Enter');
-      await serve.waitForStatus(threadId, 'done');
-    }
-    await page.getByRole('button', { name: 'Inspect' }).click();
+    await promptFromPage(page, serve, threadId, ['my name is Ada', 'list the folder']);
+    await page.getByRole('button', { name: 'Inspect', exact: true }).click();
     const api = (await (await fetch(serve.api(`/sessions/${threadId}/audit?limit=1000`))).json()) as {
       calls: AuditableCall[];
     };

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { resolveServeConfig, serve } from '@agentlane/cli';
 import { type FakeModelServer, type Scenario, startFakeModelServer } from '@agentlane/fake-model-server';
 import { builtinServeConfig } from '@agentlane/test-engines';
+import type { Page } from 'playwright-core';
 
 /** `agentlane serve` in this process with the built-in engine, whose model is the fake model server. */
 export interface BuiltinServe {
@@ -101,4 +102,28 @@ export async function startBuiltinServe(
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A prompt starting with "list" lists the folder (a list_files call, then the answer); others are echoed. */
+export const listOrEcho: Scenario = (request) =>
+  request.toolResultsSinceUserPrompt > 0
+    ? { text: 'The folder has one file.' }
+    : request.lastUserPrompt?.startsWith('list')
+      ? { text: 'Listing.', toolCalls: [{ name: 'list_files', arguments: { path: '.' } }] }
+      : { text: `echo: ${request.lastUserPrompt}` };
+
+/** Opens the thread in the page and sends each prompt from the composer, waiting for its run to be done. */
+export async function promptFromPage(
+  page: Page,
+  serve: BuiltinServe,
+  threadId: string,
+  prompts: readonly string[],
+): Promise<void> {
+  await page.goto(`${serve.url}/#/t/${threadId}`);
+  await page.locator('[data-connection="live"]').waitFor();
+  for (const prompt of prompts) {
+    await page.locator('#prompt').fill(prompt);
+    await page.keyboard.press('Enter');
+    await serve.waitForStatus(threadId, 'done');
+  }
 }

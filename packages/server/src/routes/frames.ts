@@ -1,0 +1,115 @@
+import type { RawFrameRecord } from '@agentlane/store';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { assertThreadAccess } from '../auth.js';
+import type { ServerContext } from '../context.js';
+import { notFound } from '../errors.js';
+import { ErrorSchema } from '../schemas.js';
+
+const FramesParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 200 }),
+  runId: Type.String({ minLength: 1, maxLength: 200 }),
+});
+
+const FramesQuery = Type.Object({
+  after: Type.Optional(
+    Type.Integer({ minimum: 0, default: 0, description: 'Frames with nativeSeq > after' }),
+  ),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 500 })),
+});
+
+const RawView = Type.Object({
+  bytes: Type.Integer({ minimum: 0, description: 'Size of the raw bytes as received' }),
+  sha256: Type.String({ description: 'sha256 hex of the raw bytes as received' }),
+  storage: Type.Union([Type.Literal('inline'), Type.Literal('artifact'), Type.Literal('omitted')]),
+  /** The inline bytes: UTF-8 text when they decode as such, else base64. */
+  text: Type.Optional(Type.String()),
+  base64: Type.Optional(Type.String()),
+  /** Larger raw frames live in an artifact: GET /artifacts/:id. */
+  artifactId: Type.Optional(Type.String()),
+});
+
+const FrameView = Type.Object({
+  nativeSeq: Type.Integer({ minimum: 1 }),
+  receivedAt: Type.String(),
+  /** The native frame as the adapter recorded it in the source lane. */
+  frame: Type.Unknown(),
+  /** Its raw sidecar (the bytes as the engine's wire carried them), null when the adapter kept none. */
+  raw: Type.Union([RawView, Type.Null()]),
+});
+
+const FramesReply = Type.Object({
+  frames: Type.Array(FrameView),
+  /** Pass as `after` for the next page; null after the last frame. */
+  nextAfter: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+});
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function rawView(raw: RawFrameRecord) {
+  const view: {
+    bytes: number;
+    sha256: string;
+    storage: RawFrameRecord['storage'];
+    text?: string;
+    base64?: string;
+    artifactId?: string;
+  } = { bytes: raw.bytes, sha256: raw.sha256, storage: raw.storage };
+  if (raw.content) {
+    try {
+      view.text = utf8.decode(raw.content);
+    } catch {
+      view.base64 = Buffer.from(raw.content).toString('base64');
+    }
+  }
+  if (raw.artifactId) view.artifactId = raw.artifactId;
+  return view;
+}
+
+/**
+ * GET /sessions/:id/runs/:runId/frames: a run's native frames (its source lane) with their raw sidecar, in
+ * nativeSeq order, read-only, so a user can see exactly what the engine said. A canonical event names the
+ * engine's own ids in its `identity`; the frames carry the same ids.
+ */
+export const frameRoutes =
+  (ctx: ServerContext): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.get(
+      '/sessions/:id/runs/:runId/frames',
+      {
+        schema: {
+          summary: "A run's native frames and their raw sidecar, in nativeSeq order (read-only)",
+          params: FramesParams,
+          querystring: FramesQuery,
+          response: { 200: FramesReply, 400: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema },
+        },
+      },
+      async (request) => {
+        const { id, runId } = request.params;
+        assertThreadAccess(request.principal, id);
+        const run = await ctx.store.getRun(runId);
+        // A run of another thread is not found here: the thread's scope says nothing about other runs.
+        if (!run || run.threadId !== id) throw notFound('run', runId);
+        const after = request.query.after ?? 0;
+        const limit = request.query.limit ?? 500;
+        const [frames, raws] = await Promise.all([
+          ctx.store.readFrames(runId, after),
+          ctx.store.readRawFrames(runId, after),
+        ]);
+        const page = frames.slice(0, limit);
+        const rawBySeq = new Map(raws.map((r) => [r.nativeSeq, r]));
+        return {
+          frames: page.map((f) => {
+            const raw = rawBySeq.get(f.nativeSeq);
+            return {
+              nativeSeq: f.nativeSeq,
+              receivedAt: f.receivedAt,
+              frame: f.frame,
+              raw: raw ? rawView(raw) : null,
+            };
+          }),
+          nextAfter: frames.length > limit ? page.at(-1)!.nativeSeq : null,
+        };
+      },
+    );
+  };
