@@ -9,6 +9,12 @@ export interface EngineEntries {
   codex: string | null;
   gemini: string | null;
   opencode: string | null;
+  /** Qwen Code's `qwen` entry script (a Node script). */
+  qwen: string | null;
+  /** Cline's platform binary (what its `cline` launcher runs). */
+  cline: string | null;
+  /** GitHub Copilot CLI's platform binary (what its `copilot` launcher runs). */
+  copilot: string | null;
   /** Why the entries are null (the install failed or was skipped). */
   reason: string | null;
 }
@@ -20,6 +26,14 @@ export function engineEntries(): EngineEntries {
   const packageDir = (name: string) => {
     try {
       return dirname(require.resolve(`${name}/package.json`));
+    } catch {
+      return null;
+    }
+  };
+  // A package whose `exports` hide its package.json: its main export is the binary.
+  const resolved = (name: string) => {
+    try {
+      return require.resolve(name);
     } catch {
       return null;
     }
@@ -37,8 +51,16 @@ export function engineEntries(): EngineEntries {
     codex: file(packageDir(`@zed-industries/codex-acp-${process.platform}-${process.arch}`), 'bin/codex-acp'),
     gemini: file(packageDir('@google/gemini-cli'), 'bundle/gemini.js'),
     opencode,
+    qwen: file(packageDir('@qwen-code/qwen-code'), 'cli-entry.js'),
+    cline: file(packageDir(`@cline/cli-${platformTag()}`), 'bin/cline'),
+    copilot: resolved(`@github/copilot-${process.platform}-${process.arch}`),
     reason,
   };
+}
+
+/** Cline names its platform packages `cli-<os>-<arch>` with `windows` for win32. */
+function platformTag(): string {
+  return `${process.platform === 'win32' ? 'windows' : process.platform}-${process.arch}`;
 }
 
 /** `why` a pinned engine is missing, as the tests print it (skip) or throw it (CI=true). */

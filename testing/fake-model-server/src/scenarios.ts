@@ -72,6 +72,8 @@ export function writeFileTool(path: string, content: string): (request: Recorded
     if (names.has('Write')) return { name: 'Write', arguments: { file_path: path, content } };
     if (names.has('write_file')) return { name: 'write_file', arguments: { file_path: path, content } };
     if (names.has('write')) return { name: 'write', arguments: { filePath: path, content } };
+    // GitHub Copilot CLI's file-creating tool.
+    if (names.has('create')) return { name: 'create', arguments: { path, file_text: content } };
     if (names.has('apply_patch') && request.api === 'openai-responses') {
       // Codex's freeform patch tool takes paths relative to its cwd (named in its environment context).
       const cwd = /<cwd>([^<]+)<\/cwd>/.exec(JSON.stringify(request.body))?.[1];
@@ -82,6 +84,13 @@ export function writeFileTool(path: string, content: string): (request: Recorded
         .map((l) => `+${l}`);
       const patch = ['*** Begin Patch', `*** Add File: ${rel}`, ...lines, '*** End Patch', ''].join('\n');
       return { name: 'apply_patch', arguments: {}, input: patch };
+    }
+    if (names.has('apply_patch') && request.api === 'openai-chat') {
+      // Cline's apply_patch is a function taking the same patch grammar as its `input` argument. It joins
+      // the added lines without a final newline, so a trailing newline is one more (empty) added line.
+      const lines = content.split('\n').map((l) => `+${l}`);
+      const patch = ['*** Begin Patch', `*** Add File: ${path}`, ...lines, '*** End Patch', ''].join('\n');
+      return { name: 'apply_patch', arguments: { input: patch } };
     }
     if (names.has('exec_command')) {
       const dir = path.slice(0, Math.max(1, path.lastIndexOf('/')));

@@ -46,6 +46,7 @@ export function describeAcpAgent(
     let stack: Awaited<ReturnType<typeof startStack>>;
     let threadId: string;
     const kinds = new Map<string, number>();
+    const warnings = new Set<string>();
 
     const boot = async () => {
       const driver = createDriver(config(entry!, fake, join(fixture.dir, 'homes')));
@@ -57,7 +58,11 @@ export function describeAcpAgent(
       return (created.json as Run).run.runId;
     };
     const count = (events: Canonical[]) => {
-      for (const e of events) kinds.set(e.type, (kinds.get(e.type) ?? 0) + 1);
+      for (const e of events) {
+        kinds.set(e.type, (kinds.get(e.type) ?? 0) + 1);
+        if (e.event.kind === 'harness.warning' || e.event.kind === 'harness.error')
+          warnings.add(`${e.type}: ${e.event.payload.message}`);
+      }
       return events;
     };
     const texts = (events: Canonical[]) =>
@@ -72,6 +77,7 @@ export function describeAcpAgent(
     afterAll(async () => {
       // The note on the agents (docs/engines-acp.md) quotes these counts.
       console.info(`[${name} e2e] canonical kinds: ${[...kinds].map(([k, n]) => `${k} ×${n}`).join(', ')}`);
+      if (warnings.size > 0) console.info(`[${name} e2e] harness notes: ${[...warnings].join(' | ')}`);
       await stack?.stop();
       await fixture?.close();
     });

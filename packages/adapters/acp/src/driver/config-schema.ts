@@ -3,10 +3,13 @@ import { Compile } from 'typebox/compile';
 import type { AcpEngineConfig } from './config.js';
 import {
   claudeCodePreset,
+  clinePreset,
   codexPreset,
+  copilotPreset,
   geminiPreset,
   openCodeAcpPreset,
   type PresetOptions,
+  qwenCodePreset,
 } from './presets.js';
 
 const Observed = Type.Record(Type.String(), Type.Boolean());
@@ -24,6 +27,9 @@ const AcpEngineOptions = Type.Object(
         Type.Literal('codex'),
         Type.Literal('gemini'),
         Type.Literal('opencode-acp'),
+        Type.Literal('qwen-code'),
+        Type.Literal('cline'),
+        Type.Literal('copilot'),
       ]),
     ),
     entry: Type.Optional(Type.String({ minLength: 1 })),
@@ -51,6 +57,9 @@ const PRESETS = {
   codex: codexPreset,
   gemini: geminiPreset,
   'opencode-acp': openCodeAcpPreset,
+  'qwen-code': qwenCodePreset,
+  cline: clinePreset,
+  copilot: copilotPreset,
 } as const;
 
 /**

@@ -104,10 +104,14 @@ export function codexPreset(options: PresetOptions): AcpEngineConfig {
   };
 }
 
-/** Gemini CLI in ACP mode (Gemini streamGenerateContent). Client fs is never offered (see driver.ts). */
-export function geminiPreset(options: PresetOptions): AcpEngineConfig {
-  const settings = {
-    security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } },
+/**
+ * `~/.gemini/settings.json` of Gemini CLI, and `~/.qwen/settings.json` of its fork Qwen Code: the auth type
+ * (so no `authenticate` call), the model, and no telemetry, usage statistics, update checks, folder-trust
+ * prompt or IDE link; `extra` adds top-level sections.
+ */
+function geminiFamilySettings(authType: string, model: string, extra: Record<string, unknown> = {}) {
+  return {
+    security: { auth: { selectedType: authType }, folderTrust: { enabled: false } },
     privacy: { usageStatisticsEnabled: false },
     telemetry: { enabled: false },
     general: {
@@ -116,9 +120,15 @@ export function geminiPreset(options: PresetOptions): AcpEngineConfig {
       enableAutoUpdate: false,
       enableAutoUpdateNotification: false,
     },
-    model: { name: options.model ?? 'gemini-2.5-flash' },
+    model: { name: model },
     ide: { enabled: false },
+    ...extra,
   };
+}
+
+/** Gemini CLI in ACP mode (Gemini streamGenerateContent). Client fs is never offered (see driver.ts). */
+export function geminiPreset(options: PresetOptions): AcpEngineConfig {
+  const settings = geminiFamilySettings('gemini-api-key', options.model ?? 'gemini-2.5-flash');
   return {
     name: options.name ?? 'gemini',
     label: 'Gemini CLI (ACP)',
@@ -195,6 +205,107 @@ export function openCodeAcpPreset(options: PresetOptions): AcpEngineConfig {
       ...options.env,
     },
     homeFiles: { 'opencode.json': `${JSON.stringify(config, null, 2)}\n` },
+    observed: { reasoning: true, commands: true, usage: true, fileDiffs: true },
+    ...common(options),
+  };
+}
+
+/** Base URL of an OpenAI-compatible endpoint with its API version (`…/v1`). */
+const v1 = (baseUrl: string) => `${baseUrl.replace(/\/$/, '')}/v1`;
+
+/**
+ * Qwen Code in ACP mode (`qwen --acp`, OpenAI-compatible Chat Completions through `OPENAI_BASE_URL`).
+ * `~/.qwen/settings.json` selects the OpenAI auth type (no `authenticate` call), asks before every edit
+ * and shell command (`tools.approvalMode: "default"`; Qwen's own default, `auto`, lets a classifier
+ * approve) and turns telemetry, usage statistics and update checks off.
+ */
+export function qwenCodePreset(options: PresetOptions): AcpEngineConfig {
+  const model = options.model ?? 'gpt-5.5';
+  const settings = geminiFamilySettings('openai', model, { tools: { approvalMode: 'default' } });
+  return {
+    name: options.name ?? 'qwen',
+    label: 'Qwen Code (ACP)',
+    command: process.execPath,
+    args: [options.entry, '--acp'],
+    env: {
+      OPENAI_API_KEY: options.apiKey ?? 'dummy',
+      OPENAI_BASE_URL: v1(options.modelBaseUrl),
+      OPENAI_MODEL: model,
+      ...options.env,
+    },
+    homeFiles: { '.qwen/settings.json': `${JSON.stringify(settings, null, 2)}\n` },
+    // No usage: it reports tokens only in its message chunks' `_meta.usage`, which ACP does not define.
+    observed: { reasoning: true, commands: true, fileDiffs: true },
+    ...common(options),
+  };
+}
+
+/**
+ * Cline's ACP mode (`cline --acp`; `entry` is the `cline` launcher or its platform binary) on an
+ * OpenAI-compatible provider: `CLINE_API_KEY` stands in for Cline's sign-in, `CLINE_PROVIDER` picks
+ * the provider whose base URL `~/.cline/data/settings/providers.json` holds. Every tool asks first (its
+ * ACP mode's default). `CLINE_SESSION_BACKEND_MODE=local` keeps sessions in the process: otherwise it
+ * starts a detached hub daemon that outlives the engine's process group.
+ */
+export function clinePreset(options: PresetOptions): AcpEngineConfig {
+  const model = options.model ?? 'gpt-5.5';
+  const apiKey = options.apiKey ?? 'dummy';
+  const providers = {
+    version: 1,
+    lastUsedProvider: 'openai-compatible',
+    modes: {},
+    providers: {
+      'openai-compatible': {
+        settings: { provider: 'openai-compatible', apiKey, model, baseUrl: v1(options.modelBaseUrl) },
+        // Without `updatedAt` Cline ignores the entry and calls api.openai.com.
+        updatedAt: '2026-01-01T00:00:00.000Z',
+        tokenSource: 'manual',
+      },
+    },
+  };
+  return {
+    name: options.name ?? 'cline',
+    label: 'Cline (ACP)',
+    command: options.entry,
+    args: ['--acp'],
+    env: {
+      CLINE_PROVIDER: 'openai-compatible',
+      CLINE_API_KEY: apiKey,
+      CLINE_MODEL: model,
+      CLINE_SESSION_BACKEND_MODE: 'local',
+      ...options.env,
+    },
+    homeFiles: { '.cline/data/settings/providers.json': `${JSON.stringify(providers, null, 2)}\n` },
+    // No command catalog, usage or diffs (its apply_patch result is text).
+    observed: { reasoning: true },
+    ...common(options),
+  };
+}
+
+/**
+ * GitHub Copilot CLI in ACP mode (`copilot --acp`; `entry` is the `copilot` launcher or its platform
+ * binary) with its own-key provider (BYOK, `COPILOT_PROVIDER_*`: OpenAI-compatible Chat Completions) and
+ * `COPILOT_OFFLINE=true`, which skips GitHub sign-in, telemetry, web tools, the GitHub MCP server and
+ * auto-update. It asks before edits and commands by default.
+ */
+export function copilotPreset(options: PresetOptions): AcpEngineConfig {
+  const model = options.model ?? 'gpt-5.5';
+  return {
+    name: options.name ?? 'copilot',
+    label: 'GitHub Copilot CLI (ACP)',
+    command: options.entry,
+    args: ['--acp'],
+    env: {
+      COPILOT_HOME: '{{HOME}}/.copilot',
+      COPILOT_OFFLINE: 'true',
+      COPILOT_AUTO_UPDATE: 'false',
+      COPILOT_PROVIDER_TYPE: 'openai',
+      COPILOT_PROVIDER_BASE_URL: v1(options.modelBaseUrl),
+      COPILOT_PROVIDER_API_KEY: options.apiKey ?? 'dummy',
+      COPILOT_MODEL: model,
+      NO_COLOR: '1',
+      ...options.env,
+    },
     observed: { reasoning: true, commands: true, usage: true, fileDiffs: true },
     ...common(options),
   };
