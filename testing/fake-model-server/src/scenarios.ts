@@ -71,7 +71,12 @@ export function writeFileTool(path: string, content: string): (request: Recorded
     const names = new Set(request.toolNames);
     if (names.has('Write')) return { name: 'Write', arguments: { file_path: path, content } };
     if (names.has('write_file')) return { name: 'write_file', arguments: { file_path: path, content } };
-    if (names.has('write')) return { name: 'write', arguments: { filePath: path, content } };
+    if (names.has('write'))
+      // OpenCode's write takes `filePath`, pi's `path`.
+      return {
+        name: 'write',
+        arguments: takesArgument(request, 'write', 'path') ? { path, content } : { filePath: path, content },
+      };
     // GitHub Copilot CLI's file-creating tool.
     if (names.has('create')) return { name: 'create', arguments: { path, file_text: content } };
     if (names.has('apply_patch') && request.api === 'openai-responses') {
@@ -106,6 +111,16 @@ export function writeFileTool(path: string, content: string): (request: Recorded
       };
     return { name: 'write_file', arguments: { path, content } };
   };
+}
+
+/** Whether the Chat Completions tool `name` of the request declares the parameter `param`. */
+function takesArgument(request: RecordedRequest, name: string, param: string): boolean {
+  const tools = (request.body as { tools?: unknown } | null)?.tools;
+  if (!Array.isArray(tools)) return false;
+  return tools.some((tool: { function?: { name?: unknown; parameters?: { properties?: object } } }) => {
+    const fn = tool?.function;
+    return fn?.name === name && param in (fn.parameters?.properties ?? {});
+  });
 }
 
 function shellQuote(value: string): string {

@@ -12,6 +12,7 @@ export {
   geminiPreset,
   openCodeAcpPreset,
   type PresetOptions,
+  piPreset,
   qwenCodePreset,
 } from './driver/presets.js';
 export type { AcpState } from './translate/state.js';

@@ -1,7 +1,7 @@
 import { type DiscoveredEngine, findCommand, isLoopbackUrl, isNodeScript } from '@agentlane/engine-kit';
 
 interface AgentRecipe {
-  preset: 'claude-code' | 'codex' | 'gemini' | 'opencode-acp' | 'qwen-code' | 'cline' | 'copilot';
+  preset: 'claude-code' | 'codex' | 'gemini' | 'opencode-acp' | 'qwen-code' | 'cline' | 'copilot' | 'pi';
   name: string;
   label: string;
   /** Command names the agent's npm package installs, first found wins. */
@@ -87,6 +87,17 @@ const RECIPES: AgentRecipe[] = [
     label: 'GitHub Copilot CLI (ACP)',
     commands: ['copilot'],
     nodeScript: false,
+    keys: ['OPENAI_API_KEY'],
+    baseUrlVar: 'OPENAI_BASE_URL',
+    defaultBaseUrl: 'https://api.openai.com',
+  },
+  {
+    // pi through pi-acp (which starts the `pi` on PATH; pi needs Node >= 22.19) on an OpenAI-compatible provider.
+    preset: 'pi',
+    name: 'pi',
+    label: 'pi (ACP)',
+    commands: ['pi-acp'],
+    nodeScript: true,
     keys: ['OPENAI_API_KEY'],
     baseUrlVar: 'OPENAI_BASE_URL',
     defaultBaseUrl: 'https://api.openai.com',

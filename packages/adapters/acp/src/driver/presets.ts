@@ -1,3 +1,4 @@
+import { delimiter, dirname } from 'node:path';
 import type { AcpEngineConfig } from './config.js';
 
 /**
@@ -17,6 +18,13 @@ export interface PresetOptions {
   /** Model id to ask for. */
   model?: string;
   homeRoot?: string;
+  /**
+   * The Node binary that runs a Node-script engine (default: the one running agentlane). pi needs
+   * Node >= 22.19; its directory also goes first on the engine's PATH, for the scripts the engine starts.
+   */
+  node?: string;
+  /** For an adapter that starts the agent itself (pi-acp starts `pi`): the agent's command, else PATH's. */
+  agentCommand?: string;
   env?: Record<string, string>;
   onStderr?(chunk: string): void;
 }
@@ -35,7 +43,7 @@ export function claudeCodePreset(options: PresetOptions): AcpEngineConfig {
   return {
     name: options.name ?? 'claude',
     label: 'Claude Code (ACP)',
-    command: process.execPath,
+    command: options.node ?? process.execPath,
     args: [options.entry],
     env: {
       CLAUDE_CONFIG_DIR: '{{HOME}}/.claude',
@@ -132,7 +140,7 @@ export function geminiPreset(options: PresetOptions): AcpEngineConfig {
   return {
     name: options.name ?? 'gemini',
     label: 'Gemini CLI (ACP)',
-    command: process.execPath,
+    command: options.node ?? process.execPath,
     args: [options.entry, '--acp'],
     env: {
       GEMINI_API_KEY: options.apiKey ?? 'dummy',
@@ -225,7 +233,7 @@ export function qwenCodePreset(options: PresetOptions): AcpEngineConfig {
   return {
     name: options.name ?? 'qwen',
     label: 'Qwen Code (ACP)',
-    command: process.execPath,
+    command: options.node ?? process.execPath,
     args: [options.entry, '--acp'],
     env: {
       OPENAI_API_KEY: options.apiKey ?? 'dummy',
@@ -305,6 +313,66 @@ export function copilotPreset(options: PresetOptions): AcpEngineConfig {
       COPILOT_MODEL: model,
       NO_COLOR: '1',
       ...options.env,
+    },
+    observed: { reasoning: true, commands: true, usage: true, fileDiffs: true },
+    ...common(options),
+  };
+}
+
+/**
+ * A pi extension (`~/.pi/agent/extensions/`) that asks before every write, edit and shell command: pi
+ * itself never asks, and pi-acp turns an extension's `ctx.ui.confirm` into `session/request_permission`
+ * (options yes = allow_once, no = reject_once). Without a client to ask it blocks the call.
+ */
+const PI_APPROVALS_EXTENSION = `export default function (pi) {
+  pi.on('tool_call', async (event, ctx) => {
+    if (!['write', 'edit', 'bash'].includes(event.toolName)) return undefined;
+    if (!ctx.hasUI) return { block: true, reason: 'No client to ask for approval' };
+    const allowed = await ctx.ui.confirm(\`Allow \${event.toolName}?\`, JSON.stringify(event.input));
+    return allowed ? undefined : { block: true, reason: 'Rejected by the user' };
+  });
+}
+`;
+
+/**
+ * pi through pi-acp (`entry` is pi-acp's script; it starts `pi --mode rpc`, `agentCommand` or PATH's) on
+ * an OpenAI-compatible provider `agentlane` (`~/.pi/agent/models.json`, the key from the environment),
+ * asking before writes, edits and commands through the extension above. `PI_OFFLINE` stops model catalog
+ * refreshes, version checks and telemetry.
+ */
+export function piPreset(options: PresetOptions): AcpEngineConfig {
+  const model = options.model ?? 'gpt-5.5';
+  const models = {
+    providers: {
+      agentlane: {
+        name: 'agentlane model endpoint',
+        baseUrl: v1(options.modelBaseUrl),
+        api: 'openai-completions',
+        apiKey: '$AGENTLANE_MODEL_API_KEY',
+        models: [{ id: model, name: model, reasoning: true, contextWindow: 128000, maxTokens: 8192 }],
+      },
+    },
+  };
+  const settings = { defaultProvider: 'agentlane', defaultModel: model, quietStartup: true };
+  return {
+    name: options.name ?? 'pi',
+    label: 'pi (ACP)',
+    command: options.node ?? process.execPath,
+    args: [options.entry],
+    env: {
+      AGENTLANE_MODEL_API_KEY: options.apiKey ?? 'dummy',
+      PI_OFFLINE: '1',
+      PI_SKIP_VERSION_CHECK: '1',
+      PI_TELEMETRY: '0',
+      ...(options.agentCommand ? { PI_ACP_PI_COMMAND: options.agentCommand } : {}),
+      // pi's launcher is `#!/usr/bin/env node`: the chosen Node must come first on PATH.
+      ...(options.node ? { PATH: `${dirname(options.node)}${delimiter}${process.env.PATH ?? ''}` } : {}),
+      ...options.env,
+    },
+    homeFiles: {
+      '.pi/agent/models.json': `${JSON.stringify(models, null, 2)}\n`,
+      '.pi/agent/settings.json': `${JSON.stringify(settings, null, 2)}\n`,
+      '.pi/agent/extensions/agentlane-approvals.js': PI_APPROVALS_EXTENSION,
     },
     observed: { reasoning: true, commands: true, usage: true, fileDiffs: true },
     ...common(options),
