@@ -79,6 +79,8 @@ export function writeFileTool(path: string, content: string): (request: Recorded
       };
     // GitHub Copilot CLI's file-creating tool.
     if (names.has('create')) return { name: 'create', arguments: { path, file_text: content } };
+    // Cline's editor (offered to models outside the GPT family; those get its apply_patch below).
+    if (names.has('editor')) return { name: 'editor', arguments: { path, new_text: content } };
     if (names.has('apply_patch') && request.api === 'openai-responses') {
       // Codex's freeform patch tool takes paths relative to its cwd (named in its environment context).
       const cwd = /<cwd>([^<]+)<\/cwd>/.exec(JSON.stringify(request.body))?.[1];
@@ -91,7 +93,7 @@ export function writeFileTool(path: string, content: string): (request: Recorded
       return { name: 'apply_patch', arguments: {}, input: patch };
     }
     if (names.has('apply_patch') && request.api === 'openai-chat') {
-      // Cline's apply_patch is a function taking the same patch grammar as its `input` argument. It joins
+      // Cline's apply_patch (for GPT models) is a function taking the patch text as its `input`. It joins
       // the added lines without a final newline, so a trailing newline is one more (empty) added line.
       const lines = content.split('\n').map((l) => `+${l}`);
       const patch = ['*** Begin Patch', `*** Add File: ${path}`, ...lines, '*** End Patch', ''].join('\n');

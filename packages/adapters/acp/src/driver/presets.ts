@@ -271,6 +271,24 @@ export function clinePreset(options: PresetOptions): AcpEngineConfig {
       },
     },
   };
+  // The model in Cline's registry of custom models, else it replaces an id missing from its catalog.
+  const models = {
+    version: 1,
+    providers: {
+      'openai-compatible': {
+        provider: { name: 'OpenAI Compatible', baseUrl: v1(options.modelBaseUrl), defaultModelId: model },
+        models: {
+          [model]: {
+            id: model,
+            name: model,
+            contextWindow: 128000,
+            maxInputTokens: 128000,
+            capabilities: ['streaming', 'tools'],
+          },
+        },
+      },
+    },
+  };
   return {
     name: options.name ?? 'cline',
     label: 'Cline (ACP)',
@@ -283,7 +301,10 @@ export function clinePreset(options: PresetOptions): AcpEngineConfig {
       CLINE_SESSION_BACKEND_MODE: 'local',
       ...options.env,
     },
-    homeFiles: { '.cline/data/settings/providers.json': `${JSON.stringify(providers, null, 2)}\n` },
+    homeFiles: {
+      '.cline/data/settings/providers.json': `${JSON.stringify(providers, null, 2)}\n`,
+      '.cline/data/settings/models.json': `${JSON.stringify(models, null, 2)}\n`,
+    },
     // No command catalog, usage or diffs (its apply_patch result is text).
     observed: { reasoning: true },
     ...common(options),
