@@ -27,7 +27,8 @@ type Run = { run: { runId: string } };
  * One ACP agent end to end through agentlane's HTTP API against the fake model server, in two engine
  * starts: a file write approved through the API, a cancel mid-message, then agentlane (and so the engine)
  * restarted and the same thread continued — the restarted engine sends the earlier turns with the new
- * prompt. `config` builds the preset for the fake's URL; `entry` null skips with `why`.
+ * prompt. `config` builds the preset for the fake's URL, asking for the model `fake-model` (checked: an
+ * engine may swap an id it does not know for another); `entry` null skips with `why`.
  */
 export function describeAcpAgent(
   name: string,
@@ -111,6 +112,7 @@ export function describeAcpAgent(
         decision: 'allow_once',
       });
       expect(texts(events)).toContain('Done: hello.txt.');
+      expect(new Set(fake.modelRequests().map((r) => r.model))).toEqual(new Set(['fake-model']));
       expect(events.find((e) => e.type === 'turn.completed')?.event.payload).toMatchObject({
         stopReason: 'end_turn',
       });
