@@ -9,6 +9,16 @@ export interface EngineEntries {
   codex: string | null;
   gemini: string | null;
   opencode: string | null;
+  /** Qwen Code's `qwen` entry script (a Node script). */
+  qwen: string | null;
+  /** Cline's platform binary (what its `cline` launcher runs). */
+  cline: string | null;
+  /** GitHub Copilot CLI's platform binary (what its `copilot` launcher runs). */
+  copilot: string | null;
+  /** pi-acp's script, the `pi` launcher it starts, and a Node >= 22.19 to run both (pi needs it). */
+  pi: string | null;
+  piCli: string | null;
+  piNode: string | null;
   /** Why the entries are null (the install failed or was skipped). */
   reason: string | null;
 }
@@ -21,7 +31,9 @@ export function engineEntries(): EngineEntries {
     try {
       return dirname(require.resolve(`${name}/package.json`));
     } catch {
-      return null;
+      // Its `exports` hide package.json: look in the node_modules folders themselves.
+      const dirs = require.resolve.paths(name) ?? [];
+      return dirs.map((d) => join(d, name)).find((d) => existsSync(join(d, 'package.json'))) ?? null;
     }
   };
   const file = (dir: string | null, path: string) =>
@@ -37,8 +49,27 @@ export function engineEntries(): EngineEntries {
     codex: file(packageDir(`@zed-industries/codex-acp-${process.platform}-${process.arch}`), 'bin/codex-acp'),
     gemini: file(packageDir('@google/gemini-cli'), 'bundle/gemini.js'),
     opencode,
+    qwen: file(packageDir('@qwen-code/qwen-code'), 'cli-entry.js'),
+    cline: file(packageDir(`@cline/cli-${platformTag()}`), 'bin/cline'),
+    copilot: file(packageDir(`@github/copilot-${process.platform}-${process.arch}`), 'copilot'),
+    pi: file(packageDir('pi-acp'), 'dist/index.js'),
+    piCli: file(packageDir('@earendil-works/pi-coding-agent'), 'dist/bundle/cli.js'),
+    // The pinned Node 22 (linux-x64 only), else agentlane's own when it is new enough.
+    piNode:
+      file(packageDir(`node-${process.platform}-${process.arch}`), 'bin/node') ??
+      (nodeAtLeast(22, 19) ? process.execPath : null),
     reason,
   };
+}
+
+function nodeAtLeast(major: number, minor: number): boolean {
+  const [a = 0, b = 0] = process.versions.node.split('.').map(Number);
+  return a > major || (a === major && b >= minor);
+}
+
+/** Cline names its platform packages `cli-<os>-<arch>` with `windows` for win32. */
+function platformTag(): string {
+  return `${process.platform === 'win32' ? 'windows' : process.platform}-${process.arch}`;
 }
 
 /** `why` a pinned engine is missing, as the tests print it (skip) or throw it (CI=true). */

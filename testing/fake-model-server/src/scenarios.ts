@@ -71,7 +71,16 @@ export function writeFileTool(path: string, content: string): (request: Recorded
     const names = new Set(request.toolNames);
     if (names.has('Write')) return { name: 'Write', arguments: { file_path: path, content } };
     if (names.has('write_file')) return { name: 'write_file', arguments: { file_path: path, content } };
-    if (names.has('write')) return { name: 'write', arguments: { filePath: path, content } };
+    if (names.has('write'))
+      // OpenCode's write takes `filePath`, pi's `path`.
+      return {
+        name: 'write',
+        arguments: takesArgument(request, 'write', 'path') ? { path, content } : { filePath: path, content },
+      };
+    // GitHub Copilot CLI's file-creating tool.
+    if (names.has('create')) return { name: 'create', arguments: { path, file_text: content } };
+    // Cline's editor (offered to models outside the GPT family; those get its apply_patch below).
+    if (names.has('editor')) return { name: 'editor', arguments: { path, new_text: content } };
     if (names.has('apply_patch') && request.api === 'openai-responses') {
       // Codex's freeform patch tool takes paths relative to its cwd (named in its environment context).
       const cwd = /<cwd>([^<]+)<\/cwd>/.exec(JSON.stringify(request.body))?.[1];
@@ -82,6 +91,13 @@ export function writeFileTool(path: string, content: string): (request: Recorded
         .map((l) => `+${l}`);
       const patch = ['*** Begin Patch', `*** Add File: ${rel}`, ...lines, '*** End Patch', ''].join('\n');
       return { name: 'apply_patch', arguments: {}, input: patch };
+    }
+    if (names.has('apply_patch') && request.api === 'openai-chat') {
+      // Cline's apply_patch (for GPT models) is a function taking the patch text as its `input`. It joins
+      // the added lines without a final newline, so a trailing newline is one more (empty) added line.
+      const lines = content.split('\n').map((l) => `+${l}`);
+      const patch = ['*** Begin Patch', `*** Add File: ${path}`, ...lines, '*** End Patch', ''].join('\n');
+      return { name: 'apply_patch', arguments: { input: patch } };
     }
     if (names.has('exec_command')) {
       const dir = path.slice(0, Math.max(1, path.lastIndexOf('/')));
@@ -97,6 +113,16 @@ export function writeFileTool(path: string, content: string): (request: Recorded
       };
     return { name: 'write_file', arguments: { path, content } };
   };
+}
+
+/** Whether the Chat Completions tool `name` of the request declares the parameter `param`. */
+function takesArgument(request: RecordedRequest, name: string, param: string): boolean {
+  const tools = (request.body as { tools?: unknown } | null)?.tools;
+  if (!Array.isArray(tools)) return false;
+  return tools.some((tool: { function?: { name?: unknown; parameters?: { properties?: object } } }) => {
+    const fn = tool?.function;
+    return fn?.name === name && param in (fn.parameters?.properties ?? {});
+  });
 }
 
 function shellQuote(value: string): string {

@@ -6,10 +6,14 @@ export { discoverEngines } from './driver/discover.js';
 export { createDriver } from './driver/driver.js';
 export {
   claudeCodePreset,
+  clinePreset,
   codexPreset,
+  copilotPreset,
   geminiPreset,
   openCodeAcpPreset,
   type PresetOptions,
+  piPreset,
+  qwenCodePreset,
 } from './driver/presets.js';
 export type { AcpState } from './translate/state.js';
 export {

@@ -22,6 +22,52 @@ describe('ACP engine options from a config file', () => {
     }
   });
 
+  it('builds the Qwen Code, Cline, Copilot and pi presets on an OpenAI-compatible endpoint', () => {
+    const base = { modelBaseUrl: 'http://127.0.0.1:9999/', model: 'm1' };
+    const qwen = parseAcpEngineOptions({
+      name: 'qwen',
+      preset: 'qwen-code',
+      entry: '/q/cli-entry.js',
+      ...base,
+    });
+    expect(qwen.args).toEqual(['/q/cli-entry.js', '--acp']);
+    expect(qwen.env).toMatchObject({ OPENAI_BASE_URL: 'http://127.0.0.1:9999/v1', OPENAI_MODEL: 'm1' });
+    expect(JSON.parse(qwen.homeFiles?.['.qwen/settings.json'] ?? '{}').tools).toEqual({
+      approvalMode: 'default',
+    });
+    const cline = parseAcpEngineOptions({ name: 'cline', preset: 'cline', entry: '/c/cline', ...base });
+    expect(cline).toMatchObject({ command: '/c/cline', args: ['--acp'] });
+    expect(cline.env).toMatchObject({
+      CLINE_PROVIDER: 'openai-compatible',
+      CLINE_SESSION_BACKEND_MODE: 'local',
+    });
+    const providers = JSON.parse(cline.homeFiles?.['.cline/data/settings/providers.json'] ?? '{}');
+    expect(providers.providers['openai-compatible'].settings.baseUrl).toBe('http://127.0.0.1:9999/v1');
+    const copilot = parseAcpEngineOptions({
+      name: 'copilot',
+      preset: 'copilot',
+      entry: '/g/copilot',
+      ...base,
+    });
+    expect(copilot.env).toMatchObject({
+      COPILOT_OFFLINE: 'true',
+      COPILOT_PROVIDER_BASE_URL: 'http://127.0.0.1:9999/v1',
+      COPILOT_MODEL: 'm1',
+    });
+    const pi = parseAcpEngineOptions({
+      name: 'pi',
+      preset: 'pi',
+      entry: '/p/pi-acp/dist/index.js',
+      node: '/opt/node22/bin/node',
+      agentCommand: '/p/pi/cli.js',
+      ...base,
+    });
+    expect(pi).toMatchObject({ command: '/opt/node22/bin/node', args: ['/p/pi-acp/dist/index.js'] });
+    expect(pi.env?.PI_ACP_PI_COMMAND).toBe('/p/pi/cli.js');
+    expect(pi.env?.PATH?.startsWith('/opt/node22/bin')).toBe(true);
+    expect(Object.keys(pi.homeFiles ?? {})).toContain('.pi/agent/extensions/agentlane-approvals.js');
+  });
+
   it('accepts a raw command and names the field of a bad entry', () => {
     expect(parseAcpEngineOptions({ name: 'x', command: 'my-agent', args: ['--acp'] })).toMatchObject({
       name: 'x',

@@ -27,7 +27,8 @@ type Run = { run: { runId: string } };
  * One ACP agent end to end through agentlane's HTTP API against the fake model server, in two engine
  * starts: a file write approved through the API, a cancel mid-message, then agentlane (and so the engine)
  * restarted and the same thread continued — the restarted engine sends the earlier turns with the new
- * prompt. `config` builds the preset for the fake's URL; `entry` null skips with `why`.
+ * prompt. `config` builds the preset for the fake's URL, asking for the model `fake-model` (checked: an
+ * engine may swap an id it does not know for another); `entry` null skips with `why`.
  */
 export function describeAcpAgent(
   name: string,
@@ -46,6 +47,7 @@ export function describeAcpAgent(
     let stack: Awaited<ReturnType<typeof startStack>>;
     let threadId: string;
     const kinds = new Map<string, number>();
+    const warnings = new Set<string>();
 
     const boot = async () => {
       const driver = createDriver(config(entry!, fake, join(fixture.dir, 'homes')));
@@ -57,7 +59,11 @@ export function describeAcpAgent(
       return (created.json as Run).run.runId;
     };
     const count = (events: Canonical[]) => {
-      for (const e of events) kinds.set(e.type, (kinds.get(e.type) ?? 0) + 1);
+      for (const e of events) {
+        kinds.set(e.type, (kinds.get(e.type) ?? 0) + 1);
+        if (e.event.kind === 'harness.warning' || e.event.kind === 'harness.error')
+          warnings.add(`${e.type}: ${e.event.payload.message}`);
+      }
       return events;
     };
     const texts = (events: Canonical[]) =>
@@ -72,6 +78,7 @@ export function describeAcpAgent(
     afterAll(async () => {
       // The note on the agents (docs/engines-acp.md) quotes these counts.
       console.info(`[${name} e2e] canonical kinds: ${[...kinds].map(([k, n]) => `${k} ×${n}`).join(', ')}`);
+      if (warnings.size > 0) console.info(`[${name} e2e] harness notes: ${[...warnings].join(' | ')}`);
       await stack?.stop();
       await fixture?.close();
     });
@@ -105,6 +112,7 @@ export function describeAcpAgent(
         decision: 'allow_once',
       });
       expect(texts(events)).toContain('Done: hello.txt.');
+      expect(new Set(fake.modelRequests().map((r) => r.model))).toEqual(new Set(['fake-model']));
       expect(events.find((e) => e.type === 'turn.completed')?.event.payload).toMatchObject({
         stopReason: 'end_turn',
       });

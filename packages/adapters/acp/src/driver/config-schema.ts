@@ -3,10 +3,14 @@ import { Compile } from 'typebox/compile';
 import type { AcpEngineConfig } from './config.js';
 import {
   claudeCodePreset,
+  clinePreset,
   codexPreset,
+  copilotPreset,
   geminiPreset,
   openCodeAcpPreset,
   type PresetOptions,
+  piPreset,
+  qwenCodePreset,
 } from './presets.js';
 
 const Observed = Type.Record(Type.String(), Type.Boolean());
@@ -24,11 +28,19 @@ const AcpEngineOptions = Type.Object(
         Type.Literal('codex'),
         Type.Literal('gemini'),
         Type.Literal('opencode-acp'),
+        Type.Literal('qwen-code'),
+        Type.Literal('cline'),
+        Type.Literal('copilot'),
+        Type.Literal('pi'),
       ]),
     ),
     entry: Type.Optional(Type.String({ minLength: 1 })),
     modelBaseUrl: Type.Optional(Type.String({ minLength: 1 })),
     model: Type.Optional(Type.String({ minLength: 1 })),
+    /** With a preset of a Node-script engine: the Node binary that runs it (pi needs Node >= 22.19). */
+    node: Type.Optional(Type.String({ minLength: 1 })),
+    /** With the pi preset: the `pi` command pi-acp starts (else the one on PATH). */
+    agentCommand: Type.Optional(Type.String({ minLength: 1 })),
     /** The name of an environment variable of agentlane holding the model API key (the key never sits in the file). */
     apiKeyEnv: Type.Optional(Type.String({ minLength: 1 })),
     command: Type.Optional(Type.String({ minLength: 1 })),
@@ -51,6 +63,10 @@ const PRESETS = {
   codex: codexPreset,
   gemini: geminiPreset,
   'opencode-acp': openCodeAcpPreset,
+  'qwen-code': qwenCodePreset,
+  cline: clinePreset,
+  copilot: copilotPreset,
+  pi: piPreset,
 } as const;
 
 /**
@@ -77,6 +93,8 @@ export function parseAcpEngineOptions(value: unknown): AcpEngineConfig {
       modelBaseUrl: o.modelBaseUrl,
       ...(apiKey ? { apiKey } : {}),
       ...(o.model ? { model: o.model } : {}),
+      ...(o.node ? { node: o.node } : {}),
+      ...(o.agentCommand ? { agentCommand: o.agentCommand } : {}),
       ...(o.env ? { env: o.env } : {}),
     };
     config = PRESETS[o.preset](options);

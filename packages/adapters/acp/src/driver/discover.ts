@@ -1,7 +1,7 @@
 import { type DiscoveredEngine, findCommand, isLoopbackUrl, isNodeScript } from '@agentlane/engine-kit';
 
 interface AgentRecipe {
-  preset: 'claude-code' | 'codex' | 'gemini' | 'opencode-acp';
+  preset: 'claude-code' | 'codex' | 'gemini' | 'opencode-acp' | 'qwen-code' | 'cline' | 'copilot' | 'pi';
   name: string;
   label: string;
   /** Command names the agent's npm package installs, first found wins. */
@@ -54,6 +54,50 @@ const RECIPES: AgentRecipe[] = [
     label: 'OpenCode (ACP)',
     commands: ['opencode'],
     nodeScript: false,
+    keys: ['OPENAI_API_KEY'],
+    baseUrlVar: 'OPENAI_BASE_URL',
+    defaultBaseUrl: 'https://api.openai.com',
+  },
+  {
+    // Qwen Code on the OpenAI-compatible endpoint (its OpenAI auth type).
+    preset: 'qwen-code',
+    name: 'qwen',
+    label: 'Qwen Code (ACP)',
+    commands: ['qwen'],
+    nodeScript: true,
+    keys: ['OPENAI_API_KEY'],
+    baseUrlVar: 'OPENAI_BASE_URL',
+    defaultBaseUrl: 'https://api.openai.com',
+  },
+  {
+    // Cline on its OpenAI-compatible provider; the launcher runs the platform binary.
+    preset: 'cline',
+    name: 'cline',
+    label: 'Cline (ACP)',
+    commands: ['cline'],
+    nodeScript: false,
+    keys: ['OPENAI_API_KEY'],
+    baseUrlVar: 'OPENAI_BASE_URL',
+    defaultBaseUrl: 'https://api.openai.com',
+  },
+  {
+    // GitHub Copilot CLI with its own-key (BYOK) OpenAI provider, never a GitHub sign-in.
+    preset: 'copilot',
+    name: 'copilot',
+    label: 'GitHub Copilot CLI (ACP)',
+    commands: ['copilot'],
+    nodeScript: false,
+    keys: ['OPENAI_API_KEY'],
+    baseUrlVar: 'OPENAI_BASE_URL',
+    defaultBaseUrl: 'https://api.openai.com',
+  },
+  {
+    // pi through pi-acp (which starts the `pi` on PATH; pi needs Node >= 22.19) on an OpenAI-compatible provider.
+    preset: 'pi',
+    name: 'pi',
+    label: 'pi (ACP)',
+    commands: ['pi-acp'],
+    nodeScript: true,
     keys: ['OPENAI_API_KEY'],
     baseUrlVar: 'OPENAI_BASE_URL',
     defaultBaseUrl: 'https://api.openai.com',
