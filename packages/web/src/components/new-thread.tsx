@@ -24,7 +24,7 @@ function recentFolders(sessions: SessionRecord[]): string[] {
 
 /** Start a thread: one of the engines the server is configured with, and a work folder. */
 export function NewThread() {
-  const { engines, error: enginesError } = useEngines();
+  const { engines, unavailable, error: enginesError } = useEngines();
   const { refresh } = useLiveThread();
   const [sessions, setSessions] = useState<SessionRecord[]>([]);
   const [engine, setEngine] = useState('');
@@ -97,6 +97,11 @@ export function NewThread() {
               </span>
             </span>
           </label>
+        ))}
+        {unavailable.map((e) => (
+          <p key={e.name} className="engine-unavailable" data-engine={e.name}>
+            <strong>{e.name}</strong> <span className="error">cannot start: {e.reason}</span>
+          </p>
         ))}
       </fieldset>
       <label>

@@ -172,8 +172,21 @@ describe.skipIf(skip)('sidebar of threads', { timeout: 120_000 }, () => {
 
     expect(await axeViolations(page, 'aside.sidebar')).toEqual([]);
     await shootBothThemes(page, 'sidebar', page.locator('aside.sidebar'));
+    // An engine whose start probe failed is named with its reason (the server's /health says so).
+    await page.route('**/api/harness/health', async (route) => {
+      const res = await route.fetch();
+      const body = (await res.json()) as { checks: Record<string, unknown> };
+      body.checks['engine:codex'] = { status: 'unavailable', error: 'OPENAI_API_KEY is not set' };
+      await route.fulfill({ response: res, json: body });
+    });
     await page.goto(`${serve.url}/#/`);
+    await page.reload();
     await page.locator('.engine-option').first().waitFor();
+    await page
+      .locator('.engine-unavailable[data-engine="codex"]', {
+        hasText: 'cannot start: OPENAI_API_KEY is not set',
+      })
+      .waitFor();
     expect(await axeViolations(page, 'main.home')).toEqual([]);
     await shootBothThemes(page, 'new-thread-engines', page.locator('main.home'));
     await page.close();
