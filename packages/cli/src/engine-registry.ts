@@ -13,7 +13,7 @@ const ADAPTERS: Record<AdapterType, string> = {
   acp: '@agentlane/adapter-acp',
   opencode: '@agentlane/adapter-opencode',
   replay: '@agentlane/adapter-replay',
-  builtin: '@agentlane/runtime',
+  builtin: '@agentlane/adapter-builtin',
 };
 
 /**

@@ -1,7 +1,7 @@
+import { type BuiltinDriverConfig, createDriver, type ModelApi } from '@agentlane/adapter-builtin';
 import { createSqliteSaver } from '@agentlane/checkpoints';
 import { createLane } from '@agentlane/lane';
 import { createSqliteLedger } from '@agentlane/ledger';
-import { type BuiltinDriverConfig, createDriver, type ModelApi } from '@agentlane/runtime';
 import { createServer } from '@agentlane/server';
 import { openStore } from '@agentlane/store';
 import { listenLocal } from './support/server';
