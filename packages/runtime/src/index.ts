@@ -21,4 +21,6 @@ export {
 } from './tools/define-tool.js';
 export { insideWorkspace } from './tools/workspace-path.js';
 export { type WorkspaceToolOptions, workspaceTools } from './tools/workspace-tools.js';
-export { advancePlan, parsePlan, runStagedTurn, type SessionMemory, type TurnDeps } from './turn.js';
+export type { SessionMemory, TurnDeps } from './turn/deps.js';
+export { advancePlan, parsePlan } from './turn/plan.js';
+export { runStagedTurn } from './turn/run.js';
