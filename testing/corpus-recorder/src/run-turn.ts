@@ -105,21 +105,7 @@ export async function runCorpusTurn(
     await ledger.record(audit);
     // The thread's session, then the sub-agents' child sessions, in the order their rows appeared.
     const sessions = [...new Set([input.threadId, ...audit.map((r) => r.session_id)])];
-    const ledgerRows: AuditableCall[] = [];
-    const checkpoints: Checkpoint[] = [];
-    for (const sessionId of sessions) {
-      for (let cursor: string | undefined; ; ) {
-        const page = await ledger.list(sessionId, { limit: 1000, ...(cursor ? { cursor } : {}) });
-        ledgerRows.push(...page.items);
-        if (!page.nextCursor) break;
-        cursor = page.nextCursor;
-      }
-      const listed = await saver.list({ sessionId, limit: 1000 });
-      for (const summary of [...listed.items].reverse()) {
-        const cp = await saver.get(sessionId, summary.checkpointId);
-        if (cp) checkpoints.push(structuredClone(cp) as Checkpoint);
-      }
-    }
+    const { ledgerRows, checkpoints } = await readBack(ledger, saver, sessions);
     const latest = checkpoints.filter((cp) => cp.sessionId === input.threadId).at(-1);
     const sessionState = latest
       ? sessionStateOf(latest)
@@ -135,6 +121,30 @@ export async function runCorpusTurn(
     await ledger.close();
     await rm(root, { recursive: true, force: true });
   }
+}
+
+/** The ledger rows and checkpoints of each session, as stored (oldest checkpoint first). */
+async function readBack(
+  ledger: ReturnType<typeof createSqliteLedger>,
+  saver: ReturnType<typeof createSqliteSaver>,
+  sessions: string[],
+): Promise<{ ledgerRows: AuditableCall[]; checkpoints: Checkpoint[] }> {
+  const ledgerRows: AuditableCall[] = [];
+  const checkpoints: Checkpoint[] = [];
+  for (const sessionId of sessions) {
+    for (let cursor: string | undefined; ; ) {
+      const page = await ledger.list(sessionId, { limit: 1000, ...(cursor ? { cursor } : {}) });
+      ledgerRows.push(...page.items);
+      if (!page.nextCursor) break;
+      cursor = page.nextCursor;
+    }
+    const listed = await saver.list({ sessionId, limit: 1000 });
+    for (const summary of [...listed.items].reverse()) {
+      const cp = await saver.get(sessionId, summary.checkpointId);
+      if (cp) checkpoints.push(structuredClone(cp) as Checkpoint);
+    }
+  }
+  return { ledgerRows, checkpoints };
 }
 
 /** The frames through the runtime's pure translator, as the lane would feed them. */
