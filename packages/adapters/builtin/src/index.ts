@@ -15,7 +15,7 @@ export {
 } from '@agentlane/runtime';
 export { BUILTIN_CAPABILITIES } from './driver/capabilities.js';
 export { type DiscoveredEngine, discoverEngines } from './driver/discover.js';
-export { type BuiltinDriverConfig, createDriver } from './driver/driver.js';
+export { type BuiltinDriverConfig, type BuiltinServices, createDriver } from './driver/driver.js';
 export { BUILTIN_PROVIDER } from './translate/provider-id.js';
 export { APPROVAL_OPTIONS, type RuntimeTranslatorState } from './translate/state.js';
 export { runtimeTranslator } from './translate/translator.js';

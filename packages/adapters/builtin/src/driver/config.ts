@@ -54,7 +54,11 @@ export interface BuiltinDriverConfig {
   /** Where overflow files go (default `<tmpdir>/agentlane-tool-output`; also the workspace tools' default). */
   outputDir?: string;
   systemPrompt?: string;
-  /** Where checkpoints go: a saver, or the store's SQLite path / postgres URL. None: no resume across processes. */
+  /**
+   * Where checkpoints go: a saver, or (from a config file) the SQLite path / postgres URL of a database, which
+   * the composition root opens through {@link BuiltinServices}. None: the services' default (the server's
+   * database under `agentlane serve`); without services either, no resume across processes.
+   */
   checkpoints?: CheckpointSaver | string;
   /** The workspace tools (default on, writes and commands need approval). false: none. */
   workspaceTools?: WorkspaceToolOptions | false;
@@ -79,6 +83,15 @@ export interface BuiltinDriverConfig {
   clock?: () => string;
   ids?: () => string;
   modelFactory?: TurnDeps['modelFactory'];
+}
+
+/**
+ * What the composition root (the CLI's engine registry, a test stack) gives the driver: the driver opens no
+ * database itself. `checkpoints(place)` is the saver of the database at `place` (the server's own when absent),
+ * opened once by the caller and closed by it; undefined when there is no database to keep them in.
+ */
+export interface BuiltinServices {
+  checkpoints?(place?: string): Promise<CheckpointSaver> | undefined;
 }
 
 export function checkConfig(config: BuiltinDriverConfig): void {

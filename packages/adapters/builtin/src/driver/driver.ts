@@ -1,4 +1,4 @@
-import { type CheckpointSaver, openCheckpointSaver } from '@agentlane/checkpoints';
+import type { CheckpointSaver } from '@agentlane/checkpoints';
 import type {
   EngineDriver,
   EngineSession,
@@ -19,9 +19,9 @@ import { monotonicFactory } from 'ulid';
 import { BUILTIN_PROVIDER } from '../translate/provider-id.js';
 import { runtimeTranslator } from '../translate/translator.js';
 import { BUILTIN_CAPABILITIES } from './capabilities.js';
-import { type BuiltinDriverConfig, checkConfig } from './config.js';
+import { type BuiltinDriverConfig, type BuiltinServices, checkConfig } from './config.js';
 
-export type { BuiltinDriverConfig };
+export type { BuiltinDriverConfig, BuiltinServices };
 
 /** What every turn of every session of one driver shares: the config read once. */
 type SharedDeps = Omit<TurnDeps, 'threadId' | 'workspace' | 'saver' | 'session'>;
@@ -84,18 +84,35 @@ function sharedDeps(config: BuiltinDriverConfig): SharedDeps {
   };
 }
 
-/** The built-in engine: a staged LLM loop on the AI SDK, registered like every adapter. */
-export function createDriver(config: BuiltinDriverConfig): EngineDriver & { dispose(): Promise<void> } {
-  checkConfig(config);
-  let saverPromise: Promise<CheckpointSaver> | undefined;
-  const saver = async (): Promise<CheckpointSaver | undefined> => {
-    if (config.checkpoints === undefined) return undefined;
-    if (typeof config.checkpoints !== 'string') return config.checkpoints;
-    // The SQL layer opens it next to the store: on SQLite a side connection without busy wait (a busy write is
-    // retried asynchronously), on PostgreSQL the process's one pool for the database.
-    saverPromise ??= openCheckpointSaver(config.checkpoints);
-    return saverPromise;
+/**
+ * Where the driver's checkpoints go: the saver it was given, or the one the services give for the place its
+ * config names (asked for on the first turn, like a saver of its own was opened before).
+ */
+function checkpointSource(
+  config: BuiltinDriverConfig,
+  services: BuiltinServices,
+): () => Promise<CheckpointSaver | undefined> {
+  const given = config.checkpoints;
+  if (given !== undefined && typeof given !== 'string') return async () => given;
+  if (typeof given === 'string' && !services.checkpoints)
+    throw new Error('checkpoints names a database, but nothing was given to open it: pass a CheckpointSaver');
+  let saver: Promise<CheckpointSaver> | undefined;
+  return async () => {
+    saver ??= services.checkpoints?.(given);
+    return saver;
   };
+}
+
+/**
+ * The built-in engine: a staged LLM loop on the AI SDK, registered like every adapter. The composition root
+ * gives it its checkpoint saver (`config.checkpoints` or `services`); it opens no database itself.
+ */
+export function createDriver(
+  config: BuiltinDriverConfig,
+  services: BuiltinServices = {},
+): EngineDriver & { dispose(): Promise<void> } {
+  checkConfig(config);
+  const saver = checkpointSource(config, services);
   const shared = sharedDeps(config);
   // childSessions is true exactly when the task tool is offered.
   const capabilities = { ...BUILTIN_CAPABILITIES, childSessions: shared.subagents !== undefined };
@@ -123,9 +140,8 @@ export function createDriver(config: BuiltinDriverConfig): EngineDriver & { disp
         close: async () => {},
       };
     },
-    async dispose() {
-      if (saverPromise) await (await saverPromise).close();
-    },
+    // The saver is the composition root's: it closes it.
+    async dispose() {},
   };
 }
 
