@@ -1,21 +1,8 @@
 import { createExternalDriver, type DiscoveredEngine, type EngineDriver } from '@agentlane/engine-kit';
+import { ADAPTERS, type AdapterType } from './adapters.js';
 import { CliError } from './cli-error.js';
 import type { EngineConfig } from './config.js';
 import { type EngineServices, engineServices } from './engine-services.js';
-
-/**
- * Which package implements each configured engine type. Every adapter exports `createDriver(config)`; the
- * registry imports it only when an engine of that type is configured, so an unused adapter costs nothing.
- */
-type AdapterType = Exclude<EngineConfig['type'], 'external'>;
-
-/** `external` (turns run by a runtime outside this process, see docs/external-runtimes.md) needs no adapter. */
-const ADAPTERS: Record<AdapterType, string> = {
-  acp: '@agentlane/adapter-acp',
-  opencode: '@agentlane/adapter-opencode',
-  replay: '@agentlane/adapter-replay',
-  builtin: '@agentlane/adapter-builtin',
-};
 
 type AdapterModule = {
   createDriver?: (
