@@ -1,8 +1,7 @@
 import { createMemorySaver, newCheckpointId } from '@agentlane/checkpoints';
 import type { ConversationMessage, JsonValue } from '@agentlane/contract';
-import type { TurnIO } from '@agentlane/engine-kit';
 import { describe, expect, it } from 'vitest';
-import { chatDriver, fakeModelAndWorkspace } from './harness';
+import { allowingIO, chatDriver, fakeModelAndWorkspace } from './harness';
 
 const env = fakeModelAndWorkspace('agentlane-ext-ckpt-');
 
@@ -17,12 +16,7 @@ describe('a checkpoint written by another runtime between two turns', () => {
     const frames: JsonValue[] = [];
     const emit = (f: JsonValue) => void frames.push(f);
     const session = await driver.openSession({ threadId: 'thr_ext', workDir: env.work, generation: 1, emit });
-    const io: TurnIO = {
-      emit,
-      signal: new AbortController().signal,
-      awaitApproval: async () => ({ outcome: 'selected', optionId: 'allow' }),
-      awaitQuestion: async () => ({ outcome: 'declined' }),
-    };
+    const io = allowingIO(emit);
     const turn = (id: string, prompt: string) =>
       session.runTurn({ threadId: 'thr_ext', runId: id, turnId: id, prompt }, io);
     await turn('run_1', 'first');

@@ -148,3 +148,13 @@ export function translate(frames: JsonValue[]) {
   events.push(...end.events);
   return { events, audit, artifacts };
 }
+
+/** A turn's IO that records frames with `emit`, allows every approval and declines every question. */
+export function allowingIO(emit: (f: JsonValue) => void): TurnIO {
+  return {
+    emit,
+    signal: new AbortController().signal,
+    awaitApproval: async () => ({ outcome: 'selected', optionId: 'allow' }),
+    awaitQuestion: async () => ({ outcome: 'declined' }),
+  };
+}

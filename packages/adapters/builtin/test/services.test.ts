@@ -1,9 +1,8 @@
 import { type CheckpointSaver, createMemorySaver } from '@agentlane/checkpoints';
 import type { JsonValue } from '@agentlane/contract';
-import type { TurnIO } from '@agentlane/engine-kit';
 import { describe, expect, it } from 'vitest';
 import { createDriver } from '../src/index';
-import { fakeModelAndWorkspace } from './harness';
+import { allowingIO, fakeModelAndWorkspace } from './harness';
 
 const env = fakeModelAndWorkspace('agentlane-services-');
 
@@ -31,12 +30,7 @@ describe('the checkpoint saver the driver is given', () => {
     expect(asked).toEqual([]);
     const emit = (_f: JsonValue) => {};
     const session = await driver.openSession({ threadId: 'thr_svc', workDir: env.work, generation: 1, emit });
-    const io: TurnIO = {
-      emit,
-      signal: new AbortController().signal,
-      awaitApproval: async () => ({ outcome: 'selected', optionId: 'allow' }),
-      awaitQuestion: async () => ({ outcome: 'declined' }),
-    };
+    const io = allowingIO(emit);
     const outcome = await session.runTurn(
       { threadId: 'thr_svc', runId: 'r1', turnId: 'r1', prompt: 'hi' },
       io,
