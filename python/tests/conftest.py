@@ -15,7 +15,7 @@ import pytest
 
 PYTHON_ROOT = pathlib.Path(__file__).resolve().parent.parent
 REPO = PYTHON_ROOT.parent
-CORPUS = REPO / "packages" / "runtime" / "test" / "fixtures" / "corpus"
+CORPUS = REPO / "testing" / "corpus-recorder" / "fixtures" / "corpus"
 CONTRACT_FIXTURES = REPO / "packages" / "contract" / "test" / "fixtures"
 ORACLE = pathlib.Path(__file__).resolve().parent / "ts" / "oracle.mjs"
 IN_CI = os.environ.get("CI") == "true"

@@ -16,16 +16,12 @@ import { fileURLToPath } from 'node:url';
 import { initialTimelineState, reduceTimelineBatch, subscribeThread } from '@agentlane/client';
 import { StreamFrames } from '@agentlane/client/testing';
 import type { StreamEvent } from '@agentlane/contract';
-import {
-  type CorpusFixture,
-  runCorpusTurn,
-  startWireReplayer,
-} from '../../../packages/runtime/src/recording/index';
+import { type CorpusFixture, runCorpusTurn, startWireReplayer } from '@agentlane/corpus-recorder';
 import type { BenchResult } from '../types';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const pythonRoot = join(here, '..', '..', '..', 'python');
-const corpusDir = join(here, '..', '..', '..', 'packages', 'runtime', 'test', 'fixtures', 'corpus');
+const corpusDir = join(here, '..', '..', '..', 'testing', 'corpus-recorder', 'fixtures', 'corpus');
 // PYTHON_BENCH_EVENTS: a smaller thread for a quick look (the figure is reported at 100,000).
 const EVENTS = Number(process.env.PYTHON_BENCH_EVENTS ?? 100_000);
 const THREAD = 'th-bench';

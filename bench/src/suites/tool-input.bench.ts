@@ -9,11 +9,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createDriver, runtimeTranslator } from '@agentlane/adapter-builtin';
 import type { CanonicalEvent, JsonValue } from '@agentlane/contract';
 import type { NativeFrameRecord } from '@agentlane/engine-kit';
 import { startFakeModelServer } from '@agentlane/fake-model-server';
 import { RunTranslation } from '@agentlane/lane';
-import { createDriver, runtimeTranslator } from '@agentlane/runtime';
 import { formatSseFrame } from '@agentlane/server';
 import { prose } from '../long-answer/workload';
 import type { BenchResult } from '../types';

@@ -6,19 +6,17 @@ import jsonc from 'jsonc-parser';
 import type { LevelWithSilent } from 'pino';
 import { type Static, Type } from 'typebox';
 import { Compile } from 'typebox/compile';
+import { ADAPTERS, type AdapterType } from './adapters.js';
 import { CliError } from './cli-error.js';
 import { LOG_LEVELS, parseLogLevel } from './logging.js';
 
 const EngineEntry = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.:-]+$' }),
-    type: Type.Union([
-      Type.Literal('acp'),
-      Type.Literal('opencode'),
-      Type.Literal('replay'),
-      Type.Literal('builtin'),
-      Type.Literal('external'),
-    ]),
+    // The adapters' types (one registry line each, adapters.ts) and `external`.
+    type: Type.Unsafe<AdapterType | 'external'>(
+      Type.Union([...Object.keys(ADAPTERS).map((type) => Type.Literal(type)), Type.Literal('external')]),
+    ),
   },
   // The rest are the adapter's own options, checked by the adapter.
   { additionalProperties: true },

@@ -1,32 +1,14 @@
 import { createExternalDriver, type DiscoveredEngine, type EngineDriver } from '@agentlane/engine-kit';
+import { ADAPTERS, type AdapterType } from './adapters.js';
 import { CliError } from './cli-error.js';
 import type { EngineConfig } from './config.js';
-
-/**
- * Which package implements each configured engine type. Every adapter exports `createDriver(config)`; the
- * registry imports it only when an engine of that type is configured, so an unused adapter costs nothing.
- */
-type AdapterType = Exclude<EngineConfig['type'], 'external'>;
-
-/** `external` (turns run by a runtime outside this process, see docs/external-runtimes.md) needs no adapter. */
-const ADAPTERS: Record<AdapterType, string> = {
-  acp: '@agentlane/adapter-acp',
-  opencode: '@agentlane/adapter-opencode',
-  replay: '@agentlane/adapter-replay',
-  builtin: '@agentlane/runtime',
-};
-
-/**
- * Adapters that keep session state next to the events, and the option that says where: unless the entry
- * names a place itself, they get the server's database (SQLite path or postgres URL), so a restarted
- * `agentlane serve` resumes their sessions from it.
- */
-const DATABASE_OPTION: Partial<Record<AdapterType, string>> = {
-  builtin: 'checkpoints',
-};
+import { type EngineServices, engineServices } from './engine-services.js';
 
 type AdapterModule = {
-  createDriver?: (config: Record<string, unknown>) => EngineDriver | Promise<EngineDriver>;
+  createDriver?: (
+    config: Record<string, unknown>,
+    services: EngineServices,
+  ) => EngineDriver | Promise<EngineDriver>;
   recordedSessionDrivers?: (options?: { speed?: number }) => EngineDriver[];
   discoverEngines?: (env: NodeJS.ProcessEnv, options: { cwd: string }) => DiscoveredEngine[];
 };
@@ -100,12 +82,15 @@ export async function createEngineDriver(
   if (typeof mod.createDriver !== 'function')
     throw new CliError(`${where} (${entry.name}): ${ADAPTERS[entry.type]} does not export createDriver`);
   const { type: _type, ...adapterOptions } = entry;
-  const databaseOption = DATABASE_OPTION[entry.type];
-  if (databaseOption && options.database !== undefined && adapterOptions[databaseOption] === undefined)
-    adapterOptions[databaseOption] = options.database;
+  // What the adapter keeps state in (the server's database unless its entry names a place) is opened here and
+  // closed when the driver is disposed.
+  const services = engineServices(options.database);
   try {
-    return await mod.createDriver({ ...adapterOptions, ...options.inMemory });
+    const driver = await mod.createDriver({ ...adapterOptions, ...options.inMemory }, services);
+    SERVICES.set(driver, services);
+    return driver;
   } catch (err) {
+    await services.close();
     if (err instanceof CliError) throw err;
     throw new CliError(`${where} (${entry.name}): ${(err as Error).message.split('\n')[0]}`);
   }
@@ -116,7 +101,7 @@ export async function buildDrivers(
   engines: readonly EngineConfig[],
   options: {
     recordedSessions: boolean;
-    /** The server's database, the default place of the adapters in DATABASE_OPTION. */
+    /** The server's database, where adapters keep their state unless their entry names a place. */
     database?: string;
   },
 ): Promise<EngineDriver[]> {
@@ -140,11 +125,22 @@ export async function buildDrivers(
   return drivers;
 }
 
-/** Stops engine processes a driver started (drivers that own a server expose dispose()). */
+/** The services each driver was given (closed with it). */
+const SERVICES = new WeakMap<EngineDriver, { close(): Promise<void> }>();
+
+/**
+ * Stops engine processes a driver started (drivers that own a server expose dispose()), then closes what
+ * was opened for it (its checkpoint saver).
+ */
 export async function disposeDrivers(drivers: readonly EngineDriver[]): Promise<void> {
   await Promise.allSettled(
-    drivers.map(
-      (d) => (d as EngineDriver & { dispose?: () => Promise<void> }).dispose?.() ?? Promise.resolve(),
-    ),
+    drivers.map(async (d) => {
+      try {
+        await (d as EngineDriver & { dispose?: () => Promise<void> }).dispose?.();
+      } finally {
+        await SERVICES.get(d)?.close();
+        SERVICES.delete(d);
+      }
+    }),
   );
 }

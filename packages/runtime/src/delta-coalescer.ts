@@ -34,7 +34,7 @@ export class DeltaCoalescer {
     private readonly enabled = true,
   ) {}
 
-  /** A stream part, JSON-safe (see safePart in turn.ts). */
+  /** A stream part, JSON-safe (see safePart in turn/parts.ts). */
   part(stage: StageId, step: number, part: JsonObject, cost?: UsageCost): void {
     const field = typeof part.type === 'string' ? DELTA_FIELD[part.type] : undefined;
     const held = this.held;

@@ -1,16 +1,16 @@
 /**
- * @agentlane/runtime: the built-in engine. `createDriver(config)` runs a staged turn (anchor-plan → tool-loop
- * → synthesize → post-turn) on the AI SDK, emitting AI SDK stream parts and its own records as native frames;
- * `runtimeTranslator` turns them into canonical events and audit rows.
+ * @agentlane/runtime: the built-in engine's agent loop. `runStagedTurn(deps, turn, io)` runs one staged turn
+ * (anchor-plan → tool-loop → synthesize → post-turn) on the AI SDK and emits AI SDK stream parts and the
+ * runtime's own records as native frames (`RuntimeFrame`). The adapter `@agentlane/adapter-builtin` holds the
+ * driver around it and the pure translator of those frames.
  */
-export { BUILTIN_CAPABILITIES } from './capabilities.js';
-export { type DiscoveredEngine, discoverEngines } from './discover.js';
-export { type BuiltinDriverConfig, createDriver } from './driver.js';
+export { checkBudget, type LimitCode, type TurnBudget } from './budget.js';
 export type { RuntimeFrame } from './frames.js';
-export type { ModelApi, ModelSettings } from './model.js';
+export { createModel, type ModelApi, type ModelSettings } from './model.js';
+export type { ModelTimeouts, RateLimitRetries } from './model-fetch.js';
 export type { HarnessPlugin, PluginTurnContext } from './plugin.js';
-export { costOf, type ModelPrice, type PriceTable } from './prices.js';
-export { BUILTIN_PROVIDER } from './provider-id.js';
+export { checkPrices, costOf, type ModelPrice, type PriceTable } from './prices.js';
+export type { SubagentSettings } from './subagent.js';
 export {
   type ApprovalAsk,
   type DefinedTool,
@@ -21,5 +21,6 @@ export {
 } from './tools/define-tool.js';
 export { insideWorkspace } from './tools/workspace-path.js';
 export { type WorkspaceToolOptions, workspaceTools } from './tools/workspace-tools.js';
-export { APPROVAL_OPTIONS, type RuntimeTranslatorState, runtimeTranslator } from './translator.js';
-export { advancePlan, parsePlan } from './turn.js';
+export type { SessionMemory, TurnDeps } from './turn/deps.js';
+export { advancePlan, parsePlan } from './turn/plan.js';
+export { runStagedTurn } from './turn/run.js';

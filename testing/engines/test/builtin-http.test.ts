@@ -1,9 +1,9 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ModelApi } from '@agentlane/adapter-builtin';
 import type { AuditableCall } from '@agentlane/contract';
 import { type ModelReply, startFakeModelServer } from '@agentlane/fake-model-server';
-import type { ModelApi } from '@agentlane/runtime';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PLANTED_KEY, startBuiltinStack } from './builtin-stack';
 import { post, ThreadStream } from './opencode-stack';

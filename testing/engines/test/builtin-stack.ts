@@ -1,7 +1,7 @@
-import { createSqliteSaver } from '@agentlane/checkpoints';
+import { type BuiltinDriverConfig, createDriver, type ModelApi } from '@agentlane/adapter-builtin';
+import { createSqliteSaver, openCheckpointSaver } from '@agentlane/checkpoints';
 import { createLane } from '@agentlane/lane';
 import { createSqliteLedger } from '@agentlane/ledger';
-import { type BuiltinDriverConfig, createDriver, type ModelApi } from '@agentlane/runtime';
 import { createServer } from '@agentlane/server';
 import { openStore } from '@agentlane/store';
 import { listenLocal } from './support/server';
@@ -26,14 +26,15 @@ export async function startBuiltinStack(options: {
   const store = await openStore(options.db);
   const ledger = createSqliteLedger({ database: options.db });
   const checkpoints = createSqliteSaver({ database: options.db });
+  // The engine's own saver on the file, as serve gives it (never blocking the event loop on a busy lock).
+  const engineCheckpoints = await openCheckpointSaver(options.db);
   const driver = createDriver({
     name: 'builtin',
     api: options.api,
     model: 'fake-model',
     baseURL: options.baseURL,
     apiKey: PLANTED_KEY,
-    // The driver opens its own saver on the file (never blocking the event loop on a busy lock).
-    checkpoints: options.db,
+    checkpoints: engineCheckpoints,
     ...(options.subagents ? { subagents: true } : {}),
     ...(options.turnTokenBudget ? { turnTokenBudget: options.turnTokenBudget } : {}),
     ...options.driverConfig,
@@ -66,6 +67,7 @@ export async function startBuiltinStack(options: {
       await server.shutdown().catch(() => {});
       await lane.stop().catch(() => {});
       await driver.dispose();
+      await engineCheckpoints.close();
       await checkpoints.close();
       await ledger.close();
       await store.close().catch(() => {});

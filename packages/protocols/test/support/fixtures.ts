@@ -9,9 +9,9 @@ export const RECORDED = {
   'claude-agent-acp': 'packages/adapters/acp/test/__fixtures__/claude-agent-acp.wire.expected.jsonl',
   'codex-acp': 'packages/adapters/acp/test/__fixtures__/codex-acp.wire.expected.jsonl',
   opencode: 'packages/adapters/opencode/test/__fixtures__/opencode.expected.json',
-  builtin: 'packages/runtime/test/fixtures/corpus/plan-write-approval.json',
-  'builtin-question': 'packages/runtime/test/fixtures/corpus/ask-user-question.json',
-  'builtin-subagent': 'packages/runtime/test/fixtures/corpus/subagent-task.json',
+  builtin: 'testing/corpus-recorder/fixtures/corpus/plan-write-approval.json',
+  'builtin-question': 'testing/corpus-recorder/fixtures/corpus/ask-user-question.json',
+  'builtin-subagent': 'testing/corpus-recorder/fixtures/corpus/subagent-task.json',
 } as const;
 
 export type RecordedName = keyof typeof RECORDED;

@@ -4,6 +4,9 @@ import { dirname } from 'node:path';
 import { ToolError } from './define-tool.js';
 import { within } from './workspace-path.js';
 
+/** The largest file read_file and search_files read (and what a command's result keeps of its output). */
+export const MAX_READ = 256 * 1024;
+
 /**
  * Opening a workspace file for the tools, after insideWorkspace checked the path: O_NOFOLLOW (a link put in
  * place since the check is refused by the kernel), then the open file itself is checked: a regular file,

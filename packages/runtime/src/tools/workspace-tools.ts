@@ -1,15 +1,12 @@
-import { spawn } from 'node:child_process';
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { Type } from 'typebox';
 import { type DefinedTool, defineTool, ToolError } from './define-tool.js';
-import { OutputSpool } from './output-spool.js';
-import { readInside, readInsideIfExists, writeInside } from './workspace-files.js';
+import { runCommandTool } from './run-command.js';
+import { MAX_READ, readInside, readInsideIfExists, writeInside } from './workspace-files.js';
 import { displayPath, insideWorkspace } from './workspace-path.js';
-
-const MAX_READ = 256 * 1024;
 
 export function unifiedDiff(path: string, before: string | null, after: string) {
   const patch = createTwoFilesPatch(
@@ -54,12 +51,25 @@ export interface WorkspaceToolOptions {
 /** The tools a coding agent needs, confined to the session's workspace. */
 export function workspaceTools(options: WorkspaceToolOptions = {}): DefinedTool[] {
   const approveWrites = options.approveWrites ?? true;
-  const approveCommands = options.approveCommands ?? true;
-  const timeoutDefault = options.commandTimeoutMs ?? 60_000;
-  const outputBound = options.maxCommandOutputBytes ?? 1_000_000;
-  const outputDir = options.outputDir ?? join(tmpdir(), 'agentlane-tool-output');
+  return [
+    readFileTool(),
+    writeFileTool(approveWrites),
+    editFileTool(approveWrites),
+    listFilesTool(),
+    searchFilesTool(),
+    runCommandTool({
+      approve: options.approveCommands ?? true,
+      timeoutMs: options.commandTimeoutMs ?? 60_000,
+      outputBound: options.maxCommandOutputBytes ?? 1_000_000,
+      outputDir: options.outputDir ?? join(tmpdir(), 'agentlane-tool-output'),
+    }),
+    askUserTool(),
+  ] as DefinedTool[];
+}
 
-  const readTool = defineTool<{ path: string }>({
+/** read_file. */
+function readFileTool() {
+  return defineTool<{ path: string }>({
     name: 'read_file',
     description: 'Read a UTF-8 text file of the workspace.',
     kind: 'read',
@@ -68,8 +78,11 @@ export function workspaceTools(options: WorkspaceToolOptions = {}): DefinedTool[
       return await readInside(insideWorkspace(ctx.workspace, path), ctx.workspace, path, MAX_READ);
     },
   });
+}
 
-  const writeTool = defineTool<{ path: string; content: string }>({
+/** write_file: asks with the diff of the write. */
+function writeFileTool(approveWrites: boolean) {
+  return defineTool<{ path: string; content: string }>({
     name: 'write_file',
     description: 'Create or overwrite a text file in the workspace.',
     kind: 'edit',
@@ -100,8 +113,11 @@ export function workspaceTools(options: WorkspaceToolOptions = {}): DefinedTool[
       return { path: shown, bytes: Buffer.byteLength(content) };
     },
   });
+}
 
-  const editTool = defineTool<{ path: string; oldText: string; newText: string }>({
+/** edit_file: one exact replacement. */
+function editFileTool(approveWrites: boolean) {
+  return defineTool<{ path: string; oldText: string; newText: string }>({
     name: 'edit_file',
     description: 'Replace one exact occurrence of oldText with newText in a workspace file.',
     kind: 'edit',
@@ -134,8 +150,11 @@ export function workspaceTools(options: WorkspaceToolOptions = {}): DefinedTool[
       return { path: shown, additions: d.additions, deletions: d.deletions };
     },
   });
+}
 
-  const listTool = defineTool<{ path?: string }>({
+/** list_files. */
+function listFilesTool() {
+  return defineTool<{ path?: string }>({
     name: 'list_files',
     description: 'List the entries of a workspace folder (default: the workspace root).',
     kind: 'read',
@@ -146,8 +165,11 @@ export function workspaceTools(options: WorkspaceToolOptions = {}): DefinedTool[
       return entries.map((e) => (e.isDirectory() ? `${e.name}/` : e.name)).sort();
     },
   });
+}
 
-  const searchTool = defineTool<{ pattern: string; path?: string }>({
+/** search_files: at most 200 matching lines. */
+function searchFilesTool() {
+  return defineTool<{ pattern: string; path?: string }>({
     name: 'search_files',
     description: 'Find lines containing a text (case-sensitive) in workspace files; at most 200 matches.',
     kind: 'search',
@@ -177,82 +199,11 @@ export function workspaceTools(options: WorkspaceToolOptions = {}): DefinedTool[
       return matches;
     },
   });
+}
 
-  const runTool = defineTool<{ command: string; timeoutMs?: number }>({
-    name: 'run_command',
-    description: 'Run a shell command in the workspace; returns its exit code and output.',
-    kind: 'execute',
-    inputSchema: Type.Object({
-      command: Type.String({ minLength: 1 }),
-      timeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
-    }),
-    needsApproval: approveCommands
-      ? ({ command }) => ({ title: `Run ${command}`, subject: { kind: 'command', command } })
-      : false,
-    execute({ command, timeoutMs }, ctx) {
-      return new Promise((resolvePromise) => {
-        const terminalId = `term-${ctx.toolCallId}`;
-        const child = spawn('sh', ['-c', command], {
-          cwd: ctx.workspace,
-          stdio: ['ignore', 'pipe', 'pipe'],
-          detached: true,
-        });
-        let output = '';
-        let timedOut = false;
-        const overflow = new OutputSpool(outputDir, ctx.toolCallId, outputBound);
-        const kill = () => {
-          try {
-            if (child.pid) process.kill(-child.pid, 'SIGKILL');
-          } catch {
-            // already gone
-          }
-        };
-        const timer = setTimeout(() => {
-          timedOut = true;
-          kill();
-        }, timeoutMs ?? timeoutDefault);
-        ctx.signal.addEventListener('abort', kill, { once: true });
-        const pipe = (stream: 'stdout' | 'stderr') => (data: Buffer) => {
-          const shown = overflow.take(data, (chunk) => ctx.terminal({ terminalId, stream, chunk, command }));
-          if (output.length < MAX_READ && shown.length > 0) output += shown.toString('utf8');
-          // The file takes the rest: stop reading while it catches up, so nothing piles up in memory.
-          if (overflow.busy()) {
-            child.stdout.pause();
-            child.stderr.pause();
-            void overflow.drained().then(() => {
-              child.stdout.resume();
-              child.stderr.resume();
-            });
-          }
-        };
-        child.stdout.on('data', pipe('stdout'));
-        child.stderr.on('data', pipe('stderr'));
-        child.on('close', async (code, signal) => {
-          clearTimeout(timer);
-          ctx.signal.removeEventListener('abort', kill);
-          const spilled = await overflow.close();
-          ctx.terminal({ terminalId, stream: 'stdout', chunk: '', command, exit: { code, signal } });
-          // The overflow file becomes an artifact the server serves; the result names it.
-          if (spilled)
-            ctx.artifact({
-              name: `output of ${command}`.slice(0, 200),
-              contentType: 'text/plain; charset=utf-8',
-              file: spilled,
-              description: `command output past the first ${spilled.shownBytes} bytes`,
-            });
-          resolvePromise({
-            exitCode: code,
-            signal,
-            timedOut,
-            output: output.slice(0, 16_384),
-            ...(spilled ? { overflow: { ...spilled, artifactId: `sha256-${spilled.sha256}` } } : {}),
-          });
-        });
-      });
-    },
-  });
-
-  const askTool = defineTool<{ prompt: string; choices?: string[] }>({
+/** ask_user: a question to the user, answered through the harness. */
+function askUserTool() {
+  return defineTool<{ prompt: string; choices?: string[] }>({
     name: 'ask_user',
     description: 'Ask the user a question and wait for the answer.',
     kind: 'other',
@@ -269,6 +220,4 @@ export function workspaceTools(options: WorkspaceToolOptions = {}): DefinedTool[
       return answer as never;
     },
   });
-
-  return [readTool, writeTool, editTool, listTool, searchTool, runTool, askTool] as DefinedTool[];
 }

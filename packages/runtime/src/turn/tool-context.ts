@@ -1,0 +1,71 @@
+import type { ToolContext } from '../tools/define-tool.js';
+import type { TurnContext } from './context.js';
+import type { ToolCall } from './model-call.js';
+
+/** What a running tool can do: report progress and terminal output, files and artifacts, ask the user. */
+export function toolContext(ctx: TurnContext, call: ToolCall): ToolContext {
+  const { emit } = ctx;
+  const tctx: ToolContext = {
+    signal: ctx.io.signal,
+    workspace: ctx.deps.workspace,
+    toolCallId: call.toolCallId,
+    progress: (message) => emit({ rt: 'tool.progress', toolCallId: call.toolCallId, message }),
+    terminal: (c) => terminal(ctx, call, c),
+    fileChanged: (c) => emit({ rt: 'file', toolCallId: call.toolCallId, ...c }),
+    artifact: (a) => {
+      if ('file' in a) {
+        const { path, bytes, sha256 } = a.file;
+        emit({ rt: 'artifact', toolCallId: call.toolCallId, ...a, file: { path, bytes, sha256 } });
+        return;
+      }
+      const { content, ...rest } = a;
+      emit({
+        rt: 'artifact',
+        toolCallId: call.toolCallId,
+        ...rest,
+        ...(typeof content === 'string'
+          ? { content }
+          : { content: Buffer.from(content).toString('base64'), encoding: 'base64' as const }),
+      });
+    },
+    ask: async (q) => {
+      const questionId = `q-${ctx.deps.scope ?? ''}${call.toolCallId}`;
+      emit({
+        rt: 'question',
+        questionId,
+        toolCallId: call.toolCallId,
+        prompt: q.prompt,
+        choices: q.choices ?? [],
+        multiple: q.multiple ?? false,
+        allowFreeText: q.allowFreeText ?? true,
+      });
+      const a = await ctx.io.awaitQuestion(questionId);
+      return {
+        outcome: a.outcome,
+        ...(a.choiceIds ? { choiceIds: a.choiceIds } : {}),
+        ...(a.text !== undefined ? { text: a.text } : {}),
+      };
+    },
+  };
+  return tctx;
+}
+
+/** A terminal chunk, shown while the turn's output bound has room (false: not shown, keep it elsewhere). */
+function terminal(ctx: TurnContext, call: ToolCall, c: Parameters<ToolContext['terminal']>[0]): boolean {
+  const out = ctx.output;
+  const bytes = Buffer.byteLength(c.chunk);
+  if (c.exit === undefined && bytes > 0 && out.shown + bytes > out.bound) {
+    if (!out.outputWarned)
+      ctx.emit({
+        rt: 'warning',
+        code: 'output_limit',
+        message: `terminal output of this turn passed ${out.bound} bytes (turnOutputBytes): the rest is not shown`,
+        detail: { limit: out.bound, spent: out.shown },
+      });
+    out.outputWarned = true;
+    return false;
+  }
+  out.shown += bytes;
+  ctx.emit({ rt: 'terminal', toolCallId: call.toolCallId, ...c });
+  return true;
+}
