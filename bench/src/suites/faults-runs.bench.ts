@@ -57,7 +57,8 @@ async function createThrough(processes: number, configPath: string): Promise<num
       }),
     );
     const seconds = (performance.now() - t0) / 1000;
-    if (failed > 0) console.error(`[faults-runs] ${failed} run.create failed`);
+    if (failed > 0)
+      throw new Error(`${failed} of ${RUNS} run.create failed: the figure would not be creations`);
     return RUNS / seconds;
   } finally {
     for (const s of servers) await s.kill();
@@ -82,7 +83,13 @@ export async function run(): Promise<BenchResult[]> {
   try {
     // Recorded replay sessions only (no model server): the engine is cheap, run.create is what is measured.
     const configPath = join(dir, 'config.json');
-    writeFileSync(configPath, JSON.stringify({ workDir: dir, recordedSessions: true, maxConcurrentRuns: 2 }));
+    // The clients are one local user creating 400 runs at once: the per-token caps (runs queued or running,
+    // request rate) would refuse most of them, and a refusal is not a creation.
+    const limits = { maxRunsPerToken: 100_000, requestsPerSecond: 100_000, requestBurst: 100_000 };
+    writeFileSync(
+      configPath,
+      JSON.stringify({ workDir: dir, recordedSessions: true, maxConcurrentRuns: 2, limits }),
+    );
     const one = await createThrough(1, configPath);
     const three = await createThrough(3, configPath);
     const extra = `${RUNS} runs, ${CLIENTS} concurrent clients, PostgreSQL`;
