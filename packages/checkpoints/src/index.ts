@@ -8,20 +8,8 @@ export { NamedBarrierChannel } from './channels/named-barrier.js';
 export { getReducer, type Reducer, reducerNames, registerReducer } from './channels/reducers.js';
 export { isChannelKind, restoreChannel } from './channels/registry.js';
 export { TopicChannel } from './channels/topic.js';
-export {
-  CheckpointsCommandError,
-  type CheckpointsCommandOptions,
-  runCheckpointsCommand,
-} from './checkpoints-command.js';
 export { applyDelta, type ChannelDelta, type CheckpointDelta, computeDelta } from './delta.js';
 export * from './errors.js';
-export {
-  type CheckpointHandlers,
-  checkpointHandlers,
-  type HttpAnswer,
-  type ListCheckpointsQuery,
-  type ListCheckpointsReply,
-} from './http-handlers.js';
 export { newCheckpointId } from './ids.js';
 export type * from './saver.js';
 export { DeltaCheckpointSaver, type DeltaSaverOptions } from './savers/delta-saver.js';
