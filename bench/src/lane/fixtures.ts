@@ -1,6 +1,6 @@
 import { type CanonicalEvent, type JsonValue, SCHEMA_VERSION } from '@agentlane/contract';
 import type { TranslatedEvent, Translator } from '@agentlane/engine-kit';
-import { deriveEventId } from '@agentlane/lane';
+import { deriveEventId } from '@agentlane/lane/internal';
 import type { EventWrite } from '@agentlane/store';
 
 /** A minimal translator for the benchmarks: one native frame `{ i, text }` → one message.delta. */

@@ -1,5 +1,6 @@
 import type { CanonicalStreamEvent, StreamEvent } from '@agentlane/contract';
-import { Materializer, PublishHub, RunPipeline, RunTranslation } from '@agentlane/lane';
+import { RunTranslation } from '@agentlane/lane';
+import { Materializer, PublishHub, RunPipeline } from '@agentlane/lane/internal';
 import type { Backend, PlainRow } from './backends';
 import { benchEvents, benchFrame, benchTranslator, percentile, sortedCopy } from './fixtures';
 

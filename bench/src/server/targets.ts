@@ -3,7 +3,7 @@ import { createServer as createHttpServer, type Server, type ServerResponse } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CanonicalEvent } from '@agentlane/contract';
-import { PublishHub } from '@agentlane/lane';
+import { PublishHub } from '@agentlane/lane/internal';
 import { type AgentlaneServer, createServer, formatSseFrame, type LanePort } from '@agentlane/server';
 import { openStore, type Store } from '@agentlane/store';
 

@@ -16,23 +16,6 @@ export const CHECKPOINT_ERROR_CODES = [
 ] as const;
 export type CheckpointErrorCode = (typeof CHECKPOINT_ERROR_CODES)[number];
 
-/** HTTP status per code, so routes map errors in one place. */
-export const CHECKPOINT_ERROR_STATUS: Record<CheckpointErrorCode, number> = {
-  invalid_checkpoint: 400,
-  unknown_channel_kind: 400,
-  unknown_reducer: 400,
-  invalid_channel_value: 400,
-  invalid_update: 400,
-  empty_channel: 409,
-  missing_parent: 409,
-  version_regression: 409,
-  unversioned_change: 409,
-  duplicate_checkpoint: 409,
-  not_found: 404,
-  corrupt_row: 500,
-  invalid_argument: 400,
-};
-
 export class CheckpointError extends Error {
   override readonly name = 'CheckpointError';
   constructor(

@@ -8,22 +8,27 @@ export { NamedBarrierChannel } from './channels/named-barrier.js';
 export { getReducer, type Reducer, reducerNames, registerReducer } from './channels/reducers.js';
 export { isChannelKind, restoreChannel } from './channels/registry.js';
 export { TopicChannel } from './channels/topic.js';
-export {
-  CheckpointsCommandError,
-  type CheckpointsCommandOptions,
-  runCheckpointsCommand,
-} from './checkpoints-command.js';
 export { applyDelta, type ChannelDelta, type CheckpointDelta, computeDelta } from './delta.js';
-export * from './errors.js';
 export {
-  type CheckpointHandlers,
-  checkpointHandlers,
-  type HttpAnswer,
-  type ListCheckpointsQuery,
-  type ListCheckpointsReply,
-} from './http-handlers.js';
+  CHECKPOINT_ERROR_CODES,
+  CheckpointError,
+  type CheckpointErrorCode,
+  isCheckpointError,
+} from './errors.js';
 export { newCheckpointId } from './ids.js';
-export type * from './saver.js';
+export type {
+  CheckpointSaver,
+  CheckpointSummary,
+  ListPage,
+  ListQuery,
+  PendingWrite,
+  PruneOptions,
+  PruneResult,
+  PutOptions,
+  PutResult,
+  StorageKind,
+  WriteInput,
+} from './saver.js';
 export { DeltaCheckpointSaver, type DeltaSaverOptions } from './savers/delta-saver.js';
 export { createMemorySaver } from './savers/memory-saver.js';
 export { checkpointMigrations } from './savers/migrations.js';
@@ -31,5 +36,12 @@ export { openCheckpointSaver } from './savers/open-saver.js';
 export { createPgSaver, type PgSaverOptions } from './savers/pg-saver.js';
 export type { CheckpointRow, CheckpointRowStore } from './savers/rows.js';
 export { createSqliteSaver, type SqliteSaverOptions } from './savers/sqlite-saver.js';
-export * from './session-state.js';
+export {
+  CONVERSATION_CHANNEL,
+  channelValue,
+  fingerprintCheckpoint,
+  PLAN_CHANNEL,
+  sessionStateOf,
+  VERSION_VECTOR_CHANNEL,
+} from './session-state.js';
 export { parseChannels, parseCheckpoint } from './validate.js';

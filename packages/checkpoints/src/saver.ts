@@ -1,7 +1,7 @@
-import type { Checkpoint, JsonValue, StageId } from '@agentlane/contract';
+import type { Checkpoint, CheckpointSummary, JsonValue, StageId, StorageKind } from '@agentlane/contract';
 
-/** How a row is stored: a full channel map, or only the change since its parent. */
-export type StorageKind = 'full' | 'delta';
+// A row's storage kind and its summary (what `list` returns) are REST shapes, so the contract declares them.
+export type { CheckpointSummary, StorageKind };
 
 export interface PutOptions {
   /** Sub-graph / child-agent namespace inside a session; '' (the default) is the root. */
@@ -15,20 +15,6 @@ export interface PutResult {
   storage: StorageKind;
   /** Bytes of the stored channel payload (the JSON text written). */
   bytes: number;
-}
-
-/** A row without its payload: what `list` returns, cheap regardless of state size. */
-export interface CheckpointSummary {
-  checkpointId: string;
-  sessionId: string;
-  namespace: string;
-  stageId: StageId;
-  createdAt: string;
-  schemaVersion: number;
-  parentCheckpointId: string | null;
-  storage: StorageKind;
-  bytes: number;
-  pinned: boolean;
 }
 
 export interface ListQuery {

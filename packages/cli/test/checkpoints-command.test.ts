@@ -4,12 +4,41 @@ import { join } from 'node:path';
 import {
   BinaryOpAggregateChannel,
   ChannelSet,
+  type CheckpointSaver,
   createSqliteSaver,
   newCheckpointId,
 } from '@agentlane/checkpoints';
-import type { Checkpoint } from '@agentlane/contract';
+import type { Checkpoint, JsonValue } from '@agentlane/contract';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildProgram, resolveServeConfig, serve } from '../src';
+import { runCheckpointsCommand } from '../src/commands/checkpoints-client';
+
+/** Puts one post-turn checkpoint per turn, each the child of the previous one; returns them oldest first. */
+async function putTurns(
+  saver: CheckpointSaver,
+  sessionId: string,
+  turns: number,
+  message: (turn: number) => JsonValue,
+): Promise<Checkpoint[]> {
+  const set = new ChannelSet({ conversation: new BinaryOpAggregateChannel('append') });
+  const puts: Checkpoint[] = [];
+  for (let turn = 1; turn <= turns; turn++) {
+    set.step([{ channel: 'conversation', value: message(turn) }]);
+    const parent = puts[puts.length - 1];
+    const cp: Checkpoint = {
+      id: newCheckpointId(),
+      sessionId,
+      stageId: 'post-turn',
+      createdAt: new Date().toISOString(),
+      schemaVersion: 1,
+      channels: set.snapshot(),
+      ...(parent ? { parentCheckpointId: parent.id } : {}),
+    };
+    await saver.put(cp);
+    puts.push(cp);
+  }
+  return puts;
+}
 
 describe('agentlane checkpoints', () => {
   afterEach(() => vi.restoreAllMocks());
@@ -20,23 +49,7 @@ describe('agentlane checkpoints', () => {
     const { url, stop } = await serve({ ...config, recordedSessions: false }, () => {});
     const saver = createSqliteSaver({ database: config.db });
     try {
-      const set = new ChannelSet({ conversation: new BinaryOpAggregateChannel('append') });
-      const puts: Checkpoint[] = [];
-      for (let turn = 1; turn <= 3; turn++) {
-        set.step([{ channel: 'conversation', value: turn }]);
-        const parent = puts[puts.length - 1];
-        const cp: Checkpoint = {
-          id: newCheckpointId(),
-          sessionId: 'cli-session',
-          stageId: 'post-turn',
-          createdAt: new Date().toISOString(),
-          schemaVersion: 1,
-          channels: set.snapshot(),
-          ...(parent ? { parentCheckpointId: parent.id } : {}),
-        };
-        await saver.put(cp);
-        puts.push(cp);
-      }
+      const puts = await putTurns(saver, 'cli-session', 3, (turn) => turn);
       const out: string[] = [];
       vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
         out.push(String(chunk));
@@ -58,6 +71,42 @@ describe('agentlane checkpoints', () => {
         puts[1]?.id ?? '',
       ]);
       expect(JSON.parse(out.join(''))).toEqual(puts[1]);
+    } finally {
+      await saver.close();
+      await stop();
+    }
+  });
+});
+
+// Moved from the server's checkpoint route tests with the command: the client side of those routes.
+describe('runCheckpointsCommand', () => {
+  it('backs `agentlane checkpoints SESSION [--id ID]`', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'agentlane-cli-cp-client-'));
+    const config = resolveServeConfig({ port: '0', dataDir }, {});
+    const { url, stop } = await serve({ ...config, recordedSessions: false }, () => {});
+    const saver = createSqliteSaver({ database: config.db, fullSnapshotEvery: 4 });
+    const sessionId = 'cli-client-session';
+    try {
+      const puts = await putTurns(saver, sessionId, 7, (turn) => ({
+        id: `m${turn}`,
+        role: 'user',
+        parts: [],
+      }));
+      const lines: string[] = [];
+      await runCheckpointsCommand({ server: url, session: sessionId, limit: 2, write: (l) => lines.push(l) });
+      expect(lines[0]).toMatch(/^CHECKPOINT\s+STAGE/);
+      expect(lines.slice(1).map((l) => l.split(/\s+/)[0])).toEqual(puts.map((c) => c.id).reverse());
+      const one: string[] = [];
+      await runCheckpointsCommand({
+        server: url,
+        session: sessionId,
+        id: puts[2]?.id,
+        write: (l) => one.push(l),
+      });
+      expect(JSON.parse(one.join('\n'))).toEqual(puts[2]);
+      await expect(
+        runCheckpointsCommand({ server: url, session: sessionId, id: newCheckpointId(), write: () => {} }),
+      ).rejects.toThrow(/HTTP 404/);
     } finally {
       await saver.close();
       await stop();

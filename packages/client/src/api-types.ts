@@ -4,41 +4,25 @@
  * servers may send more.
  */
 import type {
+  ErrorBody,
   JsonObject,
-  JsonValue,
-  NegotiatedCapabilities,
-  RunStatus,
-  VersionVector,
+  RunView,
+  SessionView,
+  SyncChange,
+  SyncConflictReport,
+  SyncRequest,
+  SyncResponse,
+  ThreadActivity,
 } from '@agentlane/contract';
+
+// The shapes the server sends and reads are the contract's (REST schemas checked equal to these types);
+// this file names them for the client and adds the request bodies and replies only the client declares.
+export type { ErrorBody, SyncChange, SyncConflictReport, SyncRequest, SyncResponse, ThreadActivity };
 
 // ---------------------------------------------------------------- sessions
 
 /** The `/sessions` resource: a thread plus its harness session (one per thread; `id` is the thread id). */
-export interface SessionRecord {
-  id: string;
-  /** The configured engine the thread runs on (an open string). */
-  engine: string;
-  title: string | null;
-  workDir: string | null;
-  metadata: JsonObject;
-  createdAt: string;
-  updatedAt: string;
-  provider: string | null;
-  nativeSessionId: string | null;
-  protocolVersion: string | null;
-  capabilities: NegotiatedCapabilities;
-  generation: number;
-  /** In list and read replies of servers that derive it: the thread at a glance. */
-  activity?: ThreadActivity;
-}
-
-/** The latest run's state ('waiting' = an unanswered approval or question), first prompt, head deliverySeq. */
-export interface ThreadActivity {
-  status: 'idle' | 'queued' | 'running' | 'waiting' | 'failed' | 'done';
-  runId: string | null;
-  firstPrompt: string | null;
-  headSeq: number;
-}
+export type SessionRecord = SessionView;
 
 export interface ListSessionsQuery {
   engine?: string;
@@ -67,33 +51,6 @@ export interface UpdateSessionRequest {
   expectedGeneration?: number;
 }
 
-// ---------------------------------------------------------------- sync
-
-export interface SyncChange {
-  key: string;
-  value: JsonValue;
-  version: number;
-  vector: VersionVector;
-}
-
-export interface SyncRequest {
-  clientId: string;
-  vector: VersionVector;
-  changes: SyncChange[];
-}
-
-export interface SyncConflictReport {
-  key: string;
-  changes: { clientId: string; version: number; value: JsonValue }[];
-}
-
-export interface SyncResponse {
-  vector: VersionVector;
-  /** Changes the client has not seen yet. */
-  changes: (SyncChange & { clientId: string })[];
-  conflicts: SyncConflictReport[];
-}
-
 // ---------------------------------------------------------------- execute, runs
 
 export interface ExecuteRequest {
@@ -112,21 +69,8 @@ export interface CreateRunRequest {
   expectedGeneration?: number;
 }
 
-export interface RunRecord {
-  runId: string;
-  threadId: string;
-  parentRunId: string | null;
-  status: RunStatus;
-  prompt: string;
-  options: JsonObject;
-  createdAt: string;
-  startedAt: string | null;
-  endedAt: string | null;
-  error: string | null;
-  /** How the settled run ended (null until then): a cancelled run is status completed, outcome cancelled. */
-  outcome: 'completed' | 'failed' | 'cancelled' | null;
-  canonicalizedAt: string | null;
-}
+/** The `/runs` resource. */
+export type RunRecord = RunView;
 
 export interface ApprovalAnswer {
   outcome: 'selected' | 'cancelled';
@@ -161,12 +105,4 @@ export interface ArtifactContent {
   etag?: string;
   bytes: Uint8Array;
   text(): string;
-}
-
-/** The JSON error body the server sends with every 4xx/5xx. */
-export interface ErrorBody {
-  error?: { code?: string; message?: string; field?: string } | string;
-  code?: string;
-  message?: string;
-  field?: string;
 }

@@ -1,4 +1,13 @@
-import type { ErrorBody } from './api-types.js';
+/**
+ * An error body as read: the server's (the contract's ErrorBody), or the flatter forms other servers and
+ * proxies send.
+ */
+interface ReadErrorBody {
+  error?: { code?: string; message?: string; field?: string } | string;
+  code?: string;
+  message?: string;
+  field?: string;
+}
 
 /** A non-2xx answer from the server, with the field it names when it names one. */
 export class ApiError extends Error {
@@ -27,7 +36,7 @@ export async function apiErrorFrom(response: Response): Promise<ApiError> {
   } catch {
     body = text;
   }
-  const parsed = (typeof body === 'object' && body !== null ? body : {}) as ErrorBody;
+  const parsed = (typeof body === 'object' && body !== null ? body : {}) as ReadErrorBody;
   const inner = typeof parsed.error === 'object' && parsed.error !== null ? parsed.error : undefined;
   const code = inner?.code ?? parsed.code ?? `http_${response.status}`;
   const message =

@@ -63,7 +63,8 @@ export function buildSchemaBundle(): JsonSchemaNode {
     title: 'agentlane contract',
     description:
       'Every wire shape of the agentlane contract (canonical events, delivery rows, stream events, audit rows, ' +
-      'checkpoints, session state, version vectors). Validate a value against #/$defs/<Name>. Readers of ' +
+      'checkpoints, session state, version vectors, and the REST views, error bodies, sync, audit and ' +
+      'checkpoint pages of /api/harness). Validate a value against #/$defs/<Name>. Readers of ' +
       'StreamEvent skip frames whose `type` they do not know instead of failing.',
     $defs,
   };

@@ -1,103 +1,15 @@
-import type { JsonObject, JsonValue } from '@agentlane/contract';
-import type {
-  ApprovalAnswer,
-  EngineDriver,
-  EngineSession,
-  HarnessFrame,
-  QuestionAnswer,
-  RawFrame,
-  SessionBinding,
-  TurnIO,
-  TurnOutcome,
-} from '@agentlane/engine-kit';
-import {
-  type ArtifactStore,
-  type EventStore,
-  type InteractionAnswerRecord,
-  type InteractionStore,
-  RELEASED_LEASE,
-  type RunOutcome,
-  type RunRecord,
-  type RunStore,
-  type SessionStore,
-  type SourceLaneStore,
-  StoreError,
-  type ThreadRecord,
-  type ThreadStore,
-} from '@agentlane/store';
-import type { Canonicalizer } from './canonicalizer.js';
-import type { PublishHub } from './hub.js';
+import type { TurnOutcome } from '@agentlane/engine-kit';
+import { RELEASED_LEASE, type RunOutcome, type RunRecord } from '@agentlane/store';
+import { checkAnswers } from './answers.js';
+import { EngineSessions } from './engine-sessions.js';
+import { type ActiveRun, harness, type RunExecutorOptions, sleep, type Waiter } from './executor-state.js';
 import { Materializer } from './offload.js';
-import { engineLostError, SYSTEM_ANSWERER, settleLostRun } from './recovery.js';
+import { engineLostError, settleLostRun } from './recovery.js';
 import { RunPipeline } from './run-pipeline.js';
 import { errorMessage, RunTranslation } from './run-translation.js';
-import type { AuditSink } from './types.js';
+import { runTurn } from './turn-runner.js';
 
-type Log = (level: 'info' | 'warn' | 'error', message: string, detail?: unknown) => void;
-
-/** The roles the executor uses: a run's thread and session, its lane and rows, its answers, artifacts. */
-type ExecutorStore = ThreadStore &
-  SessionStore &
-  RunStore &
-  SourceLaneStore &
-  EventStore &
-  InteractionStore &
-  ArtifactStore;
-
-export interface RunExecutorOptions {
-  store: ExecutorStore;
-  hub: PublishHub;
-  canonicalizer: Canonicalizer;
-  ownerId: string;
-  driverFor: (engine: string) => EngineDriver | undefined;
-  artifactThresholdBytes?: number;
-  pollIntervalMs: number;
-  maxConcurrentRuns: number;
-  /** How long a claimed run's lease lasts; the owner renews it every `leaseRenewMs`. */
-  leaseMs: number;
-  /** How often leases are renewed and expired runs of dead processes reclaimed. */
-  leaseRenewMs: number;
-  workDirFor: (thread: ThreadRecord) => string;
-  /** An approval or question unanswered this long is cancelled by `system` (0: never). */
-  approvalTimeoutMs: number;
-  audit?: AuditSink;
-  log?: Log;
-}
-
-interface Waiter {
-  kind: 'approval' | 'question';
-  targetId: string;
-  resolve: (answer: InteractionAnswerRecord | null) => void;
-  /** Fires when nobody answered within approvalTimeoutMs. */
-  timer?: NodeJS.Timeout;
-}
-
-interface ActiveRun {
-  run: RunRecord;
-  abort: AbortController;
-  /** Created once the thread and its driver are known; a cancel before that is caught by `cancelled`. */
-  pipeline?: RunPipeline;
-  /** turn.cancel_requested is in the source lane already. */
-  cancelRecorded?: boolean;
-  waiters: Set<Waiter>;
-  done: Promise<void>;
-  /** Another process took the run (this one stalled past its lease): stop without settling it. */
-  lost?: boolean;
-  /** Handed back at shutdown: stop, flush what the engine emitted, leave settling to whoever reclaims it. */
-  released?: boolean;
-  /** finalizeRun is under way: the run leaves the held set by our own doing. */
-  settling?: boolean;
-}
-
-interface OpenSession {
-  session: EngineSession;
-  driver: EngineDriver;
-  generation: number;
-}
-
-function harness(frame: HarnessFrame): JsonValue {
-  return frame as unknown as JsonValue;
-}
+export type { RunExecutorOptions } from './executor-state.js';
 
 /**
  * Executes queued runs: claims them (durable run.create commands), opens or reattaches the thread's engine
@@ -107,9 +19,7 @@ function harness(frame: HarnessFrame): JsonValue {
  */
 export class RunExecutor {
   private readonly active = new Map<string, ActiveRun>();
-  private readonly sessions = new Map<string, OpenSession>();
-  /** Threads whose session is being opened: one open at a time per thread. */
-  private readonly opening = new Map<string, Promise<OpenSession>>();
+  private readonly sessions: EngineSessions;
   private readonly cancelled = new Set<string>();
   /** Runs stop() handed back: their leases are released once their turns are stopped. */
   private readonly handedBack = new Set<string>();
@@ -120,7 +30,9 @@ export class RunExecutor {
   private leasing: Promise<void> | null = null;
   private stopped = true;
 
-  constructor(private readonly o: RunExecutorOptions) {}
+  constructor(private readonly o: RunExecutorOptions) {
+    this.sessions = new EngineSessions(o);
+  }
 
   async start(): Promise<void> {
     this.stopped = false;
@@ -177,11 +89,7 @@ export class RunExecutor {
         .catch((err) => this.o.log?.('warn', 'handing runs back failed', { error: errorMessage(err) }));
       this.o.log?.('info', `handed ${released.length} run(s) back at shutdown`);
     }
-    await Promise.race([
-      Promise.allSettled([...this.sessions.values()].map((s) => s.session.close())),
-      sleep(Math.max(100, deadline - Date.now())),
-    ]);
-    this.sessions.clear();
+    await this.sessions.closeAll(deadline);
   }
 
   private handBack(a: ActiveRun): void {
@@ -217,7 +125,7 @@ export class RunExecutor {
   /** Wakes the waiters of a run of this process (an answer was just recorded). */
   wakeAnswers(runId: string): void {
     const a = this.active.get(runId);
-    if (a && a.waiters.size > 0) void this.checkAnswers(a);
+    if (a && a.waiters.size > 0) void checkAnswers(this.o, a);
   }
 
   private async tick(): Promise<void> {
@@ -225,7 +133,7 @@ export class RunExecutor {
     this.polling = true;
     try {
       if (this.active.size > 0) await this.pollCancels();
-      for (const a of this.active.values()) if (a.waiters.size > 0) await this.checkAnswers(a);
+      for (const a of this.active.values()) if (a.waiters.size > 0) await checkAnswers(this.o, a);
     } catch (err) {
       this.o.log?.('warn', 'executor poll failed', { error: errorMessage(err) });
     } finally {
@@ -378,7 +286,10 @@ export class RunExecutor {
       if (!a.cancelRecorded) pipeline.emit(harness({ harness: 'turn.cancel_requested' }));
       outcome = { outcome: 'cancelled', error: 'cancelled before it started' };
     } else {
-      outcome = await this.runTurn(a, pipeline, thread, driver, { model, mode });
+      outcome = await runTurn({ ...this.o, sessions: this.sessions }, a, pipeline, thread, driver, {
+        model,
+        mode,
+      });
     }
     if (a.lost || a.released) {
       // Not ours to end: what the engine emitted is flushed, whoever reclaims the run writes its end.
@@ -408,197 +319,6 @@ export class RunExecutor {
     await this.settle(run, outcome.outcome === 'failed' ? 'failed' : 'completed', error, outcome.outcome);
   }
 
-  private async runTurn(
-    a: ActiveRun,
-    pipeline: RunPipeline,
-    thread: ThreadRecord,
-    driver: EngineDriver,
-    opts: { model: string | undefined; mode: string | undefined },
-  ): Promise<TurnOutcome> {
-    const { run } = a;
-    let open: OpenSession;
-    try {
-      open = await this.openSession(thread, driver, (f, raw) => pipeline.emit(f, raw));
-    } catch (err) {
-      const message = `could not open the engine session: ${errorMessage(err)}`;
-      pipeline.emit(harness({ harness: 'engine.error', message, fatal: true }));
-      return { outcome: 'failed', error: message };
-    }
-    const io: TurnIO = {
-      emit: (frame, raw) => pipeline.emit(frame, raw),
-      signal: a.abort.signal,
-      awaitApproval: async (approvalId) => {
-        const answer = await this.awaitAnswer(a, 'approval', approvalId);
-        const given: ApprovalAnswer = answer
-          ? (answer.answer as unknown as ApprovalAnswer)
-          : { outcome: 'cancelled' };
-        pipeline.emit(harness({ harness: 'approval.answered', approvalId, ...given }));
-        if (answer) await this.o.store.markAnswerDelivered(answer.answerId);
-        return given;
-      },
-      awaitQuestion: async (questionId) => {
-        const answer = await this.awaitAnswer(a, 'question', questionId);
-        const given: QuestionAnswer = answer
-          ? (answer.answer as unknown as QuestionAnswer)
-          : { outcome: 'cancelled' };
-        pipeline.emit(harness({ harness: 'question.answered', questionId, ...given }));
-        if (answer) await this.o.store.markAnswerDelivered(answer.answerId);
-        return given;
-      },
-    };
-    try {
-      return await open.session.runTurn(
-        {
-          threadId: run.threadId,
-          runId: run.runId,
-          turnId: run.runId,
-          prompt: run.prompt,
-          ...(run.parentRunId ? { parentRunId: run.parentRunId } : {}),
-          ...(opts.model ? { model: opts.model } : {}),
-          ...(opts.mode ? { mode: opts.mode } : {}),
-        },
-        io,
-      );
-    } catch (err) {
-      // An engine that throws is presumed broken: drop the session so the next run reopens it.
-      const message = `the engine failed: ${errorMessage(err)}`;
-      pipeline.emit(harness({ harness: 'engine.error', message, fatal: true }));
-      this.sessions.delete(thread.threadId);
-      await open.session.close().catch(() => undefined);
-      return { outcome: 'failed', error: message };
-    }
-  }
-
-  private async openSession(
-    thread: ThreadRecord,
-    driver: EngineDriver,
-    emit: (frame: JsonValue, raw?: RawFrame) => void,
-  ): Promise<OpenSession> {
-    const cached = this.sessions.get(thread.threadId);
-    if (cached && cached.driver === driver) {
-      if (cached.session.isAlive?.() !== false) return cached;
-      // The engine died between turns: reopen from the persisted binding (load/resume, new generation)
-      // so this run goes on instead of failing once.
-      this.sessions.delete(thread.threadId);
-      void cached.session.close().catch(() => undefined);
-      emit(
-        harness({
-          harness: 'engine.error',
-          message: 'the engine process exited after the previous run; a new one continues the session',
-          fatal: false,
-        }),
-      );
-    }
-    const inFlight = this.opening.get(thread.threadId);
-    if (inFlight) return inFlight;
-    const opening = (async () => {
-      const previous = await this.o.store.getSession(thread.threadId);
-      const reattach = previous && previous.engine === driver.name && previous.provider === driver.provider;
-      const previousBinding: SessionBinding | undefined = reattach
-        ? {
-            provider: previous.provider,
-            nativeSessionId: previous.nativeSessionId,
-            runtimeBinding: previous.runtimeBinding,
-            protocolVersion: previous.protocolVersion,
-            capabilities: previous.capabilities,
-          }
-        : undefined;
-      const session = await driver.openSession({
-        threadId: thread.threadId,
-        workDir: this.o.workDirFor(thread),
-        ...(previousBinding ? { previous: previousBinding } : {}),
-        // A new process means a new runtime binding, so the store will bump the generation on bind.
-        generation: (previous?.generation ?? 0) + 1,
-        emit,
-      });
-      const record = await this.o.store.bindSession({
-        threadId: thread.threadId,
-        engine: driver.name,
-        ...session.binding,
-      });
-      const open: OpenSession = { session, driver, generation: record.generation };
-      this.sessions.set(thread.threadId, open);
-      return open;
-    })();
-    this.opening.set(thread.threadId, opening);
-    try {
-      return await opening;
-    } finally {
-      this.opening.delete(thread.threadId);
-    }
-  }
-
-  private awaitAnswer(
-    a: ActiveRun,
-    kind: 'approval' | 'question',
-    targetId: string,
-  ): Promise<InteractionAnswerRecord | null> {
-    if (a.abort.signal.aborted) return Promise.resolve(null);
-    return new Promise((resolve) => {
-      const waiter: Waiter = {
-        kind,
-        targetId,
-        resolve: (answer) => {
-          if (!a.waiters.delete(waiter)) return;
-          if (waiter.timer) clearTimeout(waiter.timer);
-          resolve(answer);
-        },
-      };
-      a.waiters.add(waiter);
-      const timeoutMs = this.o.approvalTimeoutMs;
-      if (timeoutMs > 0) {
-        waiter.timer = setTimeout(() => void this.expire(a, waiter, timeoutMs), timeoutMs);
-        waiter.timer.unref();
-      }
-      void this.checkAnswers(a);
-    });
-  }
-
-  /**
-   * Nobody answered in time: the request is cancelled by `system`, recorded like any answer so that every
-   * process agrees and a late answer is refused (conflict) instead of reaching an engine that moved on. An
-   * answer recorded first (here or by another process) wins the race and is delivered instead. The run then
-   * goes on as its engine goes on after a cancelled request (the built-in engine: the call is not run).
-   */
-  private async expire(a: ActiveRun, waiter: Waiter, timeoutMs: number): Promise<void> {
-    if (!a.waiters.has(waiter)) return;
-    const answer: ApprovalAnswer | QuestionAnswer = { outcome: 'cancelled', answeredBy: SYSTEM_ANSWERER };
-    try {
-      const record = await this.o.store.recordAnswer({
-        threadId: a.run.threadId,
-        runId: a.run.runId,
-        kind: waiter.kind,
-        targetId: waiter.targetId,
-        answer: answer as unknown as JsonObject,
-      });
-      this.o.log?.(
-        'info',
-        `${waiter.kind} ${waiter.targetId} of run ${a.run.runId} was not answered within ${timeoutMs} ms; cancelled by system`,
-      );
-      waiter.resolve(record);
-    } catch (err) {
-      // Answered meanwhile (conflict): that answer is delivered. Else the store failed: try again shortly.
-      if (err instanceof StoreError && err.code === 'conflict') await this.checkAnswers(a);
-      else {
-        this.o.log?.('warn', 'cancelling an unanswered request failed', { error: errorMessage(err) });
-        waiter.timer = setTimeout(() => void this.expire(a, waiter, timeoutMs), 1000);
-        waiter.timer.unref();
-      }
-    }
-  }
-
-  private async checkAnswers(a: ActiveRun): Promise<void> {
-    try {
-      const answers = await this.o.store.pendingAnswers(a.run.runId);
-      for (const w of [...a.waiters]) {
-        const found = answers.find((x) => x.kind === w.kind && x.targetId === w.targetId);
-        if (found) w.resolve(found);
-      }
-    } catch (err) {
-      this.o.log?.('warn', 'reading pending answers failed', { error: errorMessage(err) });
-    }
-  }
-
   private async settle(
     run: RunRecord,
     status: 'completed' | 'failed',
@@ -617,8 +337,4 @@ export class RunExecutor {
     });
     this.o.canonicalizer.kick();
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

@@ -1,56 +1,24 @@
-import type {
-  CanonicalStreamEvent,
-  DeliveryRow,
-  JsonObject,
-  RunCanonicalizedEvent,
-  RunStatusEvent,
-  StreamEvent,
-} from '@agentlane/contract';
+import type { DeliveryRow, JsonObject, StreamEvent } from '@agentlane/contract';
 import type { EventStore, OutboxStore, RunStore, SignalStore } from '@agentlane/store';
+import {
+  completionSignals,
+  type HubSignal,
+  isHubSignal,
+  missedSignals,
+  type ThreadWatch,
+} from './hub-signals.js';
+import {
+  type HubSubscription,
+  rowToStreamEvent,
+  Subscription,
+  type SubscriptionHost,
+} from './hub-subscription.js';
 
-export type HubSignal = RunStatusEvent | RunCanonicalizedEvent;
-
-type Item = { row: DeliveryRow } | { signal: HubSignal };
-
-const RUN_STATUSES = new Set(['queued', 'running', 'completed', 'failed']);
-
-/** A signal heard from another process, checked before it reaches a subscriber. */
-function isHubSignal(value: JsonObject): value is JsonObject & HubSignal {
-  if (typeof value.threadId !== 'string' || typeof value.runId !== 'string') return false;
-  if (typeof value.status !== 'string' || !RUN_STATUSES.has(value.status)) return false;
-  if (value.type === 'run.status') return true;
-  return (
-    value.type === 'run.canonicalized' &&
-    typeof value.lastDeliverySeq === 'number' &&
-    typeof value.completedAt === 'string'
-  );
-}
+export type { HubSignal } from './hub-signals.js';
+export { type HubSubscription, rowToStreamEvent } from './hub-subscription.js';
 
 /** How long a subscribe waits for the store to hear other processes before it answers anyway. */
 const LISTENING_WAIT_MS = 5000;
-/** Clock difference between processes allowed when deciding whether a settled run is news to a thread. */
-const CLOCK_SKEW_MS = 5000;
-
-/** What the hub knows of a thread it serves: since when, and the latest signal of each run handed out. */
-interface ThreadWatch {
-  /** Date.now() when the thread got its first subscriber here. */
-  readonly since: number;
-  /** runId → the highest statusVersion handed to the thread's subscribers. */
-  readonly statusVersions: Map<string, number>;
-  /** runId → the lastDeliverySeq of the latest run.canonicalized handed out. */
-  readonly completions: Map<string, number>;
-}
-
-/** How long a hole in deliverySeq is waited for before it is taken as real (the store skipped a number). */
-const GAP_TOLERANCE_MS = 1000;
-const GAP_RETRY_MS = 5;
-
-export interface HubSubscription {
-  readonly threadId: string;
-  readonly headDeliverySeq: number;
-  readonly cursor: number;
-  close(): void;
-}
 
 export interface HubOptions {
   /** Rows read per store query during replay / catch-up. */
@@ -63,15 +31,6 @@ export interface HubOptions {
   onListenerError?: (err: unknown) => void;
 }
 
-/** A committed row as the wire shows it. */
-export function rowToStreamEvent(row: DeliveryRow): CanonicalStreamEvent {
-  const { deliverySeq, revision, provisional, namespace, event } = row;
-  // Two literals, not a conditional spread (no throwaway object per row); same key order either way.
-  return namespace && namespace.length > 0
-    ? { type: event.kind, deliverySeq, revision, provisional, namespace, event }
-    : { type: event.kind, deliverySeq, revision, provisional, event };
-}
-
 /**
  * The publish hub: per-thread subscriptions that are only ever handed committed rows.
  *
@@ -81,7 +40,7 @@ export function rowToStreamEvent(row: DeliveryRow): CanonicalStreamEvent {
  * commit this process did not push (another process). While a read is in flight, pushed rows and signals are
  * buffered and afterwards de-duplicated by deliverySeq, so replay turns into live with no gap and no duplicate.
  */
-export class PublishHub {
+export class PublishHub implements SubscriptionHost {
   private readonly threads = new Map<string, Set<Subscription>>();
   private readonly watches = new Map<string, ThreadWatch>();
   private readonly unlisten: () => void;
@@ -163,34 +122,8 @@ export class PublishHub {
     if (this.closed) return;
     await Promise.all(
       [...this.watches].map(async ([threadId, watch]) => {
-        const [runs, completions] = await Promise.all([
-          this.store.listRuns(threadId),
-          this.store.listCompletions(threadId),
-        ]);
-        const recent = (iso: string | null): boolean =>
-          iso === null || Date.parse(iso) >= watch.since - CLOCK_SKEW_MS;
-        const statusOf = new Map<string, HubSignal['status']>();
-        for (const run of runs) {
-          statusOf.set(run.runId, run.status);
-          if (!watch.statusVersions.has(run.runId) && !recent(run.endedAt)) continue;
-          this.deliverSignal(threadId, {
-            type: 'run.status',
-            threadId,
-            runId: run.runId,
-            status: run.status,
-            statusVersion: run.statusVersion,
-          });
-        }
-        for (const record of completions) {
-          if (!watch.completions.has(record.runId) && !recent(record.completedAt)) continue;
-          this.deliverSignal(threadId, {
-            type: 'run.canonicalized',
-            threadId,
-            runId: record.runId,
-            status: statusOf.get(record.runId) ?? 'completed',
-            lastDeliverySeq: record.lastDeliverySeq,
-            completedAt: record.completedAt,
-          });
+        for (const signal of await missedSignals(this.store, threadId, watch)) {
+          this.deliverSignal(threadId, signal);
         }
       }),
     );
@@ -238,21 +171,7 @@ export class PublishHub {
    * already, and it is buffered behind the catch-up like any signal.
    */
   private async replayCompletions(sub: Subscription): Promise<void> {
-    const [completions, runs] = await Promise.all([
-      this.store.listCompletions(sub.threadId),
-      this.store.listRuns(sub.threadId),
-    ]);
-    const statusOf = new Map(runs.map((run) => [run.runId, run.status]));
-    for (const record of completions) {
-      sub.offerSignal({
-        type: 'run.canonicalized',
-        threadId: sub.threadId,
-        runId: record.runId,
-        status: statusOf.get(record.runId) ?? 'completed',
-        lastDeliverySeq: record.lastDeliverySeq,
-        completedAt: record.completedAt,
-      });
-    }
+    for (const signal of await completionSignals(this.store, sub.threadId)) sub.offerSignal(signal);
   }
 
   private async listening(): Promise<void> {
@@ -328,162 +247,6 @@ export class PublishHub {
       // The store being briefly unavailable is not fatal for a poll; the next one retries.
     } finally {
       this.polling = false;
-    }
-  }
-}
-
-class Subscription implements HubSubscription {
-  cursor: number;
-  headDeliverySeq = 0;
-  private opened = false;
-  private reading = false;
-  private closed = false;
-  /** Rows and signals that arrived while a read was in flight, in arrival order. */
-  private buffer: Item[] = [];
-  /** The highest head reported while reading: read again if the read ended below it. */
-  private wantedHead = 0;
-
-  constructor(
-    private readonly hub: PublishHub,
-    readonly threadId: string,
-    after: number,
-    private readonly listener: (event: StreamEvent) => void,
-  ) {
-    this.cursor = after;
-  }
-
-  open(head: number): void {
-    if (this.closed) return;
-    this.headDeliverySeq = head;
-    this.opened = true;
-    this.emit({ type: 'stream.opened', threadId: this.threadId, after: this.cursor, headDeliverySeq: head });
-    this.wantedHead = head;
-    void this.readLoop();
-  }
-
-  offerRows(rows: readonly DeliveryRow[], events?: readonly CanonicalStreamEvent[]): void {
-    if (this.closed) return;
-    if (!this.opened || this.reading) {
-      for (const row of rows) this.buffer.push({ row });
-      return;
-    }
-    for (let i = 0; i < rows.length; i++) {
-      const row = rows[i] as DeliveryRow;
-      if (row.deliverySeq <= this.cursor) continue;
-      if (row.deliverySeq !== this.cursor + 1) {
-        // A gap: something committed before these rows has not reached us yet. Read it from the store.
-        for (const rest of rows.slice(i)) this.buffer.push({ row: rest });
-        this.wantedHead = Math.max(this.wantedHead, row.deliverySeq - 1);
-        void this.readLoop();
-        return;
-      }
-      this.deliverRow(row, events?.[i]);
-    }
-  }
-
-  offerSignal(signal: HubSignal): void {
-    if (this.closed) return;
-    if (!this.opened || this.reading) {
-      this.buffer.push({ signal });
-      return;
-    }
-    if (signal.type === 'run.canonicalized' && signal.lastDeliverySeq > this.cursor) {
-      // Heard from another process before its rows reached us: read them first, then say they are final.
-      this.buffer.push({ signal });
-      this.catchUpTo(signal.lastDeliverySeq);
-      return;
-    }
-    this.emit(signal);
-  }
-
-  catchUpTo(head: number): void {
-    if (this.closed || !this.opened || head <= this.cursor) return;
-    this.wantedHead = Math.max(this.wantedHead, head);
-    if (!this.reading) void this.readLoop();
-  }
-
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.buffer = [];
-    this.hub.detach(this);
-  }
-
-  private async readLoop(): Promise<void> {
-    if (this.reading || this.closed) return;
-    this.reading = true;
-    try {
-      // When a row does not follow the cursor, the row in between may still be committing (PostgreSQL with
-      // several writers): wait for it rather than skip it. Only a gap that persists is taken as real.
-      let gapSince: number | null = null;
-      for (;;) {
-        const before = this.cursor;
-        const allowGap = gapSince !== null && Date.now() - gapSince >= GAP_TOLERANCE_MS;
-        let stalled = false;
-        // Read until a short page (the store had nothing more), then drain what was buffered meanwhile.
-        for (;;) {
-          const rows = await this.hub.read(this.threadId, this.cursor);
-          if (this.closed) return;
-          for (const row of rows) {
-            if (row.deliverySeq <= this.cursor) continue;
-            if (row.deliverySeq !== this.cursor + 1 && !allowGap) {
-              stalled = true;
-              break;
-            }
-            this.deliverRow(row);
-          }
-          if (stalled || rows.length < this.hub.pageSize) break;
-        }
-        const gap = stalled || this.drainBuffer(allowGap);
-        if (!gap) {
-          if (this.cursor >= this.wantedHead || this.cursor === before) break;
-          continue;
-        }
-        gapSince = this.cursor > before || gapSince === null ? Date.now() : gapSince;
-        await new Promise((r) => setTimeout(r, GAP_RETRY_MS));
-        if (this.closed) return;
-      }
-    } catch (err) {
-      this.hub.listenerFailed(err);
-      // The next push or head poll restarts the loop from the cursor.
-    } finally {
-      this.reading = false;
-    }
-  }
-
-  /** Delivers buffered items in order; returns true when it stopped at a row that does not follow the cursor. */
-  private drainBuffer(allowGap: boolean): boolean {
-    while (this.buffer.length > 0) {
-      const item = this.buffer[0] as Item;
-      if ('signal' in item) {
-        this.buffer.shift();
-        this.emit(item.signal);
-        continue;
-      }
-      if (item.row.deliverySeq <= this.cursor) {
-        this.buffer.shift();
-        continue;
-      }
-      if (item.row.deliverySeq !== this.cursor + 1 && !allowGap) {
-        this.wantedHead = Math.max(this.wantedHead, item.row.deliverySeq - 1);
-        return true;
-      }
-      this.buffer.shift();
-      this.deliverRow(item.row);
-    }
-    return false;
-  }
-
-  private deliverRow(row: DeliveryRow, event?: CanonicalStreamEvent): void {
-    this.cursor = row.deliverySeq;
-    this.emit(event ?? rowToStreamEvent(row));
-  }
-
-  private emit(event: StreamEvent): void {
-    try {
-      this.listener(event);
-    } catch (err) {
-      this.hub.listenerFailed(err);
     }
   }
 }

@@ -11,24 +11,21 @@
  *   lease expired, i.e. of dead processes, failed with an "engine process lost: <owner> ..." error) and the
  *   canonicalization outbox worker. `stop({ graceMs })`: waits for running turns, then hands them back.
  *
- * Lower-level pieces (the publish hub, the run pipeline, the canonicalizer) are exported for tests and
- * benchmarks.
+ * `RunTranslation` re-translates a recorded run (the CLI's `translate`). The lower-level pieces (the publish
+ * hub, the run pipeline, the executor, the canonicalizer) are for tests and benchmarks only, under the
+ * `@agentlane/lane/internal` subpath: they are not public API.
  */
 
-export { type CanonicalizeOutcome, Canonicalizer, type CanonicalizerOptions } from './canonicalizer.js';
-export { deriveEventId } from './event-id.js';
-export { RunExecutor, type RunExecutorOptions } from './executor.js';
-export {
-  type HubOptions,
-  type HubSignal,
-  type HubSubscription,
-  PublishHub,
-  rowToStreamEvent,
-} from './hub.js';
 export { createLane } from './lane.js';
-export { DEFAULT_ARTIFACT_THRESHOLD_BYTES, Materializer, truncatePreview } from './offload.js';
-export { ENGINE_LOST, engineLostError, SYSTEM_ANSWERER, settleLostRun } from './recovery.js';
-export { RunPipeline, type RunPipelineOptions } from './run-pipeline.js';
+export { ENGINE_LOST, SYSTEM_ANSWERER } from './recovery.js';
 export { type BuiltEvent, type BuiltStep, RunTranslation } from './run-translation.js';
-export { stableJson } from './stable-json.js';
-export * from './types.js';
+export {
+  type AuditSink,
+  type CreateRunInput,
+  DEFAULT_APPROVAL_TIMEOUT_MS,
+  DEFAULT_MAX_CONCURRENT_RUNS,
+  type Lane,
+  type LaneListener,
+  type LaneOptions,
+  type LaneSubscription,
+} from './types.js';

@@ -4,6 +4,7 @@ import {
   DEFAULT_RUN_LEASE_MS,
   DEFAULT_RUN_LEASE_RENEW_MS,
   type RunRecord,
+  type Store,
   StoreError,
 } from '@agentlane/store';
 import { Canonicalizer } from './canonicalizer.js';
@@ -17,16 +18,13 @@ import {
   type LaneOptions,
 } from './types.js';
 
-/** Builds the lane the server calls. Nothing runs until start(). */
-export function createLane(options: LaneOptions): Lane {
-  const { store, ownerId } = options;
-  const log = options.log;
+/** The lane's settings: the options with their defaults, checked. */
+function laneSettings(options: LaneOptions) {
   const drivers = new Map<string, EngineDriver>(
     options.drivers instanceof Map
       ? (options.drivers as ReadonlyMap<string, EngineDriver>)
       : (options.drivers as readonly EngineDriver[]).map((d) => [d.name, d] as const),
   );
-  const driverFor = (engine: string) => drivers.get(engine);
   const pollIntervalMs = options.pollIntervalMs ?? 100;
   const leaseMs = options.runLeaseMs ?? DEFAULT_RUN_LEASE_MS;
   const leaseRenewMs = options.runLeaseRenewMs ?? DEFAULT_RUN_LEASE_RENEW_MS;
@@ -38,6 +36,37 @@ export function createLane(options: LaneOptions): Lane {
   const approvalTimeoutMs = options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
   if (!(Number.isSafeInteger(approvalTimeoutMs) && approvalTimeoutMs >= 0))
     throw new Error(`approvalTimeoutMs (${approvalTimeoutMs}) must be a whole number of ms, 0 for never`);
+  const driverFor = (engine: string) => drivers.get(engine);
+  return { driverFor, pollIntervalMs, leaseMs, leaseRenewMs, artifactThresholdBytes, approvalTimeoutMs };
+}
+
+async function requireRun(store: Store, runId: string): Promise<RunRecord> {
+  const run = await store.getRun(runId);
+  if (!run) throw new StoreError('not_found', `run ${runId} not found`);
+  return run;
+}
+
+/** An answer is only taken for a run some live process executes: otherwise nobody would deliver it. */
+async function requireExecuting(store: Store, runId: string): Promise<RunRecord> {
+  const run = await requireRun(store, runId);
+  const live = run.status === 'running' && run.leaseUntil !== null && Date.parse(run.leaseUntil) > Date.now();
+  if (!live) {
+    const why =
+      run.status === 'running'
+        ? `its process (${run.ownerId ?? '?'}) is gone; it is being settled`
+        : run.status === 'queued'
+          ? 'it has not started'
+          : `it has ended (${run.outcome ?? run.status})`;
+    throw new StoreError('conflict', `run ${runId} is not executing anywhere: ${why}`);
+  }
+  return run;
+}
+
+/** The lane's three workers: the publish hub, the canonicalizer and the run executor. */
+function laneWorkers(options: LaneOptions, settings: ReturnType<typeof laneSettings>) {
+  const { store, ownerId, log } = options;
+  const { driverFor, pollIntervalMs, leaseMs, leaseRenewMs, artifactThresholdBytes, approvalTimeoutMs } =
+    settings;
   const hub = new PublishHub(store, {
     headPollMs: Math.max(pollIntervalMs, 250),
     onListenerError: (err) => log?.('warn', 'a subscriber failed', { error: String(err) }),
@@ -67,30 +96,35 @@ export function createLane(options: LaneOptions): Lane {
     ...(options.audit ? { audit: options.audit } : {}),
     ...(log ? { log } : {}),
   });
+  return { hub, canonicalizer, executor };
+}
+
+/** Builds the lane the server calls. Nothing runs until start(). */
+export function createLane(options: LaneOptions): Lane {
+  const { store } = options;
+  const settings = laneSettings(options);
+  const { pollIntervalMs } = settings;
+  const { hub, canonicalizer, executor } = laneWorkers(options, settings);
   const execute = options.execute ?? true;
   let started = false;
 
-  const requireRun = async (runId: string) => {
-    const run = await store.getRun(runId);
-    if (!run) throw new StoreError('not_found', `run ${runId} not found`);
-    return run;
-  };
-
-  /** An answer is only taken for a run some live process executes: otherwise nobody would deliver it. */
-  const requireExecuting = async (runId: string): Promise<RunRecord> => {
-    const run = await requireRun(runId);
-    const live =
-      run.status === 'running' && run.leaseUntil !== null && Date.parse(run.leaseUntil) > Date.now();
-    if (!live) {
-      const why =
-        run.status === 'running'
-          ? `its process (${run.ownerId ?? '?'}) is gone; it is being settled`
-          : run.status === 'queued'
-            ? 'it has not started'
-            : `it has ended (${run.outcome ?? run.status})`;
-      throw new StoreError('conflict', `run ${runId} is not executing anywhere: ${why}`);
-    }
-    return run;
+  /** Records an answer for a run some live process executes, and wakes its waiter if it runs here. */
+  const recordAnswer = async (
+    runId: string,
+    kind: 'approval' | 'question',
+    targetId: string,
+    answer: unknown,
+  ) => {
+    const run = await requireExecuting(store, runId);
+    const record = await store.recordAnswer({
+      threadId: run.threadId,
+      runId,
+      kind,
+      targetId,
+      answer: answer as JsonObject,
+    });
+    executor.wakeAnswers(runId);
+    return record;
   };
 
   return {
@@ -117,36 +151,18 @@ export function createLane(options: LaneOptions): Lane {
     },
 
     async cancelRun(runId, idempotencyKey) {
-      await requireRun(runId);
+      await requireRun(store, runId);
       const command = await store.requestCancel(runId, idempotencyKey ?? null);
       executor.cancelLocal(runId);
       return command;
     },
 
-    async answerApproval({ runId, approvalId, answer }) {
-      const run = await requireExecuting(runId);
-      const record = await store.recordAnswer({
-        threadId: run.threadId,
-        runId,
-        kind: 'approval',
-        targetId: approvalId,
-        answer: answer as unknown as JsonObject,
-      });
-      executor.wakeAnswers(runId);
-      return record;
+    answerApproval({ runId, approvalId, answer }) {
+      return recordAnswer(runId, 'approval', approvalId, answer);
     },
 
-    async answerQuestion({ runId, questionId, answer }) {
-      const run = await requireExecuting(runId);
-      const record = await store.recordAnswer({
-        threadId: run.threadId,
-        runId,
-        kind: 'question',
-        targetId: questionId,
-        answer: answer as unknown as JsonObject,
-      });
-      executor.wakeAnswers(runId);
-      return record;
+    answerQuestion({ runId, questionId, answer }) {
+      return recordAnswer(runId, 'question', questionId, answer);
     },
 
     subscribe(threadId, after, listener) {

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Canonicalizer, PublishHub } from '../src';
+import { Canonicalizer, PublishHub } from '../src/internal';
 import { Collector } from './helpers/collect';
 import { sqliteTestStore, type TestStore } from './helpers/stores';
 import { createTestDriver } from './helpers/test-driver';

@@ -2,7 +2,7 @@ import type { CanonicalEvent } from '@agentlane/contract';
 import { createSqliteStore, type Store } from '@agentlane/store';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PublishHub } from '../src';
+import { PublishHub } from '../src/internal';
 import { Collector } from './helpers/collect';
 import { sqliteTestStore, type TestStore } from './helpers/stores';
 

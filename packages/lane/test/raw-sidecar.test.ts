@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { StreamEvent } from '@agentlane/contract';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Materializer, PublishHub, RunPipeline, RunTranslation } from '../src';
+import { RunTranslation } from '../src';
+import { Materializer, PublishHub, RunPipeline } from '../src/internal';
 import { pgAvailable, pgTestStore, sqliteTestStore, type TestStore } from './helpers/stores';
 import { createTestTranslator } from './helpers/test-translator';
 

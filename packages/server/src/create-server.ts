@@ -91,10 +91,10 @@ export interface AgentlaneServer {
   shutdown(): Promise<void>;
 }
 
-export async function createServer(options: ServerOptions): Promise<AgentlaneServer> {
-  const limits = resolveLimits(options.limits);
+/** The state every route shares, from the options. */
+function serverContext(options: ServerOptions, limits: ServerLimits): ServerContext {
   const defaultWorkDir = options.defaultWorkDir ?? process.cwd();
-  const context: ServerContext = {
+  return {
     store: options.store,
     lane: options.lane,
     hub: new ThreadHub(options.store),
@@ -117,7 +117,10 @@ export async function createServer(options: ServerOptions): Promise<AgentlaneSer
     draining: false,
     ...(options.unavailableEngines ? { unavailableEngines: options.unavailableEngines } : {}),
   };
+}
 
+/** The Fastify instance with the limits applied (timeouts, body size, connection cap). */
+function fastifyApp(options: ServerOptions, limits: ServerLimits) {
   const app = Fastify({
     ...(options.loggerInstance
       ? { loggerInstance: options.loggerInstance }
@@ -149,6 +152,36 @@ export async function createServer(options: ServerOptions): Promise<AgentlaneSer
     timer.unref();
     socket.once('close', () => clearTimeout(timer));
   });
+  return app;
+}
+
+/** The built web UI at / (a single-page app), and the JSON 404 for everything else. */
+async function serveWeb(app: FastifyInstance, options: ServerOptions): Promise<void> {
+  const webRoot = options.webRoot ? resolve(options.webRoot) : undefined;
+  if (webRoot && existsSync(webRoot)) {
+    await app.register(fastifyStatic, { root: webRoot, prefix: '/', wildcard: false });
+    // A single-page app: unknown non-API GETs get index.html.
+    app.setNotFoundHandler((request, reply) => {
+      if (request.method === 'GET' && !request.url.startsWith(API_PREFIX))
+        return reply.sendFile('index.html');
+      return reply
+        .code(404)
+        .send(new HttpError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`).toBody());
+    });
+  } else {
+    app.setNotFoundHandler((request, reply) =>
+      reply
+        .code(404)
+        .send(new HttpError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`).toBody()),
+    );
+  }
+}
+
+export async function createServer(options: ServerOptions): Promise<AgentlaneServer> {
+  const limits = resolveLimits(options.limits);
+  const context = serverContext(options, limits);
+
+  const app = fastifyApp(options, limits);
 
   app.setValidatorCompiler(validatorCompiler);
   app.decorateRequest('principal', null as never);
@@ -205,24 +238,7 @@ export async function createServer(options: ServerOptions): Promise<AgentlaneSer
     { prefix: API_PREFIX },
   );
 
-  const webRoot = options.webRoot ? resolve(options.webRoot) : undefined;
-  if (webRoot && existsSync(webRoot)) {
-    await app.register(fastifyStatic, { root: webRoot, prefix: '/', wildcard: false });
-    // A single-page app: unknown non-API GETs get index.html.
-    app.setNotFoundHandler((request, reply) => {
-      if (request.method === 'GET' && !request.url.startsWith(API_PREFIX))
-        return reply.sendFile('index.html');
-      return reply
-        .code(404)
-        .send(new HttpError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`).toBody());
-    });
-  } else {
-    app.setNotFoundHandler((request, reply) =>
-      reply
-        .code(404)
-        .send(new HttpError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`).toBody()),
-    );
-  }
+  await serveWeb(app, options);
 
   app.addHook('onClose', async () => context.hub.close());
 

@@ -1,3 +1,4 @@
+import type { ErrorBody as ContractErrorBody } from '@agentlane/contract';
 import { isDatabaseUnavailable } from '@agentlane/sql';
 import { StoreError } from '@agentlane/store';
 
@@ -24,8 +25,8 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-/** The JSON body of every error response. `field` names the offending input, e.g. `body.prompt`. */
-export interface ErrorBody {
+/** The JSON body of every error response (the contract's ErrorBody) with a code of the table above. */
+export interface ErrorBody extends ContractErrorBody {
   error: { code: ErrorCode; message: string; field?: string };
 }
 

@@ -2,15 +2,47 @@
 // FastifySchema, and packages building on this one (protocols) see that through these types.
 /// <reference types="@fastify/swagger" preserve="true" />
 
-export * from './auth.js';
-export * from './context.js';
-export * from './create-server.js';
-export * from './errors.js';
-export * from './lane-port.js';
-export * from './limits.js';
-export * from './observability/index.js';
-export * from './process-guard.js';
-export * from './sse/sse-format.js';
-export * from './sync/sync-state.js';
-export * from './thread-create.js';
-export * from './workspace-root.js';
+export {
+  Authenticator,
+  type AuthToken,
+  assertAllThreads,
+  assertBindAllowed,
+  assertThreadAccess,
+  canAccessThread,
+  isLoopbackHost,
+  type Principal,
+} from './auth.js';
+export type { EngineCatalog, ServerContext } from './context.js';
+export { type AgentlaneServer, API_PREFIX, createServer, type ServerOptions } from './create-server.js';
+export {
+  codeForStatus,
+  ERROR_STATUS,
+  type ErrorBody,
+  type ErrorCode,
+  HttpError,
+  notFound,
+  RETRY_AFTER_SECONDS,
+  toHttpError,
+} from './errors.js';
+export type { LanePort } from './lane-port.js';
+export { DEFAULT_LIMITS, PerKeyCounter, RateLimiter, resolveLimits, type ServerLimits } from './limits.js';
+export {
+  createObservability,
+  type Observability,
+  type ObservabilityOptions,
+  type RunLeaseObserver,
+  type TracingConfig,
+  tracingConfig,
+} from './observability/index.js';
+export { keepServingOnUnhandledRejection } from './process-guard.js';
+export { formatSseComment, formatSseFrame, type SseFrame } from './sse/sse-format.js';
+export {
+  conflictSignature,
+  conflictsOf,
+  headsOf,
+  resolveState,
+  type SyncChange,
+  type SyncConflict,
+} from './sync/sync-state.js';
+export { createThreadSession } from './thread-create.js';
+export { realPathOf, workspaceGuard } from './workspace-root.js';

@@ -1,22 +1,22 @@
+import {
+  CursorErrorBodySchema,
+  ErrorBodySchema,
+  RunViewSchema,
+  SessionViewSchema,
+  SyncRequestSchema,
+  SyncResponseSchema,
+} from '@agentlane/contract';
 import { Type } from 'typebox';
-import { ThreadActivitySchema } from './routes/session-activity.js';
 
-// Route schemas: the server validates with these and the OpenAPI document is generated from them.
+// Route schemas: the server validates with these and the OpenAPI document is generated from them. The
+// shapes a client reads (views, error bodies, sync) are the contract's; the request bodies are the server's.
 
 const Id = Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.:-]+$' });
 const Json = Type.Unknown();
 const JsonObject = Type.Record(Type.String(), Type.Unknown());
 
-export const ErrorSchema = Type.Object(
-  {
-    error: Type.Object({
-      code: Type.String(),
-      message: Type.String(),
-      field: Type.Optional(Type.String()),
-    }),
-  },
-  { $id: 'Error' },
-);
+/** The error body of every 4xx/5xx answer (the contract's ErrorBody). */
+export const ErrorSchema = ErrorBodySchema;
 
 export const ThreadParams = Type.Object({ id: Id });
 export const RunParams = Type.Object({ id: Id });
@@ -24,24 +24,7 @@ export const ApprovalParams = Type.Object({ id: Id, approvalId: Id });
 export const QuestionParams = Type.Object({ id: Id, questionId: Id });
 export const ArtifactParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
 
-export const Capabilities = Type.Record(Type.String(), Type.Boolean());
-
-export const SessionView = Type.Object({
-  id: Type.String(),
-  engine: Type.String(),
-  title: Type.Union([Type.String(), Type.Null()]),
-  workDir: Type.Union([Type.String(), Type.Null()]),
-  metadata: JsonObject,
-  createdAt: Type.String(),
-  updatedAt: Type.String(),
-  provider: Type.Union([Type.String(), Type.Null()]),
-  nativeSessionId: Type.Union([Type.String(), Type.Null()]),
-  protocolVersion: Type.Union([Type.String(), Type.Null()]),
-  capabilities: Capabilities,
-  generation: Type.Integer(),
-  /** In list and read replies: the latest run's state, the first prompt, the head deliverySeq. */
-  activity: Type.Optional(ThreadActivitySchema),
-});
+export const SessionView = SessionViewSchema;
 
 export const ListSessionsQuery = Type.Object({
   engine: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
@@ -76,27 +59,7 @@ export const UpdateSessionBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const RunView = Type.Object({
-  runId: Type.String(),
-  threadId: Type.String(),
-  parentRunId: Type.Union([Type.String(), Type.Null()]),
-  status: Type.String(),
-  prompt: Type.String(),
-  options: JsonObject,
-  createdAt: Type.String(),
-  startedAt: Type.Union([Type.String(), Type.Null()]),
-  endedAt: Type.Union([Type.String(), Type.Null()]),
-  error: Type.Union([Type.String(), Type.Null()]),
-  /** How a settled run ended; a run.cancel'ed run is status completed with outcome cancelled. */
-  outcome: Type.Union(
-    [Type.Literal('completed'), Type.Literal('failed'), Type.Literal('cancelled'), Type.Null()],
-    {
-      description:
-        'How the settled run ended (null until it settles). A run stopped by run.cancel is status "completed" with outcome "cancelled" and no error.',
-    },
-  ),
-  canonicalizedAt: Type.Union([Type.String(), Type.Null()]),
-});
+export const RunView = RunViewSchema;
 
 export const CreateRunBody = Type.Object(
   {
@@ -151,54 +114,11 @@ export const LastEventIdHeaders = Type.Object({
 });
 
 /** A refused resume cursor: the error and the head the client can resume from. */
-export const CursorErrorSchema = Type.Object({
-  error: Type.Object({
-    code: Type.String(),
-    message: Type.String(),
-    field: Type.Optional(Type.String()),
-  }),
-  headDeliverySeq: Type.Optional(Type.Integer({ minimum: 0, description: 'The head of the thread now' })),
-});
+export const CursorErrorSchema = CursorErrorBodySchema;
 
-const VectorSchema = Type.Record(Type.String({ minLength: 1, maxLength: 128 }), Type.Integer({ minimum: 0 }));
+export const SyncBody = SyncRequestSchema;
 
-export const SyncChange = Type.Object(
-  {
-    key: Type.String({ minLength: 1, maxLength: 500 }),
-    value: Json,
-    version: Type.Integer({ minimum: 1 }),
-    vector: VectorSchema,
-  },
-  { additionalProperties: false },
-);
-
-export const SyncBody = Type.Object(
-  {
-    clientId: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.:-]+$' }),
-    vector: VectorSchema,
-    changes: Type.Array(SyncChange, { maxItems: 1000 }),
-  },
-  { additionalProperties: false },
-);
-
-const SyncChangeOut = Type.Object({
-  clientId: Type.String(),
-  key: Type.String(),
-  value: Json,
-  version: Type.Integer(),
-  vector: VectorSchema,
-});
-
-export const SyncReply = Type.Object({
-  vector: VectorSchema,
-  changes: Type.Array(SyncChangeOut),
-  conflicts: Type.Array(
-    Type.Object({
-      key: Type.String(),
-      changes: Type.Array(Type.Object({ clientId: Type.String(), version: Type.Integer(), value: Json })),
-    }),
-  ),
-});
+export const SyncReply = SyncResponseSchema;
 
 export const HealthReply = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('draining')]),

@@ -8,7 +8,6 @@ import {
   createSqliteSaver,
   fingerprintCheckpoint,
   newCheckpointId,
-  runCheckpointsCommand,
 } from '@agentlane/checkpoints';
 import type { Checkpoint } from '@agentlane/contract';
 import Database from 'better-sqlite3';
@@ -129,23 +128,5 @@ describe('checkpoint routes', () => {
     };
     expect(doc.paths['/api/harness/sessions/{id}/checkpoints']?.get).toBeDefined();
     expect(doc.paths['/api/harness/sessions/{id}/checkpoints/{checkpointId}']?.get).toBeDefined();
-  });
-
-  it('backs `agentlane checkpoints SESSION [--id ID]`', async () => {
-    const lines: string[] = [];
-    await runCheckpointsCommand({ server: t.url, session: sessionId, limit: 2, write: (l) => lines.push(l) });
-    expect(lines[0]).toMatch(/^CHECKPOINT\s+STAGE/);
-    expect(lines.slice(1).map((l) => l.split(/\s+/)[0])).toEqual(puts.map((c) => c.id).reverse());
-    const one: string[] = [];
-    await runCheckpointsCommand({
-      server: t.url,
-      session: sessionId,
-      id: puts[2]?.id,
-      write: (l) => one.push(l),
-    });
-    expect(JSON.parse(one.join('\n'))).toEqual(puts[2]);
-    await expect(
-      runCheckpointsCommand({ server: t.url, session: sessionId, id: newCheckpointId(), write: () => {} }),
-    ).rejects.toThrow(/HTTP 404/);
   });
 });

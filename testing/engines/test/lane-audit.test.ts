@@ -4,15 +4,8 @@ import { join } from 'node:path';
 import { createDriver, recordedSessions } from '@agentlane/adapter-replay';
 import { AUDIT_RECORD_VERSION, type AuditableCall, type JsonValue } from '@agentlane/contract';
 import { deterministicUlid, type EngineDriver, type Translator } from '@agentlane/engine-kit';
-import {
-  type AuditSink,
-  Canonicalizer,
-  createLane,
-  Materializer,
-  PublishHub,
-  RunPipeline,
-  RunTranslation,
-} from '@agentlane/lane';
+import { type AuditSink, createLane, RunTranslation } from '@agentlane/lane';
+import { Canonicalizer, Materializer, PublishHub, RunPipeline } from '@agentlane/lane/internal';
 import { type AuditLedger, createSqliteLedger } from '@agentlane/ledger';
 import { openStore, type SourceLaneStore, type Store } from '@agentlane/store';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

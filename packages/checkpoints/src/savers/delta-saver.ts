@@ -7,7 +7,7 @@ import {
 } from '@agentlane/contract';
 import { applyDelta, type CheckpointDelta, computeDelta, sortKeys } from '../delta.js';
 import { CheckpointError } from '../errors.js';
-import { deepFreeze, isJsonValue } from '../json.js';
+import { deepFreeze } from '../json.js';
 import type {
   CheckpointSaver,
   CheckpointSummary,
@@ -20,8 +20,9 @@ import type {
   PutResult,
   WriteInput,
 } from '../saver.js';
-import { isValidId, parseCheckpoint } from '../validate.js';
+import { parseCheckpoint } from '../validate.js';
 import { corruptRow, foldChain, mergeSince, strictFold } from './hydrate.js';
+import { type Hydrated, HydratedCache } from './hydrated-cache.js';
 import { planPrune } from './prune-plan.js';
 import type {
   Chain,
@@ -32,6 +33,14 @@ import type {
   NewRow,
   RowMeta,
 } from './rows.js';
+import {
+  encodeWrites,
+  listArguments,
+  namespaceOf,
+  requireId,
+  requireKeepNewest,
+  summary,
+} from './saver-arguments.js';
 
 export interface DeltaSaverOptions {
   /** Write a full snapshot every K checkpoints (K >= 1; 1 = always full; Infinity = only the first). Default 50. */
@@ -40,52 +49,7 @@ export interface DeltaSaverOptions {
   cacheSize?: number;
 }
 
-interface Hydrated {
-  seq: number;
-  namespace: string;
-  baseDistance: number;
-  checkpoint: Checkpoint;
-  /** The full row the state was built on, and the merged delta from it (undefined: not known). */
-  baseId: string;
-  since: CheckpointDelta | undefined;
-}
-
 const DEFAULT_FULL_EVERY = 50;
-const MAX_LIMIT = 1000;
-
-function requireId(field: string, value: unknown): string {
-  if (!isValidId(value))
-    throw new CheckpointError('invalid_argument', `${field} must be an id string`, undefined, field);
-  return value;
-}
-
-function namespaceOf(options: PutOptions | undefined): string {
-  const ns = options?.namespace ?? '';
-  if (typeof ns !== 'string' || ns.length > 256) {
-    throw new CheckpointError(
-      'invalid_argument',
-      'namespace must be a string of at most 256 characters',
-      undefined,
-      'namespace',
-    );
-  }
-  return ns;
-}
-
-function summary(meta: RowMeta): CheckpointSummary {
-  return {
-    checkpointId: meta.checkpointId,
-    sessionId: meta.sessionId,
-    namespace: meta.namespace,
-    stageId: meta.stageId as StageId,
-    createdAt: meta.createdAt,
-    schemaVersion: meta.schemaVersion,
-    parentCheckpointId: meta.parentCheckpointId,
-    storage: meta.storage,
-    bytes: meta.bytes,
-    pinned: meta.pinned,
-  };
-}
 
 /**
  * The saver logic shared by every backend: validation, delta encoding, hydration, retention and a small
@@ -94,7 +58,7 @@ function summary(meta: RowMeta): CheckpointSummary {
 export class DeltaCheckpointSaver implements CheckpointSaver {
   private readonly fullEvery: number;
   private readonly cacheSize: number;
-  private readonly cache = new Map<string, Hydrated>();
+  private readonly cache: HydratedCache;
 
   constructor(
     protected readonly rows: CheckpointRowStore,
@@ -106,6 +70,7 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
     }
     this.fullEvery = k;
     this.cacheSize = options.cacheSize ?? 32;
+    this.cache = new HydratedCache(this.cacheSize);
   }
 
   async put(input: unknown, options?: PutOptions): Promise<PutResult> {
@@ -164,7 +129,7 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
       );
     }
     if (outcome === 'missing_parent') {
-      this.evict(checkpoint.sessionId, parentId as string);
+      this.cache.evict(checkpoint.sessionId, parentId as string);
       throw new CheckpointError(
         'missing_parent',
         `parent checkpoint ${parentId} was removed`,
@@ -179,7 +144,7 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
         storage === 'delta' && parent
           ? applyDelta(parent.checkpoint.channels, parsed as CheckpointDelta, checkpoint.id)
           : (parsed as Record<string, ChannelSnapshot>);
-      this.remember(checkpoint.sessionId, {
+      this.cache.remember(checkpoint.sessionId, {
         ...this.envelope({ ...row, seq: outcome }, channels),
         seq: outcome,
         baseId: head?.baseCheckpointId ?? checkpoint.id,
@@ -207,7 +172,7 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
     if (this.cacheSize > 0) {
       const head = await this.rows.latest(sessionId, namespace);
       if (!head) return undefined;
-      const cached = this.cached(sessionId, head.checkpointId);
+      const cached = this.cache.get(sessionId, head.checkpointId);
       if (cached && cached.seq === head.seq) return cached.checkpoint;
     }
     // One read: the newest row and its chain (a row put meanwhile is just a newer latest).
@@ -224,35 +189,7 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
 
   async list(query: ListQuery): Promise<ListPage> {
     requireId('sessionId', query.sessionId);
-    const limit = query.limit ?? 50;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
-      throw new CheckpointError(
-        'invalid_argument',
-        `limit must be an integer in 1..${MAX_LIMIT}`,
-        undefined,
-        'limit',
-      );
-    }
-    if (query.stageId !== undefined && !(STAGE_IDS as readonly string[]).includes(query.stageId)) {
-      throw new CheckpointError(
-        'invalid_argument',
-        `stageId must be one of ${STAGE_IDS.join(', ')}`,
-        undefined,
-        'stageId',
-      );
-    }
-    let beforeSeq: number | undefined;
-    if (query.cursor !== undefined) {
-      const decoded = /^c([0-9]{1,15})$/.exec(query.cursor);
-      if (!decoded)
-        throw new CheckpointError(
-          'invalid_argument',
-          'cursor is not one this saver returned',
-          undefined,
-          'cursor',
-        );
-      beforeSeq = Number(decoded[1]);
-    }
+    const { limit, beforeSeq } = listArguments(query);
     const rows = await this.rows.list({
       sessionId: query.sessionId,
       ...(query.namespace === undefined ? {} : { namespace: namespaceOf(query) }),
@@ -275,27 +212,7 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
     requireId('sessionId', sessionId);
     requireId('checkpointId', checkpointId);
     requireId('taskId', taskId);
-    if (!Array.isArray(writes))
-      throw new CheckpointError('invalid_argument', 'writes must be an array', undefined, 'writes');
-    const encoded = writes.map((write, idx) => {
-      if (typeof write?.channel !== 'string' || write.channel.length === 0) {
-        throw new CheckpointError(
-          'invalid_argument',
-          `writes[${idx}].channel must be a non-empty string`,
-          undefined,
-          'channel',
-        );
-      }
-      if (!isJsonValue(write.value)) {
-        throw new CheckpointError(
-          'invalid_argument',
-          `writes[${idx}].value must be plain JSON`,
-          undefined,
-          'value',
-        );
-      }
-      return { taskId, idx, channel: write.channel, value: JSON.stringify(write.value) };
-    });
+    const encoded = encodeWrites(taskId, writes);
     if (!(await this.rows.putWrites(sessionId, checkpointId, encoded))) {
       throw new CheckpointError(
         'not_found',
@@ -335,14 +252,7 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
   async prune(options: PruneOptions): Promise<PruneResult> {
     requireId('sessionId', options.sessionId);
     const namespace = namespaceOf(options);
-    if (!Number.isInteger(options.keepNewest) || options.keepNewest < 0) {
-      throw new CheckpointError(
-        'invalid_argument',
-        'keepNewest must be an integer >= 0',
-        undefined,
-        'keepNewest',
-      );
-    }
+    requireKeepNewest(options.keepNewest);
     for (let attempt = 0; attempt < 5; attempt++) {
       const result = await this.tryPrune(options.sessionId, namespace, options.keepNewest);
       if (result) return result;
@@ -353,7 +263,7 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
   async deleteSession(sessionId: string): Promise<void> {
     requireId('sessionId', sessionId);
     await this.rows.deleteSession(sessionId);
-    this.forgetSession(sessionId);
+    this.cache.forgetSession(sessionId);
   }
 
   async close(): Promise<void> {
@@ -380,7 +290,7 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
     if (outcome === 'changed') return undefined;
     // Rebased rows moved their descendants onto new bases: drop the session's cached states (their base and
     // merged delta) rather than patch them.
-    this.forgetSession(sessionId);
+    this.cache.forgetSession(sessionId);
     return { deleted: deleteIds.length, rebased: rewrites.length };
   }
 
@@ -390,13 +300,13 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
     checkpointId: string,
     trustCache: boolean,
   ): Promise<Hydrated | undefined> {
-    const cached = this.cached(sessionId, checkpointId);
+    const cached = this.cache.get(sessionId, checkpointId);
     if (cached) {
       // For a put the insert re-checks the parent's seq atomically, so the cache is enough.
       if (trustCache) return cached;
       const head = await this.rows.head(sessionId, checkpointId);
       if (head && head.seq === cached.seq) return cached;
-      this.evict(sessionId, checkpointId);
+      this.cache.evict(sessionId, checkpointId);
       if (!head) return undefined;
     }
     return this.hydrate(sessionId, checkpointId);
@@ -426,7 +336,7 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
       baseId: (chain[chain.length - 1] as ChainLink).checkpointId,
       since: folded?.since,
     };
-    this.remember(sessionId, hydrated);
+    this.cache.remember(sessionId, hydrated);
     return hydrated;
   }
 
@@ -449,29 +359,5 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
     // Frozen only when cached: then the same objects are handed to every reader.
     const shared = this.cacheSize > 0 ? deepFreeze(checkpoint) : checkpoint;
     return { namespace: head.namespace, baseDistance: head.baseDistance, checkpoint: shared };
-  }
-
-  private cached(sessionId: string, checkpointId: string): Hydrated | undefined {
-    return this.cache.get(`${sessionId}\u0000${checkpointId}`);
-  }
-
-  private remember(sessionId: string, hydrated: Hydrated): void {
-    if (this.cacheSize <= 0) return;
-    const key = `${sessionId}\u0000${hydrated.checkpoint.id}`;
-    this.cache.delete(key);
-    this.cache.set(key, hydrated);
-    for (const oldest of this.cache.keys()) {
-      if (this.cache.size <= this.cacheSize) break;
-      this.cache.delete(oldest);
-    }
-  }
-
-  private forgetSession(sessionId: string): void {
-    for (const key of [...this.cache.keys()])
-      if (key.startsWith(`${sessionId}\u0000`)) this.cache.delete(key);
-  }
-
-  private evict(sessionId: string, checkpointId: string): void {
-    this.cache.delete(`${sessionId}\u0000${checkpointId}`);
   }
 }

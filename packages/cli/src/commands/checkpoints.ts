@@ -1,7 +1,7 @@
-import { CheckpointsCommandError, runCheckpointsCommand } from '@agentlane/checkpoints';
 import type { Command } from 'commander';
 import { CliError } from '../cli-error.js';
 import { DEFAULT_PORT } from '../config.js';
+import { CheckpointsCommandError, runCheckpointsCommand } from './checkpoints-client.js';
 import type { CliCommand } from './command.js';
 
 interface CheckpointsFlags {

@@ -50,3 +50,16 @@ export const JsonObjectSchema = Type.Unsafe<JsonObject>({
   type: 'object',
   description: 'A JSON object with any members.',
 });
+
+/**
+ * A JSON object as a map of JSON values. REST replies use it instead of JsonObject: a serializer driven by
+ * the schema (Fastify's) writes every member of a map, but none of an object schema without properties.
+ */
+export const JsonObjectMapSchema = Type.Record(Type.String(), JsonValueSchema, {
+  description: 'A JSON object with any members.',
+});
+
+/** A string or null. */
+export function nullableString(description: string) {
+  return Type.Union([Type.String(), Type.Null()], { description });
+}

@@ -89,7 +89,7 @@ export const StreamOpenedEventSchema = closedObject(
   { title: 'StreamOpenedEvent', description: 'The first frame of every thread stream.' },
 );
 
-const RunStatusSchema = Type.Enum(['queued', 'running', 'completed', 'failed'], {
+export const RunStatusSchema = Type.Enum(['queued', 'running', 'completed', 'failed'], {
   description: 'Run status.',
 });
 

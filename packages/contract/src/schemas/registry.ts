@@ -28,6 +28,18 @@ import type {
   UsageCost,
 } from '../events.js';
 import type { JsonObject, JsonValue } from '../json.js';
+import type { AuditPage } from '../rest/audit-page.js';
+import type { CheckpointErrorBody, CheckpointList, CheckpointSummary } from '../rest/checkpoint-list.js';
+import type { CursorErrorBody, ErrorBody, ErrorDetail } from '../rest/error.js';
+import type { RunView } from '../rest/run.js';
+import type { SessionView, ThreadActivity } from '../rest/session.js';
+import type {
+  SyncChange,
+  SyncChangeFrom,
+  SyncConflictReport,
+  SyncRequest,
+  SyncResponse,
+} from '../rest/sync.js';
 import type { ConversationMessage, ConversationPart, SessionState } from '../session-state.js';
 import type { VersionedChange, VersionVector } from '../version-vector.js';
 import {
@@ -72,6 +84,22 @@ import {
   UsageCostSchema,
 } from './payloads-interaction.js';
 import { ModelInfoSchema, PlanEntrySchema } from './payloads-session.js';
+import { AuditPageSchema } from './rest-audit.js';
+import {
+  CheckpointErrorBodySchema,
+  CheckpointListSchema,
+  CheckpointSummarySchema,
+} from './rest-checkpoints.js';
+import { CursorErrorBodySchema, ErrorBodySchema, ErrorDetailSchema } from './rest-error.js';
+import { RunViewSchema } from './rest-run.js';
+import { SessionViewSchema, ThreadActivitySchema } from './rest-session.js';
+import {
+  SyncChangeFromSchema,
+  SyncChangeSchema,
+  SyncConflictReportSchema,
+  SyncRequestSchema,
+  SyncResponseSchema,
+} from './rest-sync.js';
 import { ConversationMessageSchema, ConversationPartSchema, SessionStateSchema } from './session-state.js';
 import { VersionedChangeSchema, VersionVectorSchema } from './version-vector.js';
 
@@ -124,6 +152,22 @@ export interface ContractShapes extends PayloadShapes, EventShapes {
   SessionState: SessionState;
   VersionVector: VersionVector;
   VersionedChange: VersionedChange;
+  // REST shapes (the server's routes, the OpenAPI document and the client use these).
+  ThreadActivity: ThreadActivity;
+  SessionView: SessionView;
+  RunView: RunView;
+  ErrorDetail: ErrorDetail;
+  ErrorBody: ErrorBody;
+  CursorErrorBody: CursorErrorBody;
+  SyncChange: SyncChange;
+  SyncRequest: SyncRequest;
+  SyncChangeFrom: SyncChangeFrom;
+  SyncConflictReport: SyncConflictReport;
+  SyncResponse: SyncResponse;
+  AuditPage: AuditPage;
+  CheckpointSummary: CheckpointSummary;
+  CheckpointList: CheckpointList;
+  CheckpointErrorBody: CheckpointErrorBody;
 }
 
 export type ContractShapeName = keyof ContractShapes;
@@ -180,6 +224,21 @@ const named = {
   SessionState: SessionStateSchema,
   VersionVector: VersionVectorSchema,
   VersionedChange: VersionedChangeSchema,
+  ThreadActivity: ThreadActivitySchema,
+  SessionView: SessionViewSchema,
+  RunView: RunViewSchema,
+  ErrorDetail: ErrorDetailSchema,
+  ErrorBody: ErrorBodySchema,
+  CursorErrorBody: CursorErrorBodySchema,
+  SyncChange: SyncChangeSchema,
+  SyncRequest: SyncRequestSchema,
+  SyncChangeFrom: SyncChangeFromSchema,
+  SyncConflictReport: SyncConflictReportSchema,
+  SyncResponse: SyncResponseSchema,
+  AuditPage: AuditPageSchema,
+  CheckpointSummary: CheckpointSummarySchema,
+  CheckpointList: CheckpointListSchema,
+  CheckpointErrorBody: CheckpointErrorBodySchema,
 };
 
 /** Every named schema of the contract, keyed by shape name (the keys of the bundle's $defs). */

@@ -4,8 +4,6 @@ import { AuditWriter, foldEvents } from './audit-fold.js';
 import { buildRow, modelRow, type RowFields, toolRow } from './audit-rows.js';
 import type { EngineAuditOptions, EngineAuditState } from './audit-state.js';
 
-export * from './audit-state.js';
-
 /**
  * Audit rows for an external engine, derived from the canonical events its translator produced for a frame.
  *

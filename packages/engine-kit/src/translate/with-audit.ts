@@ -1,4 +1,5 @@
-import { auditEngineEvents, type EngineAuditOptions, type EngineAuditState } from '../audit/engine-audit.js';
+import type { EngineAuditOptions, EngineAuditState } from '../audit/audit-state.js';
+import { auditEngineEvents } from '../audit/engine-audit.js';
 import type { TranslationContext, TranslationStep } from '../translator.js';
 import type { StepBuilder } from './step.js';
 

@@ -1,4 +1,4 @@
-import { type AuditableCall, AuditableCallSchema } from '@agentlane/contract';
+import { type AuditableCall, AuditPageSchema } from '@agentlane/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { assertThreadAccess } from '../auth.js';
@@ -12,11 +12,6 @@ export interface AuditReader {
     query: { limit?: number; cursor?: string },
   ): Promise<{ items: AuditableCall[]; nextCursor: string | null }>;
 }
-
-const Reply = Type.Object({
-  calls: Type.Array(AuditableCallSchema),
-  nextCursor: Type.Union([Type.String(), Type.Null()]),
-});
 
 /** GET /sessions/:id/audit: the session's audit ledger rows, oldest first, with cursor pagination. */
 export const auditRoutes =
@@ -33,7 +28,7 @@ export const auditRoutes =
             limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
             cursor: Type.Optional(Type.String({ maxLength: 128 })),
           }),
-          response: { 200: Reply, 400: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema },
+          response: { 200: AuditPageSchema, 400: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema },
         },
       },
       async (request) => {

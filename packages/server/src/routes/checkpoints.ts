@@ -1,36 +1,23 @@
-import { type CheckpointSaver, checkpointHandlers, type HttpAnswer } from '@agentlane/checkpoints';
-import { CheckpointSchema, STAGE_IDS } from '@agentlane/contract';
+import type { CheckpointSaver } from '@agentlane/checkpoints';
+import {
+  type CheckpointErrorBody,
+  CheckpointErrorBodySchema,
+  CheckpointListSchema,
+  CheckpointSchema,
+  STAGE_IDS,
+} from '@agentlane/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { assertThreadAccess } from '../auth.js';
 import { codeForStatus, ERROR_STATUS, HttpError } from '../errors.js';
 import { ErrorSchema } from '../schemas.js';
+import { checkpointHandlers, type HttpAnswer } from './checkpoint-handlers.js';
 
-// The checkpoint routes of issue 8. The handlers live in @agentlane/checkpoints (framework-free); this file
+// The checkpoint routes of issue 8. The handlers (checkpoint-handlers.ts) are framework-free; this file
 // only binds them to Fastify, auth and the OpenAPI document.
 
 const Id = Type.String({ minLength: 1, maxLength: 200 });
-
-const CheckpointSummarySchema = Type.Object({
-  checkpointId: Type.String(),
-  sessionId: Type.String(),
-  namespace: Type.String({ description: "Chain inside the session; '' is the root." }),
-  stageId: Type.Enum([...STAGE_IDS]),
-  createdAt: Type.String(),
-  schemaVersion: Type.Integer(),
-  parentCheckpointId: Type.Union([Type.String(), Type.Null()]),
-  storage: Type.Enum(['full', 'delta'], {
-    description: 'How the row is stored; reads always hydrate fully.',
-  }),
-  bytes: Type.Integer({ description: 'Bytes of the stored channel payload.' }),
-  pinned: Type.Boolean(),
-});
-
-const ListReply = Type.Object({
-  checkpoints: Type.Array(CheckpointSummarySchema),
-  nextCursor: Type.Union([Type.String(), Type.Null()]),
-});
 
 const ListQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 50 })),
@@ -38,20 +25,6 @@ const ListQuery = Type.Object({
   namespace: Type.Optional(Type.String({ maxLength: 256 })),
   stageId: Type.Optional(Type.Enum([...STAGE_IDS])),
 });
-
-/** Like ErrorSchema, plus the id of the checkpoint a refusal or a corrupt row is about. */
-const CheckpointErrorSchema = Type.Object({
-  error: Type.Object({
-    code: Type.String(),
-    message: Type.String(),
-    field: Type.Optional(Type.String()),
-    checkpointId: Type.Optional(Type.String()),
-  }),
-});
-
-type CheckpointErrorBody = {
-  error: { code: string; message: string; field?: string; checkpointId?: string };
-};
 
 /**
  * The handler's answer in the server's error contract: its codes (`invalid_argument`, `corrupt_row`, …) become
@@ -93,11 +66,11 @@ export const checkpointRoutes =
           params: Type.Object({ id: Id }),
           querystring: ListQuery,
           response: {
-            200: ListReply,
-            400: CheckpointErrorSchema,
+            200: CheckpointListSchema,
+            400: CheckpointErrorBodySchema,
             403: ErrorSchema,
             404: ErrorSchema,
-            500: CheckpointErrorSchema,
+            500: CheckpointErrorBodySchema,
           },
         },
       },
@@ -113,7 +86,12 @@ export const checkpointRoutes =
         schema: {
           summary: 'One checkpoint, fully hydrated, as the contract Checkpoint envelope',
           params: Type.Object({ id: Id, checkpointId: Id }),
-          response: { 200: CheckpointSchema, 403: ErrorSchema, 404: ErrorSchema, 500: CheckpointErrorSchema },
+          response: {
+            200: CheckpointSchema,
+            403: ErrorSchema,
+            404: ErrorSchema,
+            500: CheckpointErrorBodySchema,
+          },
         },
       },
       async (request, reply) => {

@@ -1,27 +1,8 @@
+import type { ThreadActivity } from '@agentlane/contract';
 import type { EventStore, RunStore } from '@agentlane/store';
-import { Type } from 'typebox';
 
-/**
- * What a thread list shows at a glance without opening each thread's stream (a browser holds at most six
- * HTTP/1.1 connections per server): the state of the thread's latest run, whether it waits on the user,
- * the first prompt (a title for threads the engine never named) and the thread's head deliverySeq (an
- * unread marker compares it with the last one a client saw). Derived from the store's rows on each read.
- */
-export const ThreadActivitySchema = Type.Object({
-  status: Type.Enum(['idle', 'queued', 'running', 'waiting', 'failed', 'done'], {
-    description: "The latest run: 'waiting' while it has an unanswered approval or question.",
-  }),
-  runId: Type.Union([Type.String(), Type.Null()]),
-  firstPrompt: Type.Union([Type.String(), Type.Null()]),
-  headSeq: Type.Integer({ description: "The thread's latest deliverySeq (0 before any event)." }),
-});
-
-export type ThreadActivity = {
-  status: 'idle' | 'queued' | 'running' | 'waiting' | 'failed' | 'done';
-  runId: string | null;
-  firstPrompt: string | null;
-  headSeq: number;
-};
+// What a thread list shows at a glance without opening each thread's stream (a browser holds at most six
+// HTTP/1.1 connections per server): the contract's ThreadActivity, derived from the store's rows on each read.
 
 const OPENS: Record<string, string> = {
   'approval.requested': 'approvalId',

@@ -1,8 +1,8 @@
-import { noCapabilities } from '@agentlane/contract';
+import { noCapabilities, type RunView, type SessionView } from '@agentlane/contract';
 import type { HarnessSessionRecord, RunRecord, ThreadRecord } from '@agentlane/store';
 
 /** The `/sessions` resource: a thread plus its harness session (one per thread). */
-export function sessionView(thread: ThreadRecord, session: HarnessSessionRecord | null) {
+export function sessionView(thread: ThreadRecord, session: HarnessSessionRecord | null): SessionView {
   return {
     id: thread.threadId,
     engine: thread.engine,
@@ -14,12 +14,13 @@ export function sessionView(thread: ThreadRecord, session: HarnessSessionRecord 
     provider: session?.provider ?? null,
     nativeSessionId: session?.nativeSessionId ?? null,
     protocolVersion: session?.protocolVersion ?? null,
-    capabilities: session?.capabilities ?? noCapabilities(),
+    // Every flag, so a session stored before a flag existed still matches the reply schema.
+    capabilities: { ...noCapabilities(), ...session?.capabilities },
     generation: session?.generation ?? 0,
   };
 }
 
-export function runView(run: RunRecord) {
+export function runView(run: RunRecord): RunView {
   return {
     runId: run.runId,
     threadId: run.threadId,

@@ -13,6 +13,7 @@ import {
   UpdateSessionBody,
 } from '../schemas.js';
 import { createThreadSession } from '../thread-create.js';
+import type { RouteApp } from './route-app.js';
 import { threadActivity } from './session-activity.js';
 import { sessionView } from './session-view.js';
 
@@ -21,41 +22,9 @@ export const sessionRoutes =
   async (app) => {
     const { store } = ctx;
 
-    const loadThread = async (id: string) => {
-      const thread = await store.getThread(id);
-      if (!thread) throw notFound('session', id);
-      return thread;
-    };
+    const loadThread = (id: string) => loadSessionThread(store, id);
 
-    app.get(
-      '/sessions',
-      {
-        schema: {
-          summary: 'List sessions (threads), newest first, with cursor pagination',
-          querystring: ListSessionsQuery,
-          response: { 200: ListSessionsReply, 400: ErrorSchema },
-        },
-      },
-      async (request) => {
-        const { engine, search, limit = 50, cursor } = request.query;
-        const scope = request.principal.threads;
-        // Filtered in the query, before paging: cursors and search never reach another token's threads.
-        const page = await store.listThreads({
-          engine,
-          search,
-          limit,
-          cursor,
-          ...(scope === '*' ? {} : { threadIds: [...scope] }),
-        });
-        const sessions = await Promise.all(
-          page.items.map(async (t) => ({
-            ...sessionView(t, await store.getSession(t.threadId)),
-            activity: await threadActivity(store, t.threadId),
-          })),
-        );
-        return { sessions, nextCursor: page.nextCursor };
-      },
-    );
+    listSessionsRoute(app, ctx);
 
     app.post(
       '/sessions',
@@ -101,36 +70,7 @@ export const sessionRoutes =
       },
     );
 
-    app.put(
-      '/sessions/:id',
-      {
-        schema: {
-          summary: 'Update title/metadata; expectedGeneration guards against a swapped engine session',
-          params: ThreadParams,
-          body: UpdateSessionBody,
-          response: { 200: SessionReply, 404: ErrorSchema, 409: ErrorSchema },
-        },
-      },
-      async (request) => {
-        const { id } = request.params;
-        assertThreadAccess(request.principal, id);
-        await loadThread(id);
-        const session = await store.getSession(id);
-        const expected = request.body.expectedGeneration;
-        if (expected !== undefined && (session?.generation ?? 0) !== expected) {
-          throw new HttpError(
-            'stale_generation',
-            `session generation is ${session?.generation ?? 0}, not ${expected}`,
-            'body.expectedGeneration',
-          );
-        }
-        const patch: { title?: string | null; metadata?: never } = {};
-        if (request.body.title !== undefined) patch.title = request.body.title;
-        if (request.body.metadata !== undefined) patch.metadata = request.body.metadata as never;
-        const thread = await store.updateThread(id, patch);
-        return { session: sessionView(thread, session) };
-      },
-    );
+    updateSessionRoute(app, ctx);
 
     app.delete(
       '/sessions/:id',
@@ -150,3 +90,78 @@ export const sessionRoutes =
       },
     );
   };
+
+/** GET /sessions: the principal's threads with their session and activity, newest first, cursor-paginated. */
+function listSessionsRoute(app: RouteApp, ctx: ServerContext): void {
+  const { store } = ctx;
+  app.get(
+    '/sessions',
+    {
+      schema: {
+        summary: 'List sessions (threads), newest first, with cursor pagination',
+        querystring: ListSessionsQuery,
+        response: { 200: ListSessionsReply, 400: ErrorSchema },
+      },
+    },
+    async (request) => {
+      const { engine, search, limit = 50, cursor } = request.query;
+      const scope = request.principal.threads;
+      // Filtered in the query, before paging: cursors and search never reach another token's threads.
+      const page = await store.listThreads({
+        engine,
+        search,
+        limit,
+        cursor,
+        ...(scope === '*' ? {} : { threadIds: [...scope] }),
+      });
+      const sessions = await Promise.all(
+        page.items.map(async (t) => ({
+          ...sessionView(t, await store.getSession(t.threadId)),
+          activity: await threadActivity(store, t.threadId),
+        })),
+      );
+      return { sessions, nextCursor: page.nextCursor };
+    },
+  );
+}
+
+async function loadSessionThread(store: ServerContext['store'], id: string) {
+  const thread = await store.getThread(id);
+  if (!thread) throw notFound('session', id);
+  return thread;
+}
+
+/** PUT /sessions/:id: title and metadata; a stale expectedGeneration is refused. */
+function updateSessionRoute(app: RouteApp, ctx: ServerContext): void {
+  const { store } = ctx;
+  app.put(
+    '/sessions/:id',
+    {
+      schema: {
+        summary: 'Update title/metadata; expectedGeneration guards against a swapped engine session',
+        params: ThreadParams,
+        body: UpdateSessionBody,
+        response: { 200: SessionReply, 404: ErrorSchema, 409: ErrorSchema },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      assertThreadAccess(request.principal, id);
+      await loadSessionThread(store, id);
+      const session = await store.getSession(id);
+      const expected = request.body.expectedGeneration;
+      if (expected !== undefined && (session?.generation ?? 0) !== expected) {
+        throw new HttpError(
+          'stale_generation',
+          `session generation is ${session?.generation ?? 0}, not ${expected}`,
+          'body.expectedGeneration',
+        );
+      }
+      const patch: { title?: string | null; metadata?: never } = {};
+      if (request.body.title !== undefined) patch.title = request.body.title;
+      if (request.body.metadata !== undefined) patch.metadata = request.body.metadata as never;
+      const thread = await store.updateThread(id, patch);
+      return { session: sessionView(thread, session) };
+    },
+  );
+}

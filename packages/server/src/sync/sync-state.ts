@@ -1,20 +1,11 @@
-import type { JsonValue, VersionVector } from '@agentlane/contract';
+import type { JsonValue, SyncChangeFrom, SyncConflictReport } from '@agentlane/contract';
 import { compareVectors } from '@agentlane/contract';
 
 /** One keyed write of a sync client, with the writer's whole vector at write time. */
-export interface SyncChange {
-  clientId: string;
-  version: number;
-  key: string;
-  value: JsonValue;
-  vector: VersionVector;
-}
+export type SyncChange = SyncChangeFrom;
 
-export interface SyncConflict {
-  key: string;
-  /** The concurrent changes to the key, none of which has seen another; sorted by clientId then version. */
-  changes: { clientId: string; version: number; value: JsonValue }[];
-}
+/** The concurrent changes to a key, none of which has seen another; sorted by clientId then version. */
+export type SyncConflict = SyncConflictReport;
 
 const byWriter = (a: SyncChange, b: SyncChange): number =>
   a.clientId < b.clientId ? -1 : a.clientId > b.clientId ? 1 : a.version - b.version;

@@ -1,20 +1,8 @@
 import { sessionStateOf } from '@agentlane/checkpoints/session-state';
-import type { Checkpoint, ConversationPart } from '@agentlane/contract';
+import type { Checkpoint, CheckpointList, CheckpointSummary, ConversationPart } from '@agentlane/contract';
 import { useEffect, useState } from 'react';
 import { getJson } from '../api';
 import { ForkButton } from './fork-button';
-
-export interface CheckpointSummary {
-  checkpointId: string;
-  sessionId: string;
-  namespace: string;
-  stageId: string;
-  createdAt: string;
-  parentCheckpointId: string | null;
-  storage: 'full' | 'delta';
-  bytes: number;
-  pinned: boolean;
-}
 
 const kib = (n: number) => (n < 1024 ? `${n} B` : `${(n / 1024).toFixed(1)} KiB`);
 
@@ -88,7 +76,7 @@ export function CheckpointsInspector({ threadId, version }: { threadId: string; 
   // biome-ignore lint/correctness/useExhaustiveDependencies: `version` asks for a new read
   useEffect(() => {
     const controller = new AbortController();
-    getJson<{ checkpoints: CheckpointSummary[] }>(`${base}?limit=200`, controller.signal)
+    getJson<CheckpointList>(`${base}?limit=200`, controller.signal)
       .then((page) => {
         setList(page.checkpoints);
         setError(undefined);

@@ -1,11 +1,6 @@
-import type { AuditableCall } from '@agentlane/contract';
+import type { AuditableCall, AuditPage } from '@agentlane/contract';
 import { useEffect, useState } from 'react';
 import { getJson } from '../api';
-
-interface Page {
-  calls: AuditableCall[];
-  nextCursor: string | null;
-}
 
 export interface AuditFeed {
   calls: AuditableCall[];
@@ -29,7 +24,7 @@ export function useAudit(threadId: string, version: string): AuditFeed {
       try {
         do {
           const query: string = `limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-          const page: Page = await getJson<Page>(
+          const page: AuditPage = await getJson<AuditPage>(
             `/sessions/${encodeURIComponent(threadId)}/audit?${query}`,
             controller.signal,
           );

@@ -1,4 +1,4 @@
-import type { CheckpointSummary } from './saver.js';
+import type { CheckpointList, CheckpointSummary } from '@agentlane/contract';
 
 export interface CheckpointsCommandOptions {
   /** Base URL of a running agentlane server, e.g. http://127.0.0.1:7433. */
@@ -13,11 +13,6 @@ export interface CheckpointsCommandOptions {
   json?: boolean;
   fetch?: typeof fetch;
   write?: (line: string) => void;
-}
-
-interface ListReply {
-  checkpoints: CheckpointSummary[];
-  nextCursor: string | null;
 }
 
 /** Raised for an HTTP error; the CLI prints `message` and exits non-zero. */
@@ -79,7 +74,7 @@ export async function runCheckpointsCommand(options: CheckpointsCommandOptions):
   do {
     const query = new URLSearchParams({ limit: String(options.limit ?? 200) });
     if (cursor) query.set('cursor', cursor);
-    const page = (await getJson(`${base}?${query}`)) as ListReply;
+    const page = (await getJson(`${base}?${query}`)) as CheckpointList;
     if (options.json) write(JSON.stringify(page));
     rows.push(...page.checkpoints);
     cursor = page.nextCursor;

@@ -1,6 +1,25 @@
-import { STAGE_IDS, type StageId } from '@agentlane/contract';
-import { CHECKPOINT_ERROR_STATUS, CheckpointError } from './errors.js';
-import type { CheckpointSaver, CheckpointSummary } from './saver.js';
+import { CheckpointError, type CheckpointErrorCode, type CheckpointSaver } from '@agentlane/checkpoints';
+import { type CheckpointList, STAGE_IDS, type StageId } from '@agentlane/contract';
+
+// The checkpoint routes as plain functions over a saver; checkpoints.ts binds them to Fastify, auth and the
+// server's error contract.
+
+/** HTTP status per checkpoint error code, so the routes map the saver's errors in one place. */
+export const CHECKPOINT_ERROR_STATUS: Record<CheckpointErrorCode, number> = {
+  invalid_checkpoint: 400,
+  unknown_channel_kind: 400,
+  unknown_reducer: 400,
+  invalid_channel_value: 400,
+  invalid_update: 400,
+  empty_channel: 409,
+  missing_parent: 409,
+  version_regression: 409,
+  unversioned_change: 409,
+  duplicate_checkpoint: 409,
+  not_found: 404,
+  corrupt_row: 500,
+  invalid_argument: 400,
+};
 
 /** A framework-free answer: the server turns it into a reply, tests call it directly. */
 export interface HttpAnswer {
@@ -13,11 +32,6 @@ export interface ListCheckpointsQuery {
   cursor?: string;
   namespace?: string;
   stageId?: string;
-}
-
-export interface ListCheckpointsReply {
-  checkpoints: CheckpointSummary[];
-  nextCursor: string | null;
 }
 
 function errorAnswer(error: unknown): HttpAnswer {
@@ -60,7 +74,7 @@ export function checkpointHandlers(saver: CheckpointSaver) {
           ...(query.namespace === undefined ? {} : { namespace: query.namespace }),
           ...(query.stageId === undefined ? {} : { stageId: query.stageId as StageId }),
         });
-        const body: ListCheckpointsReply = { checkpoints: page.items, nextCursor: page.nextCursor };
+        const body: CheckpointList = { checkpoints: page.items, nextCursor: page.nextCursor };
         return { status: 200, body };
       } catch (error) {
         return errorAnswer(error);

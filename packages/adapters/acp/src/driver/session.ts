@@ -1,0 +1,306 @@
+import type { ClientConnection, RequestPermissionResponse } from '@agentclientprotocol/sdk';
+import type { JsonObject, JsonValue, NegotiatedCapabilities } from '@agentlane/contract';
+import {
+  asObject,
+  asString,
+  type EngineSession,
+  isObject,
+  listOf,
+  type OpenSessionOptions,
+  type OwnedProcess,
+  type RawFrame,
+  type SessionBinding,
+  type TurnInput,
+  type TurnIO,
+  type TurnOutcome,
+} from '@agentlane/engine-kit';
+import { approvalIdFor } from '../translate/approvals.js';
+import { negotiateAcpCapabilities } from '../translate/capabilities.js';
+import { ACP_COMMANDS_EVENT } from '../translate/translator.js';
+import type { AcpEngineConfig } from './config.js';
+import { connectAcp, type WireDirection } from './connection.js';
+import { spawnAcpEngine } from './engine-process.js';
+import { acpHandshake } from './handshake.js';
+import { waitForQuiet } from './quiet.js';
+import { errorMessage, harness } from './rpc-util.js';
+
+/** How long the agent must be silent after a session/load before the first prompt, and the most to wait. */
+const REPLAY_QUIET_MS = 250;
+const REPLAY_WAIT_MAX_MS = 5_000;
+
+/** Requests whose successful response binds the native session (session.bound must follow it directly). */
+const SESSION_METHODS = new Set(['session/new', 'session/load', 'session/resume']);
+
+/** A frame waiting to be emitted, with the wire line that carried it (none for frames agentlane makes). */
+type Pending = { frame: JsonValue; raw?: RawFrame | undefined };
+
+/** One ACP session: its engine process, the wire to it, and the frames it emits into the run's source lane. */
+export class AcpSession implements EngineSession {
+  binding!: SessionBinding;
+  private sink: ((frame: JsonValue, raw?: RawFrame) => void) | null;
+  /** Frames that arrive between turns; they go into the next run's source lane. */
+  private buffered: Pending[] = [];
+  private io: TurnIO | null = null;
+  private sessionId = '';
+  private configOptions: JsonObject[] = [];
+  private hasModes = false;
+  private dead = false;
+  /** JSON-RPC ids of the session/new|load|resume requests sent while starting. */
+  private readonly sessionRequests = new Set<string | number>();
+  /**
+   * Frames that arrived after the session response but before session.bound was emitted: they wait, so the
+   * recorded order is response → session.bound → the rest. Without this an agent notification sent right
+   * after the response (Claude Code sends its command catalog on a 0 ms timer) can reach the source lane
+   * first, and a translator that has not seen a harness frame yet starts the session from the bare response
+   * (generation 1, capabilities negotiated without the harness's view).
+   */
+  private held: Pending[] | null = null;
+  /** A session/load succeeded: the first prompt waits until the history replay has gone quiet (quiet.ts). */
+  private replayPending = false;
+  /** When the agent last sent anything (ms since the epoch). */
+  private lastAgentFrameAt = 0;
+
+  private constructor(
+    private readonly config: AcpEngineConfig,
+    private readonly engine: OwnedProcess,
+    emit: (frame: JsonValue, raw?: RawFrame) => void,
+  ) {
+    this.sink = emit;
+  }
+
+  static async open(
+    config: AcpEngineConfig,
+    provider: string,
+    options: OpenSessionOptions,
+  ): Promise<AcpSession> {
+    const { engine, home } = await spawnAcpEngine(config, options);
+    const session = new AcpSession(config, engine, options.emit);
+    try {
+      await session.start(provider, options, home);
+    } catch (error) {
+      await engine.kill(500);
+      const tail = engine.stderrTail().trim().split('\n').slice(-5).join('\n');
+      throw new Error(`${errorMessage(error)}${tail ? ` (engine stderr: ${tail})` : ''}`);
+    }
+    session.sink = null;
+    return session;
+  }
+
+  private conn!: ClientConnection;
+
+  private record = (dir: WireDirection, msg: JsonValue, raw: string) => {
+    const rpc = isObject(msg) ? msg : undefined;
+    const id = typeof rpc?.id === 'string' || typeof rpc?.id === 'number' ? rpc.id : undefined;
+    if (dir === 'client->agent' && id !== undefined && SESSION_METHODS.has(asString(rpc?.method) ?? '')) {
+      this.sessionRequests.add(id);
+    }
+    if (dir === 'agent->client') this.lastAgentFrameAt = Date.now();
+    this.emit({ dir, msg }, raw);
+    if (
+      dir === 'agent->client' &&
+      id !== undefined &&
+      rpc?.method === undefined &&
+      this.sessionRequests.has(id)
+    ) {
+      this.sessionRequests.delete(id);
+      // A failed load falls back to session/new; only a bound session holds what follows.
+      if (rpc?.result !== undefined && this.held === null) this.held = [];
+    }
+    // The command catalog is also kept as a durable provider event, replayed as commands.updated.
+    const update =
+      isObject(msg) && msg.method === 'session/update' ? asObject(asObject(msg.params)?.update) : undefined;
+    if (update?.sessionUpdate === 'available_commands_update') {
+      this.emit({
+        event: ACP_COMMANDS_EVENT,
+        sessionId: asString(asObject((msg as JsonObject).params)?.sessionId) ?? this.sessionId,
+        availableCommands: update.availableCommands ?? [],
+      });
+    }
+  };
+
+  private emit(frame: JsonValue, raw?: RawFrame): void {
+    if (this.held) this.held.push({ frame, raw });
+    else if (this.sink) this.sink(frame, raw);
+    else this.buffered.push({ frame, raw });
+  }
+
+  /** Emits session.bound right after the session response, then the frames that arrived in between. */
+  private emitBound(frame: JsonValue): void {
+    const held = this.held ?? [];
+    this.held = null;
+    this.emit(frame);
+    for (const f of held) this.emit(f.frame, f.raw);
+  }
+
+  private async start(provider: string, options: OpenSessionOptions, home: string): Promise<void> {
+    this.conn = connectAcp(this.engine, {
+      record: this.record,
+      requestPermission: (_params, requestId) => this.answerPermission(requestId),
+    });
+    const { protocolVersion, agent, agentCapabilities, origin, result, sessionId } = await acpHandshake(
+      this.conn,
+      this.engine,
+      this.config,
+      options,
+      (frame) => this.emit(frame),
+    );
+    this.sessionId = sessionId;
+    this.replayPending = origin === 'load';
+    this.configOptions = listOf(result.configOptions).filter(isObject);
+    this.hasModes = isObject(result.modes);
+    const capabilities: NegotiatedCapabilities = negotiateAcpCapabilities({
+      agentCapabilities,
+      configOptions: this.configOptions,
+      hasModes: this.hasModes,
+      observed: this.config.observed ?? {},
+      clientWritesFiles: false,
+      injectsMcpServers: false,
+    });
+    this.emitBound(
+      harness({
+        harness: 'session.bound',
+        origin,
+        generation: options.generation,
+        nativeSessionId: this.sessionId,
+        capabilities,
+        ...(agent ? { agent } : {}),
+        cwd: options.workDir,
+        protocolVersion,
+      }),
+    );
+    this.binding = {
+      provider,
+      nativeSessionId: this.sessionId,
+      runtimeBinding: {
+        command: this.config.command,
+        args: this.config.args ?? [],
+        home,
+        cwd: options.workDir,
+        pid: this.engine.pid,
+      },
+      protocolVersion,
+      capabilities,
+    };
+    // A process that dies between turns is noticed by the next turn.
+    void this.engine.exited.then(() => {
+      this.dead = true;
+    });
+  }
+
+  private async answerPermission(requestId: string | number): Promise<RequestPermissionResponse> {
+    const io = this.io;
+    const cancelled: RequestPermissionResponse = { outcome: { outcome: 'cancelled' } };
+    if (!io || io.signal.aborted) return cancelled;
+    const aborted = new Promise<null>((resolve) =>
+      io.signal.addEventListener('abort', () => resolve(null), { once: true }),
+    );
+    const answer = await Promise.race([io.awaitApproval(approvalIdFor(requestId)), aborted]);
+    if (answer?.outcome === 'selected' && answer.optionId) {
+      return { outcome: { outcome: 'selected', optionId: answer.optionId } };
+    }
+    return cancelled;
+  }
+
+  isAlive(): boolean {
+    return !this.dead && !this.engine.exit();
+  }
+
+  async runTurn(turn: TurnInput, io: TurnIO): Promise<TurnOutcome> {
+    // The lane asks isAlive() before each turn; this only catches a death in the moment since.
+    if (!this.isAlive()) {
+      throw new Error('the engine process is no longer running; the next run starts a new one');
+    }
+    this.io = io;
+    this.sink = (frame, raw) => io.emit(frame, raw);
+    for (const f of this.buffered.splice(0)) io.emit(f.frame, f.raw);
+    const onAbort = () => {
+      void this.conn.agent.notify('session/cancel', { sessionId: this.sessionId }).catch(() => undefined);
+    };
+    io.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      if (this.replayPending) {
+        this.replayPending = false;
+        await waitForQuiet(() => this.lastAgentFrameAt, REPLAY_QUIET_MS, REPLAY_WAIT_MAX_MS, io.signal);
+      }
+      await this.applyChoices(turn);
+      const prompt = this.conn.agent.request('session/prompt', {
+        sessionId: this.sessionId,
+        prompt: [{ type: 'text', text: turn.prompt }],
+      });
+      const exit = this.engine.exited.then((e) => ({ exited: e }));
+      const settled = await Promise.race([
+        prompt.then(
+          (result) => ({ result }),
+          (error: unknown) => ({ error }),
+        ),
+        exit,
+      ]);
+      if ('exited' in settled) return this.died(settled.exited);
+      if ('error' in settled) {
+        // A dead pipe rejects the prompt a moment before the exit event: prefer the exit.
+        const late = await Promise.race([exit, new Promise<null>((r) => setTimeout(() => r(null), 200))]);
+        if (late) return this.died(late.exited);
+        if (io.signal.aborted) return { outcome: 'cancelled' };
+        return { outcome: 'failed', error: errorMessage(settled.error) };
+      }
+      if (settled.result.stopReason === 'cancelled' || io.signal.aborted) return { outcome: 'cancelled' };
+      return { outcome: 'completed' };
+    } finally {
+      io.signal.removeEventListener('abort', onAbort);
+      this.io = null;
+      this.sink = null;
+    }
+  }
+
+  /** engine.exited goes into the source lane; throwing makes the lane drop this session and reopen next time. */
+  private died(exit: { code: number | null; signal: string | null }): never {
+    this.dead = true;
+    const stderrTail = this.engine.stderrTail().slice(-2000);
+    this.emit(
+      harness({
+        harness: 'engine.exited',
+        code: exit.code,
+        signal: exit.signal,
+        ...(stderrTail ? { stderrTail } : {}),
+      }),
+    );
+    throw new Error(
+      `the engine process exited during the turn (code ${exit.code ?? 'none'}, signal ${exit.signal ?? 'none'})`,
+    );
+  }
+
+  /** Model through the config option of category "model"; mode through session/set_mode (or a mode option). */
+  private async applyChoices(turn: TurnInput): Promise<void> {
+    const model = this.configOptions.find((o) => o.category === 'model');
+    if (turn.model && model && model.currentValue !== turn.model) {
+      const res = await this.conn.agent.request('session/set_config_option', {
+        sessionId: this.sessionId,
+        configId: String(model.id),
+        value: turn.model,
+      });
+      this.configOptions = listOf((res as unknown as JsonObject).configOptions).filter(isObject);
+    }
+    if (turn.mode) {
+      const modeOption = this.configOptions.find((o) => o.category === 'mode');
+      if (this.hasModes)
+        await this.conn.agent.request('session/set_mode', { sessionId: this.sessionId, modeId: turn.mode });
+      else if (modeOption && modeOption.currentValue !== turn.mode) {
+        await this.conn.agent.request('session/set_config_option', {
+          sessionId: this.sessionId,
+          configId: String(modeOption.id),
+          value: turn.mode,
+        });
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    this.conn?.close();
+    await this.engine.kill(2000);
+  }
+
+  /** For tests: the engine process. */
+  get process(): OwnedProcess {
+    return this.engine;
+  }
+}

@@ -1,0 +1,22 @@
+import type { RunStatus } from '../delivery.js';
+import type { JsonObject } from '../json.js';
+
+/** How a settled run ended: a run stopped by run.cancel is status `completed` with outcome `cancelled`. */
+export type RunOutcome = 'completed' | 'failed' | 'cancelled';
+
+/** The `/runs` resource. */
+export interface RunView {
+  runId: string;
+  threadId: string;
+  parentRunId: string | null;
+  status: RunStatus;
+  prompt: string;
+  options: JsonObject;
+  createdAt: string;
+  startedAt: string | null;
+  endedAt: string | null;
+  error: string | null;
+  /** Null until the run settles. */
+  outcome: RunOutcome | null;
+  canonicalizedAt: string | null;
+}

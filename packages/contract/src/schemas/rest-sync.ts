@@ -1,0 +1,78 @@
+import { Type } from 'typebox';
+import { closedObject, JsonValueSchema } from './common.js';
+import { VersionVectorSchema } from './version-vector.js';
+
+/** A vector a client sends: client ids as the server accepts them. */
+const SentVectorSchema = Type.Record(
+  Type.String({ minLength: 1, maxLength: 128 }),
+  Type.Integer({ minimum: 0 }),
+  { description: 'Client id -> the number of writes seen from that client.' },
+);
+
+export const SyncChangeSchema = closedObject(
+  {
+    key: Type.String({ minLength: 1, maxLength: 500, description: 'The synced key.' }),
+    value: JsonValueSchema,
+    version: Type.Integer({ minimum: 1, description: "The client's own entry after this write." }),
+    vector: SentVectorSchema,
+  },
+  {
+    title: 'SyncChange',
+    description: 'One write a client sends: its own entry of `vector` equals `version`.',
+  },
+);
+
+export const SyncRequestSchema = closedObject(
+  {
+    clientId: Type.String({
+      minLength: 1,
+      maxLength: 128,
+      pattern: '^[A-Za-z0-9_.:-]+$',
+      description: 'The syncing client.',
+    }),
+    vector: SentVectorSchema,
+    changes: Type.Array(SyncChangeSchema, { maxItems: 1000, description: 'Writes since the last sync.' }),
+  },
+  { title: 'SyncRequest', description: "`POST /sessions/:id/sync`: the client's vector and its new writes." },
+);
+
+export const SyncChangeFromSchema = closedObject(
+  {
+    clientId: Type.String({ description: 'The client that wrote it.' }),
+    key: Type.String({ description: 'The synced key.' }),
+    value: JsonValueSchema,
+    version: Type.Integer({ description: "The writer's own entry after this write." }),
+    vector: VersionVectorSchema,
+  },
+  { title: 'SyncChangeFrom', description: 'A change the client has not seen yet, with its writer.' },
+);
+
+export const SyncConflictReportSchema = closedObject(
+  {
+    key: Type.String({ description: 'The key written concurrently.' }),
+    changes: Type.Array(
+      closedObject(
+        {
+          clientId: Type.String({ description: 'The writer.' }),
+          version: Type.Integer({ description: "The writer's version." }),
+          value: JsonValueSchema,
+        },
+        { description: 'One of the concurrent writes.' },
+      ),
+      { description: 'The concurrent writes.' },
+    ),
+  },
+  {
+    title: 'SyncConflictReport',
+    description: 'Concurrent writes to one key, neither of which saw the other.',
+  },
+);
+
+export const SyncResponseSchema = closedObject(
+  {
+    vector: VersionVectorSchema,
+    changes: Type.Array(SyncChangeFromSchema, { description: 'Changes the client has not seen yet.' }),
+    conflicts: Type.Array(SyncConflictReportSchema, { description: 'Concurrent writes found.' }),
+  },
+  { title: 'SyncResponse', description: 'The merged vector, unseen changes and conflicts.' },
+);

@@ -1,2 +1,0 @@
-export * from './engine-audit.js';
-export { auditKey, deterministicUlid } from './record-id.js';

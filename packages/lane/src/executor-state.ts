@@ -1,0 +1,90 @@
+import type { JsonValue } from '@agentlane/contract';
+import type { EngineDriver, EngineSession, HarnessFrame } from '@agentlane/engine-kit';
+import type {
+  ArtifactStore,
+  EventStore,
+  InteractionAnswerRecord,
+  InteractionStore,
+  RunRecord,
+  RunStore,
+  SessionStore,
+  SourceLaneStore,
+  ThreadRecord,
+  ThreadStore,
+} from '@agentlane/store';
+import type { Canonicalizer } from './canonicalizer.js';
+import type { PublishHub } from './hub.js';
+import type { RunPipeline } from './run-pipeline.js';
+import type { AuditSink } from './types.js';
+
+// The run executor's options and the state it keeps per run and per thread.
+
+export type Log = (level: 'info' | 'warn' | 'error', message: string, detail?: unknown) => void;
+
+/** The roles the executor uses: a run's thread and session, its lane and rows, its answers, artifacts. */
+export type ExecutorStore = ThreadStore &
+  SessionStore &
+  RunStore &
+  SourceLaneStore &
+  EventStore &
+  InteractionStore &
+  ArtifactStore;
+
+export interface RunExecutorOptions {
+  store: ExecutorStore;
+  hub: PublishHub;
+  canonicalizer: Canonicalizer;
+  ownerId: string;
+  driverFor: (engine: string) => EngineDriver | undefined;
+  artifactThresholdBytes?: number;
+  pollIntervalMs: number;
+  maxConcurrentRuns: number;
+  /** How long a claimed run's lease lasts; the owner renews it every `leaseRenewMs`. */
+  leaseMs: number;
+  /** How often leases are renewed and expired runs of dead processes reclaimed. */
+  leaseRenewMs: number;
+  workDirFor: (thread: ThreadRecord) => string;
+  /** An approval or question unanswered this long is cancelled by `system` (0: never). */
+  approvalTimeoutMs: number;
+  audit?: AuditSink;
+  log?: Log;
+}
+
+export interface Waiter {
+  kind: 'approval' | 'question';
+  targetId: string;
+  resolve: (answer: InteractionAnswerRecord | null) => void;
+  /** Fires when nobody answered within approvalTimeoutMs. */
+  timer?: NodeJS.Timeout;
+}
+
+export interface ActiveRun {
+  run: RunRecord;
+  abort: AbortController;
+  /** Created once the thread and its driver are known; a cancel before that is caught by `cancelled`. */
+  pipeline?: RunPipeline;
+  /** turn.cancel_requested is in the source lane already. */
+  cancelRecorded?: boolean;
+  waiters: Set<Waiter>;
+  done: Promise<void>;
+  /** Another process took the run (this one stalled past its lease): stop without settling it. */
+  lost?: boolean;
+  /** Handed back at shutdown: stop, flush what the engine emitted, leave settling to whoever reclaims it. */
+  released?: boolean;
+  /** finalizeRun is under way: the run leaves the held set by our own doing. */
+  settling?: boolean;
+}
+
+export interface OpenSession {
+  session: EngineSession;
+  driver: EngineDriver;
+  generation: number;
+}
+
+export function harness(frame: HarnessFrame): JsonValue {
+  return frame as unknown as JsonValue;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

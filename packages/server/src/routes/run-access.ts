@@ -1,0 +1,68 @@
+import type { Static } from 'typebox';
+import type { Principal } from '../auth.js';
+import { assertThreadAccess } from '../auth.js';
+import type { ServerContext } from '../context.js';
+import { HttpError, notFound } from '../errors.js';
+import type { CreateRunBody } from '../schemas.js';
+
+// What the run routes share: creating a run for a principal, and reading a run the principal may see.
+
+/** Idempotency keys live per token: one tenant can neither learn nor squat another's keys. */
+export const scopedKey = (principal: Principal, key: string | undefined): string | null =>
+  key === undefined ? null : `${principal.key}:${key}`;
+
+/** run.create for a principal: the thread exists, a run slot is free, a parentRunId is a run of the thread. */
+export async function createRunFor(
+  ctx: ServerContext,
+  principal: Principal,
+  threadId: string,
+  body: Static<typeof CreateRunBody>,
+  idempotencyKey: string | undefined,
+) {
+  const { store, lane } = ctx;
+  if (!(await store.getThread(threadId))) throw notFound('thread', threadId);
+  await ctx.runSlots.check(principal.key);
+  if (body.parentRunId !== undefined) {
+    const parent = await store.getRun(body.parentRunId);
+    if (!parent || parent.threadId !== threadId) {
+      throw new HttpError(
+        'invalid_request',
+        `parentRunId ${body.parentRunId} is not a run of this thread`,
+        'body.parentRunId',
+      );
+    }
+  }
+  const options: Record<string, string> = {};
+  if (body.model !== undefined) options.model = body.model;
+  if (body.mode !== undefined) options.mode = body.mode;
+  const result = await lane.createRun({
+    threadId,
+    prompt: body.prompt,
+    parentRunId: body.parentRunId ?? null,
+    options,
+    idempotencyKey: scopedKey(principal, idempotencyKey),
+    expectedGeneration: body.expectedGeneration,
+  });
+  if (result.created) ctx.runSlots.add(principal.key, result.run.runId);
+  return result;
+}
+
+export async function loadRun(ctx: ServerContext, principal: Principal, runId: string) {
+  const run = await ctx.store.getRun(runId);
+  if (!run) throw notFound('run', runId);
+  assertThreadAccess(principal, run.threadId);
+  return run;
+}
+
+/** An answer to a settled run could reach no engine: refused instead of accepted and dropped. */
+export async function loadOpenRun(ctx: ServerContext, principal: Principal, runId: string) {
+  const run = await loadRun(ctx, principal, runId);
+  if (run.status === 'completed' || run.status === 'failed') {
+    throw new HttpError(
+      'conflict',
+      `run ${runId} has ended (${run.outcome ?? run.status}); its requests can no longer be answered`,
+      'params.id',
+    );
+  }
+  return run;
+}
