@@ -96,6 +96,23 @@ describe('runCheckpointsCommand', () => {
       await runCheckpointsCommand({ server: url, session: sessionId, limit: 2, write: (l) => lines.push(l) });
       expect(lines[0]).toMatch(/^CHECKPOINT\s+STAGE/);
       expect(lines.slice(1).map((l) => l.split(/\s+/)[0])).toEqual(puts.map((c) => c.id).reverse());
+      // Paging through a long list says how far it got (here on every page), on its own channel.
+      const progress: string[] = [];
+      await runCheckpointsCommand({
+        server: url,
+        session: sessionId,
+        limit: 2,
+        write: () => {},
+        progress: (l) => progress.push(l),
+        progressIntervalMs: -1,
+      });
+      expect(progress).toEqual([
+        `agentlane checkpoints ${sessionId}: 2 checkpoints read`,
+        `agentlane checkpoints ${sessionId}: 4 checkpoints read`,
+        `agentlane checkpoints ${sessionId}: 6 checkpoints read`,
+        `agentlane checkpoints ${sessionId}: 7 checkpoints read`,
+        `agentlane checkpoints ${sessionId}: 7 checkpoints read`,
+      ]);
       const one: string[] = [];
       await runCheckpointsCommand({
         server: url,

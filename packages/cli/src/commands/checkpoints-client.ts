@@ -1,4 +1,5 @@
 import type { CheckpointList, CheckpointSummary } from '@agentlane/contract';
+import { createProgress } from '../progress.js';
 
 export interface CheckpointsCommandOptions {
   /** Base URL of a running agentlane server, e.g. http://127.0.0.1:7433. */
@@ -13,6 +14,10 @@ export interface CheckpointsCommandOptions {
   json?: boolean;
   fetch?: typeof fetch;
   write?: (line: string) => void;
+  /** Progress lines (stderr by default), shown once paging through the list takes more than a second. */
+  progress?: (line: string) => void;
+  /** How often progress may print (ms; default 1000). */
+  progressIntervalMs?: number;
 }
 
 /** Raised for an HTTP error; the CLI prints `message` and exits non-zero. */
@@ -71,6 +76,10 @@ export async function runCheckpointsCommand(options: CheckpointsCommandOptions):
   }
   const rows: CheckpointSummary[] = [];
   let cursor: string | null = null;
+  const progress = createProgress(`agentlane checkpoints ${options.session}`, 'checkpoints read', {
+    ...(options.progress ? { write: options.progress } : {}),
+    ...(options.progressIntervalMs !== undefined ? { intervalMs: options.progressIntervalMs } : {}),
+  });
   do {
     const query = new URLSearchParams({ limit: String(options.limit ?? 200) });
     if (cursor) query.set('cursor', cursor);
@@ -78,7 +87,9 @@ export async function runCheckpointsCommand(options: CheckpointsCommandOptions):
     if (options.json) write(JSON.stringify(page));
     rows.push(...page.checkpoints);
     cursor = page.nextCursor;
+    progress.update(rows.length);
   } while (cursor);
+  progress.finish(`${rows.length.toLocaleString('en-US')} checkpoints read`);
   if (options.json) return;
   if (rows.length === 0) {
     write(`session ${options.session} has no checkpoints`);
