@@ -97,7 +97,13 @@ export interface HealthResponse {
   checks: Record<string, { status: string; latencyMs?: number; error?: string }>;
   openStreams: number;
   /** Engines the server is configured to run, when it lists them. */
-  engines?: { name: string; provider: string; label: string }[];
+  engines?: {
+    name: string;
+    provider: string;
+    label: string;
+    /** The engine's static capability flags, where it has a static manifest (the built-in engine). */
+    capabilities?: Record<string, boolean>;
+  }[];
 }
 
 export interface ArtifactContent {

@@ -89,5 +89,10 @@ export interface EngineDriver {
   readonly translator: Translator;
   /** A short human label for pickers, e.g. "Replay of a recorded session". */
   readonly label: string;
+  /**
+   * What the engine can do before any session negotiated it, for an engine whose manifest is static (the
+   * built-in engine); absent where only a session's handshake says (ACP agents, OpenCode).
+   */
+  readonly staticCapabilities?: NegotiatedCapabilities;
   openSession(options: OpenSessionOptions): Promise<EngineSession>;
 }

@@ -9,8 +9,8 @@ import type { ThreadHub } from './thread-hub.js';
 
 /** The configured engines, by name. */
 export interface EngineCatalog {
-  get(name: string): Pick<EngineDriver, 'name' | 'provider' | 'label'> | undefined;
-  list(): Pick<EngineDriver, 'name' | 'provider' | 'label'>[];
+  get(name: string): Pick<EngineDriver, 'name' | 'provider' | 'label' | 'staticCapabilities'> | undefined;
+  list(): Pick<EngineDriver, 'name' | 'provider' | 'label' | 'staticCapabilities'>[];
 }
 
 /** What every route handler shares. */

@@ -135,7 +135,18 @@ export const HealthReply = Type.Object({
   openStreams: Type.Integer(),
   /** The configured engines, so a UI can offer them when starting a thread. */
   engines: Type.Optional(
-    Type.Array(Type.Object({ name: Type.String(), provider: Type.String(), label: Type.String() })),
+    Type.Array(
+      Type.Object({
+        name: Type.String(),
+        provider: Type.String(),
+        label: Type.String(),
+        capabilities: Type.Optional(
+          Type.Record(Type.String(), Type.Boolean(), {
+            description: "The engine's static capability flags, for an engine that has a static manifest.",
+          }),
+        ),
+      }),
+    ),
   ),
 });
 

@@ -1,11 +1,22 @@
+import { normalizeNegotiatedCapabilities } from '@agentlane/contract';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readJson, startTestServer, type TestServer } from './support/harness';
+import { createScriptedDriver } from './support/scripted-engine';
 
 let t: TestServer;
 beforeAll(async () => {
-  t = await startTestServer({
-    unavailableEngines: [{ name: 'gemini', reason: 'the agent exited during initialize (code 41)' }],
-  });
+  const manifest = { ...createScriptedDriver('manifest'), label: 'An engine with a static manifest' };
+  t = await startTestServer(
+    { unavailableEngines: [{ name: 'gemini', reason: 'the agent exited during initialize (code 41)' }] },
+    {
+      drivers: [
+        {
+          ...manifest,
+          staticCapabilities: normalizeNegotiatedCapabilities({ approvals: true, usage: true }),
+        },
+      ],
+    },
+  );
 });
 afterAll(async () => {
   await t.close();
@@ -21,4 +32,15 @@ it('GET /health names an engine that was found but not offered, with why, and st
     error: 'the agent exited during initialize (code 41)',
   });
   expect(body.engines.map((e: { name: string }) => e.name)).not.toContain('gemini');
+});
+
+it('GET /health lists each engine with its static capabilities where it has a manifest', async () => {
+  const body = await readJson(await fetch(`${t.api}/health`));
+  const byName = new Map(body.engines.map((e: { name: string }) => [e.name, e]));
+  const manifest = byName.get('manifest') as { capabilities: Record<string, boolean> };
+  expect(manifest.capabilities.approvals).toBe(true);
+  expect(manifest.capabilities.usage).toBe(true);
+  expect(manifest.capabilities.reconcile).toBe(false);
+  expect(Object.keys(manifest.capabilities)).toHaveLength(20);
+  expect(byName.get('scripted')).not.toHaveProperty('capabilities');
 });

@@ -45,7 +45,12 @@ export const healthRoutes =
           store: ctx.store.backend,
           checks: { store, ...engineChecks },
           openStreams: ctx.connections.size,
-          engines: ctx.engines.list().map((e) => ({ name: e.name, provider: e.provider, label: e.label })),
+          engines: ctx.engines.list().map((e) => ({
+            name: e.name,
+            provider: e.provider,
+            label: e.label,
+            ...(e.staticCapabilities ? { capabilities: { ...e.staticCapabilities } } : {}),
+          })),
         };
       },
     );

@@ -18,6 +18,11 @@ function capabilitiesByEngine(sessions: SessionRecord[]): Map<string, string[]> 
   return out;
 }
 
+/** An engine's static manifest (from /health), for an engine no session has negotiated with yet. */
+function staticFlags(capabilities: Record<string, boolean> | undefined): string[] {
+  return Object.entries(capabilities ?? {}).flatMap(([flag, on]) => (on ? [flag] : []));
+}
+
 function recentFolders(sessions: SessionRecord[]): string[] {
   return [...new Set(sessions.flatMap((s) => (s.workDir ? [s.workDir] : [])))].slice(0, 6);
 }
@@ -88,12 +93,14 @@ export function NewThread() {
             <span>
               <strong>{e.label}</strong> <span className="muted mono">{e.name}</span>
               <span className="capabilities">
-                {(caps.get(e.name) ?? []).map((flag) => (
+                {(caps.get(e.name) ?? staticFlags(e.capabilities)).map((flag) => (
                   <span key={flag} className="chip">
                     {flag}
                   </span>
                 ))}
-                {!caps.has(e.name) && <span className="muted">capabilities known after its first run</span>}
+                {!caps.has(e.name) && !e.capabilities && (
+                  <span className="muted">capabilities known after its first run</span>
+                )}
               </span>
             </span>
           </label>

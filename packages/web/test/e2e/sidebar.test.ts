@@ -182,6 +182,11 @@ describe.skipIf(skip)('sidebar of threads', { timeout: 120_000 }, () => {
     await page.goto(`${serve.url}/#/`);
     await page.reload();
     await page.locator('.engine-option').first().waitFor();
+    // The built-in engine's static manifest (from /health) before any session of it negotiated.
+    await page
+      .locator('.engine-option[data-engine="builtin"] .chip', { hasText: 'approvals' })
+      .first()
+      .waitFor();
     await page
       .locator('.engine-unavailable[data-engine="codex"]', {
         hasText: 'cannot start: OPENAI_API_KEY is not set',

@@ -121,6 +121,7 @@ export function createDriver(
     provider: BUILTIN_PROVIDER,
     translator: runtimeTranslator as EngineDriver['translator'],
     label: config.label ?? `Built-in engine (${config.api} ${config.model})`,
+    staticCapabilities: capabilities,
     async openSession(options): Promise<EngineSession> {
       const session = openSession(config, capabilities, options);
       return {
