@@ -38,7 +38,8 @@ if (!skip && !claude) {
 const recording = fileURLToPath(
   new URL('../../adapters/replay/recordings/claude-agent-acp.wire.jsonl', import.meta.url),
 );
-const STORY = Array.from({ length: 36 }, (_, i) => `story${i} `).join('');
+// Slow enough (~6 s) that a loaded machine still polls the page while the story is under way.
+const STORY = Array.from({ length: 48 }, (_, i) => `story${i} `).join('');
 
 /** One reply per prompt: the scenarios below never share a prompt. */
 function reply(request: RecordedRequest): ModelReply {
@@ -58,7 +59,7 @@ function reply(request: RecordedRequest): ModelReply {
           ],
         };
   if (prompt === 'Tell a slow story')
-    return { reasoning: 'Thinking slowly.', text: STORY, chunkSize: 7, chunkDelayMs: 60 };
+    return { reasoning: 'Thinking slowly.', text: STORY, chunkSize: 7, chunkDelayMs: 100 };
   return { text: `You said: ${prompt}` };
 }
 
@@ -167,7 +168,7 @@ async function streamedSome(page: Page): Promise<void> {
   for (const deadline = Date.now() + 20_000; ; ) {
     const now = await state(page);
     const text = textOf(now?.messages.at(-1));
-    if (now?.messages.at(-1)?.role === 'assistant' && text.length > 40 && text.length < STORY.length / 2)
+    if (now?.messages.at(-1)?.role === 'assistant' && text.length > 0 && text.length < (STORY.length * 3) / 4)
       return;
     if (Date.now() > deadline) throw new Error(`no part of the answer streamed: ${JSON.stringify(now)}`);
     await new Promise((r) => setTimeout(r, 20));
