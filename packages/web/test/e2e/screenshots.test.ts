@@ -72,7 +72,10 @@ beforeAll(async () => {
   held.hold('th-behind', { kind: 'behind', head: 500, frames: textOnlyThread('th-behind').slice(0, 4) });
   await held.start();
   browser = await launch();
-  for (const theme of THEMES) rmSync(join(screenshotDir, theme), { recursive: true, force: true });
+  // Only this file's own shots go: other test files write theirs (inspectors, sidebar, …) to the same
+  // folders, at the same time or before, and wiping the folders lost them.
+  for (const theme of THEMES)
+    for (const shot of SHOTS) rmSync(join(screenshotDir, theme, `${shot}.png`), { force: true });
 }, 180_000);
 
 afterAll(async () => {
