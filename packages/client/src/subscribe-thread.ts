@@ -31,6 +31,20 @@ export interface SubscribeOptions {
   maxAttempts?: number;
 }
 
+/** One connection to the thread channel, resuming after `cursor` (the header a reconnecting EventSource sends too). */
+function openThreadStream(
+  doFetch: typeof fetch,
+  transport: TransportOptions,
+  threadId: string,
+  cursor: number,
+  signal: AbortSignal,
+): Promise<Response> {
+  const url = `${transport.baseUrl}/threads/${encodeURIComponent(threadId)}/events?after=${cursor}`;
+  const headers: Record<string, string> = { accept: 'text/event-stream', 'last-event-id': String(cursor) };
+  if (transport.token) headers['authorization'] = `Bearer ${transport.token}`;
+  return doFetch(url, { headers, signal });
+}
+
 /**
  * Follows a thread's event stream for as long as the caller iterates: replay from `after`, then live.
  * Reconnects with backoff and `Last-Event-ID` after any drop, never yields a canonical row twice (by
@@ -72,13 +86,7 @@ export async function* subscribeThread(
       let head = Number.POSITIVE_INFINITY;
       try {
         touch();
-        const url = `${transport.baseUrl}/threads/${encodeURIComponent(threadId)}/events?after=${cursor}`;
-        const headers: Record<string, string> = {
-          accept: 'text/event-stream',
-          'last-event-id': String(cursor),
-        };
-        if (transport.token) headers['authorization'] = `Bearer ${transport.token}`;
-        const response = await doFetch(url, { headers, signal: connection.signal });
+        const response = await openThreadStream(doFetch, transport, threadId, cursor, connection.signal);
         if (!response.ok || !response.body) {
           const error = await apiErrorFrom(response);
           if (error.permanent) throw error;

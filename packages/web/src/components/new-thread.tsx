@@ -2,7 +2,7 @@ import type { SessionRecord } from '@agentlane/client';
 import { type FormEvent, useEffect, useState } from 'react';
 import { client } from '../api';
 import { useLiveThread } from '../live-thread';
-import { useEngines } from '../use-engines';
+import { type EngineInfo, type UnavailableEngine, useEngines } from '../use-engines';
 import { threadHref } from '../use-route';
 
 /** Flags an engine's latest session negotiated (or reported statically), by engine name. */
@@ -72,45 +72,14 @@ export function NewThread() {
 
   return (
     <form className="new-thread" onSubmit={submit} aria-label="Start a thread">
-      <fieldset className="engine-choice">
-        <legend>Engine</legend>
-        {engines === undefined && !enginesError && <p className="muted">Loading engines…</p>}
-        {enginesError && (
-          <p className="error" role="alert">
-            Cannot read the engines: {enginesError}
-          </p>
-        )}
-        {engines?.length === 0 && <p className="error">This server has no engine configured.</p>}
-        {engines?.map((e) => (
-          <label key={e.name} className="engine-option" data-engine={e.name}>
-            <input
-              type="radio"
-              name="engine"
-              value={e.name}
-              checked={engine === e.name}
-              onChange={() => setEngine(e.name)}
-            />
-            <span>
-              <strong>{e.label}</strong> <span className="muted mono">{e.name}</span>
-              <span className="capabilities">
-                {(caps.get(e.name) ?? staticFlags(e.capabilities)).map((flag) => (
-                  <span key={flag} className="chip">
-                    {flag}
-                  </span>
-                ))}
-                {!caps.has(e.name) && !e.capabilities && (
-                  <span className="muted">capabilities known after its first run</span>
-                )}
-              </span>
-            </span>
-          </label>
-        ))}
-        {unavailable.map((e) => (
-          <p key={e.name} className="engine-unavailable" data-engine={e.name}>
-            <strong>{e.name}</strong> <span className="error">cannot start: {e.reason}</span>
-          </p>
-        ))}
-      </fieldset>
+      <EngineChoice
+        engines={engines}
+        unavailable={unavailable}
+        error={enginesError}
+        caps={caps}
+        engine={engine}
+        onChange={setEngine}
+      />
       <label>
         Work folder
         <input
@@ -148,5 +117,58 @@ export function NewThread() {
         </p>
       )}
     </form>
+  );
+}
+
+/** The engines to pick from: each with its label and capabilities, and those that cannot start, with why. */
+function EngineChoice(props: {
+  engines: EngineInfo[] | undefined;
+  unavailable: UnavailableEngine[];
+  error: string | undefined;
+  caps: Map<string, string[]>;
+  engine: string;
+  onChange: (name: string) => void;
+}) {
+  const { engines, unavailable, error: enginesError, caps, engine } = props;
+  return (
+    <fieldset className="engine-choice">
+      <legend>Engine</legend>
+      {engines === undefined && !enginesError && <p className="muted">Loading engines…</p>}
+      {enginesError && (
+        <p className="error" role="alert">
+          Cannot read the engines: {enginesError}
+        </p>
+      )}
+      {engines?.length === 0 && <p className="error">This server has no engine configured.</p>}
+      {engines?.map((e) => (
+        <label key={e.name} className="engine-option" data-engine={e.name}>
+          <input
+            type="radio"
+            name="engine"
+            value={e.name}
+            checked={engine === e.name}
+            onChange={() => props.onChange(e.name)}
+          />
+          <span>
+            <strong>{e.label}</strong> <span className="muted mono">{e.name}</span>
+            <span className="capabilities">
+              {(caps.get(e.name) ?? staticFlags(e.capabilities)).map((flag) => (
+                <span key={flag} className="chip">
+                  {flag}
+                </span>
+              ))}
+              {!caps.has(e.name) && !e.capabilities && (
+                <span className="muted">capabilities known after its first run</span>
+              )}
+            </span>
+          </span>
+        </label>
+      ))}
+      {unavailable.map((e) => (
+        <p key={e.name} className="engine-unavailable" data-engine={e.name}>
+          <strong>{e.name}</strong> <span className="error">cannot start: {e.reason}</span>
+        </p>
+      ))}
+    </fieldset>
   );
 }

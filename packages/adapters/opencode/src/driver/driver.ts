@@ -46,14 +46,18 @@ export interface OpenCodeDriver extends EngineDriver {
   dispose(): Promise<void>;
 }
 
-export function createDriver(config: OpenCodeDriverConfig = {}): OpenCodeDriver {
-  const name = config.name ?? 'opencode';
+/**
+ * The one `opencode serve` a driver starts (none with `config.url`), started on first use in the first
+ * session's folder; a server that died (crash, OOM kill) is replaced, and the sessions it stored are in HOME
+ * and reattach.
+ */
+function serverStarter(
+  config: OpenCodeDriverConfig,
+  name: string,
+): { ensure(cwd: string): Promise<OpenCodeServer | null>; stop(): Promise<void> } {
   let server: Promise<OpenCodeServer> | null = null;
-  const sessions = new Set<OpenCodeSession>();
-
-  async function ensureServer(cwd: string): Promise<OpenCodeServer | null> {
+  const ensure = async (cwd: string): Promise<OpenCodeServer | null> => {
     if (config.url) return null;
-    // A server that died (crash, OOM kill) is replaced; the sessions it stored are in HOME and reattach.
     const current = server ? await server.catch(() => null) : null;
     if (current?.process.exit()) server = null;
     server ??= startOpenCodeServer({
@@ -70,7 +74,19 @@ export function createDriver(config: OpenCodeDriverConfig = {}): OpenCodeDriver 
       throw error;
     });
     return server;
-  }
+  };
+  const stop = async () => {
+    const current = server;
+    server = null;
+    if (current) await (await current.catch(() => null))?.stop();
+  };
+  return { ensure, stop };
+}
+
+export function createDriver(config: OpenCodeDriverConfig = {}): OpenCodeDriver {
+  const name = config.name ?? 'opencode';
+  const opencodeServer = serverStarter(config, name);
+  const sessions = new Set<OpenCodeSession>();
 
   return {
     name,
@@ -78,7 +94,7 @@ export function createDriver(config: OpenCodeDriverConfig = {}): OpenCodeDriver 
     label: config.label ?? 'OpenCode',
     translator: openCodeTranslator,
     async openSession(options: OpenSessionOptions) {
-      const running = await ensureServer(options.workDir);
+      const running = await opencodeServer.ensure(options.workDir);
       const url = running?.url ?? config.url;
       if (!url) throw new Error('no OpenCode server to talk to');
       const client = createOpencodeClient({ baseUrl: url });
@@ -141,9 +157,7 @@ export function createDriver(config: OpenCodeDriverConfig = {}): OpenCodeDriver 
     },
     async dispose() {
       await Promise.allSettled([...sessions].map((s) => s.close()));
-      const current = server;
-      server = null;
-      if (current) await (await current.catch(() => null))?.stop();
+      await opencodeServer.stop();
     },
   };
 }
