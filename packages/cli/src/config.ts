@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_APPROVAL_TIMEOUT_MS } from '@agentlane/lane';
+import { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_MAX_CONCURRENT_RUNS } from '@agentlane/lane';
 import jsonc from 'jsonc-parser';
 import type { LevelWithSilent } from 'pino';
 import { type Static, Type } from 'typebox';
@@ -200,34 +200,18 @@ function parseTokens(value: string): ConfigFile['tokens'] {
   });
 }
 
-export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = process.env): ServeConfig {
-  const configPath = flags.config ?? env.AGENTLANE_CONFIG;
-  const file: ConfigFile = configPath ? readConfigFile(resolve(configPath)) : {};
-  const base = configPath ? dirname(resolve(configPath)) : process.cwd();
-  const fromFile = (p: string | undefined) =>
-    p === undefined ? undefined : isAbsolute(p) ? p : resolve(base, p);
-
-  const dataDir = resolve(flags.dataDir ?? env.AGENTLANE_DATA_DIR ?? fromFile(file.dataDir) ?? '.data');
-  const db =
-    flags.db ?? env.AGENTLANE_DB ?? (file.db && /^postgres/i.test(file.db) ? file.db : fromFile(file.db));
-  const port =
-    flags.port !== undefined
-      ? parsePort(flags.port, '--port')
-      : env.AGENTLANE_PORT !== undefined
-        ? parsePort(env.AGENTLANE_PORT, 'AGENTLANE_PORT')
-        : (file.port ?? DEFAULT_PORT);
-  // An empty AGENTLANE_TOKENS (`AGENTLANE_TOKENS=${TOKENS:-}` in a compose file) counts as not set: it must not
-  // silently drop the config file's tokens and open the server.
-  const envTokens = env.AGENTLANE_TOKENS?.trim() ? env.AGENTLANE_TOKENS : undefined;
-  const tokens = envTokens !== undefined ? parseTokens(envTokens) : (file.tokens ?? []);
-  const workDir = resolve(env.AGENTLANE_WORK_DIR ?? fromFile(file.workDir) ?? process.cwd());
-  const allowedHosts = env.AGENTLANE_ALLOWED_HOSTS?.trim()
-    ? env.AGENTLANE_ALLOWED_HOSTS.split(',')
-        .map((h) => h.trim())
-        .filter(Boolean)
-    : (file.allowedHosts ?? []);
-
-  // flag > environment > config file > default, checked like the config file checks it.
+/**
+ * The run settings (slots, leases, shutdown grace, approval timeout): flag > environment > config file >
+ * default, each checked like the config file checks it.
+ */
+function runSettings(
+  flags: ServeFlags,
+  env: NodeJS.ProcessEnv,
+  file: ConfigFile,
+): Pick<
+  ServeConfig,
+  'maxConcurrentRuns' | 'runLeaseMs' | 'runLeaseRenewMs' | 'shutdownGraceMs' | 'approvalTimeoutMs'
+> {
   const count = (
     flag: string | undefined,
     flagName: string,
@@ -268,7 +252,7 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = p
       '--max-concurrent-runs',
       'AGENTLANE_MAX_CONCURRENT_RUNS',
       file.maxConcurrentRuns,
-      8,
+      DEFAULT_MAX_CONCURRENT_RUNS,
       [1, 1000],
     ),
     runLeaseMs,
@@ -289,6 +273,40 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = p
       DEFAULT_APPROVAL_TIMEOUT_MS,
       [0, APPROVAL_TIMEOUT_MAX_MS],
     ),
+  };
+}
+
+export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = process.env): ServeConfig {
+  const configPath = flags.config ?? env.AGENTLANE_CONFIG;
+  const file: ConfigFile = configPath ? readConfigFile(resolve(configPath)) : {};
+  const base = configPath ? dirname(resolve(configPath)) : process.cwd();
+  const fromFile = (p: string | undefined) =>
+    p === undefined ? undefined : isAbsolute(p) ? p : resolve(base, p);
+
+  const dataDir = resolve(flags.dataDir ?? env.AGENTLANE_DATA_DIR ?? fromFile(file.dataDir) ?? '.data');
+  const db =
+    flags.db ?? env.AGENTLANE_DB ?? (file.db && /^postgres/i.test(file.db) ? file.db : fromFile(file.db));
+  const port =
+    flags.port !== undefined
+      ? parsePort(flags.port, '--port')
+      : env.AGENTLANE_PORT !== undefined
+        ? parsePort(env.AGENTLANE_PORT, 'AGENTLANE_PORT')
+        : (file.port ?? DEFAULT_PORT);
+  // An empty AGENTLANE_TOKENS (`AGENTLANE_TOKENS=${TOKENS:-}` in a compose file) counts as not set: it must not
+  // silently drop the config file's tokens and open the server.
+  const envTokens = env.AGENTLANE_TOKENS?.trim() ? env.AGENTLANE_TOKENS : undefined;
+  const tokens = envTokens !== undefined ? parseTokens(envTokens) : (file.tokens ?? []);
+  const workDir = resolve(env.AGENTLANE_WORK_DIR ?? fromFile(file.workDir) ?? process.cwd());
+  const allowedHosts = env.AGENTLANE_ALLOWED_HOSTS?.trim()
+    ? env.AGENTLANE_ALLOWED_HOSTS.split(',')
+        .map((h) => h.trim())
+        .filter(Boolean)
+    : (file.allowedHosts ?? []);
+
+  const runs = runSettings(flags, env, file);
+
+  return {
+    ...runs,
     host: flags.host ?? env.AGENTLANE_HOST ?? file.host ?? '127.0.0.1',
     port,
     db: db ?? resolve(dataDir, 'agentlane.db'),

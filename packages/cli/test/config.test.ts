@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULT_LIMITS } from '@agentlane/server';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_PORT, resolveServeConfig } from '../src';
 
@@ -19,6 +20,13 @@ describe('serve configuration', () => {
     expect(c.db).toBe(join(process.cwd(), '.data', 'agentlane.db'));
     expect(c.tokens).toEqual([]);
     expect(c.logLevel).toBe('info');
+  });
+
+  it('run slots: 16 by default, twice the per-token run cap, so one token parking runs takes at most half', () => {
+    const c = resolveServeConfig({}, {});
+    expect(c.maxConcurrentRuns).toBe(16);
+    expect(DEFAULT_LIMITS.maxRunsPerToken * 2).toBeLessThanOrEqual(c.maxConcurrentRuns);
+    expect(resolveServeConfig({ maxConcurrentRuns: '3' }, {}).maxConcurrentRuns).toBe(3);
   });
 
   it('flags win over environment, environment over the config file', () => {

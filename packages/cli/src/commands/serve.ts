@@ -47,6 +47,39 @@ export async function openDatabase(config: ServeConfig): Promise<Store> {
 }
 
 /**
+ * The engines this process offers: the configured ones and, without a config file, every engine that can
+ * really run here, each probed (started and stopped) first; those that failed the probe, with why.
+ */
+async function offeredEngines(config: ServeConfig, log: (line: string) => void) {
+  const configured = await buildDrivers(config.engines, {
+    recordedSessions: config.recordedSessions,
+    database: config.db,
+  });
+  const found = config.discover
+    ? await probeOffers(await discoverEngines(process.env, process.cwd()), {
+        database: config.db,
+        timeoutMs: PROBE_TIMEOUT_MS,
+        progress: log,
+      })
+    : { drivers: [], unavailable: [] };
+  const taken = new Set(configured.map((d) => d.name));
+  const drivers = [...found.drivers.filter((d) => !taken.has(d.name)), ...configured];
+  for (const e of found.unavailable) log(`agentlane: engine ${e.name} is not offered: ${e.reason}`);
+  return { drivers, unavailable: found.unavailable };
+}
+
+/** Why the server could not listen, in one line with what to do. */
+function listenError(err: unknown, config: ServeConfig): CliError {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE')
+    return new CliError(`port ${config.port} is already in use on ${config.host} (pick another with --port)`);
+  if (code === 'EADDRNOTAVAIL')
+    return new CliError(`cannot listen on ${config.host}: no such address on this machine`);
+  if (code === 'EACCES') return new CliError(`not allowed to listen on ${config.host}:${config.port}`);
+  return new CliError(`cannot listen on ${config.host}:${config.port} (${(err as Error).message})`);
+}
+
+/**
  * Starts store, lane and HTTP server; resolves with a stop function once listening. `log` gets the lifecycle
  * lines; `logger`, when given, also logs every request (the serve command passes one built from --log-level).
  */
@@ -60,21 +93,7 @@ export async function serve(
   } catch (err) {
     throw new CliError((err as Error).message);
   }
-  const configured = await buildDrivers(config.engines, {
-    recordedSessions: config.recordedSessions,
-    database: config.db,
-  });
-  // Without a config file: every engine that can really run here, each probed (started and stopped) first.
-  const found = config.discover
-    ? await probeOffers(await discoverEngines(process.env, process.cwd()), {
-        database: config.db,
-        timeoutMs: PROBE_TIMEOUT_MS,
-        progress: log,
-      })
-    : { drivers: [], unavailable: [] };
-  const taken = new Set(configured.map((d) => d.name));
-  const drivers = [...found.drivers.filter((d) => !taken.has(d.name)), ...configured];
-  for (const e of found.unavailable) log(`agentlane: engine ${e.name} is not offered: ${e.reason}`);
+  const { drivers, unavailable } = await offeredEngines(config, log);
   // Metrics and traces see the store, the ledger and the lane port through decorators (docs/operations.md).
   const observability = createObservability({ log: (line) => log(`agentlane: warn: ${line}`) });
   // Ordered open: the store, then the ledger and the checkpoint tables are opened and migrated before the
@@ -119,7 +138,7 @@ export async function serve(
     limits: config.limits,
     webRoot: config.webRoot,
     routes: [protocolRoutes()],
-    unavailableEngines: found.unavailable,
+    unavailableEngines: unavailable,
     ...(logger ? { loggerInstance: logger } : {}),
   });
   /** Streams end with a retry hint, running runs get up to graceMs, the rest are handed back (never cancelled). */
@@ -136,15 +155,7 @@ export async function serve(
     await server.app.listen({ host: config.host, port: config.port });
   } catch (err) {
     await stopAll();
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE')
-      throw new CliError(
-        `port ${config.port} is already in use on ${config.host} (pick another with --port)`,
-      );
-    if (code === 'EADDRNOTAVAIL')
-      throw new CliError(`cannot listen on ${config.host}: no such address on this machine`);
-    if (code === 'EACCES') throw new CliError(`not allowed to listen on ${config.host}:${config.port}`);
-    throw new CliError(`cannot listen on ${config.host}:${config.port} (${(err as Error).message})`);
+    throw listenError(err, config);
   }
   const address = server.app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
