@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { axeViolations, type Browser, chromiumMissing, launch, screenshot } from './helpers/browser';
 import { buildOnce } from './helpers/build';
 import { FakeServer } from './helpers/fake-server';
@@ -53,6 +53,23 @@ const SURFACES = [
   'mode',
 ];
 
+/**
+ * Opens a card by its head until its body shows: the virtualized list re-measures rows as they scroll in,
+ * and a click that lands while a row above changes height hits another row (seen once in CI).
+ */
+async function openCard(page: Page, head: string, body: string): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      if ((await page.locator(body).count()) === 0) {
+        await page.locator(head).scrollIntoViewIfNeeded();
+        await page.locator(head).click();
+      }
+      await page.locator(body).first().waitFor({ timeout: 3000 });
+    },
+    { timeout: 30_000, interval: 100 },
+  );
+}
+
 describe.skipIf(skip)('web timeline in Chromium', { timeout: 120_000 }, () => {
   it('renders every surface a thread contains, light and dark, with no serious accessibility violation', async () => {
     const { frames } = allSurfacesThread('th-all');
@@ -74,12 +91,8 @@ describe.skipIf(skip)('web timeline in Chromium', { timeout: 120_000 }, () => {
       await screenshot(page, `thread-all-surfaces-top-${scheme}`);
       // Expand the heavy bodies (diff, terminal) only now; they are not built before.
       expect(await page.locator('[data-surface="file"] .diff').count()).toBe(0);
-      await page.locator('[data-surface="file"] .card-head').scrollIntoViewIfNeeded();
-      await page.locator('[data-surface="file"] .card-head').click();
-      await page.locator('[data-surface="file"] .diff').first().waitFor();
-      await page.locator('[data-surface="terminal"] .card-head').scrollIntoViewIfNeeded();
-      await page.locator('[data-surface="terminal"] .card-head').click();
-      await page.locator('.terminal span').first().waitFor();
+      await openCard(page, '[data-surface="file"] .card-head', '[data-surface="file"] .diff');
+      await openCard(page, '[data-surface="terminal"] .card-head', '.terminal span');
       await page.locator('#prompt').fill('/re');
       await page.locator('[data-surface="commands"]').waitFor();
       await screenshot(page, `thread-expanded-${scheme}`);
