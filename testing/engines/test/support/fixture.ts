@@ -17,6 +17,12 @@ export interface Fixture {
 }
 
 /** A fake model server and two fresh temporary folders, `${prefix}-…` and `${prefix}-work-…`. */
+/**
+ * An engine that was just stopped can still write into its home for a moment (Qwen Code's .qwen): rm then
+ * fails with ENOTEMPTY, which Node retries with these options.
+ */
+export const REMOVE_OPTIONS = { recursive: true, force: true, maxRetries: 10, retryDelay: 100 } as const;
+
 export async function startFixture(prefix: string): Promise<Fixture> {
   const fake = await startFakeModelServer();
   const dir = await mkdtemp(join(tmpdir(), `${prefix}-`));
@@ -27,8 +33,8 @@ export async function startFixture(prefix: string): Promise<Fixture> {
     work,
     async close() {
       await fake.close();
-      await rm(dir, { recursive: true, force: true });
-      await rm(work, { recursive: true, force: true });
+      await rm(dir, REMOVE_OPTIONS);
+      await rm(work, REMOVE_OPTIONS);
     },
   };
 }
