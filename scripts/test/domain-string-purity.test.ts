@@ -1,26 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runPurityGate, scanForForbiddenLiterals } from '../gates/domain-string-purity';
+import { plantedTrees } from './support/planted';
 
 const gate = join(import.meta.dirname, '..', 'gates', 'domain-string-purity.ts');
-const roots: string[] = [];
-
-function plant(files: Record<string, string>): string {
-  const root = mkdtempSync(join(tmpdir(), 'agentlane-purity-'));
-  roots.push(root);
-  for (const [name, text] of Object.entries(files)) {
-    mkdirSync(join(root, name, '..'), { recursive: true });
-    writeFileSync(join(root, name), text);
-  }
-  return root;
-}
-
-afterEach(() => {
-  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
-});
+const plant = plantedTrees('agentlane-purity');
 
 describe('domain-string purity gate', () => {
   it('passes the real contract source', () => {

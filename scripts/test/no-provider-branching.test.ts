@@ -1,30 +1,11 @@
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { plantedTrees, runGate } from './support/planted';
 
 const gate = join(import.meta.dirname, '..', 'gates', 'no-provider-branching.mjs');
-const roots: string[] = [];
+const plant = plantedTrees('agentlane-branching');
 
-function plant(files: Record<string, string>): string {
-  const root = mkdtempSync(join(tmpdir(), 'agentlane-branching-'));
-  roots.push(root);
-  for (const [name, text] of Object.entries(files)) {
-    mkdirSync(join(root, name, '..'), { recursive: true });
-    writeFileSync(join(root, name), text);
-  }
-  return root;
-}
-
-function run(...args: string[]) {
-  const result = spawnSync(process.execPath, [gate, ...args], { encoding: 'utf8' });
-  return { status: result.status, out: `${result.stdout}${result.stderr}` };
-}
-
-afterEach(() => {
-  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
-});
+const run = (...args: string[]) => runGate(gate, ...args);
 
 describe('no-provider-branching gate', () => {
   it('passes the code above the adapters as it is', () => {

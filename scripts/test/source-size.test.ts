@@ -1,32 +1,13 @@
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { plantedTrees, runGate } from './support/planted';
 
 const gate = join(import.meta.dirname, '..', 'gates', 'source-size.mjs');
-const roots: string[] = [];
+const plant = plantedTrees('agentlane-size');
 
-function plant(files: Record<string, string>): string {
-  const root = mkdtempSync(join(tmpdir(), 'agentlane-size-'));
-  roots.push(root);
-  for (const [name, text] of Object.entries(files)) {
-    mkdirSync(join(root, name, '..'), { recursive: true });
-    writeFileSync(join(root, name), text);
-  }
-  return root;
-}
-
-function run(...args: string[]) {
-  const result = spawnSync(process.execPath, [gate, ...args], { encoding: 'utf8' });
-  return { status: result.status, out: `${result.stdout}${result.stderr}` };
-}
+const run = (...args: string[]) => runGate(gate, ...args);
 
 const body = (lines: number) => Array.from({ length: lines }, (_, i) => `  const v${i} = ${i};`).join('\n');
-
-afterEach(() => {
-  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
-});
 
 describe('source-size gate', () => {
   it('passes the repository as it is (the known long functions may stay, not grow)', () => {
