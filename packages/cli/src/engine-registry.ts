@@ -32,7 +32,7 @@ export async function discoverEngines(env: NodeJS.ProcessEnv, cwd: string): Prom
   const offers: EngineOffer[] = [];
   for (const type of Object.keys(ADAPTERS) as AdapterType[]) {
     try {
-      const mod = await loadAdapter(type);
+      const mod = await loadDiscovery(type);
       for (const found of mod.discoverEngines?.(env, { cwd }) ?? []) {
         offers.push({
           entry: { ...found.options, type } as EngineConfig,
@@ -47,6 +47,19 @@ export async function discoverEngines(env: NodeJS.ProcessEnv, cwd: string): Prom
     }
   }
   return offers;
+}
+
+/**
+ * An adapter's `./discover` entry: light enough to load at every start (the whole package, with its
+ * engine's SDK, is loaded only for an engine that is offered). An adapter without one finds nothing.
+ */
+async function loadDiscovery(type: AdapterType): Promise<Pick<AdapterModule, 'discoverEngines'>> {
+  try {
+    return (await import(`${ADAPTERS[type]}/discover`)) as Pick<AdapterModule, 'discoverEngines'>;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_PACKAGE_PATH_NOT_EXPORTED') return {};
+    throw err;
+  }
 }
 
 async function loadAdapter(type: AdapterType): Promise<AdapterModule> {

@@ -31,7 +31,7 @@ import { threadRoutes } from './routes/threads.js';
 import { RunSlots } from './run-slots.js';
 import { FrameCache } from './sse/sse-connection.js';
 import { ThreadHub } from './thread-hub.js';
-import { validatorCompiler } from './validator.js';
+import { lazySerializers, validatorCompiler } from './validator.js';
 import { workspaceGuard } from './workspace-root.js';
 
 export const API_PREFIX = '/api/harness';
@@ -126,6 +126,7 @@ function fastifyApp(options: ServerOptions, limits: ServerLimits) {
       ? { loggerInstance: options.loggerInstance }
       : { logger: options.logger ?? false }),
     genReqId: requestId,
+    schemaController: { compilersFactory: lazySerializers },
     bodyLimit: options.bodyLimitBytes ?? 1024 * 1024,
     // Secrets never reach logs: the Authorization header is not part of the default request serializer.
     return503OnClosing: true,

@@ -15,11 +15,4 @@ export {
   piPreset,
   qwenCodePreset,
 } from './driver/presets.js';
-export type { AcpState } from './translate/state.js';
-export {
-  ACP_AUDIT_TRANSPORT,
-  ACP_COMMANDS_EVENT,
-  type AcpTranslatorOptions,
-  acpTranslator,
-  createAcpTranslator,
-} from './translate/translator.js';
+export * from './translate/index.js';

@@ -1,6 +1,4 @@
-export { OPENCODE_CAPABILITIES } from './translate/capabilities.js';
-export type { OpenCodeState } from './translate/state.js';
-export { OPENCODE_AUDIT_TRANSPORT, openCodeTranslator, RESPONSE_FRAME } from './translate/translator.js';
+export * from './translate/index.js';
 
 import { openCodeTranslator } from './translate/translator.js';
 

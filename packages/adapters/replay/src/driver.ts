@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import { OPENCODE_CAPABILITIES } from '@agentlane/adapter-opencode';
+import { OPENCODE_CAPABILITIES } from '@agentlane/adapter-opencode/translate';
 import { type JsonValue, normalizeNegotiatedCapabilities } from '@agentlane/contract';
 import type { EngineDriver, EngineSession, TurnInput, TurnIO, TurnOutcome } from '@agentlane/engine-kit';
 import { frameTimes, readTrace } from './trace.js';

@@ -1,5 +1,5 @@
-import { acpTranslator } from '@agentlane/adapter-acp';
-import { openCodeTranslator } from '@agentlane/adapter-opencode';
+import { acpTranslator } from '@agentlane/adapter-acp/translate';
+import { openCodeTranslator } from '@agentlane/adapter-opencode/translate';
 import type { JsonValue } from '@agentlane/contract';
 import type { Translator } from '@agentlane/engine-kit';
 

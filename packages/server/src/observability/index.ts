@@ -4,4 +4,4 @@ export {
   type ObservabilityOptions,
   type RunLeaseObserver,
 } from './observability.js';
-export { type TracingConfig, tracingConfig } from './tracing.js';
+export { type TracingConfig, tracingConfig } from './tracing-config.js';

@@ -8,8 +8,8 @@ import { metricsRoute } from './metrics-route.js';
 import { observeAudit } from './observe-audit.js';
 import { observeLane } from './observe-lane.js';
 import { observeStore } from './observe-store.js';
-import { RunTraces } from './run-traces.js';
-import { startTracing, tracingConfig } from './tracing.js';
+import { tracingConfig } from './tracing-config.js';
+import type { startRunTraces } from './tracing-setup.js';
 
 /** What run-lease code reports (a lease is a run this process keeps alive; a reclaim takes over a lost one). */
 export interface RunLeaseObserver {
@@ -50,8 +50,21 @@ export function createObservability(options: ObservabilityOptions = {}): Observa
   const metrics = createMetrics();
   const log = options.log ?? (() => {});
   const config = tracingConfig(options.env ?? process.env);
-  const tracing = config ? startTracing(config, options.version ?? '0.1.0') : undefined;
-  const traces = tracing && config ? new RunTraces(tracing.tracer, config.captureContent, log) : undefined;
+  // Loaded in the background: work queued on it before it is ready runs in order once it is.
+  // A tracer that cannot start is logged once and leaves runs untraced.
+  const tracing: Promise<ReturnType<typeof startRunTraces> | undefined> | undefined = config
+    ? import('./tracing-setup.js')
+        .then((m) => m.startRunTraces(config, options.version ?? '0.1.0', log))
+        .catch((err: Error) => {
+          log(`tracing did not start: ${err.message}`);
+          return undefined;
+        })
+    : undefined;
+  const traces = tracing && {
+    canonicalized: (store: Store, runId: string) =>
+      void tracing.then((t) => t?.traces.canonicalized(store, runId)),
+    rows: (rows: readonly AuditableCall[]) => void tracing.then((t) => t?.traces.rows(rows)),
+  };
   return {
     metrics,
     tracing: config,
@@ -70,8 +83,10 @@ export function createObservability(options: ObservabilityOptions = {}): Observa
       metricsRoute(app, context, metrics);
     },
     close: async () => {
-      await traces?.idle();
-      await tracing?.close().catch((err: Error) => log(`traces not flushed: ${err.message}`));
+      const started = await tracing;
+      if (!started) return;
+      await started.traces.idle();
+      await started.close().catch((err: Error) => log(`traces not flushed: ${err.message}`));
     },
   };
 }

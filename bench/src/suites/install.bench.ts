@@ -1,0 +1,124 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { BenchResult } from '../types';
+
+/**
+ * The newcomer's two commands on fresh clones, timed in one run: `npm ci` then `npm start` (to its
+ * "listening on" line, twice: the first start builds the packages and the web UI, the second is what every
+ * later start costs). The baseline is `npm ci` of the last commit whose install still downloaded every pinned
+ * real engine into the workspaces (before `testing/engines/real` got its own lockfile), cloned and installed
+ * in the same run with the same npm cache. HEAD is what is committed: uncommitted changes are not measured.
+ */
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+/** The parent of ab97a4e ("the pinned real engines have their own lockfile in testing/engines/real"). */
+const baselineCommit = 'ab97a4e^';
+
+function git(args: string[], cwd = root): string {
+  return execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+}
+
+function cloneAt(commit: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-install-'));
+  git(['clone', '--quiet', '--no-checkout', root, dir]);
+  git(['checkout', '--quiet', git(['rev-parse', commit])], dir);
+  return dir;
+}
+
+/** Seconds `npm ci` takes in `dir`; a failed install fails the suite with its output. */
+function timeNpmCi(dir: string): number {
+  const started = performance.now();
+  try {
+    execFileSync('npm', ['ci', '--no-audit', '--no-fund'], {
+      cwd: dir,
+      stdio: 'pipe',
+      env: { ...process.env, CI: '' },
+      maxBuffer: 64 * 1024 * 1024,
+    });
+  } catch (err) {
+    const e = err as { stdout?: Buffer; stderr?: Buffer };
+    throw new Error(`npm ci failed in ${dir}: ${e.stderr?.toString().slice(-2000) ?? err}`);
+  }
+  return (performance.now() - started) / 1000;
+}
+
+/** Seconds from `npm start` to its "listening on" line; the whole process group is then stopped. */
+function timeNpmStart(dir: string): Promise<number> {
+  const started = performance.now();
+  // The server must not inherit the bench's source condition (it would load .ts files).
+  const nodeOptions = (process.env.NODE_OPTIONS ?? '').replace(/--conditions=agentlane-source/g, '').trim();
+  const child = spawn('npm', ['start', '--', '--port', '0'], {
+    cwd: dir,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NODE_OPTIONS: nodeOptions },
+  });
+  const stop = () => {
+    try {
+      process.kill(-(child.pid ?? 0), 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  };
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => {
+      stop();
+      reject(new Error(`npm start did not listen within 600 s: ${out.slice(-2000)}`));
+    }, 600_000);
+    const onData = (d: Buffer) => {
+      out += d;
+      if (!/listening on http/.test(out)) return;
+      clearTimeout(timer);
+      const seconds = (performance.now() - started) / 1000;
+      child.once('exit', () => resolve(seconds));
+      stop();
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => {
+      if (/listening on http/.test(out)) return;
+      clearTimeout(timer);
+      reject(new Error(`npm start exited (${code}) before listening: ${out.slice(-2000)}`));
+    });
+  });
+}
+
+export async function run(): Promise<BenchResult[]> {
+  const head = cloneAt('HEAD');
+  const base = cloneAt(baselineCommit);
+  try {
+    const baseCi = timeNpmCi(base);
+    rmSync(base, { recursive: true, force: true });
+    const headCi = timeNpmCi(head);
+    const firstStart = await timeNpmStart(head);
+    const laterStart = await timeNpmStart(head);
+    const rev = git(['rev-parse', '--short', 'HEAD']);
+    return [
+      {
+        name: 'install: npm ci on a fresh clone',
+        unit: 's',
+        value: Number(headCi.toFixed(1)),
+        ratio: baseCi / headCi,
+        extra: `HEAD ${rev}; baseline ${baselineCommit} (every pinned real engine in the workspace install): ${baseCi.toFixed(1)} s, same npm cache, same run (target: at most half, ratio >= 2)`,
+      },
+      {
+        name: 'install: npm start to listening, first start on a fresh clone',
+        unit: 's',
+        value: Number(firstStart.toFixed(1)),
+        extra: 'builds the packages (tsc -b) and the web UI (vite build), then serves on SQLite',
+      },
+      {
+        name: 'install: npm start to listening, later starts',
+        unit: 's',
+        value: Number(laterStart.toFixed(1)),
+        extra: `tsc -b finds nothing to do, the UI is built; npm ci + first start = ${(headCi + firstStart).toFixed(1)} s`,
+      },
+    ];
+  } finally {
+    rmSync(head, { recursive: true, force: true });
+    rmSync(base, { recursive: true, force: true });
+  }
+}

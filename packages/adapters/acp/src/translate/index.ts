@@ -1,0 +1,9 @@
+// The ACP translator alone (no driver, no SDK): what the replay engine and `agentlane translate` load.
+export type { AcpState } from './state.js';
+export {
+  ACP_AUDIT_TRANSPORT,
+  ACP_COMMANDS_EVENT,
+  type AcpTranslatorOptions,
+  acpTranslator,
+  createAcpTranslator,
+} from './translator.js';
