@@ -2,21 +2,18 @@ import {
   type AgentApp,
   type AgentCapabilities,
   agent,
+  type ContentBlock,
   RequestError,
-  type RequestPermissionResponse,
-  type SessionUpdate,
 } from '@agentclientprotocol/sdk';
-import type { CanonicalEvent, NegotiatedCapabilities, RunStatus, StopReason } from '@agentlane/contract';
+import type { NegotiatedCapabilities } from '@agentlane/contract';
 import type { AcpBackend } from './backend.js';
-import { answerOfPermission, questionAsPermission } from './questions.js';
-import { acpStopReason, SessionUpdateTranslator } from './session-updates.js';
+import { replayHistory } from './history-replay.js';
+import { runPrompt } from './prompt-run.js';
 
 export interface AcpAgentDeps {
   backend: AcpBackend;
   version?: string;
 }
-
-const SETTLED = new Set<RunStatus>(['completed', 'failed']);
 
 /**
  * What `initialize` advertises, from the engine's negotiated capability flags. Load and list come from
@@ -61,22 +58,7 @@ export function acpAgent({ backend, version }: AcpAgentDeps): AgentApp {
     .onRequest('session/list', ({ params }) => backend.listSessions(params.cursor ?? undefined))
     .onRequest('session/load', async ({ params, client }) => {
       await requireSession(params.sessionId);
-      const translator = new SessionUpdateTranslator();
-      // The whole history from the store: each run's prompt (its turn.started) as a user message, then
-      // what the run produced.
-      for await (const row of backend.history(params.sessionId)) {
-        const updates: SessionUpdate[] =
-          row.event.kind === 'turn.started' && row.event.payload.prompt
-            ? [
-                {
-                  sessionUpdate: 'user_message_chunk',
-                  content: { type: 'text', text: row.event.payload.prompt },
-                },
-              ]
-            : translator.push(row.event);
-        for (const update of updates)
-          await client.notify('session/update', { sessionId: params.sessionId, update });
-      }
+      await replayHistory(backend, client, params.sessionId);
       return {};
     })
     .onRequest('session/resume', async ({ params }) => {
@@ -88,91 +70,17 @@ export function acpAgent({ backend, version }: AcpAgentDeps): AgentApp {
       if (runId) await backend.cancelRun(runId);
     })
     .onRequest('session/prompt', async ({ params, client }) => {
-      const { sessionId } = params;
-      await requireSession(sessionId);
-      const prompt = params.prompt
-        .flatMap((b) => (b.type === 'text' ? [b.text] : b.type === 'resource_link' ? [b.uri] : []))
-        .join('\n');
-      if (prompt.trim() === '') throw RequestError.invalidParams({ prompt: 'no text in the prompt' });
-      const head = await backend.head(sessionId);
-      const runId = await backend.createRun(sessionId, prompt);
-      active.set(sessionId, runId);
-      const translator = new SessionUpdateTranslator();
-      let stopReason: StopReason | undefined;
-      let cursor = head;
-      let queue = Promise.resolve();
-      let settle: () => void = () => {};
-      const settled = new Promise<void>((resolve) => {
-        settle = resolve;
-      });
-      let settling = false;
-      // The run's last rows may still be on their way: end after what is committed once it settled.
-      const settleAfterCommitted = async () => {
-        if (settling) return;
-        settling = true;
-        const committed = await backend.head(sessionId);
-        for (const deadline = Date.now() + 5000; cursor < committed && Date.now() < deadline; )
-          await new Promise((r) => setTimeout(r, 5));
-        queue = queue.then(settle);
-      };
-      const handle = async (event: CanonicalEvent) => {
-        if (event.kind === 'turn.completed') stopReason = event.payload.stopReason;
-        for (const update of translator.push(event))
-          await client.notify('session/update', { sessionId, update });
-        if (event.kind === 'approval.requested') {
-          const p = event.payload;
-          const response: RequestPermissionResponse = await client.request('session/request_permission', {
-            sessionId,
-            toolCall: { toolCallId: p.toolCallId ?? p.approvalId, title: p.title, rawInput: p.input ?? null },
-            options: p.options.map((o) => ({ optionId: o.optionId, name: o.label, kind: o.kind })),
-          });
-          const outcome = response.outcome;
-          await backend
-            .answerApproval(
-              runId,
-              p.approvalId,
-              outcome.outcome === 'selected'
-                ? { outcome: 'selected', optionId: outcome.optionId }
-                : { outcome: 'cancelled' },
-            )
-            .catch(() => undefined);
-        } else if (event.kind === 'question.requested') {
-          const response: RequestPermissionResponse = await client.request(
-            'session/request_permission',
-            questionAsPermission(sessionId, event.payload),
-          );
-          await backend
-            .answerQuestion(runId, event.payload.questionId, answerOfPermission(event.payload, response))
-            .catch(() => undefined);
-        }
-      };
-      const subscription = await backend.follow(sessionId, head, (e) => {
-        if ('event' in e) {
-          cursor = Math.max(cursor, e.deliverySeq);
-          if (e.event.runId !== runId) return;
-          const event = e.event;
-          queue = queue.then(() => handle(event)).catch(() => undefined);
-        } else if ((e.type === 'run.status' || e.type === 'run.canonicalized') && e.runId === runId) {
-          if (SETTLED.has(e.status)) void settleAfterCommitted();
-        }
-      });
-      // Settled before the subscription heard it (signals are live only), or a signal lost in a reconnect.
-      const poll = setInterval(() => {
-        void backend.runStatus(runId).then((status) => {
-          if (status && SETTLED.has(status)) void settleAfterCommitted();
-        });
-      }, 1000);
-      void backend.runStatus(runId).then((status) => {
-        if (status && SETTLED.has(status)) void settleAfterCommitted();
-      });
-      try {
-        await settled;
-        await queue;
-      } finally {
-        clearInterval(poll);
-        subscription.close();
-        active.delete(sessionId);
-      }
-      return { stopReason: acpStopReason(stopReason) };
+      await requireSession(params.sessionId);
+      const prompt = promptText(params.prompt);
+      return runPrompt({ backend, client, sessionId: params.sessionId, prompt, active });
     });
+}
+
+/** The prompt's text: its text blocks and the links it refers to (run.create carries text only). */
+function promptText(blocks: ContentBlock[]): string {
+  const prompt = blocks
+    .flatMap((b) => (b.type === 'text' ? [b.text] : b.type === 'resource_link' ? [b.uri] : []))
+    .join('\n');
+  if (prompt.trim() === '') throw RequestError.invalidParams({ prompt: 'no text in the prompt' });
+  return prompt;
 }

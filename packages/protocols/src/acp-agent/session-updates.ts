@@ -1,18 +1,21 @@
-import type { StopReason as AcpStopReason, SessionUpdate, ToolCallStatus } from '@agentclientprotocol/sdk';
+import type { StopReason as AcpStopReason, SessionUpdate } from '@agentclientprotocol/sdk';
 import {
   assertNeverEvent,
   type CanonicalEvent,
   type MessageRole,
   type StopReason,
 } from '@agentlane/contract';
+import {
+  commandsUpdate,
+  fileChangedUpdate,
+  planUpdate,
+  toolCallUpdate,
+  toolCompletedUpdate,
+  toolProgressUpdate,
+  usageUpdate,
+} from './update-builders.js';
 
-const STATUS: Record<string, ToolCallStatus> = {
-  pending: 'pending',
-  running: 'in_progress',
-  completed: 'completed',
-  failed: 'failed',
-  cancelled: 'failed',
-};
+type TextChunk = 'agent_message_chunk' | 'agent_thought_chunk' | 'user_message_chunk';
 
 /** The turn's stop reason as ACP names it (ACP has no `error` / `other`: a failed turn ends as end_turn). */
 export function acpStopReason(reason: StopReason | undefined): AcpStopReason {
@@ -40,131 +43,43 @@ export class SessionUpdateTranslator {
   push(event: CanonicalEvent): SessionUpdate[] {
     if (this.#seen.has(event.eventId)) return [];
     this.#seen.add(event.eventId);
-    const text = (
-      kind: 'agent_message_chunk' | 'agent_thought_chunk' | 'user_message_chunk',
-      id: string,
-      delta: string,
-    ) => {
-      this.#sent.set(id, (this.#sent.get(id) ?? '') + delta);
-      return delta === '' ? [] : [{ sessionUpdate: kind, content: { type: 'text' as const, text: delta } }];
-    };
-    const rest = (id: string, whole: string) => {
-      const sent = this.#sent.get(id) ?? '';
-      return whole.length > sent.length && whole.startsWith(sent) ? whole.slice(sent.length) : '';
-    };
     switch (event.kind) {
       case 'message.started':
         this.#roles.set(event.payload.messageId, event.payload.role);
         return [];
       // The user's own messages are the prompt: the client sent it (and session/load replays it from the run).
-      case 'message.delta':
-        if (
-          this.#roles.get(event.payload.messageId) !== undefined &&
-          this.#roles.get(event.payload.messageId) !== 'assistant'
-        )
-          return [];
-        return text('agent_message_chunk', event.payload.messageId, event.payload.delta);
+      case 'message.delta': {
+        const role = this.#roles.get(event.payload.messageId);
+        if (role !== undefined && role !== 'assistant') return [];
+        return this.#text('agent_message_chunk', event.payload.messageId, event.payload.delta);
+      }
       case 'message.completed': {
         const p = event.payload;
         if (p.role !== 'assistant') return [];
-        return text('agent_message_chunk', p.messageId, rest(p.messageId, p.text));
+        return this.#text('agent_message_chunk', p.messageId, this.#unsent(p.messageId, p.text));
       }
       case 'reasoning.delta':
-        return text('agent_thought_chunk', event.payload.reasoningId, event.payload.delta);
-      case 'reasoning.completed':
-        return text(
-          'agent_thought_chunk',
-          event.payload.reasoningId,
-          rest(event.payload.reasoningId, event.payload.text),
-        );
-      case 'tool.started': {
-        const p = event.payload;
-        return [
-          {
-            sessionUpdate: 'tool_call',
-            toolCallId: p.toolCallId,
-            title: p.title ?? p.name,
-            kind: p.kind,
-            status: STATUS[p.status] ?? 'pending',
-            rawInput: p.input,
-          },
-        ];
+        return this.#text('agent_thought_chunk', event.payload.reasoningId, event.payload.delta);
+      case 'reasoning.completed': {
+        const { reasoningId, text } = event.payload;
+        return this.#text('agent_thought_chunk', reasoningId, this.#unsent(reasoningId, text));
       }
-      case 'tool.progress': {
-        const p = event.payload;
-        return [
-          {
-            sessionUpdate: 'tool_call_update',
-            toolCallId: p.toolCallId,
-            status: STATUS[p.status] ?? 'pending',
-            ...(p.title ? { title: p.title } : {}),
-            ...(p.input !== undefined ? { rawInput: p.input } : {}),
-          },
-        ];
-      }
-      case 'tool.completed': {
-        const p = event.payload;
-        const output = p.output ?? p.outputArtifact?.preview ?? p.error;
-        return [
-          {
-            sessionUpdate: 'tool_call_update',
-            toolCallId: p.toolCallId,
-            status: STATUS[p.status] ?? 'completed',
-            ...(output !== undefined ? { rawOutput: output } : {}),
-            ...(typeof output === 'string'
-              ? { content: [{ type: 'content' as const, content: { type: 'text' as const, text: output } }] }
-              : {}),
-          },
-        ];
-      }
-      case 'file.changed': {
-        const p = event.payload;
-        if (!p.toolCallId || !p.diff) return [];
-        return [
-          {
-            sessionUpdate: 'tool_call_update',
-            toolCallId: p.toolCallId,
-            locations: [{ path: p.path }],
-            content: [{ type: 'content', content: { type: 'text', text: p.diff.preview } }],
-          },
-        ];
-      }
+      case 'tool.started':
+        return toolCallUpdate(event.payload);
+      case 'tool.progress':
+        return toolProgressUpdate(event.payload);
+      case 'tool.completed':
+        return toolCompletedUpdate(event.payload);
+      case 'file.changed':
+        return fileChangedUpdate(event.payload);
       case 'plan.updated':
-        return [
-          {
-            sessionUpdate: 'plan',
-            entries: event.payload.entries.map((e) => ({
-              content: e.content,
-              priority: e.priority ?? 'medium',
-              status: e.status === 'cancelled' ? 'completed' : e.status,
-            })),
-          },
-        ];
-      case 'usage.updated': {
-        const p = event.payload;
-        if (p.contextUsedTokens === undefined || p.contextWindowTokens === undefined) return [];
-        return [
-          {
-            sessionUpdate: 'usage_update',
-            used: p.contextUsedTokens,
-            size: p.contextWindowTokens,
-            ...(p.cost ? { cost: p.cost } : {}),
-          },
-        ];
-      }
+        return planUpdate(event.payload);
+      case 'usage.updated':
+        return usageUpdate(event.payload);
       case 'mode.updated':
         return [{ sessionUpdate: 'current_mode_update', currentModeId: event.payload.currentModeId }];
       case 'commands.updated':
-        return [
-          {
-            sessionUpdate: 'available_commands_update',
-            availableCommands: event.payload.commands.map((c) => ({
-              name: c.name,
-              description: c.description,
-              ...(c.inputHint ? { input: { hint: c.inputHint } } : {}),
-            })),
-          },
-        ];
+        return commandsUpdate(event.payload);
       case 'session.started':
       case 'session.metadata':
       case 'turn.started':
@@ -186,5 +101,17 @@ export class SessionUpdateTranslator {
       default:
         return assertNeverEvent(event);
     }
+  }
+
+  /** A text chunk, remembered so the part's `*.completed` sends only what the deltas did not. */
+  #text(kind: TextChunk, id: string, delta: string): SessionUpdate[] {
+    this.#sent.set(id, (this.#sent.get(id) ?? '') + delta);
+    return delta === '' ? [] : [{ sessionUpdate: kind, content: { type: 'text', text: delta } }];
+  }
+
+  /** What of a completed text was not sent as deltas ('' when all was, or the text is another one). */
+  #unsent(id: string, whole: string): string {
+    const sent = this.#sent.get(id) ?? '';
+    return whole.length > sent.length && whole.startsWith(sent) ? whole.slice(sent.length) : '';
   }
 }

@@ -2,23 +2,23 @@ import { type Event, EventType, type Interrupt } from '@ag-ui/core';
 import {
   assertNeverEvent,
   type CanonicalEvent,
+  type CanonicalEventOf,
   type JsonValue,
   type MessageRole,
   type PlanEntry,
+  type PlanUpdatedPayload,
   type StopReason,
+  type ToolCompletedPayload,
+  type UsageUpdatedPayload,
 } from '@agentlane/contract';
+import { approvalInterrupt, questionInterrupt } from './interrupts.js';
 import { MessageList } from './message-list.js';
+import { OpenParts } from './open-parts.js';
 
 /** The run's state as AG-UI sees it: the plan and the usage by scope (STATE_SNAPSHOT, then STATE_DELTA). */
 export interface AgUiState {
   plan: { planId?: string; entries: PlanEntry[] } | null;
   usage: Record<string, JsonValue>;
-}
-
-interface Open {
-  text: Set<string>;
-  reasoning: Set<string>;
-  tools: Set<string>;
 }
 
 /**
@@ -32,17 +32,8 @@ export class AgUiTranslator {
   readonly state: AgUiState = { plan: null, usage: {} };
   readonly #seen = new Set<string>();
   readonly #roles = new Map<string, MessageRole>();
-  readonly #textSent = new Map<string, string>();
-  readonly #reasoningSent = new Map<string, string>();
-  readonly #open: Open = { text: new Set(), reasoning: new Set(), tools: new Set() };
-  /** Tool calls whose arguments are complete (TOOL_CALL_END sent), and those with a result. */
-  readonly #argsDone = new Set<string>();
-  readonly #argsText = new Map<string, string>();
-  readonly #toolNames = new Map<string, string>();
   readonly #pending = new Map<string, Interrupt>();
-  #step = 0;
-  #stepOpen = false;
-  #toolSettledInStep = false;
+  readonly #parts = new OpenParts((event) => this.#stamp(event));
   #stopReason: StopReason | undefined;
   #ts = 0;
 
@@ -64,11 +55,7 @@ export class AgUiTranslator {
    * goes on afterwards is started again (AG-UI appends to a message or tool call whose id it already holds).
    */
   forgetOpen(): void {
-    this.#open.text.clear();
-    this.#open.reasoning.clear();
-    this.#open.tools.clear();
-    this.#stepOpen = false;
-    this.#toolSettledInStep = false;
+    this.#parts.forgetOpen();
   }
 
   dropPending(): void {
@@ -89,8 +76,7 @@ export class AgUiTranslator {
   /** Ends what is open: text, reasoning, tool calls' arguments, the step. */
   close(): Event[] {
     const out: Event[] = [];
-    this.#closeStep(out);
-    for (const id of [...this.#open.tools]) this.#endArgs(id, out);
+    this.#parts.closeAll(out);
     for (const e of out) this.messages.apply(e);
     return out;
   }
@@ -99,150 +85,68 @@ export class AgUiTranslator {
     return { ...event, timestamp: this.#ts };
   }
 
+  /** Kinds AG-UI has no event for (and side notes of those it has): CUSTOM `agentlane.<kind>`. */
+  #custom(event: CanonicalEvent, out: Event[]): void {
+    out.push(this.#stamp({ type: EventType.CUSTOM, name: `agentlane.${event.kind}`, value: event.payload }));
+  }
+
   #translate(event: CanonicalEvent, out: Event[]): void {
-    const custom = () =>
-      out.push(
-        this.#stamp({ type: EventType.CUSTOM, name: `agentlane.${event.kind}`, value: event.payload }),
-      );
+    const parts = this.#parts;
     switch (event.kind) {
       case 'message.started':
         this.#roles.set(event.payload.messageId, event.payload.role);
         return;
       case 'message.delta': {
         const { messageId, delta } = event.payload;
-        if (this.#roles.get(messageId) === 'user' || delta === '') return;
-        this.#text(messageId, delta, out);
+        if (this.#roles.get(messageId) !== 'user' && delta !== '') parts.text(messageId, delta, out);
         return;
       }
-      case 'message.completed': {
-        const { messageId, role, text } = event.payload;
-        if (role !== 'assistant') return;
-        const sent = this.#textSent.get(messageId) ?? '';
-        if (text.length > sent.length && text.startsWith(sent))
-          this.#text(messageId, text.slice(sent.length), out);
-        if (this.#open.text.delete(messageId))
-          out.push(this.#stamp({ type: EventType.TEXT_MESSAGE_END, messageId }));
+      case 'message.completed':
+        if (event.payload.role === 'assistant')
+          parts.completeText(event.payload.messageId, event.payload.text, out);
         return;
-      }
       case 'reasoning.delta':
-        if (event.payload.delta !== '') this.#reasoning(event.payload.reasoningId, event.payload.delta, out);
+        if (event.payload.delta !== '') parts.reasoning(event.payload.reasoningId, event.payload.delta, out);
         return;
-      case 'reasoning.completed': {
-        const { reasoningId, text } = event.payload;
-        const sent = this.#reasoningSent.get(reasoningId) ?? '';
-        if (text.length > sent.length && text.startsWith(sent))
-          this.#reasoning(reasoningId, text.slice(sent.length), out);
-        this.#endReasoning(reasoningId, out);
+      case 'reasoning.completed':
+        parts.completeReasoning(event.payload.reasoningId, event.payload.text, out);
         return;
-      }
-      case 'tool.started': {
-        const p = event.payload;
-        this.#startTool(p.toolCallId, p.name, out);
-        this.#toolArgs(p.toolCallId, p.input, p.status === 'running', out);
-        return;
-      }
-      case 'tool.progress': {
-        const p = event.payload;
-        this.#startTool(p.toolCallId, 'tool', out);
-        if (p.inputDelta !== undefined) this.#toolArgsDelta(p.toolCallId, p.inputDelta, out);
-        if (p.input !== undefined || p.status === 'running')
-          this.#toolArgs(p.toolCallId, p.input, p.status === 'running', out);
-        if (p.partialOutput !== undefined || p.message !== undefined) custom();
-        return;
-      }
-      case 'tool.completed': {
-        const p = event.payload;
-        this.#startTool(p.toolCallId, 'tool', out);
-        this.#toolArgs(p.toolCallId, undefined, true, out);
-        this.#toolSettledInStep = true;
-        const content =
-          p.status === 'completed'
-            ? toText(p.output ?? (p.outputArtifact as unknown as JsonValue | undefined) ?? '')
-            : `${p.status}${p.error ? `: ${p.error}` : ''}`;
-        out.push(
-          this.#stamp({
-            type: EventType.TOOL_CALL_RESULT,
-            messageId: `result-${p.toolCallId}`,
-            toolCallId: p.toolCallId,
-            content,
-            role: 'tool',
-          }),
+      case 'tool.started':
+        parts.startTool(event.payload.toolCallId, event.payload.name, out);
+        parts.toolArgs(
+          event.payload.toolCallId,
+          event.payload.input,
+          event.payload.status === 'running',
+          out,
         );
         return;
-      }
-      case 'approval.requested': {
-        const p = event.payload;
-        if (p.toolCallId) {
-          this.#startTool(p.toolCallId, p.subject.kind, out);
-          this.#toolArgs(p.toolCallId, p.input, true, out);
-        }
-        this.#pending.set(p.approvalId, {
-          id: p.approvalId,
-          reason: 'tool_approval',
-          message: p.title,
-          ...(p.toolCallId ? { toolCallId: p.toolCallId } : {}),
-          responseSchema: {
-            type: 'object',
-            properties: {
-              optionId: { type: 'string', enum: p.options.map((o) => o.optionId) },
-              approved: { type: 'boolean' },
-            },
-          },
-          metadata: { agentlane: { kind: 'approval', runId: event.runId, ...p } },
-        });
-        custom();
+      case 'tool.progress':
+        this.#onToolProgress(event, out);
         return;
-      }
-      case 'question.requested': {
-        const p = event.payload;
-        this.#pending.set(p.questionId, {
-          id: p.questionId,
-          reason: 'question',
-          message: p.prompt,
-          ...(p.toolCallId ? { toolCallId: p.toolCallId } : {}),
-          responseSchema: {
-            type: 'object',
-            properties: {
-              choiceIds: { type: 'array', items: { type: 'string', enum: p.choices.map((c) => c.id) } },
-              text: { type: 'string' },
-            },
-          },
-          metadata: { agentlane: { kind: 'question', runId: event.runId, ...p } },
-        });
-        custom();
+      case 'tool.completed':
+        this.#onToolCompleted(event.payload, out);
         return;
-      }
+      case 'approval.requested':
+        this.#onApprovalRequested(event, out);
+        return;
+      case 'question.requested':
+        this.#pending.set(event.payload.questionId, questionInterrupt(event.runId, event.payload));
+        this.#custom(event, out);
+        return;
       case 'approval.resolved':
         this.#pending.delete(event.payload.approvalId);
-        custom();
+        this.#custom(event, out);
         return;
       case 'question.resolved':
         this.#pending.delete(event.payload.questionId);
-        custom();
+        this.#custom(event, out);
         return;
-      case 'plan.updated': {
-        const plan = {
-          ...(event.payload.planId ? { planId: event.payload.planId } : {}),
-          entries: event.payload.entries,
-        };
-        this.state.plan = plan;
-        out.push(
-          this.#stamp({ type: EventType.STATE_DELTA, delta: [{ op: 'add', path: '/plan', value: plan }] }),
-        );
+      case 'plan.updated':
+        this.#onPlanUpdated(event.payload, out);
         return;
-      }
-      case 'usage.updated': {
-        const { scope } = event.payload;
-        this.state.usage[scope] = event.payload as unknown as JsonValue;
-        out.push(
-          this.#stamp({
-            type: EventType.STATE_DELTA,
-            delta: [{ op: 'add', path: `/usage/${scope}`, value: event.payload }],
-          }),
-        );
-        if (scope === 'step') this.#closeStep(out);
+      case 'usage.updated':
+        this.#onUsageUpdated(event.payload, out);
         return;
-      }
       case 'turn.completed':
         this.#stopReason = event.payload.stopReason;
         return;
@@ -262,117 +166,67 @@ export class AgUiTranslator {
       case 'context.marker':
       case 'harness.warning':
       case 'harness.error':
-        custom();
+        this.#custom(event, out);
         return;
       default:
         assertNeverEvent(event);
     }
   }
 
-  /** Before content: open a step, or the next one when tool results came in this one. */
-  #content(out: Event[]): void {
-    if (this.#stepOpen && this.#toolSettledInStep) this.#closeStep(out);
-    if (this.#stepOpen) return;
-    this.#step += 1;
-    this.#stepOpen = true;
-    this.#toolSettledInStep = false;
-    out.push(this.#stamp({ type: EventType.STEP_STARTED, stepName: `step-${this.#step}` }));
+  #onToolProgress(event: CanonicalEventOf<'tool.progress'>, out: Event[]): void {
+    const p = event.payload;
+    this.#parts.startTool(p.toolCallId, 'tool', out);
+    if (p.inputDelta !== undefined) this.#parts.toolArgsDelta(p.toolCallId, p.inputDelta, out);
+    if (p.input !== undefined || p.status === 'running')
+      this.#parts.toolArgs(p.toolCallId, p.input, p.status === 'running', out);
+    if (p.partialOutput !== undefined || p.message !== undefined) this.#custom(event, out);
   }
 
-  #closeStep(out: Event[]): void {
-    for (const id of this.#open.text)
-      out.push(this.#stamp({ type: EventType.TEXT_MESSAGE_END, messageId: id }));
-    this.#open.text.clear();
-    for (const id of [...this.#open.reasoning]) this.#endReasoning(id, out);
-    if (this.#stepOpen)
-      out.push(this.#stamp({ type: EventType.STEP_FINISHED, stepName: `step-${this.#step}` }));
-    this.#stepOpen = false;
-    this.#toolSettledInStep = false;
+  /** TOOL_CALL_RESULT: the output as text when the call completed, else its status and error. */
+  #onToolCompleted(p: ToolCompletedPayload, out: Event[]): void {
+    this.#parts.settleTool(p.toolCallId, out);
+    const content =
+      p.status === 'completed'
+        ? toText(p.output ?? (p.outputArtifact as unknown as JsonValue | undefined) ?? '')
+        : `${p.status}${p.error ? `: ${p.error}` : ''}`;
+    out.push(
+      this.#stamp({
+        type: EventType.TOOL_CALL_RESULT,
+        messageId: `result-${p.toolCallId}`,
+        toolCallId: p.toolCallId,
+        content,
+        role: 'tool',
+      }),
+    );
   }
 
-  #text(messageId: string, delta: string, out: Event[]): void {
-    this.#content(out);
-    if (!this.#open.text.has(messageId)) {
-      this.#open.text.add(messageId);
-      out.push(this.#stamp({ type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant' }));
+  /** An approval of a tool call completes the call's arguments first: the client shows what it approves. */
+  #onApprovalRequested(event: CanonicalEventOf<'approval.requested'>, out: Event[]): void {
+    const p = event.payload;
+    if (p.toolCallId) {
+      this.#parts.startTool(p.toolCallId, p.subject.kind, out);
+      this.#parts.toolArgs(p.toolCallId, p.input, true, out);
     }
-    out.push(this.#stamp({ type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta }));
-    this.#textSent.set(messageId, (this.#textSent.get(messageId) ?? '') + delta);
+    this.#pending.set(p.approvalId, approvalInterrupt(event.runId, p));
+    this.#custom(event, out);
   }
 
-  #reasoning(id: string, delta: string, out: Event[]): void {
-    this.#content(out);
-    if (!this.#open.reasoning.has(id)) {
-      this.#open.reasoning.add(id);
-      out.push(this.#stamp({ type: EventType.REASONING_START, messageId: id }));
-      out.push(this.#stamp({ type: EventType.REASONING_MESSAGE_START, messageId: id, role: 'reasoning' }));
-    }
-    out.push(this.#stamp({ type: EventType.REASONING_MESSAGE_CONTENT, messageId: id, delta }));
-    this.#reasoningSent.set(id, (this.#reasoningSent.get(id) ?? '') + delta);
+  #onPlanUpdated(p: PlanUpdatedPayload, out: Event[]): void {
+    const plan = { ...(p.planId ? { planId: p.planId } : {}), entries: p.entries };
+    this.state.plan = plan;
+    out.push(
+      this.#stamp({ type: EventType.STATE_DELTA, delta: [{ op: 'add', path: '/plan', value: plan }] }),
+    );
   }
 
-  #endReasoning(id: string, out: Event[]): void {
-    if (!this.#open.reasoning.delete(id)) return;
-    out.push(this.#stamp({ type: EventType.REASONING_MESSAGE_END, messageId: id }));
-    out.push(this.#stamp({ type: EventType.REASONING_END, messageId: id }));
-  }
-
-  /** TOOL_CALL_START once per call and stream (again after a snapshot while its arguments were open). */
-  #startTool(toolCallId: string, name: string, out: Event[]): void {
-    if (this.#argsDone.has(toolCallId) || this.#open.tools.has(toolCallId)) return;
-    this.#content(out);
-    const known = this.#toolNames.get(toolCallId);
-    this.#toolNames.set(toolCallId, known ?? name);
-    this.#open.tools.add(toolCallId);
-    out.push(this.#stamp({ type: EventType.TOOL_CALL_START, toolCallId, toolCallName: known ?? name }));
-  }
-
-  /** Streamed input in the append form: the piece is the args delta, no comparison with the text so far. */
-  #toolArgsDelta(toolCallId: string, delta: string, out: Event[]): void {
-    if (this.#argsDone.has(toolCallId) || !this.#open.tools.has(toolCallId) || delta === '') return;
-    out.push(this.#stamp({ type: EventType.TOOL_CALL_ARGS, toolCallId, delta }));
-    this.#argsText.set(toolCallId, (this.#argsText.get(toolCallId) ?? '') + delta);
-  }
-
-  /**
-   * Arguments: a string input of a pending call is its JSON text so far (cumulative), sent as the suffix it
-   * adds; an object input, or a call that runs, completes them (the whole JSON when none was streamed).
-   */
-  #toolArgs(toolCallId: string, input: JsonValue | undefined, ready: boolean, out: Event[]): void {
-    if (this.#argsDone.has(toolCallId) || !this.#open.tools.has(toolCallId)) return;
-    const sent = this.#argsText.get(toolCallId) ?? '';
-    if (typeof input === 'string') {
-      if (input.startsWith(sent) && input.length > sent.length) {
-        out.push(
-          this.#stamp({ type: EventType.TOOL_CALL_ARGS, toolCallId, delta: input.slice(sent.length) }),
-        );
-        this.#argsText.set(toolCallId, input);
-      }
-      if (!ready) return;
-    } else {
-      const informative =
-        input !== undefined &&
-        !(
-          typeof input === 'object' &&
-          input !== null &&
-          !Array.isArray(input) &&
-          Object.keys(input).length === 0
-        );
-      if (!informative && !ready) return;
-      if (informative && sent === '') {
-        const whole = JSON.stringify(input);
-        out.push(this.#stamp({ type: EventType.TOOL_CALL_ARGS, toolCallId, delta: whole }));
-        this.#argsText.set(toolCallId, whole);
-      }
-    }
-    this.#endArgs(toolCallId, out);
-  }
-
-  #endArgs(toolCallId: string, out: Event[]): void {
-    if (this.#argsDone.has(toolCallId)) return;
-    this.#argsDone.add(toolCallId);
-    this.#open.tools.delete(toolCallId);
-    out.push(this.#stamp({ type: EventType.TOOL_CALL_END, toolCallId }));
+  /** Usage goes into the state by scope; a step's usage ends the step. */
+  #onUsageUpdated(p: UsageUpdatedPayload, out: Event[]): void {
+    const { scope } = p;
+    this.state.usage[scope] = p as unknown as JsonValue;
+    out.push(
+      this.#stamp({ type: EventType.STATE_DELTA, delta: [{ op: 'add', path: `/usage/${scope}`, value: p }] }),
+    );
+    if (scope === 'step') this.#parts.closeStep(out);
   }
 }
 

@@ -10,6 +10,18 @@ import { asObject, asString, compact, isObject, listOf } from '@agentlane/engine
 import { negotiateAcpCapabilities } from './capabilities.js';
 import type { Step } from './step.js';
 
+/** What every ACP translation step may need from the translator's options. */
+export interface AcpTranslatorConfig {
+  provider: string;
+  /** Observed flags for traces without a session.bound frame (see capabilities.ts). */
+  observed: Partial<Record<CapabilityFlag, boolean>>;
+}
+
+/** A session response seen before session.bound (or in a trace without harness frames) starts the session now. */
+export function flushPendingSession(step: Step, config: AcpTranslatorConfig): void {
+  if (step.state.pendingSession) emitSessionStarted(step, config.provider, null, config.observed);
+}
+
 /** initialize result: remember the agent and its capabilities for session.started. */
 export function onInitializeResult(step: Step, result: JsonObject): void {
   const info = asObject(result.agentInfo);

@@ -45,9 +45,12 @@ export type PendingSession = {
  * Everything the ACP translator remembers between frames of one run. Plain JSON, so a run can be
  * re-translated from its sealed source and checkpointed.
  */
+/** A request the client sent, remembered until the agent answers it. */
+export type ClientRequest = { method: string; params: JsonObject };
+
 export type AcpState = {
   /** Requests we sent, by JSON-RPC id, to know what a response answers. */
-  clientRequests: { [id: string]: { method: string; params: JsonObject } };
+  clientRequests: { [id: string]: ClientRequest };
   /** Methods of requests the agent sent, by JSON-RPC id. */
   agentRequests: { [id: string]: string };
   agent: { name: string; version: string | null } | null;

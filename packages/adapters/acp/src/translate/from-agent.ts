@@ -1,0 +1,65 @@
+import type { JsonObject } from '@agentlane/contract';
+import { asObject, asString, rpcId } from '@agentlane/engine-kit';
+import { onPermissionRequest } from './approvals.js';
+import { lateUpdateIsReplay } from './replay.js';
+import { onAgentResponse } from './responses.js';
+import { type AcpTranslatorConfig, flushPendingSession } from './session.js';
+import type { Step } from './step.js';
+import { openTurn } from './turn.js';
+import { onReplayedUpdate, onSessionUpdate } from './updates.js';
+
+/** A JSON-RPC message from the agent: a request to the client, a notification, or a response. */
+export function fromAgent(step: Step, msg: JsonObject, config: AcpTranslatorConfig): void {
+  const method = asString(msg.method);
+  const id = rpcId(msg.id);
+  if (method !== undefined) {
+    onAgentCall(step, method, id, asObject(msg.params) ?? {}, config);
+    return;
+  }
+  if (id === undefined) {
+    step.warn('acp.bad_frame', 'a JSON-RPC message without method or id', msg);
+    return;
+  }
+  onAgentResponse(step, id, msg, config);
+}
+
+/** A request (with an id) or a notification (without) the agent sent. */
+function onAgentCall(
+  step: Step,
+  method: string,
+  id: string | undefined,
+  params: JsonObject,
+  config: AcpTranslatorConfig,
+): void {
+  const state = step.state;
+  // In a live run a notification may slip between the session response and session.bound; only a
+  // trace without harness frames starts the session from the response here.
+  if (id !== undefined || !state.harnessSeen) flushPendingSession(step, config);
+  // A trace with only the agent's side has no prompt request: the first update opens the turn. A replayed
+  // update does not: it belongs to earlier runs, and the turn.started that follows carries the prompt.
+  if (state.turn === 'none' && !state.replaying) openTurn(step, {});
+  if (id !== undefined) onAgentRequest(step, method, id, params);
+  else onAgentNotification(step, method, params);
+}
+
+function onAgentRequest(step: Step, method: string, id: string, params: JsonObject): void {
+  const state = step.state;
+  // A request from the agent (a permission) is live output: a late replay is over.
+  if (!state.replaying) state.replayLate = false;
+  state.agentRequests[id] = method;
+  if (method === 'session/request_permission') {
+    onPermissionRequest(step, id, params);
+    return;
+  }
+  // Other client methods (fs/*, terminal/*) are not offered by agentlane; the driver refuses them.
+  step.warn('acp.unhandled_request', `the agent asked for ${method}, which agentlane does not offer`);
+}
+
+function onAgentNotification(step: Step, method: string, params: JsonObject): void {
+  if (method === 'session/update') {
+    if (step.state.replaying || lateUpdateIsReplay(step, params)) onReplayedUpdate(step, params);
+    else onSessionUpdate(step, params);
+    return;
+  }
+  step.warn('acp.unhandled_notification', `an ACP notification agentlane does not translate: ${method}`);
+}

@@ -1,0 +1,113 @@
+import type { AgentContext, PromptResponse } from '@agentclientprotocol/sdk';
+import type { CanonicalEvent, RunStatus, StopReason, StreamEvent } from '@agentlane/contract';
+import type { AcpBackend } from './backend.js';
+import { type AskedRun, askApproval, askQuestion } from './permission-requests.js';
+import { acpStopReason, SessionUpdateTranslator } from './session-updates.js';
+
+const SETTLED = new Set<RunStatus>(['completed', 'failed']);
+
+/** How long a settled run's stream may take to deliver the rows committed before it settled. */
+const COMMITTED_WAIT_MS = 5000;
+
+export interface PromptInput {
+  backend: AcpBackend;
+  client: AgentContext;
+  sessionId: string;
+  prompt: string;
+  /** The sessions' runs in flight, for session/cancel. */
+  active: Map<string, string>;
+}
+
+/**
+ * One session/prompt: a run of the prompt, its canonical events out as session/update (approvals and
+ * questions asked as session/request_permission) until it settled; the prompt's answer is its stop reason.
+ */
+export async function runPrompt({
+  backend,
+  client,
+  sessionId,
+  prompt,
+  active,
+}: PromptInput): Promise<PromptResponse> {
+  const head = await backend.head(sessionId);
+  const runId = await backend.createRun(sessionId, prompt);
+  active.set(sessionId, runId);
+  const run = new PromptRun({ backend, client, sessionId, runId }, head);
+  const subscription = await backend.follow(sessionId, head, (e) => run.onStreamEvent(e));
+  // Settled before the subscription heard it (signals are live only), or a signal lost in a reconnect.
+  const poll = setInterval(() => run.checkStatus(), 1000);
+  run.checkStatus();
+  try {
+    return { stopReason: acpStopReason(await run.finished()) };
+  } finally {
+    clearInterval(poll);
+    subscription.close();
+    active.delete(sessionId);
+  }
+}
+
+/** The run of one prompt as the thread's stream shows it: its events in order, then its settling. */
+class PromptRun {
+  readonly #run: AskedRun;
+  readonly #translator = new SessionUpdateTranslator();
+  readonly #settled: Promise<void>;
+  #settle: () => void = () => {};
+  #settling = false;
+  #stopReason: StopReason | undefined;
+  /** The stream's last delivered row, of any run of the thread. */
+  #cursor: number;
+  /** The run's events are handled one at a time, in order (a permission request waits for its answer). */
+  #queue = Promise.resolve();
+
+  constructor(run: AskedRun, head: number) {
+    this.#run = run;
+    this.#cursor = head;
+    this.#settled = new Promise<void>((resolve) => {
+      this.#settle = resolve;
+    });
+  }
+
+  /** The stop reason of its turn, once it settled and every event of it went out. */
+  async finished(): Promise<StopReason | undefined> {
+    await this.#settled;
+    await this.#queue;
+    return this.#stopReason;
+  }
+
+  onStreamEvent(e: StreamEvent): void {
+    if ('event' in e) {
+      this.#cursor = Math.max(this.#cursor, e.deliverySeq);
+      if (e.event.runId !== this.#run.runId) return;
+      const event = e.event;
+      this.#queue = this.#queue.then(() => this.#handle(event)).catch(() => undefined);
+    } else if ((e.type === 'run.status' || e.type === 'run.canonicalized') && e.runId === this.#run.runId) {
+      if (SETTLED.has(e.status)) void this.#settleAfterCommitted();
+    }
+  }
+
+  /** Asks the backend whether the run settled. */
+  checkStatus(): void {
+    void this.#run.backend.runStatus(this.#run.runId).then((status) => {
+      if (status && SETTLED.has(status)) void this.#settleAfterCommitted();
+    });
+  }
+
+  // The run's last rows may still be on their way: end after what is committed once it settled.
+  async #settleAfterCommitted(): Promise<void> {
+    if (this.#settling) return;
+    this.#settling = true;
+    const committed = await this.#run.backend.head(this.#run.sessionId);
+    for (const deadline = Date.now() + COMMITTED_WAIT_MS; this.#cursor < committed && Date.now() < deadline; )
+      await new Promise((r) => setTimeout(r, 5));
+    this.#queue = this.#queue.then(this.#settle);
+  }
+
+  async #handle(event: CanonicalEvent): Promise<void> {
+    const { client, sessionId } = this.#run;
+    if (event.kind === 'turn.completed') this.#stopReason = event.payload.stopReason;
+    for (const update of this.#translator.push(event))
+      await client.notify('session/update', { sessionId, update });
+    if (event.kind === 'approval.requested') await askApproval(this.#run, event.payload);
+    else if (event.kind === 'question.requested') await askQuestion(this.#run, event.payload);
+  }
+}

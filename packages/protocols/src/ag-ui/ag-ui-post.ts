@@ -1,0 +1,126 @@
+import type { Message, RunAgentInput } from '@ag-ui/core';
+import { RunAgentInputSchema } from '@ag-ui/core/schemas';
+import { HttpError, type Principal, type ServerContext } from '@agentlane/server';
+import type { RunRecord, ThreadRecord } from '@agentlane/store';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { newestActiveRun } from '../active-run.js';
+import { protocolThread } from '../protocol-thread.js';
+import { readRunRows } from '../run-rows.js';
+import type { StreamRegistry } from '../sse-out.js';
+import { answerResume } from './ag-ui-resume.js';
+import { streamRunAsAgUi } from './ag-ui-stream.js';
+import { parseEventId } from './event-id.js';
+
+export interface AgUiOptions {
+  /** The engine of a thread id seen for the first time without `forwardedProps.engine`; else the only one. */
+  defaultEngine?: string;
+}
+
+export interface AgUiDeps {
+  ctx: ServerContext;
+  registry: StreamRegistry;
+  options: AgUiOptions;
+}
+
+const THREAD_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+function bad(message: string, field: string): HttpError {
+  return new HttpError('invalid_request', message, field);
+}
+
+/**
+ * `POST /protocols/ag-ui`: a last user message starts a run (the AG-UI runId is the idempotency key),
+ * `resume` answers the interrupts of a paused run and continues it, and neither follows the thread's active
+ * run; the reply is that run as an AG-UI event stream.
+ */
+export async function handleAgUiPost(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: AgUiDeps,
+): Promise<FastifyReply> {
+  const { ctx, registry } = deps;
+  const input = parseInput(request.body);
+  const reconnect = parseEventId(request.headers['last-event-id'] as string | undefined);
+  const thread = await threadFor(deps, request.principal, input);
+  const { run, snapshotAt } = await runFor(ctx, request.principal, thread, input);
+  await streamRunAsAgUi(ctx, registry, reply, {
+    threadId: input.threadId,
+    runId: input.runId,
+    agentlaneThreadId: thread.threadId,
+    run,
+    snapshotAt: reconnect?.snapshotAt ?? snapshotAt,
+    ...(reconnect ? { resumeAfter: reconnect } : {}),
+  });
+  return reply;
+}
+
+/** The body checked with AG-UI's own schema; the first issue is the error, with its path as the field. */
+function parseInput(body: unknown): RunAgentInput {
+  const parsed = RunAgentInputSchema.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const path = issue?.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('') ?? '';
+    throw bad(`${path.replace(/^\./, '') || 'body'}: ${issue?.message ?? 'invalid'}`, `body${path}`);
+  }
+  const input = parsed.data as RunAgentInput;
+  if (!THREAD_ID.test(input.threadId))
+    throw bad('threadId must be 1-128 letters, digits or _.:-', 'body.threadId');
+  return input;
+}
+
+/** The AG-UI threadId is the agentlane thread; a new one runs on `forwardedProps.engine`. */
+function threadFor(deps: AgUiDeps, principal: Principal, input: RunAgentInput): Promise<ThreadRecord> {
+  return protocolThread(deps.ctx, principal, {
+    threadId: input.threadId,
+    engine: () => namedEngine(input),
+    defaultEngine: deps.options.defaultEngine,
+    noun: 'thread',
+    field: 'body.forwardedProps',
+  });
+}
+
+function namedEngine(input: RunAgentInput): string | undefined {
+  const named = (input.forwardedProps as { engine?: unknown } | undefined)?.engine;
+  if (named !== undefined && typeof named !== 'string')
+    throw bad('forwardedProps.engine must be a string', 'body.forwardedProps.engine');
+  return named;
+}
+
+/** The run the request streams, and the row its stream's snapshot is taken at. */
+async function runFor(
+  ctx: ServerContext,
+  principal: Principal,
+  thread: ThreadRecord,
+  input: RunAgentInput,
+): Promise<{ run: RunRecord | null; snapshotAt: number }> {
+  const { store, lane } = ctx;
+  const head = await store.headDeliverySeq(thread.threadId);
+  if (input.resume && input.resume.length > 0)
+    return { run: await answerResume(ctx, principal, thread.threadId, input.resume), snapshotAt: head };
+  const prompt = userText(input.messages[input.messages.length - 1]);
+  if (prompt !== undefined) {
+    const created = await lane.createRun({
+      threadId: thread.threadId,
+      prompt,
+      idempotencyKey: `ag-ui:${input.runId}`,
+    });
+    return { run: created.run, snapshotAt: created.created ? head : await beforeRun(ctx, created.run) };
+  }
+  return { run: (await newestActiveRun(store, thread.threadId)) ?? null, snapshotAt: head };
+}
+
+function userText(message: Message | undefined): string | undefined {
+  if (message?.role !== 'user') return undefined;
+  const { content } = message;
+  const text =
+    typeof content === 'string'
+      ? content
+      : content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
+  return text.trim() === '' ? undefined : text;
+}
+
+/** Where a stream of a run that existed before this request starts: just before its first row. */
+async function beforeRun(ctx: ServerContext, run: RunRecord): Promise<number> {
+  const rows = await readRunRows(ctx.store, run.threadId, run.runId);
+  return rows.length > 0 ? (rows[0]?.deliverySeq ?? 1) - 1 : await ctx.store.headDeliverySeq(run.threadId);
+}

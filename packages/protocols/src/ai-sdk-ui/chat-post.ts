@@ -1,0 +1,80 @@
+import { HttpError, type ServerContext } from '@agentlane/server';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isActive } from '../active-run.js';
+import type { StreamRegistry } from '../sse-out.js';
+import { answerApprovals } from './chat-approvals.js';
+import { USER_MESSAGE_OPTION } from './chat-history.js';
+import { type ChatRequest, parseChatRequest } from './chat-request.js';
+import { streamRunAsUiMessages } from './chat-stream.js';
+import { loadChat, promptedChat } from './chat-thread.js';
+
+export interface AiSdkChatOptions {
+  /** The engine of a chat id seen for the first time when the body names none; else the only configured one. */
+  defaultEngine?: string;
+}
+
+export interface ChatDeps {
+  ctx: ServerContext;
+  registry: StreamRegistry;
+  options: AiSdkChatOptions;
+}
+
+/** `POST …/chat` (what `DefaultChatTransport` posts): a prompt starts a run, a continuation answers approvals. */
+export async function handleChatPost(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: ChatDeps,
+): Promise<FastifyReply> {
+  const chat = await parseChatRequest(request.body);
+  if (chat.kind === 'prompt') await postPrompt(request, reply, deps, chat);
+  else await postContinue(request, reply, deps, chat);
+  return reply;
+}
+
+/** A new user message: a run of its text, streamed from its start. */
+async function postPrompt(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  { ctx, registry, options }: ChatDeps,
+  chat: Extract<ChatRequest, { kind: 'prompt' }>,
+): Promise<void> {
+  const thread = await promptedChat(ctx, request.principal, chat, options.defaultEngine);
+  const head = await ctx.store.headDeliverySeq(thread.threadId);
+  const { run, created } = await ctx.lane.createRun({
+    threadId: thread.threadId,
+    prompt: chat.prompt,
+    // A retried POST of the same user message is the same run (streamed again from its start).
+    idempotencyKey: chat.retry ? `ai-sdk-ui:${chat.userMessageId}` : null,
+    options: { [USER_MESSAGE_OPTION]: chat.userMessageId },
+  });
+  await streamRunAsUiMessages(ctx, registry, reply, {
+    threadId: thread.threadId,
+    runId: run.runId,
+    after: created ? head : 0,
+  });
+}
+
+/** The assistant message's approvals answered (while its run is active), its stream continued after it. */
+async function postContinue(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  { ctx, registry }: ChatDeps,
+  chat: Extract<ChatRequest, { kind: 'continue' }>,
+): Promise<void> {
+  const thread = await loadChat(ctx, request.principal, chat.chatId);
+  const run = await ctx.store.getRun(chat.runId);
+  if (!run || run.threadId !== thread.threadId) {
+    throw new HttpError(
+      'invalid_request',
+      `run ${chat.runId} is not a run of chat ${chat.chatId}`,
+      'body.messages.metadata.agentlane.runId',
+    );
+  }
+  if (isActive(run)) await answerApprovals(ctx, request.principal, run, chat.approvals);
+  await streamRunAsUiMessages(ctx, registry, reply, {
+    threadId: thread.threadId,
+    runId: run.runId,
+    after: chat.after,
+    seed: chat.after,
+  });
+}

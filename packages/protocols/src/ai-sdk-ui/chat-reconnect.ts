@@ -1,0 +1,36 @@
+import { assertThreadAccess, HttpError, type ServerContext } from '@agentlane/server';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { newestActiveRun } from '../active-run.js';
+import type { StreamRegistry } from '../sse-out.js';
+import { streamRunAsUiMessages } from './chat-stream.js';
+
+export interface ReconnectRoute {
+  Params: { id: string };
+  Querystring: { after?: string };
+}
+
+/** `GET …/chat/:id/stream` (useChat's reconnect): the chat's active run after `after`; 204 when none is. */
+export async function handleChatReconnect(
+  request: FastifyRequest<ReconnectRoute>,
+  reply: FastifyReply,
+  ctx: ServerContext,
+  registry: StreamRegistry,
+): Promise<FastifyReply> {
+  assertThreadAccess(request.principal, request.params.id);
+  const rawAfter = request.query.after;
+  const after = rawAfter === undefined ? 0 : Number(rawAfter);
+  if (!Number.isSafeInteger(after) || after < 0)
+    throw new HttpError('invalid_request', 'after must be a non-negative integer', 'query.after');
+  // useChat's `resume: true` asks on mount, also for a chat id nothing was sent to yet: no run is active.
+  const thread = await ctx.store.getThread(request.params.id);
+  if (!thread) return reply.code(204).send();
+  const active = await newestActiveRun(ctx.store, thread.threadId);
+  if (!active) return reply.code(204).send();
+  await streamRunAsUiMessages(ctx, registry, reply, {
+    threadId: thread.threadId,
+    runId: active.runId,
+    after,
+    seed: after,
+  });
+  return reply;
+}

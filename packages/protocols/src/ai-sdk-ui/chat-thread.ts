@@ -1,0 +1,32 @@
+import { assertThreadAccess, HttpError, type Principal, type ServerContext } from '@agentlane/server';
+import type { ThreadRecord } from '@agentlane/store';
+import { protocolThread } from '../protocol-thread.js';
+import type { ChatRequest } from './chat-request.js';
+
+/** The chat a prompt posts to: the chat id's thread, or a new one on the engine the body names. */
+export function promptedChat(
+  ctx: ServerContext,
+  principal: Principal,
+  request: Extract<ChatRequest, { kind: 'prompt' }>,
+  defaultEngine: string | undefined,
+): Promise<ThreadRecord> {
+  return protocolThread(ctx, principal, {
+    threadId: request.chatId,
+    engine: () => request.engine,
+    defaultEngine,
+    noun: 'chat',
+    field: 'body',
+  });
+}
+
+/** An existing chat the principal may read. */
+export async function loadChat(
+  ctx: ServerContext,
+  principal: Principal,
+  chatId: string,
+): Promise<ThreadRecord> {
+  assertThreadAccess(principal, chatId);
+  const thread = await ctx.store.getThread(chatId);
+  if (!thread) throw new HttpError('not_found', `chat ${chatId} not found`, 'params.id');
+  return thread;
+}

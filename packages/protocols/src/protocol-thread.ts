@@ -1,0 +1,42 @@
+import type { Principal, ServerContext } from '@agentlane/server';
+import { assertAllThreads, assertThreadAccess, createThreadSession, HttpError } from '@agentlane/server';
+import type { ThreadRecord } from '@agentlane/store';
+
+export interface ProtocolThreadRequest {
+  /** The protocol's thread (or chat) id: the agentlane thread. */
+  threadId: string;
+  /** The engine the request names for a new thread, if any: read (and checked) only when one is started. */
+  engine: () => string | undefined;
+  /** The engine of a new thread that names none; else the only configured one. */
+  defaultEngine: string | undefined;
+  /** What the protocol calls a thread, for errors. */
+  noun: 'thread' | 'chat';
+  /** Where in the request the thread's settings are (the engine is `<field>.engine`). */
+  field: string;
+}
+
+/** The thread a protocol request posts to: the existing one it may access, or a new one on its engine. */
+export async function protocolThread(
+  ctx: ServerContext,
+  principal: Principal,
+  request: ProtocolThreadRequest,
+): Promise<ThreadRecord> {
+  const existing = await ctx.store.getThread(request.threadId);
+  if (existing) {
+    assertThreadAccess(principal, existing.threadId);
+    return existing;
+  }
+  assertAllThreads(principal, `starting a ${request.noun}`);
+  const engines = ctx.engines.list();
+  const engine =
+    request.engine() ?? request.defaultEngine ?? (engines.length === 1 ? engines[0]?.name : undefined);
+  if (!engine) {
+    const known = engines.map((e) => e.name).join(', ') || 'none';
+    throw new HttpError(
+      'invalid_request',
+      `a new ${request.noun} needs an engine (configured: ${known})`,
+      `${request.field}.engine`,
+    );
+  }
+  return (await createThreadSession(ctx, { threadId: request.threadId, engine }, request.field)).thread;
+}
