@@ -5,7 +5,7 @@ import { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_MAX_CONCURRENT_RUNS } from '@agent
 import jsonc from 'jsonc-parser';
 import type { LevelWithSilent } from 'pino';
 import { type Static, Type } from 'typebox';
-import { Compile } from 'typebox/compile';
+import { Compile } from 'typebox/schema';
 import { ADAPTERS, type AdapterType } from './adapters.js';
 import { CliError } from './cli-error.js';
 import { LOG_LEVELS, parseLogLevel } from './logging.js';
@@ -158,7 +158,7 @@ export function readConfigFile(path: string): ConfigFile {
     );
   }
   if (!checkConfig.Check(raw)) {
-    const errors = [...checkConfig.Errors(raw)];
+    const [, errors] = checkConfig.Errors(raw);
     const first = errors.find((e) => e.keyword !== 'boolean') ?? errors[0];
     const where = first?.instancePath ? first.instancePath.slice(1).replace(/\//g, '.') : '(root)';
     const extra = (first?.params as { additionalProperties?: string[] } | undefined)?.additionalProperties;

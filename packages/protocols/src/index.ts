@@ -1,9 +1,5 @@
-import type { ServerContext } from '@agentlane/server';
-import type { FastifyPluginAsync } from 'fastify';
-import { type AgUiOptions, agUiRoutes } from './ag-ui/ag-ui-routes.js';
-import { type AiSdkChatOptions, aiSdkChatRoutes } from './ai-sdk-ui/chat-routes.js';
-import type { StreamRegistry } from './sse-out.js';
-
+// The protocols' public surface. `agentlane serve` imports `@agentlane/protocols/routes` alone: the ACP agent
+// side (the ACP SDK) and the translations are loaded only where they are used.
 export { type AcpAgentDeps, acpAgent, advertisedCapabilities } from './acp-agent/acp-agent.js';
 export { type AcpBackend, localAcpBackend } from './acp-agent/backend.js';
 export { answerOfPermission, questionAsPermission } from './acp-agent/questions.js';
@@ -18,23 +14,4 @@ export {
   type UiChunk,
   UiMessageTranslator,
 } from './ai-sdk-ui/ui-message-translator.js';
-
-export interface ProtocolOptions {
-  aiSdk?: AiSdkChatOptions;
-  agUi?: AgUiOptions;
-}
-
-/**
- * Every protocol translation as one set of routes for `createServer({ routes: [protocolRoutes()] })`, under
- * /api/harness/protocols/*, behind the server's auth. Their streams end when the server shuts down.
- */
-export function protocolRoutes(options: ProtocolOptions = {}): (ctx: ServerContext) => FastifyPluginAsync {
-  return (ctx) => async (app) => {
-    const registry: StreamRegistry = new Set();
-    app.addHook('preClose', async () => {
-      for (const stream of [...registry]) stream.end();
-    });
-    await app.register(aiSdkChatRoutes(options.aiSdk ?? {}, registry)(ctx));
-    await app.register(agUiRoutes(options.agUi ?? {}, registry)(ctx));
-  };
-}
+export { type ProtocolOptions, protocolRoutes } from './routes.js';

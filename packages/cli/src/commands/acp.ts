@@ -1,120 +1,6 @@
-import { mkdirSync } from 'node:fs';
-import { hostname } from 'node:os';
-import { Writable } from 'node:stream';
-import { type AgentApp, ndJsonStream } from '@agentclientprotocol/sdk';
-import { AgentlaneClient, type HealthResponse } from '@agentlane/client';
-import { createLane } from '@agentlane/lane';
-import { acpAgent, localAcpBackend, remoteAcpBackend } from '@agentlane/protocols';
-import { openStore } from '@agentlane/store';
 import type { Command } from 'commander';
-import { CliError } from '../cli-error.js';
-import { resolveServeConfig, type ServeFlags } from '../config.js';
-import { buildDrivers, disposeDrivers } from '../engine-registry.js';
+import type { AcpFlags } from './acp-run.js';
 import type { CliCommand } from './command.js';
-
-interface AcpFlags extends Pick<ServeFlags, 'db' | 'config' | 'dataDir'> {
-  engine: string;
-  server?: string;
-}
-
-/**
- * `agentlane acp --engine NAME`: agentlane as an ACP agent over stdio, in front of one of its engines, with
- * the store and the lane in this process (SQLite by default, the same database as `serve`). stdout carries
- * only JSON-RPC; diagnostics go to stderr.
- */
-async function runAcp(flags: AcpFlags): Promise<void> {
-  if (flags.server) return runAcpOnServer(flags.server, flags.engine);
-  const config = resolveServeConfig(flags);
-  const drivers = await buildDrivers(config.engines, {
-    recordedSessions: config.recordedSessions,
-    database: config.db,
-  });
-  const driver = drivers.find((d) => d.name === flags.engine);
-  if (!driver) {
-    throw new CliError(
-      `unknown engine "${flags.engine}" (configured: ${drivers.map((d) => d.name).join(', ') || 'none'})`,
-    );
-  }
-  if (!/^postgres(ql)?:\/\//i.test(config.db)) mkdirSync(config.dataDir, { recursive: true });
-  const store = await openStore(config.db);
-  const lane = createLane({
-    store,
-    drivers,
-    ownerId: `acp-${hostname()}-${process.pid}`,
-    approvalTimeoutMs: config.approvalTimeoutMs,
-    workDirFor: (thread) => thread.workDir ?? config.workDir,
-    log: (level, message) => {
-      if (level !== 'info') process.stderr.write(`agentlane: ${level}: ${message}\n`);
-    },
-  });
-  await lane.start();
-  const app = acpAgent({
-    backend: localAcpBackend({
-      store,
-      lane,
-      engines: { get: (n) => drivers.find((d) => d.name === n), list: () => drivers },
-      engine: driver.name,
-    }),
-  });
-  const stop = async () => {
-    await lane.stop().catch(() => {});
-    await disposeDrivers(drivers);
-    await store.close().catch(() => {});
-    process.exit(0);
-  };
-  await serveStdio(app, stop);
-}
-
-const SERVER_WAIT_MS = 30_000;
-
-/**
- * `agentlane acp --engine NAME --server URL`: the same agent as a client of a running server (its token from
- * AGENTLANE_TOKEN), so the editor's sessions are that server's threads, next to the web UI's.
- */
-async function runAcpOnServer(url: string, engine: string): Promise<void> {
-  let origin: URL;
-  try {
-    origin = new URL(url);
-  } catch {
-    throw new CliError(`--server: not a URL: ${url}`);
-  }
-  const token = process.env.AGENTLANE_TOKEN?.trim() || undefined;
-  const client = new AgentlaneClient({ url: origin.origin, ...(token ? { token } : {}) });
-  // An editor may start the agent while the server is still starting: wait for it a while.
-  let health: HealthResponse | undefined;
-  for (const deadline = Date.now() + SERVER_WAIT_MS; !health; ) {
-    health = await client.health().catch((err: Error) => {
-      if (Date.now() > deadline)
-        throw new CliError(`--server ${origin.origin}: ${err.message.split('\n')[0]}`);
-      return undefined;
-    });
-    if (!health) await new Promise((r) => setTimeout(r, 250));
-  }
-  const engines = health.engines?.map((e) => e.name);
-  if (engines && !engines.includes(engine))
-    throw new CliError(
-      `unknown engine "${engine}" on ${origin.origin} (configured: ${engines.join(', ') || 'none'})`,
-    );
-  await serveStdio(acpAgent({ backend: remoteAcpBackend(client, engine) }), async () => process.exit(0));
-}
-
-/** Connects the agent to this process's stdio until the client closes it or a signal stops the process. */
-async function serveStdio(app: AgentApp, stop: () => Promise<void>): Promise<void> {
-  // stdin pushed chunk by chunk: a pulled Readable.toWeb(process.stdin) handed a message over only when the
-  // next one arrived, so a client waiting for the initialize answer waited forever.
-  const input = new ReadableStream<Uint8Array>({
-    start(controller) {
-      process.stdin.on('data', (chunk: Buffer) => controller.enqueue(new Uint8Array(chunk)));
-      process.stdin.on('end', () => controller.close());
-    },
-  });
-  const stream = ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, input);
-  const connection = app.connect(stream);
-  process.on('SIGTERM', () => void stop());
-  process.on('SIGINT', () => void stop());
-  await connection.closed.catch(() => undefined);
-  await stop();
-}
 
 export const acpCommand: CliCommand = {
   name: 'acp',
@@ -133,8 +19,9 @@ export const acpCommand: CliCommand = {
         'a running agentlane server to be a client of (token from env AGENTLANE_TOKEN) instead of an own store',
       )
       .option('--data-dir <dir>', 'folder for the SQLite database (env AGENTLANE_DATA_DIR, default ./.data)')
+      // The ACP SDK and the agent side load only when this command runs, not for every `agentlane` command.
       .action(async (flags: AcpFlags) => {
-        await runAcp(flags);
+        await (await import('./acp-run.js')).runAcp(flags);
       });
   },
 };

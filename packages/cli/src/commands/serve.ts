@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { openCheckpointSaver } from '@agentlane/checkpoints';
 import { createLane } from '@agentlane/lane';
 import { openLedger } from '@agentlane/ledger';
-import { protocolRoutes } from '@agentlane/protocols';
+import { protocolRoutes } from '@agentlane/protocols/routes';
 import {
   assertBindAllowed,
   createObservability,

@@ -1,7 +1,8 @@
 import type { TSchema } from 'typebox';
-import { Compile } from 'typebox/compile';
 import type { TLocalizedValidationError } from 'typebox/error';
-import { Errors as SchemaErrors } from 'typebox/schema';
+// The JSON Schema compiler (typebox/schema), not typebox/compile: the contract's schemas are plain JSON
+// Schema, and typebox/compile would also load the Value module (some 150 more modules at every start).
+import { Compile, Errors as SchemaErrors } from 'typebox/schema';
 import { appendPath, pointerToPath } from './json-path.js';
 import { narrow } from './narrow.js';
 import type { ParseIssue, ParseResult } from './result.js';

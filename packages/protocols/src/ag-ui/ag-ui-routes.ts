@@ -1,7 +1,10 @@
 import type { ServerContext } from '@agentlane/server';
 import type { FastifyPluginAsync } from 'fastify';
+import { lazyModule } from '../lazy-module.js';
 import type { StreamRegistry } from '../sse-out.js';
-import { type AgUiOptions, handleAgUiPost } from './ag-ui-post.js';
+import type { AgUiOptions } from './ag-ui-post.js';
+
+const post = lazyModule(() => import('./ag-ui-post.js'));
 
 export type { AgUiOptions } from './ag-ui-post.js';
 
@@ -17,7 +20,7 @@ export const agUiRoutes =
   (options: AgUiOptions, registry: StreamRegistry) =>
   (ctx: ServerContext): FastifyPluginAsync =>
   async (app) => {
-    app.post(AG_UI_PATH, { schema: { hide: true } }, (request, reply) =>
-      handleAgUiPost(request, reply, { ctx, registry, options }),
+    app.post(AG_UI_PATH, { schema: { hide: true } }, async (request, reply) =>
+      (await post()).handleAgUiPost(request, reply, { ctx, registry, options }),
     );
   };

@@ -1,10 +1,11 @@
 import type { ServerContext } from '@agentlane/server';
 import type { FastifyPluginAsync } from 'fastify';
+import { lazyModule } from '../lazy-module.js';
 import type { StreamRegistry } from '../sse-out.js';
-import { chatMessages } from './chat-history.js';
-import { type AiSdkChatOptions, handleChatPost } from './chat-post.js';
-import { handleChatReconnect, type ReconnectRoute } from './chat-reconnect.js';
-import { loadChat } from './chat-thread.js';
+import type { AiSdkChatOptions } from './chat-post.js';
+import type { ReconnectRoute } from './chat-reconnect.js';
+
+const handlers = lazyModule(() => import('./chat-handlers.js'));
 
 export type { AiSdkChatOptions } from './chat-post.js';
 
@@ -19,16 +20,19 @@ export const aiSdkChatRoutes =
   (options: AiSdkChatOptions, registry: StreamRegistry) =>
   (ctx: ServerContext): FastifyPluginAsync =>
   async (app) => {
-    app.post(AI_SDK_CHAT_PATH, { schema: { hide: true } }, (request, reply) =>
-      handleChatPost(request, reply, { ctx, registry, options }),
+    app.post(AI_SDK_CHAT_PATH, { schema: { hide: true } }, async (request, reply) =>
+      (await handlers()).handleChatPost(request, reply, { ctx, registry, options }),
     );
-    app.get<ReconnectRoute>(`${AI_SDK_CHAT_PATH}/:id/stream`, { schema: { hide: true } }, (request, reply) =>
-      handleChatReconnect(request, reply, ctx, registry),
+    app.get<ReconnectRoute>(
+      `${AI_SDK_CHAT_PATH}/:id/stream`,
+      { schema: { hide: true } },
+      async (request, reply) => (await handlers()).handleChatReconnect(request, reply, ctx, registry),
     );
     app.get<{ Params: { id: string } }>(
       `${AI_SDK_CHAT_PATH}/:id/messages`,
       { schema: { hide: true } },
       async (request) => {
+        const { chatMessages, loadChat } = await handlers();
         const thread = await loadChat(ctx, request.principal, request.params.id);
         return { messages: await chatMessages(ctx.store, thread.threadId) };
       },
