@@ -1,0 +1,85 @@
+import type { RunRecord, Store } from '@agentlane/store';
+import type { Metrics } from './metrics.js';
+
+const seconds = (startedAt: number) => (performance.now() - startedAt) / 1000;
+
+/**
+ * The run metrics observeStore keeps across calls: the runs active by engine and status, and the settled
+ * runs waiting for canonicalization (the outbox depth and lag are sampled from them at scrape time).
+ */
+export class RunMeter {
+  readonly #store: Store;
+  readonly #metrics: Metrics;
+  readonly #engineOf = new Map<string, string>();
+  readonly #active = new Map<string, { engine: string; status: 'queued' | 'running' }>();
+  /** Settled runs waiting for canonicalization, with when they entered the outbox (ms since epoch). */
+  readonly #outbox = new Map<string, number>();
+
+  constructor(store: Store, metrics: Metrics) {
+    this.#store = store;
+    this.#metrics = metrics;
+    metrics.sampled.outboxDepth = () => this.#outbox.size;
+    metrics.sampled.outboxLagSeconds = () => {
+      let oldest = Number.POSITIVE_INFINITY;
+      for (const at of this.#outbox.values()) oldest = Math.min(oldest, at);
+      return this.#outbox.size === 0 ? 0 : Math.max(0, (Date.now() - oldest) / 1000);
+    };
+  }
+
+  /** A run queued or claimed: it moves to that status among the active runs. */
+  async enter(run: RunRecord, status: 'queued' | 'running'): Promise<void> {
+    const engine = await this.#threadEngine(run.threadId);
+    const before = this.#active.get(run.runId);
+    if (before) this.#metrics.runsActive.dec({ engine, status: before.status });
+    this.#active.set(run.runId, { engine, status });
+    this.#metrics.runsActive.inc({ engine, status });
+    this.#metrics.runs.inc({ engine, status });
+  }
+
+  /** A claim's answer: the run claimed is running. */
+  async claimed(run: RunRecord | null): Promise<RunRecord | null> {
+    if (run) await this.enter(run, 'running');
+    return run;
+  }
+
+  /** A run finalized: no longer active, counted by its outcome, and in the outbox until canonicalized. */
+  async settle(run: RunRecord): Promise<void> {
+    const engine = await this.#threadEngine(run.threadId);
+    const before = this.#active.get(run.runId);
+    if (before) this.#metrics.runsActive.dec({ engine, status: before.status });
+    this.#active.delete(run.runId);
+    this.#metrics.runs.inc({ engine, status: run.outcome ?? run.status });
+    this.outboxSeen(run.runId, Date.now());
+  }
+
+  /** A run in the outbox since `at` (ms since epoch), unless it is already known there. */
+  outboxSeen(runId: string, at: number): void {
+    if (!this.#outbox.has(runId)) this.#outbox.set(runId, at);
+  }
+
+  /** A run's canonicalization completed: how long it waited in the outbox. */
+  canonicalized(runId: string): void {
+    const enqueuedAt = this.#outbox.get(runId);
+    this.#outbox.delete(runId);
+    if (enqueuedAt !== undefined)
+      this.#metrics.canonicalizationSeconds.observe(Math.max(0, (Date.now() - enqueuedAt) / 1000));
+  }
+
+  /** A commit's duration, as the lane awaited it. */
+  async timed<T>(op: 'events' | 'frames', call: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    const result = await call();
+    this.#metrics.commitSeconds.observe({ op }, seconds(started));
+    return result;
+  }
+
+  async #threadEngine(threadId: string): Promise<string> {
+    const known = this.#engineOf.get(threadId);
+    if (known !== undefined) return known;
+    const engine = (await this.#store.getThread(threadId).catch(() => null))?.engine ?? 'unknown';
+    // Bounded: one entry per thread seen, dropped wholesale past a size no single process needs.
+    if (this.#engineOf.size > 10_000) this.#engineOf.clear();
+    this.#engineOf.set(threadId, engine);
+    return engine;
+  }
+}
