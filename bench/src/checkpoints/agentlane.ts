@@ -5,9 +5,8 @@ import {
   createPgSaver,
   createSqliteSaver,
   LastValueChannel,
-  newCheckpointId,
 } from '@agentlane/checkpoints';
-import type { Checkpoint } from '@agentlane/contract';
+import { postTurnCheckpoint } from '@agentlane/checkpoints/testing';
 import Database from 'better-sqlite3';
 import { SAMPLE_AT, type Timings, TURNS, turnWrites } from './workload';
 
@@ -34,15 +33,7 @@ async function drive(
       { channel: 'versionVector', value: w.vectorEntry },
       { channel: 'tokens', value: w.tokens },
     ]);
-    const checkpoint: Checkpoint = {
-      id: newCheckpointId(),
-      sessionId,
-      stageId: 'post-turn',
-      createdAt: new Date().toISOString(),
-      schemaVersion: 1,
-      channels: set.snapshot(),
-      ...(parentId ? { parentCheckpointId: parentId } : {}),
-    };
+    const checkpoint = postTurnCheckpoint(sessionId, set.snapshot(), parentId);
     const t0 = performance.now();
     await saver.put(checkpoint);
     const t1 = performance.now();

@@ -1,44 +1,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  BinaryOpAggregateChannel,
-  ChannelSet,
-  type CheckpointSaver,
-  createSqliteSaver,
-  newCheckpointId,
-} from '@agentlane/checkpoints';
-import type { Checkpoint, JsonValue } from '@agentlane/contract';
+import { createSqliteSaver, newCheckpointId } from '@agentlane/checkpoints';
+import { putTurns } from '@agentlane/checkpoints/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildProgram, resolveServeConfig, serve } from '../src';
 import { runCheckpointsCommand } from '../src/commands/checkpoints-client';
-
-/** Puts one post-turn checkpoint per turn, each the child of the previous one; returns them oldest first. */
-async function putTurns(
-  saver: CheckpointSaver,
-  sessionId: string,
-  turns: number,
-  message: (turn: number) => JsonValue,
-): Promise<Checkpoint[]> {
-  const set = new ChannelSet({ conversation: new BinaryOpAggregateChannel('append') });
-  const puts: Checkpoint[] = [];
-  for (let turn = 1; turn <= turns; turn++) {
-    set.step([{ channel: 'conversation', value: message(turn) }]);
-    const parent = puts[puts.length - 1];
-    const cp: Checkpoint = {
-      id: newCheckpointId(),
-      sessionId,
-      stageId: 'post-turn',
-      createdAt: new Date().toISOString(),
-      schemaVersion: 1,
-      channels: set.snapshot(),
-      ...(parent ? { parentCheckpointId: parent.id } : {}),
-    };
-    await saver.put(cp);
-    puts.push(cp);
-  }
-  return puts;
-}
 
 describe('agentlane checkpoints', () => {
   afterEach(() => vi.restoreAllMocks());

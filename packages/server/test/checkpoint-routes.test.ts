@@ -2,13 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  BinaryOpAggregateChannel,
-  ChannelSet,
   type CheckpointSaver,
   createSqliteSaver,
   fingerprintCheckpoint,
   newCheckpointId,
 } from '@agentlane/checkpoints';
+import { putTurns } from '@agentlane/checkpoints/testing';
 import type { Checkpoint } from '@agentlane/contract';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,22 +25,9 @@ beforeAll(async () => {
   saver = createSqliteSaver({ database: db, fullSnapshotEvery: 4 });
   t = await startTestServer({ checkpoints: saver });
   sessionId = await t.createSession();
-  const set = new ChannelSet({ conversation: new BinaryOpAggregateChannel('append') });
-  for (let turn = 1; turn <= 7; turn++) {
-    set.step([{ channel: 'conversation', value: { id: `m${turn}`, role: 'user', parts: [] } }]);
-    const parent = puts[puts.length - 1];
-    const cp: Checkpoint = {
-      id: newCheckpointId(),
-      sessionId,
-      stageId: 'post-turn',
-      createdAt: new Date().toISOString(),
-      schemaVersion: 1,
-      channels: set.snapshot(),
-      ...(parent ? { parentCheckpointId: parent.id } : {}),
-    };
-    await saver.put(cp);
-    puts.push(cp);
-  }
+  puts.push(
+    ...(await putTurns(saver, sessionId, 7, (turn) => ({ id: `m${turn}`, role: 'user', parts: [] }))),
+  );
 });
 
 afterAll(async () => {

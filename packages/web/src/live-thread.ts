@@ -1,4 +1,5 @@
-import { createContext, useContext } from 'react';
+import { createContext, useContext, useEffect } from 'react';
+import { markSeen } from './seen';
 import type { ThreadStatus } from './thread-status';
 
 /** What the open thread's stream says about it, for the sidebar to show before the next list poll. */
@@ -25,3 +26,16 @@ export const LiveThreadContext = createContext<LiveThreadSlot>({
 });
 
 export const useLiveThread = () => useContext(LiveThreadContext);
+
+/**
+ * While a thread is open: the sidebar shows its status from its stream (until the view closes), and this
+ * browser has now seen its rows.
+ */
+export function usePublishThread({ threadId, status, engineTitle, lastDeliverySeq }: LiveThread): void {
+  const { publish } = useLiveThread();
+  useEffect(() => {
+    publish({ threadId, status, lastDeliverySeq, ...(engineTitle ? { engineTitle } : {}) });
+    markSeen(threadId, lastDeliverySeq);
+  }, [publish, threadId, status, engineTitle, lastDeliverySeq]);
+  useEffect(() => () => publish(undefined), [publish]);
+}

@@ -1,7 +1,11 @@
 import type { RunStatus } from '../delivery.js';
 import type { JsonObject } from '../json.js';
 
-/** How a settled run ended: a run stopped by run.cancel is status `completed` with outcome `cancelled`. */
+/**
+ * How a settled run's turn ended. `status` keeps the four lifecycle states; a run stopped by run.cancel ended as
+ * asked, so it is status `completed` with outcome `cancelled` (its turn.completed says stopReason "cancelled"),
+ * never a failure with an error string.
+ */
 export type RunOutcome = 'completed' | 'failed' | 'cancelled';
 
 /** The `/runs` resource. */

@@ -1,30 +1,16 @@
-import type { JsonObject, RunStatus } from '@agentlane/contract';
+import type { JsonObject, RunOutcome, RunView } from '@agentlane/contract';
+
+/** The contract's outcome of a settled run, named through the store for its callers (the lane). */
+export type { RunOutcome };
 
 /**
- * How a settled run's turn ended. `status` keeps the contract's four lifecycle states; a run stopped by
- * run.cancel ended as asked, so it is `completed` with outcome `cancelled` (its turn.completed says
- * stopReason "cancelled"), never a failure with an error string.
+ * A run as the store keeps it: the contract's `/runs` resource (its one definition, so the two cannot drift)
+ * plus what only the owning process and the lane use. `options` are those of the run.create command
+ * (model, mode, ...); `canonicalizedAt` is set once the completion record exists.
  */
-export type RunOutcome = 'completed' | 'failed' | 'cancelled';
-
-export interface RunRecord {
-  runId: string;
-  threadId: string;
-  parentRunId: string | null;
-  status: RunStatus;
-  prompt: string;
-  /** Options of the run.create command: model, mode, ... */
-  options: JsonObject;
-  createdAt: string;
-  startedAt: string | null;
-  endedAt: string | null;
-  error: string | null;
-  /** Set when the run settles (null while queued or running). */
-  outcome: RunOutcome | null;
+export interface RunRecord extends RunView {
   /** The process that owns the running engine turn (for crash recovery). */
   ownerId: string | null;
-  /** Set once the completion record exists. */
-  canonicalizedAt: string | null;
   /**
    * Until when the owner holds the run (ISO time): it renews this well before; once it passed, the owner is
    * taken as gone and any live process settles the run. Null while queued (and for runs of old builds).

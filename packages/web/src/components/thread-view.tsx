@@ -1,16 +1,14 @@
 import { emptyTimelineView, entityKeyOf, type StoredRow } from '@agentlane/client';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useMemo, useRef, useState } from 'react';
 import { type InspectorFocus, InspectorPanel } from '../inspectors/inspector-panel';
-import { useLiveThread } from '../live-thread';
-import { markSeen } from '../seen';
+import { usePublishThread } from '../live-thread';
 import { statusFromState } from '../thread-status';
 import { threadHref } from '../use-route';
 import { useThread } from '../use-thread';
 import { Composer } from './composer';
 import { ConnectionBanner } from './connection-banner';
-import { ThreadTitle } from './thread-title';
+import { ThreadMeta, ThreadTop } from './thread-header';
 import { Timeline, type TimelineHandle } from './timeline';
-import { UsageSummary } from './usage-summary';
 import { WaitingBar } from './waiting-bar';
 
 /** One thread (or one of its child sessions, by timeline key): the state is the reducer's, nothing else. */
@@ -21,7 +19,6 @@ export function ThreadView({ threadId, timelineKey }: { threadId: string; timeli
   const root = state.timelines[''];
   const turns = view?.items.filter((i) => i.type === 'turn') ?? [];
   const engineTitle = root?.metadata.title ?? root?.session?.title ?? undefined;
-  const { publish } = useLiveThread();
   const status = statusFromState(state);
   // The inspector panel: closed, or open on a tab (and the row or file it was opened for).
   const [focus, setFocus] = useState<InspectorFocus | undefined>();
@@ -36,18 +33,12 @@ export function ThreadView({ threadId, timelineKey }: { threadId: string; timeli
     [],
   );
   const fileHistory = useCallback((path: string) => setFocus({ tab: 'files', path }), []);
-
-  // The sidebar shows this thread's status from its stream, and this browser has now seen its rows.
-  useEffect(() => {
-    publish({
-      threadId,
-      status,
-      lastDeliverySeq: state.lastDeliverySeq,
-      ...(engineTitle ? { engineTitle } : {}),
-    });
-    markSeen(threadId, state.lastDeliverySeq);
-  }, [publish, threadId, status, engineTitle, state.lastDeliverySeq]);
-  useEffect(() => () => publish(undefined), [publish]);
+  usePublishThread({
+    threadId,
+    status,
+    lastDeliverySeq: state.lastDeliverySeq,
+    ...(engineTitle ? { engineTitle } : {}),
+  });
 
   const jump = (key: string, target: string) => {
     if (key !== timelineKey) window.location.hash = threadHref(threadId, key);
@@ -58,15 +49,7 @@ export function ThreadView({ threadId, timelineKey }: { threadId: string; timeli
   return (
     <>
       <main className="thread" data-thread-id={threadId} data-timeline-key={timelineKey}>
-        <div className="thread-top">
-          <div className="crumbs">
-            <ThreadTitle threadId={threadId} {...(engineTitle ? { engineTitle } : {})} />
-            {timelineKey && (
-              <nav aria-label="Breadcrumb">
-                <a href={threadHref(threadId)}>main thread</a> / sub-agent {timelineKey}
-              </nav>
-            )}
-          </div>
+        <ThreadTop threadId={threadId} timelineKey={timelineKey} engineTitle={engineTitle}>
           <ConnectionBanner connection={connection} error={error} />
           <button
             type="button"
@@ -75,29 +58,8 @@ export function ThreadView({ threadId, timelineKey }: { threadId: string; timeli
           >
             Inspect
           </button>
-        </div>
-        <div className="thread-meta">
-          {view?.metadata.model && (
-            <span className="muted">Model: {view.metadata.model.name ?? view.metadata.model.id}</span>
-          )}
-          {view?.mode && <span className="muted">Mode: {view.mode.currentModeId}</span>}
-          {view?.usage.total && <UsageSummary usage={view.usage.total} label="thread" />}
-          {turns.length > 1 && (
-            <label>
-              Jump to turn{' '}
-              <select onChange={(e) => timeline.current?.jumpTo(e.target.value)} defaultValue="">
-                <option value="" disabled>
-                  choose…
-                </option>
-                {turns.map((t, i) => (
-                  <option key={t.key} value={t.key}>
-                    {i + 1}. {t.type === 'turn' ? (t.prompt ?? '').slice(0, 60) : ''}
-                  </option>
-                ))}
-              </select>
-            </label>
-          )}
-        </div>
+        </ThreadTop>
+        <ThreadMeta view={view} turns={turns} onJumpToTurn={(key) => timeline.current?.jumpTo(key)} />
         <WaitingBar state={state} onJump={jump} />
         {view ? (
           <Timeline
