@@ -31,7 +31,7 @@ export async function forkAfterRun(
   if (!origin?.nativeSessionId)
     throw new HttpError('conflict', `session ${id} has no native session to fork`, FIELD);
   const binding = await askToFork(source.engine, fork, {
-    source: origin,
+    source: { provider: origin.provider, ...nativeBinding(origin) },
     workDir: source.workDir ?? ctx.defaultWorkDir,
     point,
   });
@@ -68,11 +68,16 @@ async function askToFork(
   request: ForkSessionRequest,
 ): Promise<NativeBinding> {
   try {
-    const { provider: _provider, ...binding } = await fork(request);
-    return binding;
+    // Only the binding's own fields: nothing a driver returns can name another thread.
+    return nativeBinding(await fork(request));
   } catch (error) {
     if (error instanceof ForkRefusedError) throw new HttpError('conflict', error.message, FIELD);
     const message = error instanceof Error ? error.message : String(error);
     throw new HttpError('unavailable', `${engine} could not fork its session: ${message}`);
   }
+}
+
+function nativeBinding(from: NativeBinding): NativeBinding {
+  const { nativeSessionId, runtimeBinding, protocolVersion, capabilities } = from;
+  return { nativeSessionId, runtimeBinding, protocolVersion, capabilities };
 }
