@@ -29,3 +29,8 @@ export class ForkRefusedError extends Error {
     this.name = 'ForkRefusedError';
   }
 }
+
+/** By name too: a driver built against another copy of engine-kit throws a different class. */
+export function isForkRefused(error: unknown): error is Error {
+  return error instanceof ForkRefusedError || (error instanceof Error && error.name === 'ForkRefusedError');
+}

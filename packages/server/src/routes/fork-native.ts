@@ -1,4 +1,4 @@
-import { ForkRefusedError, type ForkSessionRequest, type NativeForkPoint } from '@agentlane/engine-kit';
+import { type ForkSessionRequest, isForkRefused, type NativeForkPoint } from '@agentlane/engine-kit';
 import type { ThreadRecord } from '@agentlane/store';
 import type { CatalogEngine, ServerContext } from '../context.js';
 import { HttpError } from '../errors.js';
@@ -71,7 +71,7 @@ async function askToFork(
     // Only the binding's own fields: nothing a driver returns can name another thread.
     return nativeBinding(await fork(request));
   } catch (error) {
-    if (error instanceof ForkRefusedError) throw new HttpError('conflict', error.message, FIELD);
+    if (isForkRefused(error)) throw new HttpError('conflict', error.message, FIELD);
     const message = error instanceof Error ? error.message : String(error);
     throw new HttpError('unavailable', `${engine} could not fork its session: ${message}`);
   }
