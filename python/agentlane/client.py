@@ -138,10 +138,19 @@ class Client:
     def delete_session(self, session_id: str) -> None:
         self.request("DELETE", f"/sessions/{_seg(session_id)}")
 
-    def fork_session(self, session_id: str, checkpoint_id: str, *, title: str | None = None) -> dict:
-        """POST /sessions/:id/fork: a new thread continuing from one of the session's checkpoints;
-        returns {session, forkedFrom: {threadId, checkpointId}, checkpointId (the new thread's copy)}."""
-        body = _drop_none({"checkpointId": checkpoint_id, "title": title})
+    def fork_session(
+        self,
+        session_id: str,
+        checkpoint_id: str | None = None,
+        *,
+        run_id: str | None = None,
+        title: str | None = None,
+    ) -> dict:
+        """POST /sessions/:id/fork: a new thread continuing from one of the session's checkpoints (the
+        built-in engine; returns {session, forkedFrom: {threadId, checkpointId}, checkpointId (the new
+        thread's copy)}) or, with run_id, after that run's turn through the engine's own fork (OpenCode, an
+        ACP agent that advertises session/fork; returns {session, forkedFrom: {threadId, runId}}). Name one."""
+        body = _drop_none({"checkpointId": checkpoint_id, "runId": run_id, "title": title})
         return self.request("POST", f"/sessions/{_seg(session_id)}/fork", body=body).body
 
     def sync(self, session_id: str, client_id: str, vector: dict, changes: list[dict]) -> dict:

@@ -114,7 +114,7 @@ def test_run_routes(client, openapi) -> None:
 
 def test_audit_checkpoints_and_artifact_routes(client, openapi) -> None:
     sid = client.create_session("builtin")["id"]
-    settle(client, sid, "hi")
+    run_id, _ = settle(client, sid, "hi")
     audit = client.audit(sid)
     check_response(openapi, "GET", "/sessions/{id}/audit", 200, audit)
     assert [r["call_class"] for r in audit["calls"]] == ["model"]
@@ -135,6 +135,11 @@ def test_audit_checkpoints_and_artifact_routes(client, openapi) -> None:
     with pytest.raises(ApiError) as no_fork:
         client.fork_session(sid, "01ARZ3NDEKTSV4RRFFQ69G5FAV")
     check_error(openapi, "POST", "/sessions/{id}/fork", no_fork.value, 404)
+    # The built-in engine forks from checkpoints only: after a run it is a 409 naming the run.
+    with pytest.raises(ApiError) as not_native:
+        client.fork_session(sid, run_id=run_id)
+    check_error(openapi, "POST", "/sessions/{id}/fork", not_native.value, 409, "conflict")
+    assert not_native.value.field == "body.runId"
     with pytest.raises(ApiError) as no_artifact:
         client.get_artifact("art_does_not_exist")
     check_error(openapi, "GET", "/artifacts/{id}", no_artifact.value, 404)

@@ -51,6 +51,23 @@ export interface UpdateSessionRequest {
   expectedGeneration?: number;
 }
 
+/**
+ * POST /sessions/:id/fork names one fork point: a checkpoint (engines whose state is in agentlane's
+ * checkpoints: built-in) or a finished run, forked after its turn (engines that fork natively: OpenCode, an
+ * ACP agent that advertises session/fork, which forks only after the latest run).
+ */
+export type ForkSessionRequest =
+  | { checkpointId: string; runId?: never; title?: string }
+  | { runId: string; checkpointId?: never; title?: string };
+
+export interface ForkSessionResponse {
+  /** The new thread. */
+  session: SessionRecord;
+  forkedFrom: { threadId: string; checkpointId?: string; runId?: string };
+  /** The new thread's own copy of the checkpoint (checkpoint forks only). */
+  checkpointId?: string;
+}
+
 // ---------------------------------------------------------------- execute, runs
 
 export interface ExecuteRequest {

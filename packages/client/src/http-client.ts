@@ -6,6 +6,8 @@ import type {
   CreateRunRequest,
   CreateSessionRequest,
   ExecuteRequest,
+  ForkSessionRequest,
+  ForkSessionResponse,
   HealthResponse,
   ListSessionsQuery,
   ListSessionsResponse,
@@ -110,6 +112,15 @@ export class AgentlaneClient {
 
   async deleteSession(sessionId: string, options?: RequestOptions): Promise<void> {
     await this.request('DELETE', `/sessions/${id(sessionId)}`, undefined, options);
+  }
+
+  /** Time travel: a new thread (same engine and folder) continuing from a checkpoint or after a run. */
+  forkSession(
+    sessionId: string,
+    body: ForkSessionRequest,
+    options?: RequestOptions,
+  ): Promise<ForkSessionResponse> {
+    return this.request('POST', `/sessions/${id(sessionId)}/fork`, body, options);
   }
 
   syncSession(sessionId: string, body: SyncRequest, options?: RequestOptions): Promise<SyncResponse> {

@@ -6,6 +6,8 @@ export type {
   CreateSessionRequest,
   ErrorBody,
   ExecuteRequest,
+  ForkSessionRequest,
+  ForkSessionResponse,
   HealthResponse,
   ListSessionsQuery,
   ListSessionsResponse,

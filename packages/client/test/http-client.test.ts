@@ -99,6 +99,17 @@ describe('AgentlaneClient', () => {
     expect(seen.every((s) => s.headers.authorization === 'Bearer tok')).toBe(true);
   });
 
+  it('forks a session from a checkpoint or after a run', async () => {
+    seen.length = 0;
+    await client.forkSession('s1', { checkpointId: 'cp1' });
+    await client.forkSession('s 1', { runId: 'r1', title: 'Branch' });
+    expect(seen.map((s) => `${s.method} ${s.path}`)).toEqual([
+      'POST /api/harness/sessions/s1/fork',
+      'POST /api/harness/sessions/s%201/fork',
+    ]);
+    expect(seen.map((s) => s.body)).toEqual([{ checkpointId: 'cp1' }, { runId: 'r1', title: 'Branch' }]);
+  });
+
   it('streams execute as typed StreamEvents, skipping unknown types', async () => {
     const types: string[] = [];
     for await (const event of client.execute('s1', { prompt: 'go' })) types.push(event.type);

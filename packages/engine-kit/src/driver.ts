@@ -1,4 +1,5 @@
 import type { JsonObject, JsonValue, NegotiatedCapabilities, ProviderId } from '@agentlane/contract';
+import type { ForkSessionRequest } from './fork.js';
 import type { Translator } from './translator.js';
 
 /** What the store keeps of a live engine session so a later process can reattach (load/resume) to it. */
@@ -95,4 +96,10 @@ export interface EngineDriver {
    */
   readonly staticCapabilities?: NegotiatedCapabilities;
   openSession(options: OpenSessionOptions): Promise<EngineSession>;
+  /**
+   * Forks a thread's native session at a point (time travel for engines that keep their own state) and
+   * returns the binding a new thread starts from: its first openSession gets it as `previous` and continues
+   * the fork. Absent where the engine cannot fork; throws ForkRefusedError where it cannot at that point.
+   */
+  forkSession?(request: ForkSessionRequest): Promise<SessionBinding>;
 }

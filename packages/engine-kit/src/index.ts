@@ -42,6 +42,7 @@ export {
 } from './external/external-frames.js';
 export { EXTERNAL_PROVIDER, externalTranslator } from './external/external-translator.js';
 export { type DiscoveredEngine, type FoundCommand, findCommand, isNodeScript } from './find-command.js';
+export { ForkRefusedError, type ForkSessionRequest, isForkRefused, type NativeForkPoint } from './fork.js';
 export { type HarnessFrame, isHarnessFrame } from './harness-frame.js';
 export { isLoopbackUrl } from './loopback.js';
 export type { NativeFrameRecord } from './native-frame.js';

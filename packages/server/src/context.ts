@@ -7,10 +7,16 @@ import type { RunSlots } from './run-slots.js';
 import type { FrameCache, SseConnection, SseConnectionOptions } from './sse/sse-connection.js';
 import type { ThreadHub } from './thread-hub.js';
 
+/** What the routes use of a configured engine (forkSession: POST /sessions/:id/fork {runId}). */
+export type CatalogEngine = Pick<
+  EngineDriver,
+  'name' | 'provider' | 'label' | 'staticCapabilities' | 'forkSession'
+>;
+
 /** The configured engines, by name. */
 export interface EngineCatalog {
-  get(name: string): Pick<EngineDriver, 'name' | 'provider' | 'label' | 'staticCapabilities'> | undefined;
-  list(): Pick<EngineDriver, 'name' | 'provider' | 'label' | 'staticCapabilities'>[];
+  get(name: string): CatalogEngine | undefined;
+  list(): CatalogEngine[];
 }
 
 /** What every route handler shares. */

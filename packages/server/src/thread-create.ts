@@ -4,6 +4,12 @@ import type { HarnessSessionRecord, ThreadRecord } from '@agentlane/store';
 import type { ServerContext } from './context.js';
 import { HttpError } from './errors.js';
 
+/** What a thread's session row says of its native session, besides the engine. */
+export type NativeBinding = Pick<
+  HarnessSessionRecord,
+  'nativeSessionId' | 'runtimeBinding' | 'protocolVersion' | 'capabilities'
+>;
+
 /**
  * Creates a thread and its harness session row for a configured engine (POST /sessions, and the protocol
  * routes whose client names the conversation). The engine session itself is opened by the lane on the first
@@ -11,7 +17,15 @@ import { HttpError } from './errors.js';
  */
 export async function createThreadSession(
   ctx: ServerContext,
-  input: { threadId?: string; engine: string; workDir?: string; title?: string; metadata?: JsonObject },
+  input: {
+    threadId?: string;
+    engine: string;
+    workDir?: string;
+    title?: string;
+    metadata?: JsonObject;
+    /** The native session the thread starts bound to (a fork's); none: the lane opens one on the first run. */
+    binding?: NativeBinding;
+  },
   field = 'body',
 ): Promise<{ thread: ThreadRecord; session: HarnessSessionRecord }> {
   const driver = ctx.engines.get(input.engine);
@@ -37,10 +51,12 @@ export async function createThreadSession(
     threadId,
     provider: driver.provider,
     engine: driver.name,
-    nativeSessionId: null,
-    runtimeBinding: {},
-    protocolVersion: '',
-    capabilities: noCapabilities(),
+    ...(input.binding ?? {
+      nativeSessionId: null,
+      runtimeBinding: {},
+      protocolVersion: '',
+      capabilities: noCapabilities(),
+    }),
   });
   return { thread, session };
 }

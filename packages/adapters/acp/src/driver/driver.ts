@@ -2,6 +2,7 @@ import type { EngineDriver } from '@agentlane/engine-kit';
 import { createAcpTranslator } from '../translate/translator.js';
 import type { AcpEngineConfig } from './config.js';
 import { parseAcpEngineOptions } from './config-schema.js';
+import { forkAcpSession } from './fork.js';
 import { AcpSession } from './session.js';
 
 /**
@@ -20,5 +21,6 @@ export function createDriver(input: AcpEngineConfig | Record<string, unknown>): 
     label: config.label ?? `${config.name} (ACP)`,
     translator: createAcpTranslator({ provider, ...(config.observed ? { observed: config.observed } : {}) }),
     openSession: (options) => AcpSession.open(config, provider, options),
+    forkSession: (request) => forkAcpSession(config, request),
   };
 }

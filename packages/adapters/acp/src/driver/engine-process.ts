@@ -13,13 +13,18 @@ import {
 } from '@agentlane/engine-kit';
 import { type AcpEngineConfig, substitute } from './config.js';
 
+/** A new, empty HOME for one thread of the engine, under `homeRoot`. */
+export async function newEngineHome(config: AcpEngineConfig): Promise<string> {
+  const root = config.homeRoot ?? join(tmpdir(), 'agentlane-acp-homes');
+  await mkdir(root, { recursive: true });
+  return mkdtemp(join(root, `${config.name.replace(/[^A-Za-z0-9_-]/g, '_')}-`));
+}
+
 /** The engine's HOME for a thread: reused when a previous binding names one that still exists. */
 async function engineHome(config: AcpEngineConfig, previous: SessionBinding | undefined): Promise<string> {
   const earlier = previous ? asString(previous.runtimeBinding.home) : undefined;
   if (earlier && existsSync(earlier)) return earlier;
-  const root = config.homeRoot ?? join(tmpdir(), 'agentlane-acp-homes');
-  await mkdir(root, { recursive: true });
-  return mkdtemp(join(root, `${config.name.replace(/[^A-Za-z0-9_-]/g, '_')}-`));
+  return newEngineHome(config);
 }
 
 /**

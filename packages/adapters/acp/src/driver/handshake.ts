@@ -8,6 +8,7 @@ import {
   type OwnedProcess,
 } from '@agentlane/engine-kit';
 import type { AcpEngineConfig } from './config.js';
+import { FORK_OF } from './fork.js';
 import { errorMessage, harness, withTimeout } from './rpc-util.js';
 
 const PROTOCOL_VERSION = 1;
@@ -28,7 +29,7 @@ type Ask = (method: string, params: Record<string, unknown>) => Promise<JsonObje
 
 /**
  * initialize, then the native session: the previous one continued (session/resume where advertised, else
- * session/load) or a new one. A previous session the engine no longer knows is reported as a non-fatal
+ * session/load), a fork's origin forked (session/fork, fork.ts), or a new one. A previous session the engine no longer knows is reported as a non-fatal
  * engine.error through `emit`, and a new one is started.
  */
 export async function acpHandshake(
@@ -68,8 +69,7 @@ export async function acpHandshake(
       timeout,
       method,
     )) as JsonObject;
-  const continued = await continueSession(ask, agentCapabilities, options, emit);
-  let session = continued;
+  let session = await earlierSession(ask, agentCapabilities, options, emit);
   if (!session) {
     const result = await ask('session/new', { cwd: options.workDir, mcpServers: [] });
     const sessionId = asString(result.sessionId) ?? '';
@@ -81,32 +81,87 @@ export async function acpHandshake(
   return { protocolVersion: String(init.protocolVersion), agent, agentCapabilities, ...session };
 }
 
-/** The previous native session continued, or undefined when there is none or the engine lost it. */
-async function continueSession(
+type Bound = Pick<Handshake, 'origin' | 'result' | 'sessionId'>;
+
+/** How to get back the thread's earlier native session, and what to say when the engine cannot. */
+interface Plan {
+  method: 'session/resume' | 'session/load' | 'session/fork';
+  sessionId: string;
+  origin: 'resume' | 'load' | 'fork';
+  failure: string;
+  /** Why not to ask at all (the agent stopped advertising the method). */
+  refused?: string;
+}
+
+/**
+ * The previous native session continued (resume, which replays nothing, where advertised, else load, where
+ * the agent replays the history first); or, on a fork's first open (no session of its own yet, fork.ts),
+ * the origin's session forked.
+ */
+function planFor(agentCapabilities: JsonObject, previous: OpenSessionOptions['previous']): Plan | undefined {
+  const sessionCaps = asObject(agentCapabilities.sessionCapabilities) ?? {};
+  const previousId = previous?.nativeSessionId;
+  if (previousId) {
+    if (isObject(sessionCaps.resume))
+      return {
+        method: 'session/resume',
+        sessionId: previousId,
+        origin: 'resume',
+        failure: continueFailure('session/resume'),
+      };
+    if (agentCapabilities.loadSession === true)
+      return {
+        method: 'session/load',
+        sessionId: previousId,
+        origin: 'load',
+        failure: continueFailure('session/load'),
+      };
+    return undefined;
+  }
+  const forkOf = previous ? asString(previous.runtimeBinding[FORK_OF]) : undefined;
+  if (!forkOf) return undefined;
+  return {
+    method: 'session/fork',
+    sessionId: forkOf,
+    origin: 'fork',
+    failure: `could not fork session ${forkOf} with session/fork`,
+    ...(isObject(sessionCaps.fork)
+      ? {}
+      : { refused: 'the agent does not advertise sessionCapabilities.fork' }),
+  };
+}
+
+const continueFailure = (method: string) => `could not continue the previous session with ${method}`;
+
+/**
+ * The earlier native session (planFor), or undefined when there is none or the engine lost it: that is
+ * reported as a non-fatal engine.error, and the caller starts a new session.
+ */
+async function earlierSession(
   ask: Ask,
   agentCapabilities: JsonObject,
   options: OpenSessionOptions,
   emit: (frame: JsonValue) => void,
-): Promise<Pick<Handshake, 'origin' | 'result' | 'sessionId'> | undefined> {
-  const previousId = options.previous?.nativeSessionId ?? null;
-  if (!previousId) return undefined;
-  const sessionCaps = asObject(agentCapabilities.sessionCapabilities) ?? {};
-  // Resume (no history replay) where advertised, else load (the agent replays the history first).
-  const method = isObject(sessionCaps.resume)
-    ? 'session/resume'
-    : agentCapabilities.loadSession === true
-      ? 'session/load'
-      : null;
-  if (!method) return undefined;
+): Promise<Bound | undefined> {
+  const plan = planFor(agentCapabilities, options.previous);
+  if (!plan) return undefined;
   try {
-    const result = await ask(method, { sessionId: previousId, cwd: options.workDir, mcpServers: [] });
-    return { origin: method === 'session/resume' ? 'resume' : 'load', result, sessionId: previousId };
+    if (plan.refused) throw new Error(plan.refused);
+    const result = await ask(plan.method, {
+      sessionId: plan.sessionId,
+      cwd: options.workDir,
+      mcpServers: [],
+    });
+    // session/fork answers with the new session's id; resume and load continue the one asked for.
+    const sessionId = plan.origin === 'fork' ? asString(result.sessionId) : plan.sessionId;
+    if (!sessionId) throw new Error(`${plan.method} returned no sessionId`);
+    return { origin: plan.origin, result, sessionId };
   } catch (error) {
     // The engine no longer knows the session (its state was lost): say so, and start a new one.
     emit(
       harness({
         harness: 'engine.error',
-        message: `could not continue the previous session with ${method}: ${errorMessage(error)}; started a new one`,
+        message: `${plan.failure}: ${errorMessage(error)}; started a new one`,
         fatal: false,
       }),
     );

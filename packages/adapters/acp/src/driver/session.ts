@@ -20,6 +20,7 @@ import { ACP_COMMANDS_EVENT } from '../translate/translator.js';
 import type { AcpEngineConfig } from './config.js';
 import { connectAcp, type WireDirection } from './connection.js';
 import { spawnAcpEngine } from './engine-process.js';
+import { SESSION_FORK } from './fork.js';
 import { acpHandshake } from './handshake.js';
 import { waitForQuiet } from './quiet.js';
 import { errorMessage, harness } from './rpc-util.js';
@@ -29,7 +30,7 @@ const REPLAY_QUIET_MS = 250;
 const REPLAY_WAIT_MAX_MS = 5_000;
 
 /** Requests whose successful response binds the native session (session.bound must follow it directly). */
-const SESSION_METHODS = new Set(['session/new', 'session/load', 'session/resume']);
+const SESSION_METHODS = new Set(['session/new', 'session/load', 'session/resume', 'session/fork']);
 
 /** A frame waiting to be emitted, with the wire line that carried it (none for frames agentlane makes). */
 type Pending = { frame: JsonValue; raw?: RawFrame | undefined };
@@ -45,7 +46,7 @@ export class AcpSession implements EngineSession {
   private configOptions: JsonObject[] = [];
   private hasModes = false;
   private dead = false;
-  /** JSON-RPC ids of the session/new|load|resume requests sent while starting. */
+  /** JSON-RPC ids of the session/new|load|resume|fork requests sent while starting. */
   private readonly sessionRequests = new Set<string | number>();
   /**
    * Frames that arrived after the session response but before session.bound was emitted: they wait, so the
@@ -177,6 +178,8 @@ export class AcpSession implements EngineSession {
         home,
         cwd: options.workDir,
         pid: this.engine.pid,
+        // Whether the server may fork this session (fork.ts): only agents that advertise session/fork.
+        [SESSION_FORK]: isObject(asObject(agentCapabilities.sessionCapabilities)?.fork),
       },
       protocolVersion,
       capabilities,

@@ -18,16 +18,34 @@ const chunk = (sessionId, text) => ({
   params: { sessionId, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } } },
 });
 
+// With --fork it advertises sessionCapabilities.fork and answers session/fork with a new session id.
+const forks = process.argv.includes('--fork');
 let next = 1;
+const notFound = (id) => ({ jsonrpc: '2.0', id, error: { code: -32601, message: 'not found' } });
 createInterface({ input: process.stdin }).on('line', (line) => {
   const msg = JSON.parse(line);
   const reply = (result) => ({ jsonrpc: '2.0', id: msg.id, result });
   switch (msg.method) {
     case 'initialize':
-      write(reply({ protocolVersion: 1, agentCapabilities: { loadSession: true }, agentInfo: { name: 'eager-agent', version: '1.0.0' } }));
+      write(
+        reply({
+          protocolVersion: 1,
+          agentCapabilities: { loadSession: true, ...(forks ? { sessionCapabilities: { fork: {} } } : {}) },
+          agentInfo: { name: 'eager-agent', version: '1.0.0' },
+        }),
+      );
       return;
     case 'session/new': {
       const sessionId = `sess-${process.pid}-${next++}`;
+      write(reply({ sessionId }), commands(sessionId));
+      return;
+    }
+    case 'session/fork': {
+      if (!forks) {
+        write(notFound(msg.id));
+        return;
+      }
+      const sessionId = `fork-of-${msg.params.sessionId}-${next++}`;
       write(reply({ sessionId }), commands(sessionId));
       return;
     }
@@ -38,6 +56,6 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       write(chunk(msg.params.sessionId, 'hello from the eager agent'), reply({ stopReason: 'end_turn' }));
       return;
     default:
-      if (msg.id !== undefined) write({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'not found' } });
+      if (msg.id !== undefined) write(notFound(msg.id));
   }
 });

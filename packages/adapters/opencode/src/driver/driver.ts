@@ -8,6 +8,7 @@ import { OPENCODE_CAPABILITIES } from '../translate/capabilities.js';
 import { openCodeTranslator } from '../translate/translator.js';
 import { resolveOpenCodeBinary } from './binary.js';
 import { EventFeed } from './event-feed.js';
+import { FORKED_FROM, forkOpenCodeSession } from './fork.js';
 import { type OpenCodeServer, startOpenCodeServer } from './server-process.js';
 import { OpenCodeSession } from './session.js';
 
@@ -155,6 +156,14 @@ export function createDriver(config: OpenCodeDriverConfig = {}): OpenCodeDriver 
         throw error;
       }
     },
+    async forkSession(request) {
+      const running = await opencodeServer.ensure(request.workDir);
+      const url = running?.url ?? config.url;
+      if (!url) throw new Error('no OpenCode server to talk to');
+      return forkOpenCodeSession(createOpencodeClient({ baseUrl: url }), request, {
+        ...(config.url ? { url: config.url } : {}),
+      });
+    },
     async dispose() {
       await Promise.allSettled([...sessions].map((s) => s.close()));
       await opencodeServer.stop();
@@ -162,16 +171,20 @@ export function createDriver(config: OpenCodeDriverConfig = {}): OpenCodeDriver 
   };
 }
 
-/** Reattaches to the OpenCode session a previous process bound this thread to, or creates one. */
+/**
+ * Reattaches to the OpenCode session a previous process bound this thread to (a fork's first open: the
+ * forked session, origin "fork"), or creates one.
+ */
 async function bindNativeSession(
   client: OpencodeClient,
   directory: string,
   options: OpenSessionOptions,
-): Promise<{ sessionId: string; origin: 'new' | 'resume' }> {
+): Promise<{ sessionId: string; origin: 'new' | 'resume' | 'fork' }> {
   const previousId = options.previous?.nativeSessionId;
   if (previousId) {
     const found = await client.session.get({ sessionID: previousId, directory });
-    if (found.data?.id) return { sessionId: found.data.id, origin: 'resume' };
+    const forked = typeof options.previous?.runtimeBinding[FORKED_FROM] === 'string';
+    if (found.data?.id) return { sessionId: found.data.id, origin: forked ? 'fork' : 'resume' };
   }
   const created = await client.session.create({ directory, title: `agentlane ${options.threadId}` });
   if (!created.data?.id) {
