@@ -5,6 +5,7 @@ import { type AgentApp, ndJsonStream } from '@agentclientprotocol/sdk';
 import { AgentlaneClient, type HealthResponse } from '@agentlane/client';
 import { createLane } from '@agentlane/lane';
 import { acpAgent, localAcpBackend, remoteAcpBackend } from '@agentlane/protocols';
+import { isPostgresUrl } from '@agentlane/sql';
 import { openStore } from '@agentlane/store';
 import { CliError } from '../cli-error.js';
 import { resolveServeConfig, type ServeFlags } from '../config.js';
@@ -33,7 +34,7 @@ export async function runAcp(flags: AcpFlags): Promise<void> {
       `unknown engine "${flags.engine}" (configured: ${drivers.map((d) => d.name).join(', ') || 'none'})`,
     );
   }
-  if (!/^postgres(ql)?:\/\//i.test(config.db)) mkdirSync(config.dataDir, { recursive: true });
+  if (!isPostgresUrl(config.db)) mkdirSync(config.dataDir, { recursive: true });
   const store = await openStore(config.db);
   const lane = createLane({
     store,
