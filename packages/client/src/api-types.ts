@@ -5,7 +5,13 @@
  */
 import type {
   ErrorBody,
+  ForkedFrom,
+  ForkReply,
+  ForkRequest,
+  FramePage,
   JsonObject,
+  NativeFrameView,
+  RawFrameView,
   RunView,
   SessionView,
   SyncChange,
@@ -17,7 +23,20 @@ import type {
 
 // The shapes the server sends and reads are the contract's (REST schemas checked equal to these types);
 // this file names them for the client and adds the request bodies and replies only the client declares.
-export type { ErrorBody, SyncChange, SyncConflictReport, SyncRequest, SyncResponse, ThreadActivity };
+export type {
+  ErrorBody,
+  ForkedFrom,
+  ForkReply,
+  ForkRequest,
+  FramePage,
+  NativeFrameView,
+  RawFrameView,
+  SyncChange,
+  SyncConflictReport,
+  SyncRequest,
+  SyncResponse,
+  ThreadActivity,
+};
 
 // ---------------------------------------------------------------- sessions
 

@@ -1,34 +1,35 @@
 import { type CheckpointSaver, newCheckpointId } from '@agentlane/checkpoints';
+import { type ForkedFrom, ForkReplySchema, ForkRequestSchema } from '@agentlane/contract';
+import type { RunRecord } from '@agentlane/store';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { assertAllThreads, assertThreadAccess } from '../auth.js';
 import type { ServerContext } from '../context.js';
 import { HttpError, notFound } from '../errors.js';
-import { ErrorSchema, SessionView, ThreadParams } from '../schemas.js';
+import { ErrorSchema, ThreadParams } from '../schemas.js';
 import { createThreadSession } from '../thread-create.js';
 import { sessionView } from './session-view.js';
 
-const ForkBody = Type.Object(
-  {
-    checkpointId: Type.String({ minLength: 1, maxLength: 200 }),
-    title: Type.Optional(Type.String({ maxLength: 500 })),
-  },
-  { additionalProperties: false },
-);
-
-const ForkReply = Type.Object({
-  session: SessionView,
-  forkedFrom: Type.Object({ threadId: Type.String(), checkpointId: Type.String() }),
-  /** The new thread's own copy of the checkpoint: its first run starts from this state. */
-  checkpointId: Type.String(),
-});
+/**
+ * The run a checkpoint was taken in: the last one started by then (a thread's runs take turns, and the next
+ * starts only after this one's last checkpoint). Null when none had started (a fork's copy of a checkpoint).
+ */
+function runOfCheckpoint(runs: readonly RunRecord[], at: string): string | null {
+  const cut = Date.parse(at);
+  let found: RunRecord | undefined;
+  for (const run of runs) {
+    if (run.startedAt === null || Date.parse(run.startedAt) > cut) continue;
+    if (!found || Date.parse(run.startedAt) >= Date.parse(found.startedAt!)) found = run;
+  }
+  return found?.runId ?? null;
+}
 
 /**
  * Time travel: POST /sessions/:id/fork {checkpointId} makes a new thread on the same engine and work folder
  * whose first checkpoint is a copy of the chosen one, so its first run continues from that state (the
  * built-in engine reads its session's latest checkpoint when a turn starts). The old thread and its
- * checkpoints are untouched. Only engines whose state lives in agentlane's checkpoints can fork this way;
- * for the others the session has no checkpoint and the answer is 404.
+ * checkpoints are untouched; `metadata.forkedFrom` (the contract's ForkedFrom) records the cut, so a reader
+ * shows the origin's events up to it before the new thread's own. Only engines whose state lives in
+ * agentlane's checkpoints can fork this way; for the others the session has no checkpoint and the answer is 404.
  */
 export const forkRoutes =
   (ctx: ServerContext, saver: CheckpointSaver | undefined): FastifyPluginAsyncTypebox =>
@@ -39,8 +40,8 @@ export const forkRoutes =
         schema: {
           summary: 'Start a new thread continuing from one of this session’s checkpoints (time travel)',
           params: ThreadParams,
-          body: ForkBody,
-          response: { 201: ForkReply, 400: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema },
+          body: ForkRequestSchema,
+          response: { 201: ForkReplySchema, 400: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema },
         },
       },
       async (request, reply) => {
@@ -65,7 +66,15 @@ export const forkRoutes =
             `checkpoint ${checkpointId} belongs to the child session "${summary.namespace}"; fork from a root checkpoint`,
             'body.checkpointId',
           );
-        const forkedFrom = { threadId: id, checkpointId };
+        // An object literal's type (not the interface) is a JsonObject: metadata takes it as it is.
+        const forkedFrom = {
+          threadId: id,
+          checkpointId,
+          stageId: summary.stageId,
+          at: summary.createdAt,
+          runId: runOfCheckpoint(await ctx.store.listRuns(id), summary.createdAt),
+          headSeq: await ctx.store.headDeliverySeq(id),
+        } satisfies ForkedFrom;
         const { thread, session } = await createThreadSession(ctx, {
           engine: source.engine,
           ...(source.workDir ? { workDir: source.workDir } : {}),
