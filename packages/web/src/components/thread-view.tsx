@@ -3,25 +3,42 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { type InspectorFocus, InspectorPanel } from '../inspectors/inspector-panel';
 import { useLiveThread } from '../live-thread';
 import { markSeen } from '../seen';
-import { statusFromState } from '../thread-status';
+import { statusFromState, type ThreadStatus } from '../thread-status';
+import { useForkHistory } from '../use-fork-history';
 import { threadHref } from '../use-route';
 import { useThread } from '../use-thread';
 import { Composer } from './composer';
 import { ConnectionBanner } from './connection-banner';
+import { ThreadMeta } from './thread-meta';
 import { ThreadTitle } from './thread-title';
 import { Timeline, type TimelineHandle } from './timeline';
-import { UsageSummary } from './usage-summary';
 import { WaitingBar } from './waiting-bar';
+
+/** The sidebar shows this thread's status from its stream, and this browser has now seen its rows. */
+function usePublishLive(
+  threadId: string,
+  status: ThreadStatus,
+  lastDeliverySeq: number,
+  engineTitle: string | undefined,
+): void {
+  const { publish } = useLiveThread();
+  useEffect(() => {
+    publish({ threadId, status, lastDeliverySeq, ...(engineTitle ? { engineTitle } : {}) });
+    markSeen(threadId, lastDeliverySeq);
+  }, [publish, threadId, status, engineTitle, lastDeliverySeq]);
+  useEffect(() => () => publish(undefined), [publish]);
+}
 
 /** One thread (or one of its child sessions, by timeline key): the state is the reducer's, nothing else. */
 export function ThreadView({ threadId, timelineKey }: { threadId: string; timelineKey: string }) {
   const { state, connection, error } = useThread(threadId);
+  // A forked thread shows the history it continues (its origins' rows) before its own; a child session not.
+  const forkHistory = useForkHistory(threadId);
+  const history = timelineKey ? undefined : forkHistory;
   const timeline = useRef<TimelineHandle>(null);
   const view = state.timelines[timelineKey];
   const root = state.timelines[''];
-  const turns = view?.items.filter((i) => i.type === 'turn') ?? [];
   const engineTitle = root?.metadata.title ?? root?.session?.title ?? undefined;
-  const { publish } = useLiveThread();
   const status = statusFromState(state);
   // The inspector panel: closed, or open on a tab (and the row or file it was opened for).
   const [focus, setFocus] = useState<InspectorFocus | undefined>();
@@ -37,17 +54,7 @@ export function ThreadView({ threadId, timelineKey }: { threadId: string; timeli
   );
   const fileHistory = useCallback((path: string) => setFocus({ tab: 'files', path }), []);
 
-  // The sidebar shows this thread's status from its stream, and this browser has now seen its rows.
-  useEffect(() => {
-    publish({
-      threadId,
-      status,
-      lastDeliverySeq: state.lastDeliverySeq,
-      ...(engineTitle ? { engineTitle } : {}),
-    });
-    markSeen(threadId, state.lastDeliverySeq);
-  }, [publish, threadId, status, engineTitle, state.lastDeliverySeq]);
-  useEffect(() => () => publish(undefined), [publish]);
+  usePublishLive(threadId, status, state.lastDeliverySeq, engineTitle);
 
   const jump = (key: string, target: string) => {
     if (key !== timelineKey) window.location.hash = threadHref(threadId, key);
@@ -76,36 +83,16 @@ export function ThreadView({ threadId, timelineKey }: { threadId: string; timeli
             Inspect
           </button>
         </div>
-        <div className="thread-meta">
-          {view?.metadata.model && (
-            <span className="muted">Model: {view.metadata.model.name ?? view.metadata.model.id}</span>
-          )}
-          {view?.mode && <span className="muted">Mode: {view.mode.currentModeId}</span>}
-          {view?.usage.total && <UsageSummary usage={view.usage.total} label="thread" />}
-          {turns.length > 1 && (
-            <label>
-              Jump to turn{' '}
-              <select onChange={(e) => timeline.current?.jumpTo(e.target.value)} defaultValue="">
-                <option value="" disabled>
-                  choose…
-                </option>
-                {turns.map((t, i) => (
-                  <option key={t.key} value={t.key}>
-                    {i + 1}. {t.type === 'turn' ? (t.prompt ?? '').slice(0, 60) : ''}
-                  </option>
-                ))}
-              </select>
-            </label>
-          )}
-        </div>
+        <ThreadMeta view={view} onJump={(key) => timeline.current?.jumpTo(key)} />
         <WaitingBar state={state} onJump={jump} />
-        {view ? (
+        {view || history?.length ? (
           <Timeline
             ref={timeline}
-            view={view}
+            view={view ?? emptyTimelineView(timelineKey)}
             threadId={threadId}
             onInspect={inspectRow}
             onFileHistory={fileHistory}
+            {...(history?.length ? { history } : {})}
           />
         ) : (
           <p className="empty muted">{connection.status === 'live' ? 'Nothing here yet.' : 'Loading…'}</p>

@@ -13,7 +13,8 @@ import { shootBothThemes } from './helpers/themes';
  * The inspectors: Audit (table, filter, JSONL and CSV export, per-turn timeline) and Checkpoints (per
  * namespace, storage, size, SessionState), on rows recorded from a built-in engine thread
  * (`fixtures/builtin-inspectors.json`), on 5,000 rows, and on a live built-in engine thread, where a
- * checkpoint is forked into a new thread whose model request carries the history up to it.
+ * checkpoint is forked into a new thread whose model request carries the history up to it, and whose timeline
+ * shows that history (the original's rows up to the checkpoint, read-only) before its own rows.
  */
 const skip = chromiumMissing();
 let browser: Browser;
@@ -174,6 +175,25 @@ describe.skipIf(skip)('inspectors', { timeout: 150_000 }, () => {
     expect(await page.locator('a.forked-from').getAttribute('href')).toBe(
       `#/t/${encodeURIComponent(threadId)}`,
     );
+    // Its timeline starts with the history it continues: the original's first turn, read-only, then the
+    // fork point naming the original (a link) and where it was cut; nothing of the second turn.
+    const marker = page.locator('.fork-marker');
+    await expect
+      .poll(() => marker.textContent())
+      .toMatch(
+        /Forked from Live inspectors at turn 1, at its end .*Above: its rows up to that point, read-only/,
+      );
+    expect(await marker.locator('a.fork-origin').getAttribute('href')).toBe(
+      `#/t/${encodeURIComponent(threadId)}`,
+    );
+    const history = page.locator('.row.history');
+    expect(await history.locator('.message.user').allTextContents()).toEqual(['Youmy name is Ada']);
+    expect(await history.locator('.message.assistant').allTextContents()).toEqual([
+      expect.stringContaining('echo: my name is Ada'),
+    ]);
+    expect(await page.locator('.timeline').textContent()).not.toContain('list the folder');
+    expect(await history.locator('button.row-inspect').count()).toBe(0);
+
     const before = serve.fake.modelRequests().length;
     await page.locator('[data-connection="live"]').waitFor();
     await page.locator('#prompt').fill('what is my name?');
@@ -181,6 +201,21 @@ describe.skipIf(skip)('inspectors', { timeout: 150_000 }, () => {
     await page
       .locator('.message.assistant', { hasText: 'echo: what is my name?' })
       .waitFor({ timeout: 60_000 });
+    // Its own rows follow the fork point, and are its own (not history).
+    const order = await page
+      .locator('.timeline .row, .timeline .fork-marker')
+      .evaluateAll((nodes) =>
+        nodes.map((n) =>
+          n.classList.contains('fork-marker') ? 'fork' : n.classList.contains('history') ? 'history' : 'own',
+        ),
+      );
+    expect(order.indexOf('fork')).toBe(order.lastIndexOf('history') + 1);
+    expect(order.slice(order.indexOf('fork') + 1).every((r) => r === 'own')).toBe(true);
+    expect(await page.locator('.row:not(.history) .message.assistant').allTextContents()).toEqual([
+      expect.stringContaining('echo: what is my name?'),
+    ]);
+    expect(await axeViolations(page, 'main.thread')).toEqual([]);
+    await shootBothThemes(page, 'thread-fork', page.locator('main.thread'));
     const messages = (
       serve.fake.modelRequests().at(before)!.body as { messages: { role: string; content: unknown }[] }
     ).messages
