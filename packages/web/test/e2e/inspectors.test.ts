@@ -127,6 +127,60 @@ describe.skipIf(skip)('inspectors', { timeout: 150_000 }, () => {
     await page.close();
   });
 
+  it('moves between the inspector tabs with the keyboard (WAI-ARIA tabs: arrows, Home, End, one tab stop)', async () => {
+    const page = await browser.context.newPage();
+    await openInspector(page, `${fake.url}/#/t/th-rec`);
+    const tabs = page.locator('aside.inspector [role="tab"]');
+    /** Which tab has the focus, which is selected, and each tab's tabindex and aria-controls. */
+    const tabState = () =>
+      tabs.evaluateAll((nodes) => ({
+        focused: document.activeElement?.textContent,
+        selected: nodes.filter((n) => n.getAttribute('aria-selected') === 'true').map((n) => n.textContent),
+        tabindex: nodes.map((n) => n.getAttribute('tabindex')),
+        controls: [...new Set(nodes.map((n) => n.getAttribute('aria-controls')))],
+      }));
+    const panel = page.locator('aside.inspector [role="tabpanel"]');
+    const names = ['Audit', 'Usage', 'Checkpoints', 'Raw frames', 'File history'];
+    const expectOn = async (name: string) => {
+      const state = await tabState();
+      expect(state).toEqual({
+        focused: name,
+        selected: [name],
+        tabindex: names.map((n) => (n === name ? '0' : '-1')),
+        controls: [await panel.getAttribute('id')],
+      });
+      // The panel shows the selected tab and is named by it.
+      const labelledBy = await panel.getAttribute('aria-labelledby');
+      expect(await page.locator(`#${labelledBy}`).textContent()).toBe(name);
+    };
+    expect(await page.locator('[role="tablist"]').getAttribute('aria-label')).toBe('Inspectors');
+    await tabs.first().focus();
+    await expectOn('Audit');
+    await page.keyboard.press('ArrowRight');
+    await expectOn('Usage');
+    await page.locator('section.usage-inspector').waitFor();
+    await page.keyboard.press('ArrowRight');
+    await expectOn('Checkpoints');
+    await page.locator('section.checkpoints-inspector').waitFor();
+    await page.keyboard.press('End');
+    await expectOn('File history');
+    await page.keyboard.press('ArrowRight');
+    await expectOn('Audit');
+    await page.keyboard.press('ArrowLeft');
+    await expectOn('File history');
+    await page.keyboard.press('Home');
+    await expectOn('Audit');
+    // One tab stop: Tab leaves the tab list (to the close button) instead of walking through the tabs.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(
+      'Close inspector',
+    );
+    await page.keyboard.press('Shift+Tab');
+    await expectOn('Audit');
+    expect(await axeViolations(page, 'aside.inspector')).toEqual([]);
+    await page.close();
+  });
+
   it('keeps 5,000 ledger rows virtualized', async () => {
     const page = await browser.context.newPage();
     await openInspector(page, `${fake.url}/#/t/th-5k`);
