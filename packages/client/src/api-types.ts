@@ -5,7 +5,13 @@
  */
 import type {
   ErrorBody,
+  ForkedFrom,
+  ForkReply,
+  ForkRequest,
+  FramePage,
   JsonObject,
+  NativeFrameView,
+  RawFrameView,
   RunView,
   SessionView,
   SyncChange,
@@ -17,7 +23,20 @@ import type {
 
 // The shapes the server sends and reads are the contract's (REST schemas checked equal to these types);
 // this file names them for the client and adds the request bodies and replies only the client declares.
-export type { ErrorBody, SyncChange, SyncConflictReport, SyncRequest, SyncResponse, ThreadActivity };
+export type {
+  ErrorBody,
+  ForkedFrom,
+  ForkReply,
+  ForkRequest,
+  FramePage,
+  NativeFrameView,
+  RawFrameView,
+  SyncChange,
+  SyncConflictReport,
+  SyncRequest,
+  SyncResponse,
+  ThreadActivity,
+};
 
 // ---------------------------------------------------------------- sessions
 
@@ -49,23 +68,6 @@ export interface UpdateSessionRequest {
   metadata?: JsonObject;
   /** The generation the caller last saw; a stale one is refused with 409. */
   expectedGeneration?: number;
-}
-
-/**
- * POST /sessions/:id/fork names one fork point: a checkpoint (engines whose state is in agentlane's
- * checkpoints: built-in) or a finished run, forked after its turn (engines that fork natively: OpenCode, an
- * ACP agent that advertises session/fork, which forks only after the latest run).
- */
-export type ForkSessionRequest =
-  | { checkpointId: string; runId?: never; title?: string }
-  | { runId: string; checkpointId?: never; title?: string };
-
-export interface ForkSessionResponse {
-  /** The new thread. */
-  session: SessionRecord;
-  forkedFrom: { threadId: string; checkpointId?: string; runId?: string };
-  /** The new thread's own copy of the checkpoint (checkpoint forks only). */
-  checkpointId?: string;
 }
 
 // ---------------------------------------------------------------- execute, runs

@@ -1,4 +1,4 @@
-import type { StreamEvent } from '@agentlane/contract';
+import type { ForkReply, ForkRequest, FramePage, StreamEvent } from '@agentlane/contract';
 import type {
   AnswerResponse,
   ApprovalAnswer,
@@ -6,8 +6,6 @@ import type {
   CreateRunRequest,
   CreateSessionRequest,
   ExecuteRequest,
-  ForkSessionRequest,
-  ForkSessionResponse,
   HealthResponse,
   ListSessionsQuery,
   ListSessionsResponse,
@@ -114,17 +112,31 @@ export class AgentlaneClient {
     await this.request('DELETE', `/sessions/${id(sessionId)}`, undefined, options);
   }
 
-  /** Time travel: a new thread (same engine and folder) continuing from a checkpoint or after a run. */
-  forkSession(
-    sessionId: string,
-    body: ForkSessionRequest,
-    options?: RequestOptions,
-  ): Promise<ForkSessionResponse> {
+  syncSession(sessionId: string, body: SyncRequest, options?: RequestOptions): Promise<SyncResponse> {
+    return this.request('POST', `/sessions/${id(sessionId)}/sync`, body, options);
+  }
+
+  /**
+   * Time travel: a new thread (same engine and folder) continuing from one of the session's root checkpoints
+   * (`{checkpointId}`) or after a finished run, forked by the engine itself (`{runId}`).
+   */
+  forkSession(sessionId: string, body: ForkRequest, options?: RequestOptions): Promise<ForkReply> {
     return this.request('POST', `/sessions/${id(sessionId)}/fork`, body, options);
   }
 
-  syncSession(sessionId: string, body: SyncRequest, options?: RequestOptions): Promise<SyncResponse> {
-    return this.request('POST', `/sessions/${id(sessionId)}/sync`, body, options);
+  /** One page of a run's native frames (its source lane) with their raw sidecar, in nativeSeq order. */
+  listFrames(
+    sessionId: string,
+    runId: string,
+    query: { after?: number; limit?: number } = {},
+    options?: RequestOptions,
+  ): Promise<FramePage> {
+    const params = new URLSearchParams();
+    if (query.after !== undefined) params.set('after', String(query.after));
+    if (query.limit !== undefined) params.set('limit', String(query.limit));
+    const qs = params.toString();
+    const path = `/sessions/${id(sessionId)}/runs/${id(runId)}/frames${qs ? `?${qs}` : ''}`;
+    return this.request('GET', path, undefined, options);
   }
 
   /**

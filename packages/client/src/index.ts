@@ -6,12 +6,16 @@ export type {
   CreateSessionRequest,
   ErrorBody,
   ExecuteRequest,
-  ForkSessionRequest,
-  ForkSessionResponse,
+  ForkedFrom,
+  ForkReply,
+  ForkRequest,
+  FramePage,
   HealthResponse,
   ListSessionsQuery,
   ListSessionsResponse,
+  NativeFrameView,
   QuestionAnswer,
+  RawFrameView,
   RunRecord,
   SessionRecord,
   SyncChange,
@@ -23,6 +27,7 @@ export type {
 } from './api-types.js';
 export { type BackoffOptions, backoffDelay, sleep } from './backoff.js';
 export { ApiError, apiErrorFrom } from './errors.js';
+export { forkedFromOf, inForkHistory, readForkHistory } from './fork-history.js';
 export { AgentlaneClient, type ClientOptions, type RequestOptions } from './http-client.js';
 export { type SseReadHandlers, sseMessages } from './sse-reader.js';
 export { isCanonicalType, parseStreamEvent } from './stream-event.js';

@@ -79,6 +79,9 @@ describe('AgentlaneClient', () => {
     await client.getRun('r1');
     await client.answerApproval('r1', 'a1', { outcome: 'selected', optionId: 'ok' });
     await client.answerQuestion('r1', 'q1', { outcome: 'answered', choiceIds: ['c'] });
+    await client.forkSession('s1', { checkpointId: 'cp1' });
+    await client.listFrames('t1', 'r 1', { after: 2, limit: 10 });
+    await client.listFrames('t1', 'r1');
     expect(run).toEqual({ runId: 'r1', threadId: 't1', status: 'queued' });
     expect(seen.map((s) => `${s.method} ${s.path}`)).toEqual([
       'GET /api/harness/sessions?engine=x&limit=5',
@@ -93,7 +96,11 @@ describe('AgentlaneClient', () => {
       'GET /api/harness/runs/r1',
       'POST /api/harness/runs/r1/approvals/a1',
       'POST /api/harness/runs/r1/questions/q1',
+      'POST /api/harness/sessions/s1/fork',
+      'GET /api/harness/sessions/t1/runs/r%201/frames?after=2&limit=10',
+      'GET /api/harness/sessions/t1/runs/r1/frames',
     ]);
+    expect(seen[12]?.body).toEqual({ checkpointId: 'cp1' });
     expect(seen[7]?.headers['idempotency-key']).toBe('k1');
     expect(seen[7]?.body).toEqual({ prompt: 'hi', parentRunId: 'r0' });
     expect(seen.every((s) => s.headers.authorization === 'Bearer tok')).toBe(true);

@@ -144,6 +144,8 @@ export type {
   StorageKind,
 } from './rest/checkpoint-list.js';
 export type { CursorErrorBody, ErrorBody, ErrorDetail } from './rest/error.js';
+export type { ForkedFrom, ForkReply, ForkRequest } from './rest/fork.js';
+export type { FramePage, NativeFrameView, RawFrameView } from './rest/frames.js';
 export type { RunOutcome, RunView } from './rest/run.js';
 export {
   type SessionView,
@@ -201,6 +203,10 @@ export {
   EVENT_SCHEMAS,
   envelopeProperties,
   FileChangedPayloadSchema,
+  ForkedFromSchema,
+  ForkReplySchema,
+  ForkRequestSchema,
+  FramePageSchema,
   HarnessErrorPayloadSchema,
   HarnessWarningPayloadSchema,
   JsonObjectMapSchema,
@@ -215,6 +221,7 @@ export {
   ModelCallPayloadSchema,
   ModelInfoSchema,
   ModeUpdatedPayloadSchema,
+  NativeFrameViewSchema,
   NegotiatedCapabilitiesSchema,
   PAYLOAD_SCHEMAS,
   PlanEntrySchema,
@@ -223,6 +230,7 @@ export {
   QuestionChoiceSchema,
   QuestionRequestedPayloadSchema,
   QuestionResolvedPayloadSchema,
+  RawFrameViewSchema,
   ReasoningCompletedPayloadSchema,
   ReasoningDeltaPayloadSchema,
   RunCanonicalizedEventSchema,

@@ -1,3 +1,4 @@
+import { parseShape } from '@agentlane/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readJson, startTestServer, type TestServer } from './support/harness';
 
@@ -87,6 +88,12 @@ describe('GET /sessions/:id/runs/:runId/frames', () => {
     const scoped = await get(`/sessions/thr-b/runs/${otherRunId}/frames`, ALICE);
     expect(scoped.status).toBe(403);
     expect((await readJson(scoped)).error.code).toBeTypeOf('string');
+  });
+
+  it('answers the contract’s FramePage (the typed client’s listFrames reads it)', async () => {
+    const body = await readJson(await get(`/sessions/thr-a/runs/${runId}/frames?limit=2`));
+    expect(parseShape('FramePage', body)).toMatchObject({ ok: true });
+    expect(parseShape('FramePage', { ...body, extra: 1 })).toMatchObject({ ok: false });
   });
 
   it('is in the OpenAPI document', async () => {

@@ -25,19 +25,3 @@ export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T>
   if (!response.ok) throw await apiErrorFrom(response);
   return (await response.json()) as T;
 }
-
-/** POST of a route the typed client has no method for yet (fork). */
-export async function postJson<T>(path: string, body: unknown): Promise<T> {
-  const bearer = token();
-  const response = await fetch(`${client.baseUrl}${path}`, {
-    method: 'POST',
-    headers: {
-      accept: 'application/json',
-      'content-type': 'application/json',
-      ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
-    },
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) throw await apiErrorFrom(response);
-  return (await response.json()) as T;
-}

@@ -95,6 +95,8 @@ export {
   CheckpointSummarySchema,
 } from './rest-checkpoints.js';
 export { CursorErrorBodySchema, ErrorBodySchema, ErrorDetailSchema } from './rest-error.js';
+export { ForkedFromSchema, ForkReplySchema, ForkRequestSchema } from './rest-fork.js';
+export { FramePageSchema, NativeFrameViewSchema, RawFrameViewSchema } from './rest-frames.js';
 export { RunViewSchema } from './rest-run.js';
 export { SessionViewSchema, ThreadActivitySchema } from './rest-session.js';
 export {

@@ -31,6 +31,8 @@ import type { JsonObject, JsonValue } from '../json.js';
 import type { AuditPage } from '../rest/audit-page.js';
 import type { CheckpointErrorBody, CheckpointList, CheckpointSummary } from '../rest/checkpoint-list.js';
 import type { CursorErrorBody, ErrorBody, ErrorDetail } from '../rest/error.js';
+import type { ForkedFrom, ForkReply, ForkRequest } from '../rest/fork.js';
+import type { FramePage, NativeFrameView, RawFrameView } from '../rest/frames.js';
 import type { RunView } from '../rest/run.js';
 import type { SessionView, ThreadActivity } from '../rest/session.js';
 import type {
@@ -91,6 +93,8 @@ import {
   CheckpointSummarySchema,
 } from './rest-checkpoints.js';
 import { CursorErrorBodySchema, ErrorBodySchema, ErrorDetailSchema } from './rest-error.js';
+import { ForkedFromSchema, ForkReplySchema, ForkRequestSchema } from './rest-fork.js';
+import { FramePageSchema, NativeFrameViewSchema, RawFrameViewSchema } from './rest-frames.js';
 import { RunViewSchema } from './rest-run.js';
 import { SessionViewSchema, ThreadActivitySchema } from './rest-session.js';
 import {
@@ -168,6 +172,12 @@ export interface ContractShapes extends PayloadShapes, EventShapes {
   CheckpointSummary: CheckpointSummary;
   CheckpointList: CheckpointList;
   CheckpointErrorBody: CheckpointErrorBody;
+  ForkedFrom: ForkedFrom;
+  ForkRequest: ForkRequest;
+  ForkReply: ForkReply;
+  RawFrameView: RawFrameView;
+  NativeFrameView: NativeFrameView;
+  FramePage: FramePage;
 }
 
 export type ContractShapeName = keyof ContractShapes;
@@ -239,6 +249,12 @@ const named = {
   CheckpointSummary: CheckpointSummarySchema,
   CheckpointList: CheckpointListSchema,
   CheckpointErrorBody: CheckpointErrorBodySchema,
+  ForkedFrom: ForkedFromSchema,
+  ForkRequest: ForkRequestSchema,
+  ForkReply: ForkReplySchema,
+  RawFrameView: RawFrameViewSchema,
+  NativeFrameView: NativeFrameViewSchema,
+  FramePage: FramePageSchema,
 };
 
 /** Every named schema of the contract, keyed by shape name (the keys of the bundle's $defs). */

@@ -1,5 +1,6 @@
 import { type CheckpointSaver, newCheckpointId } from '@agentlane/checkpoints';
-import type { ThreadRecord } from '@agentlane/store';
+import type { ForkedFrom, ForkReply } from '@agentlane/contract';
+import type { RunRecord, ThreadRecord } from '@agentlane/store';
 import type { ServerContext } from '../context.js';
 import { HttpError } from '../errors.js';
 import { createThreadSession } from '../thread-create.js';
@@ -16,7 +17,7 @@ export async function forkFromCheckpoint(
   saver: CheckpointSaver | undefined,
   source: ThreadRecord,
   request: { checkpointId: string; title: string },
-) {
+): Promise<ForkReply> {
   const id = source.threadId;
   if (!saver) throw new HttpError('not_found', 'checkpoints are not enabled on this server');
   const { checkpointId } = request;
@@ -30,7 +31,15 @@ export async function forkFromCheckpoint(
       `checkpoint ${checkpointId} belongs to the child session "${summary.namespace}"; fork from a root checkpoint`,
       'body.checkpointId',
     );
-  const forkedFrom = { threadId: id, checkpointId };
+  // An object literal's type (not the interface) is a JsonObject: metadata takes it as it is.
+  const forkedFrom = {
+    threadId: id,
+    checkpointId,
+    stageId: summary.stageId,
+    at: summary.createdAt,
+    runId: runOfCheckpoint(await ctx.store.listRuns(id), summary.createdAt),
+    headSeq: await ctx.store.headDeliverySeq(id),
+  } satisfies ForkedFrom;
   const { thread, session } = await createThreadSession(ctx, {
     engine: source.engine,
     ...(source.workDir ? { workDir: source.workDir } : {}),
@@ -46,4 +55,18 @@ export async function forkFromCheckpoint(
     createdAt: new Date().toISOString(),
   });
   return { session: sessionView(thread, session), forkedFrom, checkpointId: copy };
+}
+
+/**
+ * The run a checkpoint was taken in: the last one started by then (a thread's runs take turns, and the next
+ * starts only after this one's last checkpoint). Null when none had started (a fork's copy of a checkpoint).
+ */
+function runOfCheckpoint(runs: readonly RunRecord[], at: string): string | null {
+  const cut = Date.parse(at);
+  let found: RunRecord | undefined;
+  for (const run of runs) {
+    if (run.startedAt === null || Date.parse(run.startedAt) > cut) continue;
+    if (!found || Date.parse(run.startedAt) >= Date.parse(found.startedAt!)) found = run;
+  }
+  return found?.runId ?? null;
 }

@@ -1,3 +1,4 @@
+import type { ForkedFrom, ForkReply } from '@agentlane/contract';
 import { type ForkSessionRequest, isForkRefused, type NativeForkPoint } from '@agentlane/engine-kit';
 import type { ThreadRecord } from '@agentlane/store';
 import type { CatalogEngine, ServerContext } from '../context.js';
@@ -16,7 +17,7 @@ export async function forkAfterRun(
   ctx: ServerContext,
   source: ThreadRecord,
   request: { runId: string; title: string },
-) {
+): Promise<ForkReply> {
   const id = source.threadId;
   const driver = ctx.engines.get(source.engine);
   const fork = driver?.forkSession?.bind(driver);
@@ -35,7 +36,15 @@ export async function forkAfterRun(
     workDir: source.workDir ?? ctx.defaultWorkDir,
     point,
   });
-  const forkedFrom = { threadId: id, runId: request.runId };
+  // The cut the fork's history is read up to: the run's end, and the whole run (its turn ends the history).
+  const run = await ctx.store.getRun(request.runId);
+  const forkedFrom = {
+    threadId: id,
+    stageId: 'post-turn',
+    at: run?.endedAt ?? new Date().toISOString(),
+    runId: request.runId,
+    headSeq: await ctx.store.headDeliverySeq(id),
+  } satisfies ForkedFrom;
   const { thread, session } = await createThreadSession(ctx, {
     engine: source.engine,
     ...(source.workDir ? { workDir: source.workDir } : {}),

@@ -1,46 +1,12 @@
 import type { CheckpointSaver } from '@agentlane/checkpoints';
+import { ForkReplySchema, ForkRequestSchema } from '@agentlane/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { assertAllThreads, assertThreadAccess } from '../auth.js';
 import type { ServerContext } from '../context.js';
 import { HttpError, notFound } from '../errors.js';
-import { ErrorSchema, SessionView, ThreadParams } from '../schemas.js';
+import { ErrorSchema, ThreadParams } from '../schemas.js';
 import { forkFromCheckpoint } from './fork-checkpoint.js';
 import { forkAfterRun } from './fork-native.js';
-
-const ForkBody = Type.Object(
-  {
-    checkpointId: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 200,
-        description:
-          'Fork from this checkpoint (engines whose state is in agentlane’s checkpoints: built-in).',
-      }),
-    ),
-    runId: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 200,
-        description:
-          'Fork after this run’s turn (engines that fork natively: OpenCode after any run, an ACP agent advertising session/fork after the latest).',
-      }),
-    ),
-    title: Type.Optional(Type.String({ maxLength: 500 })),
-  },
-  { additionalProperties: false },
-);
-
-const ForkReply = Type.Object({
-  session: SessionView,
-  forkedFrom: Type.Object({
-    threadId: Type.String(),
-    checkpointId: Type.Optional(Type.String()),
-    runId: Type.Optional(Type.String()),
-  }),
-  /** The new thread's own copy of the checkpoint (a checkpoint fork): its first run starts from this state. */
-  checkpointId: Type.Optional(Type.String()),
-});
 
 /**
  * Time travel: POST /sessions/:id/fork makes a new thread on the same engine and work folder that continues
@@ -57,9 +23,9 @@ export const forkRoutes =
         schema: {
           summary: 'Start a new thread continuing from a checkpoint or a run of this session (time travel)',
           params: ThreadParams,
-          body: ForkBody,
+          body: ForkRequestSchema,
           response: {
-            201: ForkReply,
+            201: ForkReplySchema,
             400: ErrorSchema,
             403: ErrorSchema,
             404: ErrorSchema,

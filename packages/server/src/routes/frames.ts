@@ -1,3 +1,4 @@
+import { FramePageSchema, type RawFrameView } from '@agentlane/contract';
 import type { RawFrameRecord } from '@agentlane/store';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
@@ -18,43 +19,10 @@ const FramesQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 500 })),
 });
 
-const RawView = Type.Object({
-  bytes: Type.Integer({ minimum: 0, description: 'Size of the raw bytes as received' }),
-  sha256: Type.String({ description: 'sha256 hex of the raw bytes as received' }),
-  storage: Type.Union([Type.Literal('inline'), Type.Literal('artifact'), Type.Literal('omitted')]),
-  /** The inline bytes: UTF-8 text when they decode as such, else base64. */
-  text: Type.Optional(Type.String()),
-  base64: Type.Optional(Type.String()),
-  /** Larger raw frames live in an artifact: GET /artifacts/:id. */
-  artifactId: Type.Optional(Type.String()),
-});
-
-const FrameView = Type.Object({
-  nativeSeq: Type.Integer({ minimum: 1 }),
-  receivedAt: Type.String(),
-  /** The native frame as the adapter recorded it in the source lane. */
-  frame: Type.Unknown(),
-  /** Its raw sidecar (the bytes as the engine's wire carried them), null when the adapter kept none. */
-  raw: Type.Union([RawView, Type.Null()]),
-});
-
-const FramesReply = Type.Object({
-  frames: Type.Array(FrameView),
-  /** Pass as `after` for the next page; null after the last frame. */
-  nextAfter: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
-});
-
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-function rawView(raw: RawFrameRecord) {
-  const view: {
-    bytes: number;
-    sha256: string;
-    storage: RawFrameRecord['storage'];
-    text?: string;
-    base64?: string;
-    artifactId?: string;
-  } = { bytes: raw.bytes, sha256: raw.sha256, storage: raw.storage };
+function rawView(raw: RawFrameRecord): RawFrameView {
+  const view: RawFrameView = { bytes: raw.bytes, sha256: raw.sha256, storage: raw.storage };
   if (raw.content) {
     try {
       view.text = utf8.decode(raw.content);
@@ -81,7 +49,7 @@ export const frameRoutes =
           summary: "A run's native frames and their raw sidecar, in nativeSeq order (read-only)",
           params: FramesParams,
           querystring: FramesQuery,
-          response: { 200: FramesReply, 400: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema },
+          response: { 200: FramePageSchema, 400: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema },
         },
       },
       async (request) => {

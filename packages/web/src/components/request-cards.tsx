@@ -18,8 +18,11 @@ function Answered({ by, at, text }: { by?: string; at?: string; text: string }) 
   );
 }
 
-/** Shows exactly what is asked and answers it through the API; the run resumes, it never restarts. */
-export function ApprovalCard({ item }: { item: ApprovalItem }) {
+/**
+ * Shows exactly what is asked and answers it through the API; the run resumes, it never restarts. Read-only
+ * in a fork's history (the origin's run, not this thread's).
+ */
+export function ApprovalCard({ item, readOnly }: { item: ApprovalItem; readOnly?: boolean | undefined }) {
   const [error, setError] = useState<string | undefined>();
   const [sending, setSending] = useState<string | undefined>();
   const request = item.request;
@@ -49,7 +52,7 @@ export function ApprovalCard({ item }: { item: ApprovalItem }) {
       {request?.subject.command && <pre className="code-block">{request.subject.command}</pre>}
       {request?.subject.path && <p className="mono">{request.subject.path}</p>}
       {request?.subject.diff && <DiffBody diff={request.subject.diff} />}
-      {item.open && request && (
+      {item.open && request && !readOnly && (
         <div className="actions">
           {request.options.map((option) => (
             <button
@@ -84,7 +87,7 @@ export function ApprovalCard({ item }: { item: ApprovalItem }) {
   );
 }
 
-export function QuestionCard({ item }: { item: QuestionItem }) {
+export function QuestionCard({ item, readOnly }: { item: QuestionItem; readOnly?: boolean | undefined }) {
   const request = item.request;
   const [choices, setChoices] = useState<string[]>([]);
   const [text, setText] = useState('');
@@ -118,7 +121,7 @@ export function QuestionCard({ item }: { item: QuestionItem }) {
       aria-label="Question"
     >
       <h3>{request?.prompt ?? 'Question'}</h3>
-      {item.open && request && (
+      {item.open && request && !readOnly && (
         <form onSubmit={submit}>
           <fieldset>
             <legend className="sr-only">Choices</legend>

@@ -3,6 +3,7 @@ import { useCallback, useMemo, useRef, useState } from 'react';
 import { type InspectorFocus, InspectorPanel } from '../inspectors/inspector-panel';
 import { usePublishThread } from '../live-thread';
 import { statusFromState } from '../thread-status';
+import { useForkHistory } from '../use-fork-history';
 import { threadHref } from '../use-route';
 import { useThread } from '../use-thread';
 import { Composer } from './composer';
@@ -14,6 +15,9 @@ import { WaitingBar } from './waiting-bar';
 /** One thread (or one of its child sessions, by timeline key): the state is the reducer's, nothing else. */
 export function ThreadView({ threadId, timelineKey }: { threadId: string; timelineKey: string }) {
   const { state, connection, error } = useThread(threadId);
+  // A forked thread shows the history it continues (its origins' rows) before its own; a child session not.
+  const forkHistory = useForkHistory(threadId);
+  const history = timelineKey ? undefined : forkHistory;
   const timeline = useRef<TimelineHandle>(null);
   const view = state.timelines[timelineKey];
   const root = state.timelines[''];
@@ -61,13 +65,14 @@ export function ThreadView({ threadId, timelineKey }: { threadId: string; timeli
         </ThreadTop>
         <ThreadMeta view={view} turns={turns} onJumpToTurn={(key) => timeline.current?.jumpTo(key)} />
         <WaitingBar state={state} onJump={jump} />
-        {view ? (
+        {view || history?.length ? (
           <Timeline
             ref={timeline}
-            view={view}
+            view={view ?? emptyTimelineView(timelineKey)}
             threadId={threadId}
             onInspect={inspectRow}
             onFileHistory={fileHistory}
+            {...(history?.length ? { history } : {})}
           />
         ) : (
           <p className="empty muted">{connection.status === 'live' ? 'Nothing here yet.' : 'Loading…'}</p>

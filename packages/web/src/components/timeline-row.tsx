@@ -7,7 +7,6 @@ import type {
   TerminalItem,
   TimelineItem,
   TurnItem,
-  UsageTotals,
 } from '@agentlane/client';
 import { memo, useState } from 'react';
 import { client } from '../api';
@@ -15,28 +14,13 @@ import { threadHref } from '../use-route';
 import { ArtifactPreview } from './artifact-preview';
 import { CopyButton } from './copy-button';
 import { DiffBody } from './diff-body';
+import type { DisplayRow, RowContext } from './display-rows';
+import { ForkMarker } from './fork-marker';
 import { Markdown } from './markdown';
 import { ApprovalCard, QuestionCard } from './request-cards';
 import { TerminalBody } from './terminal-body';
 import { ToolCard, ToolGroup } from './tool-card';
 import { UsageSummary } from './usage-summary';
-
-export type DisplayRow =
-  | { kind: 'item'; item: TimelineItem }
-  | { kind: 'group'; key: string; items: TimelineItem[] };
-
-export interface RowContext {
-  threadId: string;
-  turnUsage: Record<string, UsageTotals>;
-  folded: ReadonlySet<string>;
-  toggleFold(turnId: string): void;
-  /** Turns that have a user message of their own (the prompt is then not repeated). */
-  turnsWithUserMessage: ReadonlySet<string>;
-  /** Opens the inspector's Raw frames on a row's items. */
-  onInspect?(itemKeys: string[], label: string): void;
-  /** Opens a file's diff history in the thread. */
-  onFileHistory?(path: string): void;
-}
 
 const ITEM_LABEL: Record<TimelineItem['type'], string> = {
   turn: 'turn',
@@ -114,7 +98,11 @@ function TurnHeader({ item, context }: { item: TurnItem; context: RowContext }) 
           </div>
         )}
         <div className="turn-meta muted">
-          {item.status === 'running' ? 'Running…' : `Ended: ${item.stopReason}`}
+          {item.status !== 'running'
+            ? `Ended: ${item.stopReason}`
+            : context.readOnly
+              ? 'Forked before it ended'
+              : 'Running…'}
           {item.durationMs !== undefined && ` · ${(item.durationMs / 1000).toFixed(1)} s`}
           {usage && (
             <>
@@ -248,7 +236,8 @@ function ChildRow({ item, context }: { item: ChildItem; context: RowContext }) {
 /** Same row content: the same item objects (the reducer replaces an item only when it changes). */
 function sameRow(a: DisplayRow, b: DisplayRow): boolean {
   if (a.kind === 'item') return b.kind === 'item' && a.item === b.item;
-  if (b.kind === 'item') return false;
+  if (a.kind === 'fork') return b.kind === 'fork' && a.origin === b.origin;
+  if (b.kind !== 'group') return false;
   return a.items.length === b.items.length && a.items.every((item, i) => item === b.items[i]);
 }
 
@@ -265,9 +254,10 @@ export const TimelineRow = memo(
 );
 
 function RowFrame({ row, context }: { row: DisplayRow; context: RowContext }) {
+  if (row.kind === 'fork') return <ForkMarker segment={row.origin} />;
   if (row.kind === 'group') {
     return (
-      <div className="row">
+      <div className={`row${context.readOnly ? ' history' : ''}`}>
         <ToolGroup items={row.items.filter((i) => i.type === 'tool')} />
         <InspectRowButton items={row.items} context={context} />
       </div>
@@ -276,7 +266,7 @@ function RowFrame({ row, context }: { row: DisplayRow; context: RowContext }) {
   const item = row.item;
   return (
     <div
-      className={`row row-${item.type}${item.provisional ? ' provisional' : ''}`}
+      className={`row row-${item.type}${item.provisional ? ' provisional' : ''}${context.readOnly ? ' history' : ''}`}
       data-provisional={item.provisional}
       data-key={item.key}
       title={item.provisional ? 'Provisional until the run completes' : undefined}
@@ -319,9 +309,9 @@ function RowBody({ item, context }: { item: TimelineItem; context: RowContext })
     case 'child':
       return <ChildRow item={item} context={context} />;
     case 'approval':
-      return <ApprovalCard item={item} />;
+      return <ApprovalCard item={item} readOnly={context.readOnly} />;
     case 'question':
-      return <QuestionCard item={item} />;
+      return <QuestionCard item={item} readOnly={context.readOnly} />;
     case 'context':
       return (
         <p className="context-marker" data-surface="context">

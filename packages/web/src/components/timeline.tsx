@@ -1,45 +1,13 @@
-import type { TimelineItem, TimelineView } from '@agentlane/client';
-import {
-  forwardRef,
-  useCallback,
-  useImperativeHandle,
-  useLayoutEffect,
-  useMemo,
-  useRef,
-  useState,
-} from 'react';
+import type { TimelineView } from '@agentlane/client';
+import { forwardRef, useImperativeHandle, useLayoutEffect, useRef } from 'react';
 import { VList, type VListHandle } from 'virtua';
-import { type DisplayRow, type RowContext, TimelineRow } from './timeline-row';
+import type { ForkSegment } from '../use-fork-history';
+import { ownRowIndex, rowKey } from './display-rows';
+import { TimelineRow } from './timeline-row';
+import { useTimelineRows } from './use-timeline-rows';
 
-const QUIET_KINDS = new Set(['read', 'search', 'think', 'fetch']);
 const BOTTOM_SLACK_PX = 48;
-
-function isQuietTool(item: TimelineItem): boolean {
-  return item.type === 'tool' && QUIET_KINDS.has(item.kind) && item.status !== 'failed';
-}
-
-/** Folds turns the user collapsed and groups runs of quiet tools into one row. */
-export function displayRows(items: TimelineItem[], folded: ReadonlySet<string>): DisplayRow[] {
-  const rows: DisplayRow[] = [];
-  let group: TimelineItem[] = [];
-  const flush = () => {
-    if (group.length === 1) rows.push({ kind: 'item', item: group[0]! });
-    else if (group.length > 1) rows.push({ kind: 'group', key: `group:${group[0]!.key}`, items: group });
-    group = [];
-  };
-  for (const item of items) {
-    if (item.type !== 'turn' && folded.has(item.turnId)) continue;
-    if (isQuietTool(item) && (group.length === 0 || group[0]!.turnId === item.turnId)) {
-      group.push(item);
-      continue;
-    }
-    flush();
-    if (isQuietTool(item)) group.push(item);
-    else rows.push({ kind: 'item', item });
-  }
-  flush();
-  return rows;
-}
+const NO_HISTORY: readonly ForkSegment[] = [];
 
 export interface TimelineHandle {
   jumpTo(key: string): void;
@@ -56,13 +24,14 @@ export interface TimelineProps {
   onInspect?(itemKeys: string[], label: string): void;
   /** Opens a file's diff history in the thread; stable across renders. */
   onFileHistory?(path: string): void;
+  /** A forked thread's history (the origins' rows up to each cut), shown read-only before its own rows. */
+  history?: readonly ForkSegment[];
 }
 
 export const Timeline = forwardRef<TimelineHandle, TimelineProps>(function Timeline(
-  { view, threadId, onInspect, onFileHistory },
+  { view, threadId, onInspect, onFileHistory, history = NO_HISTORY },
   ref,
 ) {
-  const [folded, setFolded] = useState<ReadonlySet<string>>(new Set());
   const list = useRef<VListHandle>(null);
   const atBottom = useRef(true);
   const lastOffset = useRef(0);
@@ -70,41 +39,11 @@ export const Timeline = forwardRef<TimelineHandle, TimelineProps>(function Timel
   const markUserInput = () => {
     userInputAt.current = performance.now();
   };
-  const rows = useMemo(() => displayRows(view.items, folded), [view.items, folded]);
-  const turnsWithUserMessage = useMemo(
-    () => new Set(view.items.filter((i) => i.type === 'message' && i.role === 'user').map((i) => i.turnId)),
-    [view.items],
-  );
-  const toggleFold = useCallback(
-    (turnId: string) =>
-      setFolded((current) => {
-        const next = new Set(current);
-        if (next.has(turnId)) next.delete(turnId);
-        else next.add(turnId);
-        return next;
-      }),
-    [],
-  );
-  // One object per change of its parts: memoized rows compare it by identity, so a scroll (which
-  // re-renders the list's visible items) does not re-render the rows themselves.
-  const context = useMemo<RowContext>(
-    () => ({
-      threadId,
-      turnUsage: view.usage.turns,
-      folded,
-      turnsWithUserMessage,
-      toggleFold,
-      ...(onInspect ? { onInspect } : {}),
-      ...(onFileHistory ? { onFileHistory } : {}),
-    }),
-    [threadId, view.usage.turns, folded, turnsWithUserMessage, toggleFold, onInspect, onFileHistory],
-  );
+  const { rows, contextOf } = useTimelineRows({ view, threadId, history, onInspect, onFileHistory });
 
   useImperativeHandle(ref, () => ({
     jumpTo(key: string) {
-      const index = rows.findIndex((row) =>
-        row.kind === 'item' ? row.item.key === key : row.items.some((item) => item.key === key),
-      );
+      const index = ownRowIndex(rows, key);
       if (index >= 0) {
         atBottom.current = false;
         list.current?.scrollToIndex(index, { align: 'start' });
@@ -148,9 +87,7 @@ export const Timeline = forwardRef<TimelineHandle, TimelineProps>(function Timel
           lastOffset.current = offset;
         }}
       >
-        {(row) => (
-          <TimelineRow key={row.kind === 'item' ? row.item.key : row.key} row={row} context={context} />
-        )}
+        {(row) => <TimelineRow key={rowKey(row)} row={row} context={contextOf(row)} />}
       </VList>
     </div>
   );

@@ -3,6 +3,7 @@ import type { Checkpoint, CheckpointList, CheckpointSummary, ConversationPart } 
 import { useEffect, useState } from 'react';
 import { getJson } from '../api';
 import { ForkButton } from './fork-button';
+import { TableHead } from './table-head';
 
 const kib = (n: number) => (n < 1024 ? `${n} B` : `${(n / 1024).toFixed(1)} KiB`);
 
@@ -113,16 +114,7 @@ export function CheckpointsInspector({ threadId, version }: { threadId: string; 
         <div key={ns || 'root'}>
           <h4>{ns ? `Namespace ${ns}` : 'Root session'}</h4>
           <table className="checkpoints">
-            <thead>
-              <tr>
-                <th scope="col">Created</th>
-                <th scope="col">Stage</th>
-                <th scope="col">Storage</th>
-                <th scope="col">Size</th>
-                <th scope="col">Pinned</th>
-                <th scope="col">State</th>
-              </tr>
-            </thead>
+            <TableHead columns={['Created', 'Stage', 'Storage', 'Size', 'Pinned', 'State']} />
             <tbody>
               {list
                 ?.filter((c) => c.namespace === ns)

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { postJson } from '../api';
+import { client } from '../api';
 import { useLiveThread } from '../live-thread';
 import { threadHref } from '../use-route';
 
@@ -12,10 +12,7 @@ export function ForkButton({ threadId, checkpointId }: { threadId: string; check
     setBusy(true);
     setError(undefined);
     try {
-      const { session } = await postJson<{ session: { id: string } }>(
-        `/sessions/${encodeURIComponent(threadId)}/fork`,
-        { checkpointId },
-      );
+      const { session } = await client.forkSession(threadId, { checkpointId });
       refresh();
       window.location.hash = threadHref(session.id);
     } catch (e) {

@@ -1,19 +1,7 @@
-import type { StoredRow } from '@agentlane/client';
+import type { NativeFrameView, StoredRow } from '@agentlane/client';
 
-/** One native frame of a run as `GET /sessions/:id/runs/:runId/frames` returns it. */
-export interface NativeFrame {
-  nativeSeq: number;
-  receivedAt: string;
-  frame: unknown;
-  raw: {
-    bytes: number;
-    sha256: string;
-    storage: 'inline' | 'artifact' | 'omitted';
-    text?: string;
-    base64?: string;
-    artifactId?: string;
-  } | null;
-}
+/** One native frame of a run as `GET /sessions/:id/runs/:runId/frames` returns it (the contract's shape). */
+export type NativeFrame = NativeFrameView;
 
 export type MatchedBy = 'identity' | 'payload ids' | 'time' | 'none';
 

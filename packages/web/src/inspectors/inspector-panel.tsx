@@ -10,6 +10,7 @@ import { AuditInspector } from './audit-inspector';
 import { CheckpointsInspector } from './checkpoints-inspector';
 import { FileHistory } from './file-history';
 import { FramesInspector } from './frames-inspector';
+import { InspectorTabs, type TabChoice } from './inspector-tabs';
 import { usageData } from './usage-data';
 
 // The charts (recharts) load with the Usage tab, not with the page.
@@ -17,7 +18,7 @@ const UsageInspector = lazy(() => import('./usage-inspector').then((m) => ({ def
 
 export type InspectorTab = 'audit' | 'usage' | 'checkpoints' | 'frames' | 'files';
 
-const TABS: { id: InspectorTab; label: string }[] = [
+const TABS: TabChoice<InspectorTab>[] = [
   { id: 'audit', label: 'Audit' },
   { id: 'usage', label: 'Usage' },
   { id: 'checkpoints', label: 'Checkpoints' },
@@ -96,21 +97,14 @@ export function InspectorPanel({
   return (
     <aside className="inspector" aria-label="Inspector">
       <div className="inspector-head">
-        <div role="tablist" aria-label="Inspectors">
-          {TABS.map((t) => (
-            <button
-              key={t.id}
-              type="button"
-              role="tab"
-              id={`inspector-tab-${t.id}`}
-              aria-selected={tab === t.id}
-              aria-controls="inspector-tabpanel"
-              onClick={() => onFocus({ ...focus, tab: t.id })}
-            >
-              {t.label}
-            </button>
-          ))}
-        </div>
+        <InspectorTabs
+          label="Inspectors"
+          tabs={TABS}
+          selected={tab}
+          panelId="inspector-tabpanel"
+          idOf={(id) => `inspector-tab-${id}`}
+          onSelect={(id) => onFocus({ ...focus, tab: id })}
+        />
         <button type="button" onClick={onClose} aria-label="Close inspector">
           ✕
         </button>

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { getJson } from '../api';
+import { client } from '../api';
 import type { NativeFrame } from './frames-match';
 
 export interface FramesFeed {
@@ -24,9 +24,11 @@ export function useFrames(threadId: string, runId: string | undefined, version: 
       let after: number | null = 0;
       try {
         while (after !== null) {
-          const page: { frames: NativeFrame[]; nextAfter: number | null } = await getJson(
-            `/sessions/${encodeURIComponent(threadId)}/runs/${encodeURIComponent(runId)}/frames?limit=1000&after=${after}`,
-            controller.signal,
+          const page = await client.listFrames(
+            threadId,
+            runId,
+            { after, limit: 1000 },
+            { signal: controller.signal },
           );
           frames = frames.concat(page.frames);
           after = page.nextAfter;

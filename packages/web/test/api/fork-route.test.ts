@@ -1,3 +1,5 @@
+import { AgentlaneClient, type ForkedFrom, forkedFromOf, readForkHistory } from '@agentlane/client';
+import { type JsonObject, parseShape } from '@agentlane/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BuiltinServe, startBuiltinServe } from '../e2e/helpers/builtin-serve';
 
@@ -19,6 +21,7 @@ interface Summary {
   checkpointId: string;
   namespace: string;
   stageId: string;
+  createdAt: string;
 }
 interface Message {
   role: string;
@@ -43,6 +46,11 @@ function history(body: unknown): string[] {
 
 async function checkpoints(threadId: string): Promise<Summary[]> {
   return (await get(`/sessions/${threadId}/checkpoints?limit=200`)).checkpoints as Summary[];
+}
+
+async function headSeq(threadId: string): Promise<number> {
+  return ((await get(`/sessions/${threadId}`)) as { session: { activity: { headSeq: number } } }).session
+    .activity.headSeq;
 }
 
 /** User texts a checkpoint's conversation holds. */
@@ -81,11 +89,32 @@ describe('fork a thread from a checkpoint (time travel)', { timeout: 90_000 }, (
     expect(forked.status).toBe(201);
     const reply = (await forked.json()) as {
       session: { id: string; engine: string; title: string; metadata: Record<string, unknown> };
-      forkedFrom: { threadId: string; checkpointId: string };
+      forkedFrom: ForkedFrom;
     };
-    expect(reply.forkedFrom).toEqual({ threadId: original, checkpointId: chosen });
+    expect(parseShape('ForkReply', reply)).toMatchObject({ ok: true });
+    expect(reply.forkedFrom).toMatchObject({ threadId: original, checkpointId: chosen });
+    // The cut: the checkpoint's stage and time, and the origin's head when it was forked.
+    const summary = before.find((c) => c.checkpointId === chosen)!;
+    expect(reply.forkedFrom.stageId).toBe(summary.stageId);
+    expect(reply.forkedFrom.at).toBe(summary.createdAt);
+    expect(reply.forkedFrom.headSeq).toBe(await headSeq(original));
     expect(reply.session).toMatchObject({ engine: 'builtin', title: 'Original (fork)' });
     expect(reply.session.metadata).toEqual({ forkedFrom: reply.forkedFrom });
+
+    // The history the fork shows first: exactly the origin's first run, as the client reads it.
+    const client = new AgentlaneClient({ url: serve.url });
+    expect(forkedFromOf(reply.session.metadata as JsonObject)).toEqual(reply.forkedFrom);
+    const everything = await readForkHistory(client, {
+      ...reply.forkedFrom,
+      at: new Date(Date.now() + 60_000).toISOString(),
+    });
+    const firstRun = everything[0]!.event.runId;
+    expect(reply.forkedFrom.runId).toBe(firstRun);
+    const shown = await readForkHistory(client, reply.forkedFrom);
+    expect(shown.map((e) => e.deliverySeq)).toEqual(
+      everything.filter((e) => e.event.runId === firstRun).map((e) => e.deliverySeq),
+    );
+    expect(shown.map((e) => e.type)).toContain('turn.completed');
 
     const fork = reply.session.id;
     const requestsBefore = serve.fake.modelRequests().length;

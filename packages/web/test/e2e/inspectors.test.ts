@@ -13,7 +13,8 @@ import { shootBothThemes } from './helpers/themes';
  * The inspectors: Audit (table, filter, JSONL and CSV export, per-turn timeline) and Checkpoints (per
  * namespace, storage, size, SessionState), on rows recorded from a built-in engine thread
  * (`fixtures/builtin-inspectors.json`), on 5,000 rows, and on a live built-in engine thread, where a
- * checkpoint is forked into a new thread whose model request carries the history up to it.
+ * checkpoint is forked into a new thread whose model request carries the history up to it, and whose timeline
+ * shows that history (the original's rows up to the checkpoint, read-only) before its own rows.
  */
 const skip = chromiumMissing();
 let browser: Browser;
@@ -126,6 +127,60 @@ describe.skipIf(skip)('inspectors', { timeout: 150_000 }, () => {
     await page.close();
   });
 
+  it('moves between the inspector tabs with the keyboard (WAI-ARIA tabs: arrows, Home, End, one tab stop)', async () => {
+    const page = await browser.context.newPage();
+    await openInspector(page, `${fake.url}/#/t/th-rec`);
+    const tabs = page.locator('aside.inspector [role="tab"]');
+    /** Which tab has the focus, which is selected, and each tab's tabindex and aria-controls. */
+    const tabState = () =>
+      tabs.evaluateAll((nodes) => ({
+        focused: document.activeElement?.textContent,
+        selected: nodes.filter((n) => n.getAttribute('aria-selected') === 'true').map((n) => n.textContent),
+        tabindex: nodes.map((n) => n.getAttribute('tabindex')),
+        controls: [...new Set(nodes.map((n) => n.getAttribute('aria-controls')))],
+      }));
+    const panel = page.locator('aside.inspector [role="tabpanel"]');
+    const names = ['Audit', 'Usage', 'Checkpoints', 'Raw frames', 'File history'];
+    const expectOn = async (name: string) => {
+      const state = await tabState();
+      expect(state).toEqual({
+        focused: name,
+        selected: [name],
+        tabindex: names.map((n) => (n === name ? '0' : '-1')),
+        controls: [await panel.getAttribute('id')],
+      });
+      // The panel shows the selected tab and is named by it.
+      const labelledBy = await panel.getAttribute('aria-labelledby');
+      expect(await page.locator(`#${labelledBy}`).textContent()).toBe(name);
+    };
+    expect(await page.locator('[role="tablist"]').getAttribute('aria-label')).toBe('Inspectors');
+    await tabs.first().focus();
+    await expectOn('Audit');
+    await page.keyboard.press('ArrowRight');
+    await expectOn('Usage');
+    await page.locator('section.usage-inspector').waitFor();
+    await page.keyboard.press('ArrowRight');
+    await expectOn('Checkpoints');
+    await page.locator('section.checkpoints-inspector').waitFor();
+    await page.keyboard.press('End');
+    await expectOn('File history');
+    await page.keyboard.press('ArrowRight');
+    await expectOn('Audit');
+    await page.keyboard.press('ArrowLeft');
+    await expectOn('File history');
+    await page.keyboard.press('Home');
+    await expectOn('Audit');
+    // One tab stop: Tab leaves the tab list (to the close button) instead of walking through the tabs.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(
+      'Close inspector',
+    );
+    await page.keyboard.press('Shift+Tab');
+    await expectOn('Audit');
+    expect(await axeViolations(page, 'aside.inspector')).toEqual([]);
+    await page.close();
+  });
+
   it('keeps 5,000 ledger rows virtualized', async () => {
     const page = await browser.context.newPage();
     await openInspector(page, `${fake.url}/#/t/th-5k`);
@@ -174,6 +229,25 @@ describe.skipIf(skip)('inspectors', { timeout: 150_000 }, () => {
     expect(await page.locator('a.forked-from').getAttribute('href')).toBe(
       `#/t/${encodeURIComponent(threadId)}`,
     );
+    // Its timeline starts with the history it continues: the original's first turn, read-only, then the
+    // fork point naming the original (a link) and where it was cut; nothing of the second turn.
+    const marker = page.locator('.fork-marker');
+    await expect
+      .poll(() => marker.textContent())
+      .toMatch(
+        /Forked from Live inspectors at turn 1, at its end .*Above: its rows up to that point, read-only/,
+      );
+    expect(await marker.locator('a.fork-origin').getAttribute('href')).toBe(
+      `#/t/${encodeURIComponent(threadId)}`,
+    );
+    const history = page.locator('.row.history');
+    expect(await history.locator('.message.user').allTextContents()).toEqual(['Youmy name is Ada']);
+    expect(await history.locator('.message.assistant').allTextContents()).toEqual([
+      expect.stringContaining('echo: my name is Ada'),
+    ]);
+    expect(await page.locator('.timeline').textContent()).not.toContain('list the folder');
+    expect(await history.locator('button.row-inspect').count()).toBe(0);
+
     const before = serve.fake.modelRequests().length;
     await page.locator('[data-connection="live"]').waitFor();
     await page.locator('#prompt').fill('what is my name?');
@@ -181,6 +255,21 @@ describe.skipIf(skip)('inspectors', { timeout: 150_000 }, () => {
     await page
       .locator('.message.assistant', { hasText: 'echo: what is my name?' })
       .waitFor({ timeout: 60_000 });
+    // Its own rows follow the fork point, and are its own (not history).
+    const order = await page
+      .locator('.timeline .row, .timeline .fork-marker')
+      .evaluateAll((nodes) =>
+        nodes.map((n) =>
+          n.classList.contains('fork-marker') ? 'fork' : n.classList.contains('history') ? 'history' : 'own',
+        ),
+      );
+    expect(order.indexOf('fork')).toBe(order.lastIndexOf('history') + 1);
+    expect(order.slice(order.indexOf('fork') + 1).every((r) => r === 'own')).toBe(true);
+    expect(await page.locator('.row:not(.history) .message.assistant').allTextContents()).toEqual([
+      expect.stringContaining('echo: what is my name?'),
+    ]);
+    expect(await axeViolations(page, 'main.thread')).toEqual([]);
+    await shootBothThemes(page, 'thread-fork', page.locator('main.thread'));
     const messages = (
       serve.fake.modelRequests().at(before)!.body as { messages: { role: string; content: unknown }[] }
     ).messages

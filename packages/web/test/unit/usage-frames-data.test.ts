@@ -1,5 +1,5 @@
 import type { StoredRow } from '@agentlane/client';
-import type { CanonicalEvent, CanonicalEventDraft } from '@agentlane/contract';
+import type { CanonicalEvent, CanonicalEventDraft, JsonValue } from '@agentlane/contract';
 import { describe, expect, it } from 'vitest';
 import { matchFrames, type NativeFrame, payloadIds } from '../../src/inspectors/frames-match';
 import { usageData } from '../../src/inspectors/usage-data';
@@ -87,7 +87,7 @@ describe('usageData', () => {
   });
 });
 
-const frame = (nativeSeq: number, body: unknown, second: number, rawText?: string): NativeFrame => ({
+const frame = (nativeSeq: number, body: JsonValue, second: number, rawText?: string): NativeFrame => ({
   nativeSeq,
   receivedAt: new Date(Date.UTC(2026, 0, 1, 9, 0, second)).toISOString(),
   frame: body,
