@@ -47,9 +47,16 @@ export interface DeltaSaverOptions {
   fullSnapshotEvery?: number;
   /** Hydrated checkpoints kept in memory (0 disables). Default 32. */
   cacheSize?: number;
+  /**
+   * Largest materialized head (its merged delta, bytes of JSON) worth keeping. Default 256 KiB. A head is a
+   * second copy of everything since its base, rewritten at every put: past this size it costs more than the
+   * chain read it saves, so the namespace keeps none until its next full row (readers then read the chain).
+   */
+  headMaxBytes?: number;
 }
 
 const DEFAULT_FULL_EVERY = 50;
+const DEFAULT_HEAD_MAX_BYTES = 256 * 1024;
 
 /**
  * The saver logic shared by every backend: validation, delta encoding, hydration, retention and a small
@@ -59,6 +66,7 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
   private readonly fullEvery: number;
   private readonly cacheSize: number;
   private readonly cache: HydratedCache;
+  private readonly headMaxBytes: number;
 
   constructor(
     protected readonly rows: CheckpointRowStore,
@@ -71,6 +79,7 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
     this.fullEvery = k;
     this.cacheSize = options.cacheSize ?? 32;
     this.cache = new HydratedCache(this.cacheSize);
+    this.headMaxBytes = options.headMaxBytes ?? DEFAULT_HEAD_MAX_BYTES;
   }
 
   async put(input: unknown, options?: PutOptions): Promise<PutResult> {
@@ -109,16 +118,7 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
       payload,
       pinned: false,
     };
-    // The namespace's materialized head: this row as its full base plus one merged delta.
-    const head: HeadRow | undefined =
-      storage === 'full'
-        ? { baseCheckpointId: checkpoint.id, sinceBase: '{}' }
-        : parent?.since && delta
-          ? {
-              baseCheckpointId: parent.baseId,
-              sinceBase: JSON.stringify(mergeSince(parent.since, delta, checkpoint.channels)),
-            }
-          : undefined;
+    const head = this.headFor(storage, checkpoint, parent, delta);
     const outcome = await this.rows.insert(row, parent ? parent.seq : null, head);
     if (outcome === 'duplicate') {
       throw new CheckpointError(
@@ -158,6 +158,23 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
       storage,
       bytes: Buffer.byteLength(payload),
     };
+  }
+
+  /**
+   * The namespace's materialized head after this row: the row as its full base plus one merged delta; null
+   * (drop the namespace's head) once the merged delta passes headMaxBytes; undefined (leave it, it no longer
+   * matches) when the parent's merged delta is not known.
+   */
+  private headFor(
+    storage: 'full' | 'delta',
+    checkpoint: Checkpoint,
+    parent: Hydrated | undefined,
+    delta: CheckpointDelta | undefined,
+  ): HeadRow | null | undefined {
+    if (storage === 'full') return { baseCheckpointId: checkpoint.id, sinceBase: '{}' };
+    if (!parent?.since || !delta) return undefined;
+    const sinceBase = JSON.stringify(mergeSince(parent.since, delta, checkpoint.channels));
+    return sinceBase.length > this.headMaxBytes ? null : { baseCheckpointId: parent.baseId, sinceBase };
   }
 
   async get(sessionId: string, checkpointId: string): Promise<Checkpoint | undefined> {
