@@ -118,7 +118,7 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
       payload,
       pinned: false,
     };
-    const head = this.headFor(storage, checkpoint, parent, delta);
+    const head = this.headFor(storage, checkpoint, parent, delta, payload.length);
     const outcome = await this.rows.insert(row, parent ? parent.seq : null, head);
     if (outcome === 'duplicate') {
       throw new CheckpointError(
@@ -170,9 +170,12 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
     checkpoint: Checkpoint,
     parent: Hydrated | undefined,
     delta: CheckpointDelta | undefined,
+    deltaLength: number,
   ): HeadRow | null | undefined {
     if (storage === 'full') return { baseCheckpointId: checkpoint.id, sinceBase: '{}' };
     if (!parent?.since || !delta) return undefined;
+    // The merged delta holds each of this delta's operations whole or grown: no need to build it to know.
+    if (deltaLength > this.headMaxBytes) return null;
     const sinceBase = JSON.stringify(mergeSince(parent.since, delta, checkpoint.channels));
     return sinceBase.length > this.headMaxBytes ? null : { baseCheckpointId: parent.baseId, sinceBase };
   }

@@ -6,7 +6,7 @@ import type {
   JsonValue,
   PlanEntry,
 } from '@agentlane/contract';
-import { jsonSafe } from '../conversation.js';
+import { asJson, jsonSafe } from '../conversation.js';
 
 /**
  * What the session's last checkpoint holds, kept so the next one changes only what changed: a channel's
@@ -21,7 +21,7 @@ export interface SavedChannels {
     kind: string;
     /** The messages saved, by reference: the turn only appends or replaces messages, never edits one. */
     messages: readonly ConversationMessage[];
-    /** Their JSON form, as stored (each message is made JSON-safe once, when it is first saved). */
+    /** Their JSON form, as stored (each message is checked or made JSON-safe once, when first saved). */
     items: readonly JsonValue[];
   };
   plan: { version: number; json: string };
@@ -41,7 +41,7 @@ export function nextChannels(
     if (before && before.messages[i] === m) items.push(before.items[i] as JsonValue);
     else {
       same = false;
-      items.push(jsonSafe(m));
+      items.push(asJson(m));
     }
   }
   const planValue = jsonSafe(plan);
