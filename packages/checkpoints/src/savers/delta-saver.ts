@@ -57,6 +57,8 @@ export interface DeltaSaverOptions {
 
 const DEFAULT_FULL_EVERY = 50;
 const DEFAULT_HEAD_MAX_BYTES = 256 * 1024;
+const YIELD_BYTES = 256 * 1024;
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * The saver logic shared by every backend: validation, delta encoding, hydration, retention and a small
@@ -119,7 +121,12 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
       pinned: false,
     };
     const head = this.headFor(storage, checkpoint, parent, delta, payload.length);
+    // A large payload (a long answer) is megabytes of synchronous work at each step of a put: serialising,
+    // the insert (synchronous on SQLite), re-parsing for the cache. Other callbacks get a turn in between.
+    const large = payload.length > YIELD_BYTES;
+    if (large) await yieldToLoop();
     const outcome = await this.rows.insert(row, parent ? parent.seq : null, head);
+    if (large) await yieldToLoop();
     if (outcome === 'duplicate') {
       throw new CheckpointError(
         'duplicate_checkpoint',
