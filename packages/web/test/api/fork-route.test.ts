@@ -1,5 +1,6 @@
+import { sessionStateOf } from '@agentlane/checkpoints/session-state';
 import { AgentlaneClient, type ForkedFrom, forkedFromOf, readForkHistory } from '@agentlane/client';
-import { type JsonObject, parseShape } from '@agentlane/contract';
+import { type Checkpoint, type JsonObject, parseShape } from '@agentlane/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BuiltinServe, startBuiltinServe } from '../e2e/helpers/builtin-serve';
 
@@ -55,14 +56,10 @@ async function headSeq(threadId: string): Promise<number> {
 
 /** User texts a checkpoint's conversation holds. */
 async function userTexts(threadId: string, checkpointId: string): Promise<string[]> {
-  const cp = (await get(`/sessions/${threadId}/checkpoints/${checkpointId}`)) as {
-    channels: {
-      conversation?: { value: { value: { role: string; parts: { type: string; text?: string }[] }[] } };
-    };
-  };
-  return (cp.channels.conversation?.value.value ?? [])
-    .filter((m) => m.role === 'user')
-    .map((m) => m.parts.map((p) => p.text ?? '').join(''));
+  const cp = (await get(`/sessions/${threadId}/checkpoints/${checkpointId}`)) as unknown as Checkpoint;
+  return sessionStateOf(cp)
+    .conversation.filter((m) => m.role === 'user')
+    .map((m) => m.parts.map((p) => (p.type === 'text' ? p.text : '')).join(''));
 }
 
 describe('fork a thread from a checkpoint (time travel)', { timeout: 90_000 }, () => {
