@@ -68,7 +68,15 @@ describe('fork after a run (engines that fork natively)', () => {
     const first = await run(origin, 'hello');
     const forked = await fork(origin, { runId: first, title: 'Branch' });
     expect(forked.status).toBe(201);
-    expect(forked.json.forkedFrom).toEqual({ threadId: origin, runId: first });
+    // The cut a reader shows the origin's history up to: the whole run, and what came before its end.
+    const ended = (await readJson(await fetch(`${t.api}/runs/${first}`))).run.endedAt as string;
+    expect(forked.json.forkedFrom).toEqual({
+      threadId: origin,
+      runId: first,
+      stageId: 'post-turn',
+      at: ended,
+      headSeq: expect.any(Number),
+    });
     expect(forked.json.checkpointId).toBeUndefined();
     expect(forked.json.session).toMatchObject({
       engine: 'forking',
