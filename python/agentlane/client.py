@@ -147,9 +147,10 @@ class Client:
         title: str | None = None,
     ) -> dict:
         """POST /sessions/:id/fork: a new thread continuing from one of the session's checkpoints (the
-        built-in engine; returns {session, forkedFrom: {threadId, checkpointId}, checkpointId (the new
-        thread's copy)}) or, with run_id, after that run's turn through the engine's own fork (OpenCode, an
-        ACP agent that advertises session/fork; returns {session, forkedFrom: {threadId, runId}}). Name one."""
+        built-in engine; returns {session, forkedFrom, checkpointId (the new thread's copy)}) or, with
+        run_id, after that run's turn through the engine's own fork (OpenCode, an ACP agent that advertises
+        session/fork; returns {session, forkedFrom}). forkedFrom is the contract's ForkedFrom: threadId,
+        checkpointId (checkpoint forks), stageId, at, runId, headSeq: the cut of the origin's history. Name one."""
         body = _drop_none({"checkpointId": checkpoint_id, "runId": run_id, "title": title})
         return self.request("POST", f"/sessions/{_seg(session_id)}/fork", body=body).body
 

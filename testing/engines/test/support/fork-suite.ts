@@ -29,7 +29,7 @@ type Session = {
   nativeSessionId: string | null;
   metadata: unknown;
 };
-type ForkReply = { session: Session; forkedFrom: Record<string, string>; checkpointId?: string };
+type ForkReply = { session: Session; forkedFrom: Record<string, unknown>; checkpointId?: string };
 
 /**
  * POST /sessions/:id/fork {runId} against a real engine: the fork's first run sends the engine's history up
@@ -100,7 +100,7 @@ export function describeNativeFork(name: string, target: NativeForkEngine) {
       const forked = await fork(origin, { runId: first });
       expect(forked.status, JSON.stringify(forked.json)).toBe(201);
       const reply = forked.json as ForkReply;
-      expect(reply.forkedFrom).toEqual({ threadId: origin, runId: first });
+      expect(reply.forkedFrom).toMatchObject({ threadId: origin, runId: first, stageId: 'post-turn' });
       expect(reply.checkpointId).toBeUndefined();
       expect(reply.session).toMatchObject({ engine: target.engine, title: 'Origin (fork)' });
       expect(reply.session.metadata).toEqual({ forkedFrom: reply.forkedFrom });
