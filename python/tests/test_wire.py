@@ -137,11 +137,14 @@ def test_audit_checkpoints_and_artifact_routes(client, openapi) -> None:
     with pytest.raises(ApiError) as no_fork:
         client.fork_session(sid, "01ARZ3NDEKTSV4RRFFQ69G5FAV")
     check_error(openapi, "POST", "/sessions/{id}/fork", no_fork.value, 404)
-    # The built-in engine forks from checkpoints only: after a run it is a 409 naming the run.
-    with pytest.raises(ApiError) as not_native:
-        client.fork_session(sid, run_id=run_id)
-    check_error(openapi, "POST", "/sessions/{id}/fork", not_native.value, 409, "conflict")
-    assert not_native.value.field == "body.runId"
+    # After a run, the built-in engine forks from that run's last checkpoint (the one closing its turn).
+    after_run = client.fork_session(sid, run_id=run_id)
+    check_response(openapi, "POST", "/sessions/{id}/fork", 201, after_run)
+    assert after_run["forkedFrom"]["runId"] == run_id and after_run["forkedFrom"]["stageId"] == "post-turn"
+    with pytest.raises(ApiError) as no_run:
+        client.fork_session(sid, run_id="run_does_not_exist")
+    check_error(openapi, "POST", "/sessions/{id}/fork", no_run.value, 404)
+    assert no_run.value.field == "body.runId"
     with pytest.raises(ApiError) as no_artifact:
         client.get_artifact("art_does_not_exist")
     check_error(openapi, "GET", "/artifacts/{id}", no_artifact.value, 404)

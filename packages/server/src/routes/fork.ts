@@ -7,6 +7,7 @@ import { HttpError, notFound } from '../errors.js';
 import { ErrorSchema, ThreadParams } from '../schemas.js';
 import { forkFromCheckpoint } from './fork-checkpoint.js';
 import { forkAfterRun } from './fork-native.js';
+import { checkpointAfterRun } from './fork-run-checkpoint.js';
 
 /**
  * Time travel: POST /sessions/:id/fork makes a new thread on the same engine and work folder that continues
@@ -47,8 +48,12 @@ export const forkRoutes =
         const source = await ctx.store.getThread(id);
         if (!source) throw notFound('session', id);
         const title = request.body.title ?? `${source.title ?? 'Thread'} (fork)`;
-        const forked = checkpointId
-          ? await forkFromCheckpoint(ctx, saver, source, { checkpointId, title })
+        // After a run: the engine's own fork where it has one, else the run's last checkpoint.
+        const native = ctx.engines.get(source.engine)?.forkSession !== undefined;
+        const from =
+          checkpointId ?? (native ? undefined : await checkpointAfterRun(ctx, saver, id, runId ?? ''));
+        const forked = from
+          ? await forkFromCheckpoint(ctx, saver, source, { checkpointId: from, title })
           : await forkAfterRun(ctx, source, { runId: runId ?? '', title });
         reply.code(201);
         return forked;

@@ -15,6 +15,7 @@ import { ArtifactPreview } from './artifact-preview';
 import { CopyButton } from './copy-button';
 import { DiffBody } from './diff-body';
 import type { DisplayRow, RowContext } from './display-rows';
+import { ForkButton } from './fork-button';
 import { ForkMarker } from './fork-marker';
 import { Markdown } from './markdown';
 import { ApprovalCard, QuestionCard } from './request-cards';
@@ -108,6 +109,17 @@ function TurnHeader({ item, context }: { item: TurnItem; context: RowContext }) 
             <>
               {' · '}
               <UsageSummary usage={usage} label="turn" />
+            </>
+          )}
+          {item.status !== 'running' && !context.readOnly && (
+            <>
+              {' · '}
+              <ForkButton
+                threadId={context.threadId}
+                point={{ runId: item.runId }}
+                label="Fork after this turn"
+                compact
+              />
             </>
           )}
         </div>

@@ -2,7 +2,7 @@ import { sessionStateOf } from '@agentlane/checkpoints/session-state';
 import type { Checkpoint, CheckpointList, CheckpointSummary, ConversationPart } from '@agentlane/contract';
 import { useEffect, useState } from 'react';
 import { getJson } from '../api';
-import { ForkButton } from './fork-button';
+import { ForkButton } from '../components/fork-button';
 import { TableHead } from './table-head';
 
 const kib = (n: number) => (n < 1024 ? `${n} B` : `${(n / 1024).toFixed(1)} KiB`);
@@ -147,7 +147,7 @@ export function CheckpointsInspector({ threadId, version }: { threadId: string; 
           <h4>
             Checkpoint <span className="mono">{open}</span>
           </h4>
-          <ForkButton threadId={threadId} checkpointId={open} />
+          <ForkButton threadId={threadId} point={{ checkpointId: open }} />
           {checkpoint ? <SessionStateView checkpoint={checkpoint} /> : <p className="muted">Loading…</p>}
         </div>
       )}

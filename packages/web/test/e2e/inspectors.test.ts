@@ -278,4 +278,32 @@ describe.skipIf(skip)('inspectors', { timeout: 150_000 }, () => {
     expect(messages).toEqual(['my name is Ada', 'what is my name?']);
     await page.close();
   });
+  it('forks after a turn from the timeline: the new thread continues from that turn’s end', async () => {
+    const threadId = await serve.createThread('Turn fork');
+    const page = await browser.context.newPage();
+    await promptFromPage(page, serve, threadId, ['remember mango', 'now remember papaya']);
+    const buttons = page.getByRole('button', { name: 'Fork after this turn' });
+    await expect.poll(() => buttons.count()).toBe(2);
+    await buttons.first().click();
+    await page.waitForURL((url) => url.hash.startsWith('#/t/') && !url.hash.includes(threadId));
+    await page.locator('.fork-marker').waitFor();
+    expect(await page.locator('.row.history .message.user').allTextContents()).toEqual(['Youremember mango']);
+    // History rows cannot be forked from here: they are the origin's.
+    expect(
+      await page.locator('.row.history').getByRole('button', { name: 'Fork after this turn' }).count(),
+    ).toBe(0);
+    const before = serve.fake.modelRequests().length;
+    await page.locator('[data-connection="live"]').waitFor();
+    await page.locator('#prompt').fill('which fruit?');
+    await page.keyboard.press('Enter');
+    await page.locator('.message.assistant', { hasText: 'echo: which fruit?' }).waitFor({ timeout: 60_000 });
+    const users = (
+      serve.fake.modelRequests().at(before)!.body as { messages: { role: string; content: unknown }[] }
+    ).messages
+      .filter((m) => m.role === 'user')
+      .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
+    expect(users).toEqual(['remember mango', 'which fruit?']);
+    expect(await axeViolations(page, 'main.thread')).toEqual([]);
+    await page.close();
+  });
 });
