@@ -7,6 +7,7 @@ import { buildOnce } from './helpers/build';
 import { FakeServer } from './helpers/fake-server';
 import { allSurfacesThread, textOnlyThread } from './helpers/frames';
 import { HeldStreams } from './helpers/held-streams';
+import { openCard } from './helpers/open-card';
 import { pixelStats, pngSize } from './helpers/png';
 import { findInTimeline } from './helpers/surface-scan';
 import { composerAndErrorsThread } from './helpers/surface-threads';
@@ -147,8 +148,7 @@ async function openThread(page: Page, hash: string): Promise<void> {
 
 /** Opens a collapsed card by its head button and waits for its body. */
 async function expand(card: Locator, body: string): Promise<void> {
-  await card.locator('.card-head').first().click();
-  await card.locator(body).first().waitFor();
+  await openCard(card.locator('.card-head').first(), card.locator(body));
 }
 
 describe.skipIf(skip)('screenshots of every surface', { timeout: 90_000 }, () => {

@@ -1,9 +1,10 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations, type Browser, chromiumMissing, launch, screenshot } from './helpers/browser';
 import { buildOnce } from './helpers/build';
 import { FakeServer } from './helpers/fake-server';
 import { allSurfacesThread, FrameWriter, LONG_ANSWER, textOnlyThread } from './helpers/frames';
+import { openCard as openCardUntil } from './helpers/open-card';
 import { scanTimeline } from './helpers/scan';
 
 const skip = chromiumMissing();
@@ -53,21 +54,8 @@ const SURFACES = [
   'mode',
 ];
 
-/**
- * Opens a card by its head until its body shows: the virtualized list re-measures rows as they scroll in,
- * and a click that lands while a row above changes height hits another row (seen once in CI).
- */
 async function openCard(page: Page, head: string, body: string): Promise<void> {
-  await vi.waitFor(
-    async () => {
-      if ((await page.locator(body).count()) === 0) {
-        await page.locator(head).scrollIntoViewIfNeeded();
-        await page.locator(head).click();
-      }
-      await page.locator(body).first().waitFor({ timeout: 3000 });
-    },
-    { timeout: 30_000, interval: 100 },
-  );
+  await openCardUntil(page.locator(head), page.locator(body));
 }
 
 describe.skipIf(skip)('web timeline in Chromium', { timeout: 120_000 }, () => {
