@@ -1,10 +1,18 @@
 import type { Page } from 'playwright-core';
 
-/** Trace events of the renderer's main thread that are the browser's rendering work for a frame. */
+/**
+ * Trace events of the renderer's main thread that are the browser's rendering work: a frame's lifecycle
+ * update, and style and layout wherever they run (a script reading a size or a scroll offset forces them
+ * early, inside its own task), ResizeObserver callbacks, the hover hit test after a scroll.
+ */
 const RENDERING = new Set([
   'WebFrameWidgetImpl::UpdateLifecycle',
   'LocalFrameView::NotifyResizeObservers',
   'LayoutView::HitTest',
+  'UpdateLayoutTree',
+  'Layout',
+  'PrePaint',
+  'Paint',
 ]);
 
 interface TraceEvent {
