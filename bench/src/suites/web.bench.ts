@@ -99,7 +99,7 @@ interface ScrollFigures {
   cpuPerFrame: number;
 }
 
-const SCROLL_FRAMES = 120;
+export const SCROLL_FRAMES = 120;
 
 /**
  * Scrolls the given element upwards from the bottom, 300 px per frame, and reports frame times and the
