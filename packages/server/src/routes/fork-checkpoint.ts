@@ -3,7 +3,7 @@ import type { ForkedFrom, ForkReply } from '@agentlane/contract';
 import type { RunRecord, ThreadRecord } from '@agentlane/store';
 import type { ServerContext } from '../context.js';
 import { HttpError } from '../errors.js';
-import { createThreadSession } from '../thread-create.js';
+import { createForkThread } from './fork-thread.js';
 import { sessionView } from './session-view.js';
 
 /**
@@ -31,7 +31,6 @@ export async function forkFromCheckpoint(
       `checkpoint ${checkpointId} belongs to the child session "${summary.namespace}"; fork from a root checkpoint`,
       'body.checkpointId',
     );
-  // An object literal's type (not the interface) is a JsonObject: metadata takes it as it is.
   const forkedFrom = {
     threadId: id,
     checkpointId,
@@ -40,12 +39,7 @@ export async function forkFromCheckpoint(
     runId: runOfCheckpoint(await ctx.store.listRuns(id), summary.createdAt),
     headSeq: await ctx.store.headDeliverySeq(id),
   } satisfies ForkedFrom;
-  const { thread, session } = await createThreadSession(ctx, {
-    engine: source.engine,
-    ...(source.workDir ? { workDir: source.workDir } : {}),
-    title: request.title,
-    metadata: { forkedFrom },
-  });
+  const { thread, session } = await createForkThread(ctx, source, { title: request.title, forkedFrom });
   const copy = newCheckpointId();
   const { parentCheckpointId: _parent, ...rest } = checkpoint;
   await saver.put({

@@ -3,7 +3,8 @@ import { type ForkSessionRequest, isForkRefused, type NativeForkPoint } from '@a
 import type { ThreadRecord } from '@agentlane/store';
 import type { CatalogEngine, ServerContext } from '../context.js';
 import { HttpError } from '../errors.js';
-import { createThreadSession, type NativeBinding } from '../thread-create.js';
+import type { NativeBinding } from '../thread-create.js';
+import { createForkThread } from './fork-thread.js';
 import { sessionView } from './session-view.js';
 
 const FIELD = 'body.runId';
@@ -45,11 +46,9 @@ export async function forkAfterRun(
     runId: request.runId,
     headSeq: await ctx.store.headDeliverySeq(id),
   } satisfies ForkedFrom;
-  const { thread, session } = await createThreadSession(ctx, {
-    engine: source.engine,
-    ...(source.workDir ? { workDir: source.workDir } : {}),
+  const { thread, session } = await createForkThread(ctx, source, {
     title: request.title,
-    metadata: { forkedFrom },
+    forkedFrom,
     binding,
   });
   return { session: sessionView(thread, session), forkedFrom };
