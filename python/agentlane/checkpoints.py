@@ -62,6 +62,16 @@ def fingerprint_checkpoint(checkpoint: Mapping[str, Any]) -> str:
     return fingerprint(session_state_of(checkpoint))
 
 
+def next_snapshot(parent: Mapping[str, Any] | None, name: str, kind: str, value: Any) -> dict:
+    """The channel `name` of a checkpoint after `parent`: its version is the parent's while the kind and
+    value are the same, one higher otherwise (1 for a channel the parent does not have)."""
+    before = (parent or {}).get("channels", {}).get(name)
+    if before is None:
+        return {"kind": kind, "version": 1, "value": value}
+    same = before["kind"] == kind and canonical_json(before["value"]) == canonical_json(value)
+    return {"kind": kind, "version": before["version"] if same else before["version"] + 1, "value": value}
+
+
 # -- deltas
 
 

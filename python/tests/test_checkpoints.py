@@ -126,3 +126,19 @@ def _check_refusals(tables: CheckpointTables) -> None:
         tables.get(second["sessionId"], second["id"])  # its chain ran through the deleted full row
     assert broken.value.code == "corrupt_row"
     tables.db.close()
+
+
+def test_next_snapshot_versions_rise_only_on_change() -> None:
+    from agentlane.checkpoints import next_snapshot
+
+    items = {"accumulate": True, "items": [{"id": "t:user", "role": "user", "parts": []}]}
+    first = next_snapshot(None, "conversation", "topic", items)
+    assert first == {"kind": "topic", "version": 1, "value": items}
+    parent = {"channels": {"conversation": first}}
+    assert next_snapshot(parent, "conversation", "topic", json.loads(json.dumps(items)))["version"] == 1
+    grown = {"accumulate": True, "items": [*items["items"], {"id": "t:a1", "role": "assistant", "parts": []}]}
+    assert next_snapshot(parent, "conversation", "topic", grown)["version"] == 2
+    # A conversation written as a last_value channel (before the topic form) becomes a topic one version up.
+    old = {"channels": {"conversation": {"kind": "last_value", "version": 7, "value": {"value": items["items"]}}}}
+    assert session_state_of(old)["conversation"] == items["items"]
+    assert next_snapshot(old, "conversation", "topic", items)["version"] == 8

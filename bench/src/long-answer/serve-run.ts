@@ -7,6 +7,7 @@ import type { FakeModelServer } from '@agentlane/fake-model-server';
 import { builtinServeConfig, startServeProcess } from '@agentlane/test-engines';
 import Database from 'better-sqlite3';
 import { createParser } from 'eventsource-parser';
+import { growth, tableBytes } from './db-breakdown';
 import { processCpuMs, processWriteBytes } from './proc';
 import { longAnswer } from './workload';
 
@@ -22,6 +23,8 @@ export interface ServeRunFigures {
   healthRetries: number;
   /** Growth of the database over the run: pages in use (rows and indexes the run added). */
   dbBytes: number;
+  /** Growth per table and index (dbstat pages), largest first. */
+  dbTables: [string, number][];
   /** Growth of the database files (main + WAL) over the run: the WAL holds every commit's pages until reused. */
   dbFileBytes: number;
   /** Bytes the server process wrote to storage over the run (/proc/<pid>/io), null where unreadable. */
@@ -152,6 +155,7 @@ async function runOnce(
     const sseBefore = follower.bytes();
     const dbBefore = dbSize(db);
     const usedBefore = usedBytes(reader);
+    const tablesBefore = tableBytes(reader);
     const writeBefore = processWriteBytes(pid);
     const cpuBefore = processCpuMs(pid);
     const t0 = performance.now();
@@ -204,6 +208,7 @@ async function runOnce(
       healthSamples: health.length,
       healthRetries,
       dbBytes: usedBytes(reader) - usedBefore,
+      dbTables: growth(tablesBefore, tableBytes(reader)),
       dbFileBytes: dbSize(db) - dbBefore,
       writeBytes: writeBefore === null || writeAfter === null ? null : writeAfter - writeBefore,
       sseBytes: follower.bytes() - sseBefore,

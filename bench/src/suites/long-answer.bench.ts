@@ -60,7 +60,10 @@ export async function run(): Promise<BenchResult[]> {
         value: round(main.dbBytes / text, 2),
         // The text ÷ ours ×4: above 1 meets "at most 4× the text".
         ratio: round((4 * text) / main.dbBytes, 3),
-        extra: `${mb(main.dbBytes)} of pages for ${mb(text)} of text (target ≤ 4×; ratio = 4 × text ÷ growth); files (main + WAL) ${mb(main.dbFileBytes)}, written to disk ${main.writeBytes === null ? 'n/a' : mb(main.writeBytes)}; SSE ${mb(main.sseBytes)}`,
+        extra: `${mb(main.dbBytes)} of pages for ${mb(text)} of text (target ≤ 4×; ratio = 4 × text ÷ growth); files (main + WAL) ${mb(main.dbFileBytes)}, written to disk ${main.writeBytes === null ? 'n/a' : mb(main.writeBytes)}; SSE ${mb(main.sseBytes)}; by table ${main.dbTables
+          .slice(0, 8)
+          .map(([name, bytes]) => `${name} ${mb(bytes)}`)
+          .join(', ')}`,
       },
     ];
     const curve: { chunks: number; figures: ServeRunFigures }[] = [];

@@ -24,28 +24,11 @@ export function isJsonValue(value: unknown, depth = 0): value is JsonValue {
   }
 }
 
+// Shared with the lane (its final pass compares re-translated events with the stored ones).
+export { jsonEqual } from '@agentlane/contract';
+
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Structural JSON equality; identical references short-circuit, which keeps shared history cheap to compare. */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ao = a as Record<string, unknown>;
-  const bo = b as Record<string, unknown>;
-  const keys = Object.keys(ao);
-  if (keys.length !== Object.keys(bo).length) return false;
-  for (const key of keys) {
-    if (!Object.hasOwn(bo, key) || !jsonEqual(ao[key], bo[key])) return false;
-  }
-  return true;
 }
 
 /** Freezes a parsed JSON tree in place; already-frozen subtrees (shared with a parent state) are skipped. */

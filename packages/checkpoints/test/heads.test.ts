@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   BinaryOpAggregateChannel,
   ChannelSet,
+  type CheckpointSaver,
   createSqliteSaver,
   fingerprintCheckpoint,
   LastValueChannel,
@@ -42,6 +43,12 @@ function head(db: Database.Database) {
   return db.prepare("SELECT * FROM harness_checkpoint_heads WHERE session_id = 'sess-heads'").get() as
     | { checkpoint_id: string; base_checkpoint_id: string; since_base: string }
     | undefined;
+}
+
+/** A cold reader's latest checkpoint fingerprints as `expected` does. */
+async function expectColdLatest(cold: CheckpointSaver, expected: Checkpoint): Promise<void> {
+  const latest = (await cold.getLatest('sess-heads')) as Checkpoint;
+  expect(fingerprintCheckpoint(latest)).toBe(fingerprintCheckpoint(expected));
 }
 
 describe('materialized heads (SQLite)', () => {
@@ -142,6 +149,30 @@ describe('materialized heads (SQLite)', () => {
     );
     await saver.deleteSession('sess-heads');
     expect(head(db)).toBeUndefined();
+    await cold.close();
+    await saver.close();
+    db.close();
+  });
+
+  it('past headMaxBytes the namespace keeps no head (no second copy of a long answer) until its next full row', async () => {
+    const db = new Database(join(dir, 'large.db'));
+    const saver = createSqliteSaver({ database: db, fullSnapshotEvery: 4, headMaxBytes: 1000 });
+    const set = channels();
+    set.step([{ channel: 'conversation', value: 'short' }]);
+    await saver.put(envelope(set, 1));
+    set.step([{ channel: 'conversation', value: 'x'.repeat(2000) }]);
+    await saver.put(envelope(set, 2, id(1)));
+    expect(head(db)).toBeUndefined();
+    set.step([{ channel: 'plan', value: 'p' }]);
+    await saver.put(envelope(set, 3, id(2)));
+    expect(head(db)).toBeUndefined();
+    const cold = createSqliteSaver({ database: db, cacheSize: 0 });
+    await expectColdLatest(cold, envelope(set, 3, id(2)));
+    set.step([{ channel: 'conversation', value: 'again' }]);
+    await saver.put(envelope(set, 4, id(3)));
+    set.step([{ channel: 'conversation', value: 'a full row next' }]);
+    await saver.put(envelope(set, 5, id(4)));
+    expect(head(db)).toMatchObject({ checkpoint_id: id(5), base_checkpoint_id: id(5), since_base: '{}' });
     await cold.close();
     await saver.close();
     db.close();

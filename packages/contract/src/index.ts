@@ -111,6 +111,7 @@ export {
 } from './events.js';
 export { assertNeverEvent, type CanonicalEventVisitor, visitEvent } from './exhaustive.js';
 export type { JsonObject, JsonValue } from './json.js';
+export { jsonEqual } from './json.js';
 export {
   isCanonicalEventKind,
   parseArtifactRef,

@@ -134,11 +134,15 @@ export class Canonicalizer {
       for (const row of await store.latestEvents({ threadId: run.threadId, runId: run.runId })) {
         materializer.remember(row.event, row.namespace);
       }
+      // Reads are synchronous on SQLite: a turn for the event loop between the run's two big ones.
+      await yieldToLoop();
       const events = [];
       const artifacts = [];
       const audit = [];
       const frames = await store.readFrames(run.runId);
-      for (const frame of frames) {
+      for (const [i, frame] of frames.entries()) {
+        // A long run's re-translation is megabytes of work: the event loop gets a turn every few frames.
+        if (i % 32 === 0) await yieldToLoop();
         const step = translation.push(frame);
         events.push(...step.events);
         artifacts.push(...step.artifacts);
@@ -203,3 +207,6 @@ export class Canonicalizer {
     }
   }
 }
+
+/** Lets the event loop run what is due (I/O, timers) before going on. */
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));

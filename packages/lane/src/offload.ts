@@ -4,6 +4,7 @@ import {
   type ArtifactWithPreview,
   type CanonicalEvent,
   type JsonValue,
+  jsonEqual,
   MAX_PREVIEW_CHARS,
 } from '@agentlane/contract';
 import { type ArtifactStore, type EventWrite, StoreError } from '@agentlane/store';
@@ -53,13 +54,13 @@ export class Materializer {
    */
   toWrites(step: BuiltStep, freshRun = false): EventWrite[] | Promise<EventWrite[]> {
     const first = freshRun && !this.seeded;
-    if (step.artifacts.length === 0 && step.events.every((e) => !this.isLarge(e))) {
-      return this.dedupe(step.events, first);
-    }
-    return this.toWritesAsync(step, first);
+    // Sized once per event (the async path needs the answer again).
+    const large = step.events.map((e) => this.isLarge(e));
+    if (step.artifacts.length === 0 && !large.includes(true)) return this.dedupe(step.events, first);
+    return this.toWritesAsync(step, first, large);
   }
 
-  private async toWritesAsync(step: BuiltStep, first: boolean): Promise<EventWrite[]> {
+  private async toWritesAsync(step: BuiltStep, first: boolean, large: boolean[]): Promise<EventWrite[]> {
     for (const a of step.artifacts) {
       if ('file' in a) {
         await this.storeFile(a);
@@ -69,7 +70,8 @@ export class Materializer {
       await this.store.putArtifact(bytes, a.ref.contentType);
     }
     const all: EventWrite[] = [];
-    for (const built of step.events) all.push(...(this.isLarge(built) ? await this.offload(built) : [built]));
+    for (const [i, built] of step.events.entries())
+      all.push(...(large[i] ? await this.offload(built) : [built]));
     return this.dedupe(all, first);
   }
 
@@ -94,6 +96,9 @@ export class Materializer {
       const id = w.event.eventId;
       const prev = this.written.get(id);
       if (prev) {
+        // Structurally equal (the final pass re-translating what the live pass wrote): the same signature,
+        // found without serialising both (a long answer's deltas are megabytes).
+        if (jsonEqual(prev.event, w.event) && jsonEqual(prev.namespace, w.namespace)) continue;
         const prevSig = this.sigs.get(id) ?? signature(prev.event, prev.namespace);
         const sig = signature(w.event, w.namespace);
         if (prevSig === sig) {
@@ -113,9 +118,7 @@ export class Materializer {
   }
 
   private isLarge(built: BuiltEvent): boolean {
-    // An upper bound first, without serialising: most payloads are far below the threshold.
-    if (jsonUpperBound(built.event.payload, this.thresholdBytes) <= this.thresholdBytes) return false;
-    return jsonBytes(built.event.payload) > this.thresholdBytes;
+    return jsonLargerThan(built.event.payload, this.thresholdBytes);
   }
 
   private async offload(built: BuiltEvent): Promise<EventWrite[]> {
@@ -131,7 +134,7 @@ export class Materializer {
       payload = { ...rest, outputArtifact: outputArtifact as unknown as JsonValue };
     }
     // Generic fallback: move the largest strings out until the payload fits (bounded number of moves).
-    for (let i = 0; i < 16 && jsonBytes(payload) > this.thresholdBytes; i++) {
+    for (let i = 0; i < 16 && jsonLargerThan(payload, this.thresholdBytes); i++) {
       const largest = findLargestString(payload, []);
       if (!largest || largest.value.length <= MAX_PREVIEW_CHARS) break;
       const stored = await this.withPreview(largest.value, 'text/plain; charset=utf-8');
@@ -185,29 +188,36 @@ function stableEvent(event: CanonicalEvent): string {
 }
 
 /**
- * An upper bound of the UTF-8 JSON size (a character escapes to at most 6 bytes), computed without building
- * the string; stops early once it passes `limit`.
+ * Whether the UTF-8 JSON of `value` is larger than `limit` bytes. Bounds first, computed without building the
+ * string: above (a character escapes to at most 6 bytes) and below (a string is at least as many UTF-8 bytes
+ * as UTF-16 units, plus its quotes); only a value between the two is serialised. A long answer's text is far
+ * above the limit by its length alone, and serialising its megabytes on the event loop is what this avoids.
  */
-function jsonUpperBound(value: unknown, limit: number): number {
-  let total = 0;
+function jsonLargerThan(value: unknown, limit: number): boolean {
+  let upper = 0;
+  let lower = 0;
   const stack: unknown[] = [value];
-  while (stack.length > 0 && total <= limit) {
+  while (stack.length > 0 && lower <= limit) {
     const v = stack.pop();
-    if (typeof v === 'string') total += v.length * 6 + 2;
-    else if (v === null || typeof v !== 'object') total += 24;
+    if (typeof v === 'string') {
+      upper += v.length * 6 + 2;
+      lower += v.length + 2;
+    } else if (v === null || typeof v !== 'object') upper += 24;
     else if (Array.isArray(v)) {
-      total += 2 + v.length;
+      upper += 2 + v.length;
       for (const x of v) stack.push(x);
     } else {
       const o = v as Record<string, unknown>;
       for (const k in o) {
-        total += k.length * 6 + 4;
+        upper += k.length * 6 + 4;
+        if (o[k] !== undefined) lower += k.length + 3;
         stack.push(o[k]);
       }
-      total += 2;
+      upper += 2;
     }
   }
-  return total;
+  if (lower > limit) return true;
+  return upper > limit && jsonBytes(value) > limit;
 }
 
 function jsonBytes(value: unknown): number {

@@ -63,3 +63,29 @@ export function jsonSafe(value: unknown): JsonValue {
     return String(value);
   }
 }
+
+/**
+ * `value` itself when it is already JSON data (what a JSON round trip returns equal: plain objects and
+ * arrays of strings, finite numbers, booleans and null, no undefined, no cycles), else {@link jsonSafe}'s
+ * copy. For values nobody mutates afterwards (a conversation message once pushed): it walks the value
+ * instead of serialising and parsing it, which for a long answer was megabytes of work on the event loop.
+ */
+export function asJson(value: unknown): JsonValue {
+  return isJsonData(value, 0) ? (value as JsonValue) : jsonSafe(value);
+}
+
+function isJsonData(v: unknown, depth: number): boolean {
+  if (typeof v === 'string' || typeof v === 'boolean' || v === null) return true;
+  if (typeof v === 'number') return Number.isFinite(v) && !Object.is(v, -0);
+  // Deeper than any message: a cycle, or not worth the walk; the round trip decides.
+  if (typeof v !== 'object' || depth > 200) return false;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (!(i in v) || !isJsonData(v[i], depth + 1)) return false;
+    return true;
+  }
+  const proto = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return false;
+  if (typeof (v as { toJSON?: unknown }).toJSON === 'function') return false;
+  for (const k in v) if (!isJsonData((v as Record<string, unknown>)[k], depth + 1)) return false;
+  return true;
+}

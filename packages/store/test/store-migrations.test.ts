@@ -11,6 +11,7 @@ const SHIPPED = {
     'run leases, status version, cancel flag',
     'canonical events: no replace, no delete outside deleteThread',
     'chunked artifacts',
+    'compressed artifacts',
   ],
   postgres: [
     'initial store',
@@ -21,6 +22,7 @@ const SHIPPED = {
     'run leases, status version, cancel flag',
     'canonical events: no delete outside deleteThread',
     'chunked artifacts',
+    'compressed artifacts',
   ],
 } as const;
 

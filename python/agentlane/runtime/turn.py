@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..checkpoints import session_state_of
+from ..checkpoints import next_snapshot, session_state_of
 from ..ids import SequentialIds
 from .jsjson import js_length, stringify
 from .providers import PROVIDERS, Provider, chat_messages
@@ -133,7 +133,6 @@ class Turn:
         self.seq = 0
         self.conversation: list[dict] = []
         self.plan: list[dict] = []
-        self.version = 0
         self.usage = {"inputTokens": 0, "outputTokens": 0, "reasoningTokens": 0, "cachedInputTokens": 0}
         self.cost = 0.0
         self.child_updates = 0
@@ -143,7 +142,6 @@ class Turn:
         if self.previous is not None:
             state = session_state_of(self.previous)
             self.conversation = copy.deepcopy(state["conversation"])
-            self.version = max(s["version"] for s in self.previous["channels"].values())
 
     # -- recording
 
@@ -159,8 +157,12 @@ class Turn:
         return self.c.frame_clock() if self.c.frame_clock else _now()
 
     def checkpoint(self, stage: str) -> None:
-        self.version += 1
         checkpoint_id = self.c.ids()
+        mine = self.shared.checkpoints[self.session_id]
+        before = mine[-1] if mine else self.previous
+        # The conversation is a topic (each message one item), the plan a last_value; a channel's version
+        # rises only when its value changed since the parent checkpoint (docs/checkpoints.md).
+        conversation = {"accumulate": True, "items": copy.deepcopy(self.conversation)}
         envelope = {
             "id": checkpoint_id,
             "sessionId": self.session_id,
@@ -168,12 +170,11 @@ class Turn:
             "createdAt": self.c.clock(),
             "schemaVersion": 1,
             "channels": {
-                "conversation": {"kind": "last_value", "version": self.version, "value": {"value": copy.deepcopy(self.conversation)}},
-                "plan": {"kind": "last_value", "version": self.version, "value": {"value": copy.deepcopy(self.plan)}},
+                "conversation": next_snapshot(before, "conversation", "topic", conversation),
+                "plan": next_snapshot(before, "plan", "last_value", {"value": copy.deepcopy(self.plan)}),
             },
         }
-        mine = self.shared.checkpoints[self.session_id]
-        parent = mine[-1]["id"] if mine else (self.previous or {}).get("id")
+        parent = (before or {}).get("id")
         if parent is not None:
             envelope["parentCheckpointId"] = parent
         mine.append(envelope)

@@ -142,8 +142,8 @@ describe.each(['openai-chat', 'openai-responses', 'anthropic', 'google'] as Mode
       const latest = await (
         await fetch(`${stack.api}/sessions/${threadId}/checkpoints/${cps[0]?.checkpointId}`)
       ).json();
-      const conv = (latest as { channels: { conversation: { value: { value: { role: string }[] } } } })
-        .channels.conversation.value.value;
+      const conv = (latest as { channels: { conversation: { value: { items: { role: string }[] } } } })
+        .channels.conversation.value.items;
       expect(conv.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
 
       // The planted key reaches neither events, ledger, checkpoints nor the log.

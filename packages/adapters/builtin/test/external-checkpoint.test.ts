@@ -1,4 +1,4 @@
-import { createMemorySaver, newCheckpointId } from '@agentlane/checkpoints';
+import { createMemorySaver, newCheckpointId, sessionStateOf } from '@agentlane/checkpoints';
 import type { ConversationMessage, JsonValue } from '@agentlane/contract';
 import { describe, expect, it } from 'vitest';
 import { allowingIO, chatDriver, fakeModelAndWorkspace } from './harness';
@@ -26,7 +26,7 @@ describe('a checkpoint written by another runtime between two turns', () => {
     const conversation = latest.channels.conversation;
     const plan = latest.channels.plan;
     if (!conversation || !plan) throw new Error('no conversation channel');
-    const before = (conversation.value as { value: ConversationMessage[] }).value;
+    const before = sessionStateOf(latest).conversation;
     const elsewhere: ConversationMessage[] = [
       { id: 'run_x:user', role: 'user', parts: [{ type: 'text', text: 'asked in another runtime' }] },
       { id: 'run_x:a1', role: 'assistant', parts: [{ type: 'text', text: 'answered there' }] },
@@ -40,10 +40,12 @@ describe('a checkpoint written by another runtime between two turns', () => {
       parentCheckpointId: latest.id,
       channels: {
         ...latest.channels,
+        // The conversation as a `last_value` channel, the form checkpoints had before it became a topic
+        // (older agentlane versions wrote it so): it must still load.
         conversation: {
-          ...conversation,
+          kind: 'last_value',
           version: conversation.version + 1,
-          value: { value: [...before, ...elsewhere] },
+          value: { value: [...before, ...elsewhere] as unknown as JsonValue },
         },
         plan: { ...plan, version: plan.version + 1 },
       },

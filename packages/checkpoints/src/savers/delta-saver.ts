@@ -47,9 +47,18 @@ export interface DeltaSaverOptions {
   fullSnapshotEvery?: number;
   /** Hydrated checkpoints kept in memory (0 disables). Default 32. */
   cacheSize?: number;
+  /**
+   * Largest materialized head (its merged delta, bytes of JSON) worth keeping. Default 256 KiB. A head is a
+   * second copy of everything since its base, rewritten at every put: past this size it costs more than the
+   * chain read it saves, so the namespace keeps none until its next full row (readers then read the chain).
+   */
+  headMaxBytes?: number;
 }
 
 const DEFAULT_FULL_EVERY = 50;
+const DEFAULT_HEAD_MAX_BYTES = 256 * 1024;
+const YIELD_BYTES = 256 * 1024;
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * The saver logic shared by every backend: validation, delta encoding, hydration, retention and a small
@@ -59,6 +68,7 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
   private readonly fullEvery: number;
   private readonly cacheSize: number;
   private readonly cache: HydratedCache;
+  private readonly headMaxBytes: number;
 
   constructor(
     protected readonly rows: CheckpointRowStore,
@@ -71,6 +81,7 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
     this.fullEvery = k;
     this.cacheSize = options.cacheSize ?? 32;
     this.cache = new HydratedCache(this.cacheSize);
+    this.headMaxBytes = options.headMaxBytes ?? DEFAULT_HEAD_MAX_BYTES;
   }
 
   async put(input: unknown, options?: PutOptions): Promise<PutResult> {
@@ -109,17 +120,13 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
       payload,
       pinned: false,
     };
-    // The namespace's materialized head: this row as its full base plus one merged delta.
-    const head: HeadRow | undefined =
-      storage === 'full'
-        ? { baseCheckpointId: checkpoint.id, sinceBase: '{}' }
-        : parent?.since && delta
-          ? {
-              baseCheckpointId: parent.baseId,
-              sinceBase: JSON.stringify(mergeSince(parent.since, delta, checkpoint.channels)),
-            }
-          : undefined;
+    const head = this.headFor(storage, checkpoint, parent, delta, payload.length);
+    // A large payload (a long answer) is megabytes of synchronous work at each step of a put: serialising,
+    // the insert (synchronous on SQLite), re-parsing for the cache. Other callbacks get a turn in between.
+    const large = payload.length > YIELD_BYTES;
+    if (large) await yieldToLoop();
     const outcome = await this.rows.insert(row, parent ? parent.seq : null, head);
+    if (large) await yieldToLoop();
     if (outcome === 'duplicate') {
       throw new CheckpointError(
         'duplicate_checkpoint',
@@ -158,6 +165,26 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
       storage,
       bytes: Buffer.byteLength(payload),
     };
+  }
+
+  /**
+   * The namespace's materialized head after this row: the row as its full base plus one merged delta; null
+   * (drop the namespace's head) once the merged delta passes headMaxBytes; undefined (leave it, it no longer
+   * matches) when the parent's merged delta is not known.
+   */
+  private headFor(
+    storage: 'full' | 'delta',
+    checkpoint: Checkpoint,
+    parent: Hydrated | undefined,
+    delta: CheckpointDelta | undefined,
+    deltaLength: number,
+  ): HeadRow | null | undefined {
+    if (storage === 'full') return { baseCheckpointId: checkpoint.id, sinceBase: '{}' };
+    if (!parent?.since || !delta) return undefined;
+    // The merged delta holds each of this delta's operations whole or grown: no need to build it to know.
+    if (deltaLength > this.headMaxBytes) return null;
+    const sinceBase = JSON.stringify(mergeSince(parent.since, delta, checkpoint.channels));
+    return sinceBase.length > this.headMaxBytes ? null : { baseCheckpointId: parent.baseId, sinceBase };
   }
 
   async get(sessionId: string, checkpointId: string): Promise<Checkpoint | undefined> {

@@ -54,9 +54,10 @@ export type PruneOutcome = 'applied' | 'changed';
 export interface CheckpointRowStore {
   /**
    * Atomically: refuses a duplicate (sessionId, checkpointId) and a parent that is not (still) the row with
-   * `parentSeq`; with the row, records `head` as its namespace's materialized head (a backend may keep none).
+   * `parentSeq`; with the row, records `head` as its namespace's materialized head, or with `null` deletes
+   * the namespace's head (a backend may keep none).
    */
-  insert(row: NewRow, parentSeq: number | null, head?: HeadRow): Promise<InsertOutcome>;
+  insert(row: NewRow, parentSeq: number | null, head?: HeadRow | null): Promise<InsertOutcome>;
   head(sessionId: string, checkpointId: string): Promise<CheckpointRow | undefined>;
   /** The newest row of a namespace, without its payload (enough to check a cached state). */
   latest(sessionId: string, namespace: string): Promise<{ seq: number; checkpointId: string } | undefined>;

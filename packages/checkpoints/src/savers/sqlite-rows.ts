@@ -130,7 +130,7 @@ export class SqliteRows implements CheckpointRowStore {
     };
   }
 
-  async insert(row: NewRow, parentSeq: number | null, head?: HeadRow): Promise<InsertOutcome> {
+  async insert(row: NewRow, parentSeq: number | null, head?: HeadRow | null): Promise<InsertOutcome> {
     const s = this.statements;
     return retryBusy(() =>
       this.db
@@ -152,7 +152,7 @@ export class SqliteRows implements CheckpointRowStore {
               head.baseCheckpointId,
               head.sinceBase,
             );
-          }
+          } else if (head === null) s.deleteHead.run(row.sessionId, row.namespace);
           return Number(info.lastInsertRowid);
         })
         .immediate(),

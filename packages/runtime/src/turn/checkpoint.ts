@@ -1,5 +1,5 @@
-import type { ConversationMessage, PlanEntry, StageId } from '@agentlane/contract';
-import { jsonSafe } from '../conversation.js';
+import type { StageId } from '@agentlane/contract';
+import { memoryFrom, nextChannels } from './checkpoint-channels.js';
 import type { TurnContext } from './context.js';
 import type { TurnDeps } from './deps.js';
 
@@ -10,7 +10,7 @@ export async function saveCheckpoint(ctx: TurnContext, stage: StageId): Promise<
   mem.plan = plan;
   if (!deps.saver) return;
   const id = deps.ids();
-  mem.version += 1;
+  const { channels, saved } = nextChannels(mem.saved, conversation, plan);
   const saver = deps.saver;
   await withBusyRetry(() =>
     saver.put({
@@ -19,18 +19,12 @@ export async function saveCheckpoint(ctx: TurnContext, stage: StageId): Promise<
       stageId: stage,
       createdAt: deps.clock(),
       schemaVersion: 1,
-      channels: {
-        conversation: {
-          kind: 'last_value',
-          version: mem.version,
-          value: { value: jsonSafe(conversation) },
-        },
-        plan: { kind: 'last_value', version: mem.version, value: { value: jsonSafe(plan) } },
-      },
+      channels,
       ...(mem.checkpointId ? { parentCheckpointId: mem.checkpointId } : {}),
     }),
   );
   mem.checkpointId = id;
+  mem.saved = saved;
   ctx.emit({ rt: 'checkpoint', stage, checkpointId: id });
 }
 
@@ -68,11 +62,9 @@ export async function loadLatest(deps: TurnDeps): Promise<void> {
   mem.loaded = true;
   const latest = deps.saver ? await deps.saver.getLatest(deps.threadId) : undefined;
   if (!latest) return;
-  const conv = latest.channels.conversation?.value as { value?: ConversationMessage[] } | undefined;
-  const plan = latest.channels.plan?.value as { value?: PlanEntry[] } | undefined;
-  // Checkpoints are frozen when cached: copy before the turn appends to them.
-  mem.conversation = structuredClone(conv?.value ?? []);
-  mem.plan = structuredClone(plan?.value ?? []);
+  const { conversation, plan, saved } = memoryFrom(latest);
+  mem.conversation = conversation;
+  mem.plan = plan;
   mem.checkpointId = latest.id;
-  mem.version = Math.max(latest.channels.conversation?.version ?? 0, latest.channels.plan?.version ?? 0);
+  mem.saved = saved;
 }

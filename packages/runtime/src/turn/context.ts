@@ -163,7 +163,7 @@ function turnTools(
         conversation: [],
         plan: [],
         checkpointId: undefined,
-        version: 0,
+        saved: undefined,
       };
       const childSpend = emptySpend();
       try {

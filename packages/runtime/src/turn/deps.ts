@@ -9,6 +9,7 @@ import type { PriceTable } from '../prices.js';
 import type { Spend } from '../spend.js';
 import type { SubagentSettings } from '../subagent.js';
 import type { DefinedTool } from '../tools/define-tool.js';
+import type { SavedChannels } from './checkpoint-channels.js';
 
 /** What a turn runs with: the driver's settings, the session's memory, the injected clock and ids. */
 export interface TurnDeps {
@@ -51,5 +52,6 @@ export interface SessionMemory {
   conversation: ConversationMessage[];
   plan: PlanEntry[];
   checkpointId: string | undefined;
-  version: number;
+  /** What the last checkpoint written or loaded holds (undefined before the session's first). */
+  saved: SavedChannels | undefined;
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ArtifactRef } from '@agentlane/contract';
 import { type OpenArtifact, StoreError } from '../store.js';
+import { decodeArtifact } from './artifact-encoding.js';
 import type { SqlConn, SqlRow } from './sql-conn.js';
 
 /**
@@ -97,7 +98,7 @@ export function openArtifactRow(
     async *read(start = 0, end = ref.bytes - 1) {
       if (end < start) return;
       if (chunkBytes === null) {
-        const content = row.content as Buffer;
+        const content = await decodeArtifact(row.content as Buffer, row.encoding, ref.id);
         yield new Uint8Array(content.buffer, content.byteOffset + start, end - start + 1);
         return;
       }

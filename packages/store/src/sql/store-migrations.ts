@@ -338,6 +338,11 @@ CREATE TABLE artifact_chunks (
 );
 `,
   },
+  {
+    // How an inline artifact's content is stored: NULL as it is, 'deflate' zlib-compressed (artifact-encoding.ts).
+    name: 'compressed artifacts',
+    sql: 'ALTER TABLE artifacts ADD COLUMN encoding TEXT;',
+  },
 ];
 
 const forDialect = <T>(value: T | Record<Dialect, T>, dialect: Dialect): T =>

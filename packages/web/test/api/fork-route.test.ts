@@ -1,3 +1,5 @@
+import { sessionStateOf } from '@agentlane/checkpoints/session-state';
+import type { Checkpoint } from '@agentlane/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BuiltinServe, startBuiltinServe } from '../e2e/helpers/builtin-serve';
 
@@ -47,14 +49,10 @@ async function checkpoints(threadId: string): Promise<Summary[]> {
 
 /** User texts a checkpoint's conversation holds. */
 async function userTexts(threadId: string, checkpointId: string): Promise<string[]> {
-  const cp = (await get(`/sessions/${threadId}/checkpoints/${checkpointId}`)) as {
-    channels: {
-      conversation?: { value: { value: { role: string; parts: { type: string; text?: string }[] }[] } };
-    };
-  };
-  return (cp.channels.conversation?.value.value ?? [])
-    .filter((m) => m.role === 'user')
-    .map((m) => m.parts.map((p) => p.text ?? '').join(''));
+  const cp = (await get(`/sessions/${threadId}/checkpoints/${checkpointId}`)) as unknown as Checkpoint;
+  return sessionStateOf(cp)
+    .conversation.filter((m) => m.role === 'user')
+    .map((m) => m.parts.map((p) => (p.type === 'text' ? p.text : '')).join(''));
 }
 
 describe('fork a thread from a checkpoint (time travel)', { timeout: 90_000 }, () => {

@@ -157,7 +157,7 @@ function openSession(
     conversation: [],
     plan: [],
     checkpointId: undefined,
-    version: 0,
+    saved: undefined,
   };
   const binding = {
     provider: BUILTIN_PROVIDER,

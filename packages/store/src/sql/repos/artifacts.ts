@@ -2,6 +2,7 @@ import type { ArtifactRef } from '@agentlane/contract';
 import type { ArtifactStore, OpenArtifact } from '../../roles/artifacts.js';
 import { StoreError } from '../../store.js';
 import { openArtifactRow, putChunkedArtifact } from '../artifact-chunks.js';
+import { decodeArtifact, encodeArtifact } from '../artifact-encoding.js';
 import { sha256HexOf } from '../sorted-keys-json.js';
 import { one, type SqlContext } from './context.js';
 
@@ -19,10 +20,11 @@ export class SqlArtifacts implements ArtifactStore {
     const bytes = Buffer.from(content.buffer, content.byteOffset, content.byteLength);
     const sha256 = sha256HexOf(bytes);
     const id = `sha256-${sha256}`;
+    const { stored, encoding } = await encodeArtifact(bytes);
     return this.ctx.tx(async (c) => {
       await c.run(
-        'INSERT INTO artifacts (id, sha256, bytes, content_type, content, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING',
-        [id, sha256, bytes.byteLength, contentType, bytes, this.ctx.now()],
+        'INSERT INTO artifacts (id, sha256, bytes, content_type, content, created_at, encoding) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING',
+        [id, sha256, bytes.byteLength, contentType, stored, this.ctx.now(), encoding],
       );
       const row = await one(c, 'SELECT id, sha256, bytes, content_type FROM artifacts WHERE id = ?', [id]);
       return {
@@ -76,7 +78,7 @@ export class SqlArtifacts implements ArtifactStore {
       const whole = Buffer.concat(pieces);
       return { ref: opened.ref, content: new Uint8Array(whole.buffer, whole.byteOffset, whole.byteLength) };
     }
-    const content = row.content as Buffer;
+    const content = await decodeArtifact(row.content as Buffer, row.encoding, id);
     return {
       ref: {
         id,
