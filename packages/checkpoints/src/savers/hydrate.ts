@@ -1,7 +1,7 @@
 import type { ChannelSnapshot } from '@agentlane/contract';
 import { applyDelta, type CheckpointDelta, parseDelta } from '../delta.js';
 import { CheckpointError } from '../errors.js';
-import { isPlainObject } from '../json.js';
+import { checkingOwnRows, isPlainObject } from '../json.js';
 import { parseChannels } from '../validate.js';
 import { appendTarget } from './base-layout.js';
 import type { ChainLink } from './rows.js';
@@ -22,7 +22,11 @@ export function corruptRow(row: { checkpointId: string }, why: string): never {
 export function foldChain(chain: readonly ChainLink[]): Folded | undefined {
   try {
     const folded = fastFold(chain);
-    return folded ? { channels: parseChannels(folded.channels), since: folded.since } : undefined;
+    if (!folded) return undefined;
+    const check = () => parseChannels(folded.channels);
+    // A base read through its layout and its head were written by this saver (json.ts, checkingOwnRows).
+    const own = (chain[chain.length - 1] as ChainLink).parsed !== undefined;
+    return { channels: own ? checkingOwnRows(check) : check(), since: folded.since };
   } catch {
     return undefined;
   }
