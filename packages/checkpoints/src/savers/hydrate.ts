@@ -17,7 +17,8 @@ export function corruptRow(row: { checkpointId: string }, why: string): never {
  * Rows are parsed once and their operations applied with only
  * the checks applying needs; the resulting map is then validated once, as a whole. That is what the reader
  * hands out, so nothing it returns goes unchecked, and a chain of k deltas no longer validates k snapshots
- * that later rows overwrite (most of a cold read's time).
+ * that later rows overwrite (most of a cold read's time). A base read through its layout skips only the
+ * deep JSON walk of that validation (json.ts, checkingOwnRows).
  */
 export function foldChain(chain: readonly ChainLink[]): Folded | undefined {
   try {
