@@ -21,6 +21,7 @@ import type {
   WriteInput,
 } from '../saver.js';
 import { parseCheckpoint } from '../validate.js';
+import { stringifyFull } from './base-layout.js';
 import { corruptRow, foldChain, mergeSince, strictFold } from './hydrate.js';
 import { type Hydrated, HydratedCache } from './hydrated-cache.js';
 import { planPrune } from './prune-plan.js';
@@ -106,7 +107,8 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
       : undefined;
     const baseDistance = parent && parent.baseDistance + 1 < this.fullEvery ? parent.baseDistance + 1 : 0;
     const storage = delta && baseDistance > 0 ? 'delta' : 'full';
-    const payload = JSON.stringify(storage === 'delta' ? delta : sortKeys(checkpoint.channels));
+    const full = storage === 'full' ? stringifyFull(sortKeys(checkpoint.channels)) : undefined;
+    const payload = full ? full.text : JSON.stringify(delta);
     const row: NewRow = {
       sessionId: checkpoint.sessionId,
       namespace,
@@ -120,7 +122,13 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
       payload,
       pinned: false,
     };
-    const head = this.headFor(storage, checkpoint, parent, delta, payload.length);
+    const head = full
+      ? {
+          baseCheckpointId: checkpoint.id,
+          sinceBase: '{}',
+          ...(full.layout ? { baseLayout: full.layout } : {}),
+        }
+      : this.headFor(checkpoint, parent, delta, payload.length);
     // A large payload (a long answer) is megabytes of synchronous work at each step of a put: serialising,
     // the insert (synchronous on SQLite), re-parsing for the cache. Other callbacks get a turn in between.
     const large = payload.length > YIELD_BYTES;
@@ -168,18 +176,16 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
   }
 
   /**
-   * The namespace's materialized head after this row: the row as its full base plus one merged delta; null
+   * The namespace's materialized head after a delta row: its base plus one merged delta; null
    * (drop the namespace's head) once the merged delta passes headMaxBytes; undefined (leave it, it no longer
    * matches) when the parent's merged delta is not known.
    */
   private headFor(
-    storage: 'full' | 'delta',
     checkpoint: Checkpoint,
     parent: Hydrated | undefined,
     delta: CheckpointDelta | undefined,
     deltaLength: number,
   ): HeadRow | null | undefined {
-    if (storage === 'full') return { baseCheckpointId: checkpoint.id, sinceBase: '{}' };
     if (!parent?.since || !delta) return undefined;
     // The merged delta holds each of this delta's operations whole or grown: no need to build it to know.
     if (deltaLength > this.headMaxBytes) return null;

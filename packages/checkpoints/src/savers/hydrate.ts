@@ -1,8 +1,9 @@
 import type { ChannelSnapshot } from '@agentlane/contract';
 import { applyDelta, type CheckpointDelta, parseDelta } from '../delta.js';
 import { CheckpointError } from '../errors.js';
-import { isPlainObject } from '../json.js';
+import { checkingOwnRows, isPlainObject } from '../json.js';
 import { parseChannels } from '../validate.js';
+import { appendTarget } from './base-layout.js';
 import type { ChainLink } from './rows.js';
 
 export function corruptRow(row: { checkpointId: string }, why: string): never {
@@ -16,12 +17,17 @@ export function corruptRow(row: { checkpointId: string }, why: string): never {
  * Rows are parsed once and their operations applied with only
  * the checks applying needs; the resulting map is then validated once, as a whole. That is what the reader
  * hands out, so nothing it returns goes unchecked, and a chain of k deltas no longer validates k snapshots
- * that later rows overwrite (most of a cold read's time).
+ * that later rows overwrite (most of a cold read's time). A base read through its layout skips only the
+ * deep JSON walk of that validation (json.ts, checkingOwnRows).
  */
 export function foldChain(chain: readonly ChainLink[]): Folded | undefined {
   try {
     const folded = fastFold(chain);
-    return folded ? { channels: parseChannels(folded.channels), since: folded.since } : undefined;
+    if (!folded) return undefined;
+    const check = () => parseChannels(folded.channels);
+    // A base read through its layout and its head were written by this saver (json.ts, checkingOwnRows).
+    const own = (chain[chain.length - 1] as ChainLink).parsed !== undefined;
+    return { channels: own ? checkingOwnRows(check) : check(), since: folded.since };
   } catch {
     return undefined;
   }
@@ -55,7 +61,8 @@ export function mergeSince(
 
 /** Parses and applies; throws (anything) on a shape it cannot apply. Owns what it parses, so appends in place. */
 function fastFold(chain: readonly ChainLink[]): Folded | undefined {
-  const base = JSON.parse((chain[chain.length - 1] as ChainLink).payload) as unknown;
+  const last = chain[chain.length - 1] as ChainLink;
+  const base = last.parsed ?? (JSON.parse(last.payload) as unknown);
   if (!isPlainObject(base)) return undefined;
   const channels = base as Record<string, ChannelSnapshot>;
   const since: Record<string, Record<string, unknown>> = {};
@@ -90,17 +97,6 @@ function fastFold(chain: readonly ChainLink[]): Folded | undefined {
     }
   }
   return { channels, since: since as unknown as CheckpointDelta };
-}
-
-/** The list an `append` grows (docs/checkpoint-storage.md), or undefined when the channel does not accumulate. */
-function appendTarget(snapshot: ChannelSnapshot | undefined): unknown[] | undefined {
-  const value = snapshot?.value;
-  if (!isPlainObject(value)) return undefined;
-  if (snapshot?.kind === 'topic' && value.accumulate === true && Array.isArray(value.items))
-    return value.items;
-  if (snapshot?.kind === 'binary_op_aggregate' && value.reducer === 'append' && Array.isArray(value.value))
-    return value.value;
-  return undefined;
 }
 
 /** Validates every row's text on its own, oldest first, and throws for the first bad one. */

@@ -51,6 +51,12 @@ const CHECKPOINT_MIGRATIONS: readonly { name: string; ddl: string }[] = [
     PRIMARY KEY (session_id, namespace)
   )`,
   },
+  {
+    // Where the head's base keeps its long lists, so a cold reader parses the base in pieces
+    // (savers/base-layout.ts). Optional: NULL reads the base whole.
+    name: 'the layout of a head base',
+    ddl: 'ALTER TABLE {{S}}harness_checkpoint_heads ADD COLUMN base_layout TEXT',
+  },
 ];
 
 /**

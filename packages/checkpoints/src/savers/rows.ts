@@ -20,7 +20,10 @@ export interface CheckpointRow {
 }
 
 /** What hydration reads of a head's ancestors. */
-export type ChainLink = Pick<CheckpointRow, 'checkpointId' | 'parentCheckpointId' | 'storage' | 'payload'>;
+export type ChainLink = Pick<CheckpointRow, 'checkpointId' | 'parentCheckpointId' | 'storage' | 'payload'> & {
+  /** The payload already parsed (a base read in pieces through its layout); `payload` is then empty. */
+  parsed?: unknown;
+};
 /** A row and its ancestors back to the nearest full row, newest first (empty: no such row). */
 export type Chain = [] | [CheckpointRow & ChainLink, ...ChainLink[]];
 
@@ -29,6 +32,11 @@ export interface HeadRow {
   baseCheckpointId: string;
   /** JSON: the delta from the base's channels to the row's ('{}' when the row is the base). */
   sinceBase: string;
+  /**
+   * JSON: where the base's long lists lie in its text (base-layout.ts), given with a full row; a head that
+   * keeps its base keeps the layout it has.
+   */
+  baseLayout?: string;
 }
 
 export type NewRow = Omit<CheckpointRow, 'seq'>;

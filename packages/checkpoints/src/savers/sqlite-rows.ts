@@ -1,5 +1,6 @@
 import { migrateSqliteSync, retryBusy } from '@agentlane/sql';
 import type Database from 'better-sqlite3';
+import { parseWithLayout } from './base-layout.js';
 import { checkpointMigrations } from './migrations.js';
 import type {
   Chain,
@@ -25,8 +26,10 @@ import {
  * The namespace's materialized head with its base, when the head row is still the newest row (a writer that
  * keeps no heads, e.g. another runtime, leaves it behind and the chain is read instead).
  */
-const headSql = `SELECT h.since_base, h.base_checkpoint_id, b.storage AS base_storage,
-    b.parent_checkpoint_id AS base_parent, b.channels AS base_channels, ${META_COLUMNS.split(', ')
+const headSql = `SELECT h.since_base, h.base_checkpoint_id, h.base_layout, b.storage AS base_storage,
+    b.parent_checkpoint_id AS base_parent, CAST(b.channels AS BLOB) AS base_channels, ${META_COLUMNS.split(
+      ', ',
+    )
       .map((c) => `t.${c}`)
       .join(', ')}
   FROM harness_checkpoint_heads h
@@ -40,19 +43,24 @@ interface MaterializedHead extends SqlCheckpointRow {
   base_checkpoint_id: string;
   base_storage: string;
   base_parent: string | null;
-  base_channels: string;
+  /** The base's text as bytes: with a layout it is decoded in pieces, never as one large string. */
+  base_channels: Buffer;
+  base_layout: string | null;
 }
 
 /** The two-link chain of a materialized head: the head row carrying the merged delta, then its base. */
 function headChain(h: MaterializedHead): Chain {
+  const parsed = h.base_layout === null ? undefined : parseWithLayout(h.base_channels, h.base_layout);
+  const base = {
+    checkpointId: h.base_checkpoint_id,
+    parentCheckpointId: h.base_parent,
+    storage: 'full',
+  } as const;
   return [
     { ...toCheckpointRow(h), storage: 'delta', payload: h.since_base },
-    {
-      checkpointId: h.base_checkpoint_id,
-      parentCheckpointId: h.base_parent,
-      storage: 'full',
-      payload: h.base_channels,
-    },
+    parsed === undefined
+      ? { ...base, payload: h.base_channels.toString('utf8') }
+      : { ...base, payload: '', parsed },
   ];
 }
 
@@ -94,10 +102,15 @@ export class SqliteRows implements CheckpointRowStore {
       latestChain: db.prepare(chainSql('sqlite', t, newest, ':session')),
       materialized: db.prepare(headSql),
       putHead: db.prepare(
-        `INSERT INTO harness_checkpoint_heads (session_id, namespace, checkpoint_id, base_checkpoint_id, since_base)
-         VALUES (?, ?, ?, ?, ?)
+        // A head that keeps its base keeps the base's layout (only a full row's put gives one).
+        `INSERT INTO harness_checkpoint_heads (session_id, namespace, checkpoint_id, base_checkpoint_id, since_base,
+           base_layout)
+         VALUES (?, ?, ?, ?, ?, ?)
          ON CONFLICT (session_id, namespace) DO UPDATE SET checkpoint_id = excluded.checkpoint_id,
-           base_checkpoint_id = excluded.base_checkpoint_id, since_base = excluded.since_base`,
+           base_checkpoint_id = excluded.base_checkpoint_id, since_base = excluded.since_base,
+           base_layout = CASE WHEN excluded.base_layout IS NULL
+             AND harness_checkpoint_heads.base_checkpoint_id = excluded.base_checkpoint_id
+             THEN harness_checkpoint_heads.base_layout ELSE excluded.base_layout END`,
       ),
       deleteHead: db.prepare('DELETE FROM harness_checkpoint_heads WHERE session_id = ? AND namespace = ?'),
       deleteSessionHeads: db.prepare('DELETE FROM harness_checkpoint_heads WHERE session_id = ?'),
@@ -151,6 +164,7 @@ export class SqliteRows implements CheckpointRowStore {
               row.checkpointId,
               head.baseCheckpointId,
               head.sinceBase,
+              head.baseLayout ?? null,
             );
           } else if (head === null) s.deleteHead.run(row.sessionId, row.namespace);
           return Number(info.lastInsertRowid);
