@@ -25,6 +25,9 @@ import { acpHandshake } from './handshake.js';
 import { waitForQuiet } from './quiet.js';
 import { errorMessage, harness } from './rpc-util.js';
 
+/** How often a cancel is sent again while the agent has not ended the cancelled prompt. */
+const CANCEL_RESEND_MS = 2000;
+
 /** How long the agent must be silent after a session/load before the first prompt, and the most to wait. */
 const REPLAY_QUIET_MS = 250;
 const REPLAY_WAIT_MAX_MS = 5_000;
@@ -216,8 +219,16 @@ export class AcpSession implements EngineSession {
     this.io = io;
     this.sink = (frame, raw) => io.emit(frame, raw);
     for (const f of this.buffered.splice(0)) io.emit(f.frame, f.raw);
-    const onAbort = () => {
+    // session/cancel is a notification nobody acknowledges, and an agent that is between two steps when it
+    // arrives can miss it (Cline under load went on to stream its whole answer): it is sent again every
+    // CANCEL_RESEND_MS until the prompt settles. A second cancel of the same prompt changes nothing.
+    let resend: ReturnType<typeof setInterval> | undefined;
+    const cancel = () => {
       void this.conn.agent.notify('session/cancel', { sessionId: this.sessionId }).catch(() => undefined);
+    };
+    const onAbort = () => {
+      cancel();
+      resend = setInterval(cancel, CANCEL_RESEND_MS);
     };
     io.signal.addEventListener('abort', onAbort, { once: true });
     try {
@@ -250,6 +261,7 @@ export class AcpSession implements EngineSession {
       return { outcome: 'completed' };
     } finally {
       io.signal.removeEventListener('abort', onAbort);
+      clearInterval(resend);
       this.io = null;
       this.sink = null;
     }
