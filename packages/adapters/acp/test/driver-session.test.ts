@@ -144,4 +144,26 @@ describe('ACP driver: session binding and process liveness', () => {
     await gone;
     expect(session.isAlive?.()).toBe(false);
   });
+
+  it('sends session/cancel again until the agent ends the cancelled prompt (one can be missed)', async () => {
+    const session = await openSession([], 1);
+    const turn: JsonValue[] = [];
+    const abort = new AbortController();
+    const outcome = session.runTurn(
+      { threadId: 'thr_driver', runId: 'run_1', turnId: 'run_1', prompt: 'wait for a cancel' },
+      {
+        emit: (frame) => {
+          turn.push(frame);
+          // The agent has started the prompt: cancel it.
+          if (JSON.stringify(frame).includes('"waiting"')) abort.abort();
+        },
+        signal: abort.signal,
+        awaitApproval: async () => ({ outcome: 'cancelled' }),
+        awaitQuestion: async () => ({ outcome: 'cancelled' }),
+      },
+    );
+    expect(await outcome).toEqual({ outcome: 'cancelled' });
+    const cancels = turn.filter((f) => wire(f).msg?.method === 'session/cancel');
+    expect(cancels.length).toBeGreaterThanOrEqual(2);
+  });
 });

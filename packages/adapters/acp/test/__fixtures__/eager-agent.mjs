@@ -21,6 +21,10 @@ const chunk = (sessionId, text) => ({
 // With --fork it advertises sessionCapabilities.fork and answers session/fork with a new session id.
 const forks = process.argv.includes('--fork');
 let next = 1;
+// A prompt that says "wait for a cancel" is held open; the agent misses the first session/cancel (as Cline did
+// under load) and answers `cancelled` on the second.
+let held;
+let cancels = 0;
 const notFound = (id) => ({ jsonrpc: '2.0', id, error: { code: -32601, message: 'not found' } });
 createInterface({ input: process.stdin }).on('line', (line) => {
   const msg = JSON.parse(line);
@@ -53,7 +57,20 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       write(chunk(msg.params.sessionId, 'replayed history'), reply({}), commands(msg.params.sessionId));
       return;
     case 'session/prompt':
+      if (msg.params.prompt?.[0]?.text === 'wait for a cancel') {
+        held = msg.id;
+        cancels = 0;
+        write(chunk(msg.params.sessionId, 'waiting'));
+        return;
+      }
       write(chunk(msg.params.sessionId, 'hello from the eager agent'), reply({ stopReason: 'end_turn' }));
+      return;
+    case 'session/cancel':
+      cancels += 1;
+      if (held !== undefined && cancels >= 2) {
+        write({ jsonrpc: '2.0', id: held, result: { stopReason: 'cancelled' } });
+        held = undefined;
+      }
       return;
     default:
       if (msg.id !== undefined) write(notFound(msg.id));
