@@ -125,14 +125,12 @@ async function boundOutput(ctx: TurnContext, call: ToolCall, tctx: ToolContext, 
     file: bounded.spilled,
     description: `the tool's whole result (${bounded.spilled.bytes} bytes)`,
   });
-  if (!out.resultWarned)
-    outputLimit(
-      ctx,
-      'a tool result',
-      room < out.bounds.toolResultBytes ? 'turnOutputBytes' : 'toolResultBytes',
-      room,
-    );
-  out.resultWarned = true;
+  // One warning per bound and turn: a result cut by the turn's bound (turnOutputBytes) is the same bound a
+  // command's terminal output may have reached first (commands run side by side).
+  const byTurn = room < out.bounds.toolResultBytes;
+  const warned = byTurn ? 'outputWarned' : 'resultWarned';
+  if (!out[warned]) outputLimit(ctx, 'a tool result', byTurn ? 'turnOutputBytes' : 'toolResultBytes', room);
+  out[warned] = true;
 }
 
 /** The call's end frame and ledger row; what the model reads of it. */
