@@ -19,6 +19,8 @@ export interface ServeRunFigures {
   healthP99: number;
   healthMax: number;
   healthSamples: number;
+  /** The three slowest probes: latency and when it was sent, as a fraction of the run's wall time. */
+  healthSlowest: string;
   /** /health probes whose keep-alive connection was closed under them (asked again). */
   healthRetries: number;
   /** Growth of the database over the run: pages in use (rows and indexes the run added). */
@@ -39,6 +41,14 @@ const percentile = (values: number[], p: number): number => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 };
+
+const slowest = (latencies: number[], at: number[], wallMs: number): string =>
+  latencies
+    .map((ms, i) => ({ ms, when: (at[i] ?? 0) / wallMs }))
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 3)
+    .map((s) => `${s.ms.toFixed(1)} ms at ${Math.round(s.when * 100)}%`)
+    .join(', ');
 
 const dbSize = (path: string): number =>
   [path, `${path}-wal`].reduce((n, p) => n + (existsSync(p) ? statSync(p).size : 0), 0);
@@ -152,6 +162,7 @@ async function runOnce(
     });
     const follower = follow(`${serve.api}/threads/${session.id}/events?after=0`);
     await new Promise((r) => setTimeout(r, 200));
+    const probe = await startHealthProbe(`${serve.api}/health`);
     const sseBefore = follower.bytes();
     const dbBefore = dbSize(db);
     const usedBefore = usedBytes(reader);
@@ -162,24 +173,6 @@ async function runOnce(
     const { run } = await json<{ run: { runId: string } }>(`${serve.api}/threads/${session.id}/runs`, {
       prompt: 'answer at length',
     });
-    const health: number[] = [];
-    let healthRetries = 0;
-    let settled = false;
-    const probe = (async () => {
-      while (!settled) {
-        const h0 = performance.now();
-        try {
-          const res = await fetch(`${serve.api}/health`);
-          await res.arrayBuffer();
-          health.push(performance.now() - h0);
-        } catch {
-          // A keep-alive connection the server closed as the probe reused it: asked again at once.
-          healthRetries++;
-          continue;
-        }
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    })();
     for (;;) {
       const view = await json<{ run: { status: string; canonicalizedAt?: string | null } }>(
         `${serve.api}/runs/${run.runId}`,
@@ -192,8 +185,7 @@ async function runOnce(
     }
     const wallMs = performance.now() - t0;
     const cpuMs = processCpuMs(pid) - cpuBefore;
-    settled = true;
-    await probe;
+    const { samples: health, at: healthAt, retries: healthRetries } = await probe.stop();
     const writeAfter = processWriteBytes(pid);
     // The follower has the rows once they are committed; give the last frames a moment to arrive.
     for (let i = 0; i < 100 && follower.deltaChars() < expectChars; i++)
@@ -205,6 +197,7 @@ async function runOnce(
       healthP50: percentile(health, 50),
       healthP99: percentile(health, 99),
       healthMax: Math.max(...health),
+      healthSlowest: slowest(health, healthAt, wallMs),
       healthSamples: health.length,
       healthRetries,
       dbBytes: usedBytes(reader) - usedBefore,
@@ -218,6 +211,35 @@ async function runOnce(
 }
 
 const child = fileURLToPath(new URL('./stream-text-child.ts', import.meta.url));
+const probeChild = fileURLToPath(new URL('./health-probe-child.mjs', import.meta.url));
+
+/** The /health probe in a process of its own (see health-probe-child.mjs); stop() returns its figures. */
+interface ProbeFigures {
+  samples: number[];
+  at: number[];
+  retries: number;
+}
+
+async function startHealthProbe(url: string): Promise<{ stop(): Promise<ProbeFigures> }> {
+  const proc = spawn(process.execPath, [probeChild, url], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', resolve));
+  await new Promise<void>((resolve, reject) => {
+    proc.stdout.on('data', (d) => {
+      out += d;
+      if (out.startsWith('ready\n')) resolve();
+    });
+    void exited.then((code) => reject(new Error(`health-probe-child exited ${code}: ${out}`)));
+  });
+  return {
+    async stop() {
+      proc.stdin.end();
+      const code = await exited;
+      if (code !== 0) throw new Error(`health-probe-child exited ${code}: ${out}`);
+      return JSON.parse(out.trim().split('\n').at(-1) as string) as ProbeFigures;
+    },
+  };
+}
 
 /** The baseline: the AI SDK's own streamText over the same fake stream, in a process of its own. */
 export async function measureStreamText(fake: FakeModelServer): Promise<{ cpuMs: number; parts: number }> {

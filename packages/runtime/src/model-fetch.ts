@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { nextSlice, sliceSpent } from './loop-slice.js';
 
 /** How long the engine waits on a model server of its own accord (Node's own limit is 300 s of silence). */
 export interface ModelTimeouts {
@@ -18,8 +19,6 @@ export interface RateLimitRetries {
 
 /** The most bytes of a model stream handed to the SDK in one piece: a 16 KB slice parses in a few ms. */
 const MAX_SLICE_BYTES = 16 * 1024;
-/** How long reading a model stream may hold the event loop before it yields. */
-export const STREAM_SLICE_MS = 8;
 
 export const DEFAULT_TIMEOUTS = { firstByteMs: 120_000, idleMs: 60_000 } as const;
 export const DEFAULT_RETRIES = { attempts: 3, maxDelayMs: 30_000 } as const;
@@ -110,7 +109,6 @@ async function timedFetch(
   });
   /** What is left of a large network read, handed on a slice at a time (see MAX_SLICE_BYTES). */
   let rest: Uint8Array | null = null;
-  let slice = performance.now();
   const handOn = (controller: ReadableStreamDefaultController<Uint8Array>, bytes: Uint8Array) => {
     rest = bytes.byteLength > MAX_SLICE_BYTES ? bytes.subarray(MAX_SLICE_BYTES) : null;
     controller.enqueue(rest ? bytes.subarray(0, MAX_SLICE_BYTES) : bytes);
@@ -121,10 +119,7 @@ async function timedFetch(
         // A model server that writes faster than the SDK parses fills this stream's queue, and parsing it
         // never leaves the microtask queue: every few ms the event loop gets its turn (other requests,
         // commits) before the next slice is handed on.
-        if (performance.now() - slice > STREAM_SLICE_MS) {
-          await new Promise((r) => setImmediate(r));
-          slice = performance.now();
-        }
+        if (sliceSpent()) await nextSlice();
         if (rest) {
           handOn(controller, rest);
           return;

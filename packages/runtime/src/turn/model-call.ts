@@ -3,8 +3,8 @@ import { jsonSchema, type ModelMessage, streamText, type ToolSet, tool } from 'a
 import { sdkNeedsApproval, withApprovalParts } from '../approvals.js';
 import { jsonSafe, toModelMessages } from '../conversation.js';
 import { DeltaCoalescer } from '../delta-coalescer.js';
+import { nextSlice, sliceSpent } from '../loop-slice.js';
 import { authMethodOf, type HttpObservation } from '../model.js';
-import { STREAM_SLICE_MS } from '../model-fetch.js';
 import { costOf } from '../prices.js';
 import { addSpend } from '../spend.js';
 import { withUniqueCallId } from '../tool-call-ids.js';
@@ -107,14 +107,10 @@ async function stream(
       },
     });
     ctx.callIds.startCall();
-    let slice = performance.now();
     for await (const sdkPart of result.fullStream) {
       // The SDK's own pipeline may run far ahead of the network slices (model-fetch.ts): the consumer
       // also lets the event loop in every few ms.
-      if (performance.now() - slice > STREAM_SLICE_MS) {
-        await new Promise((r) => setImmediate(r));
-        slice = performance.now();
-      }
+      if (sliceSpent()) await nextSlice();
       const part = callText.pass(withUniqueCallId(sdkPart, ctx.callIds));
       // Text past the turn's bound goes to the call's overflow file: read on once the file caught up.
       if (callText.busy()) await callText.drained();
