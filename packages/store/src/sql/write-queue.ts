@@ -51,6 +51,8 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 const MAX_BATCH_JOBS = 256;
 const MAX_BATCH_ROWS = 20_000;
 const MAX_ATTEMPTS = 5;
+/** Rows from which a batch skips the database's foreign-key checks (see attempt()). */
+const CHECKED_APPENDS_MIN_ROWS = 64;
 
 /**
  * Group commit: writes that arrive while a transaction is being written wait and go together into the next
@@ -124,11 +126,14 @@ export class WriteQueue {
   }
 
   private async attempt(batch: Entry[]): Promise<{ outcomes: Outcome[]; heads: Map<string, number> }> {
+    // Every job checks its thread / run under the locks execBatch takes before it writes anything, so the
+    // database's own foreign-key checks are redundant; but on SQLite turning them off and on again makes every
+    // prepared statement compile anew (0.15 ms of a single frame's 0.6), so only a large batch does it.
+    const rows = batch.reduce((n, e) => n + e.job.rows, 0);
     for (let attempt = 1; ; attempt++) {
       try {
-        // Every job checks its thread / run under the locks execBatch takes before it writes anything.
         return await this.backend.transaction((conn) => this.execBatch(conn, batch), {
-          checkedAppends: true,
+          checkedAppends: rows >= CHECKED_APPENDS_MIN_ROWS,
         });
       } catch (error) {
         if (attempt >= MAX_ATTEMPTS || !this.backend.isRetryable(error)) throw error;
