@@ -1,15 +1,14 @@
-import type { BaseCheckpointSaver, Checkpoint } from '@langchain/langgraph-checkpoint';
-import { emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
-import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
-import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
+import Database from 'better-sqlite3';
+import { type LangGraphCheckpoint, type LangGraphSaver, loadLangGraph } from './langgraph-baseline';
 import { SAMPLE_AT, type Timings, TURNS, turnWrites } from './workload';
 
 /** Drives a LangGraph saver the way a LangGraph graph does: one full checkpoint per step. */
 async function drive(
-  saver: BaseCheckpointSaver,
+  saver: LangGraphSaver,
   threadId: string,
   bytes: () => Promise<number>,
 ): Promise<Timings> {
+  const langgraph = loadLangGraph();
   const timings: Timings = { put: [], get: [], bytesAt: {} };
   const messages: unknown[] = [];
   let vector: Record<string, number> = {};
@@ -22,9 +21,9 @@ async function drive(
     vector = { ...vector, ...w.vectorEntry };
     tokens += w.tokens;
     plan = w.plan;
-    const checkpoint: Checkpoint = {
-      ...emptyCheckpoint(),
-      id: uuid6(-1),
+    const checkpoint: LangGraphCheckpoint = {
+      ...langgraph.emptyCheckpoint(),
+      id: langgraph.uuid6(-1),
       ts: new Date().toISOString(),
       channel_values: { messages: [...messages], plan, versionVector: vector, tokens },
       channel_versions: { messages: turn, plan: turn, versionVector: turn, tokens: turn },
@@ -63,11 +62,12 @@ async function drive(
 }
 
 export async function langgraphSqlite(file: string, fileBytes: () => number): Promise<Timings> {
-  const saver = SqliteSaver.fromConnString(file);
+  // What SqliteSaver.fromConnString does, with the project's driver (its setup turns WAL on).
+  const db = new Database(file);
   try {
-    return await drive(saver, 'bench-thread', async () => fileBytes());
+    return await drive(loadLangGraph().sqliteSaver(db), 'bench-thread', async () => fileBytes());
   } finally {
-    saver.db.close();
+    db.close();
   }
 }
 
@@ -76,7 +76,7 @@ export async function langgraphPg(
   schema: string,
   schemaBytes: () => Promise<number>,
 ): Promise<Timings> {
-  const saver = PostgresSaver.fromConnString(url, { schema });
+  const saver = loadLangGraph().pgSaver(url, schema);
   await saver.setup();
   try {
     return await drive(saver, 'bench-thread', schemaBytes);
