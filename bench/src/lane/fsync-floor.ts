@@ -1,4 +1,4 @@
-import { closeSync, fdatasyncSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fdatasyncSync, fsyncSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { percentile, sortedCopy } from './fixtures';
 
@@ -9,7 +9,20 @@ export interface FsyncFloor {
   /** 4 KB appended (the file grows), then fdatasync: also pays the file-size metadata. */
   appendP50Ms: number;
   appendP99Ms: number;
+  /**
+   * What one idle frame's commit asks of the disk: COMMIT_PAGES pages (4 KB; SQLite adds a 24-byte frame
+   * header to each) appended to the WAL, then fsync. better-sqlite3 builds SQLite without HAVE_FDATASYNC, so its commit syncs with
+   * fsync, which also commits the inode's new mtime and size to the filesystem journal (ext4 here).
+   */
+  commitP50Ms: number;
+  commitP99Ms: number;
 }
+
+/**
+ * Pages a single-frame commit writes to the WAL: the event row, its three index entries (primary key, unique
+ * eventId, by run), the frame row and the two counters (thread head, source lane); counted with strace.
+ */
+const COMMIT_PAGES = 7;
 
 /**
  * The raw durability floor of the disk under `dir`, measured in the same run as the idle-latency figure:
@@ -19,7 +32,12 @@ export interface FsyncFloor {
 export async function measureFsyncFloor(dir: string, count = 200): Promise<FsyncFloor> {
   const root = mkdtempSync(join(dir, 'agentlane-fsync-'));
   const block = Buffer.alloc(4096, 0x61);
-  const sample = async (name: string, offsetOf: (i: number) => number): Promise<Float64Array> => {
+  const sample = async (
+    name: string,
+    offsetOf: (i: number) => number,
+    pages = 1,
+    sync: (fd: number) => void = fdatasyncSync,
+  ): Promise<Float64Array> => {
     const fd = openSync(join(root, name), 'w+');
     const lat = new Float64Array(count);
     try {
@@ -28,8 +46,8 @@ export async function measureFsyncFloor(dir: string, count = 200): Promise<Fsync
       fdatasyncSync(fd);
       for (let i = 0; i < count; i++) {
         const t0 = performance.now();
-        writeSync(fd, block, 0, block.length, offsetOf(i));
-        fdatasyncSync(fd);
+        for (let p = 0; p < pages; p++) writeSync(fd, block, 0, block.length, offsetOf(i) + p * block.length);
+        sync(fd);
         lat[i] = performance.now() - t0;
         await new Promise((r) => setTimeout(r, 1));
       }
@@ -41,11 +59,14 @@ export async function measureFsyncFloor(dir: string, count = 200): Promise<Fsync
   try {
     const overwrite = await sample('overwrite', () => 0);
     const append = await sample('append', (i) => (i + 1) * 4096);
+    const commit = await sample('commit', (i) => i * COMMIT_PAGES * 4096, COMMIT_PAGES, fsyncSync);
     return {
       p50Ms: percentile(overwrite, 50),
       p99Ms: percentile(overwrite, 99),
       appendP50Ms: percentile(append, 50),
       appendP99Ms: percentile(append, 99),
+      commitP50Ms: percentile(commit, 50),
+      commitP99Ms: percentile(commit, 99),
     };
   } finally {
     rmSync(root, { recursive: true, force: true });
