@@ -60,6 +60,11 @@ function timeNpmCi(dir: string): Timing {
   return { wall: Number(timing[1]), cpu: Number(timing[2]) + Number(timing[3]) };
 }
 
+/** Writes back every dirty page, so a timed install does not pay for what ran before it. */
+function settleDisk(): void {
+  spawnSync('sync');
+}
+
 /** Seconds from `npm start` to its "listening on" line; the whole process group is then stopped. */
 function timeNpmStart(dir: string): Promise<number> {
   const started = performance.now();
@@ -106,8 +111,12 @@ export async function run(): Promise<BenchResult[]> {
   const head = cloneAt('HEAD');
   const base = cloneAt(baselineCommit);
   try {
+    // Both clones stay until the end, and the disk settles (sync) before each install: deleting the first
+    // install's tree between the two (a gigabyte, on a disk mounted with `discard`) slowed the second by a
+    // third, and so did the first install's pages still being written back.
+    settleDisk();
     const baseCi = timeNpmCi(base);
-    rmSync(base, { recursive: true, force: true });
+    settleDisk();
     const headCi = timeNpmCi(head);
     const firstStart = await timeNpmStart(head);
     const laterStart = await timeNpmStart(head);
