@@ -52,6 +52,25 @@ describe('base layout (a full row parsed in pieces)', () => {
     );
   });
 
+  it('parses pieces of plain ASCII (decoded as latin1) next to pieces with other characters (UTF-8)', () => {
+    // Runs of 80 ASCII-only messages then 80 with non-ASCII text: some 64 KiB pieces hold only one kind.
+    const ascii = (n: number) => ({ id: `a${n}`, text: `${'plain '.repeat(170)} ${n} "quoted" \\ /` });
+    const set = new ChannelSet({ conversation: new BinaryOpAggregateChannel('append') });
+    for (let n = 0; n < 400; n++)
+      set.step([{ channel: 'conversation', value: Math.floor(n / 80) % 2 ? message(n) : ascii(n) }]);
+    const channels = set.snapshot();
+    const { text, layout } = stringifyFull(channels);
+    const bytes = Buffer.from(text);
+    const { lists } = JSON.parse(layout as string) as { lists: { start: number; cuts: number[] }[] };
+    const pieces = [lists[0]?.start ?? 0, ...(lists[0]?.cuts ?? [])];
+    const asciiPieces = pieces.filter((at, i) =>
+      bytes.subarray(at, pieces[i + 1] ?? bytes.length).every((b) => b < 0x80),
+    );
+    expect(asciiPieces.length).toBeGreaterThan(0);
+    expect(asciiPieces.length).toBeLessThan(pieces.length);
+    expect(parseWithLayout(bytes, layout as string)).toEqual(channels);
+  });
+
   it('a layout that does not fit the bytes is ignored (the caller parses the whole text)', () => {
     const { text, layout } = stringifyFull(big(300));
     const bytes = Buffer.from(text);
