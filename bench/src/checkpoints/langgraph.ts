@@ -1,14 +1,19 @@
 import Database from 'better-sqlite3';
-import { type LangGraphCheckpoint, type LangGraphSaver, loadLangGraph } from './langgraph-baseline';
+import {
+  type LangGraph,
+  type LangGraphCheckpoint,
+  type LangGraphSaver,
+  loadLangGraph,
+} from './langgraph-baseline';
 import { SAMPLE_AT, type Timings, TURNS, turnWrites } from './workload';
 
 /** Drives a LangGraph saver the way a LangGraph graph does: one full checkpoint per step. */
 async function drive(
+  langgraph: LangGraph,
   saver: LangGraphSaver,
   threadId: string,
   bytes: () => Promise<number>,
 ): Promise<Timings> {
-  const langgraph = loadLangGraph();
   const timings: Timings = { put: [], get: [], bytesAt: {} };
   const messages: unknown[] = [];
   let vector: Record<string, number> = {};
@@ -65,7 +70,8 @@ export async function langgraphSqlite(file: string, fileBytes: () => number): Pr
   // What SqliteSaver.fromConnString does, with the project's driver (its setup turns WAL on).
   const db = new Database(file);
   try {
-    return await drive(loadLangGraph().sqliteSaver(db), 'bench-thread', async () => fileBytes());
+    const langgraph = loadLangGraph();
+    return await drive(langgraph, langgraph.sqliteSaver(db), 'bench-thread', async () => fileBytes());
   } finally {
     db.close();
   }
@@ -76,10 +82,11 @@ export async function langgraphPg(
   schema: string,
   schemaBytes: () => Promise<number>,
 ): Promise<Timings> {
-  const saver = loadLangGraph().pgSaver(url, schema);
+  const langgraph = loadLangGraph();
+  const saver = langgraph.pgSaver(url, schema);
   await saver.setup();
   try {
-    return await drive(saver, 'bench-thread', schemaBytes);
+    return await drive(langgraph, saver, 'bench-thread', schemaBytes);
   } finally {
     await saver.end();
   }
