@@ -1,4 +1,4 @@
-import { closeSync, fdatasyncSync, fsyncSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fdatasyncSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { percentile, sortedCopy } from './fixtures';
 
@@ -11,8 +11,9 @@ export interface FsyncFloor {
   appendP99Ms: number;
   /**
    * What one idle frame's commit asks of the disk: COMMIT_PAGES pages (4 KB; SQLite adds a 24-byte frame
-   * header to each) appended to the WAL, then fsync. better-sqlite3 builds SQLite without HAVE_FDATASYNC, so its commit syncs with
-   * fsync, which also commits the inode's new mtime and size to the filesystem journal (ext4 here).
+   * header to each) appended to the WAL, then fdatasync (agentlane builds SQLite with HAVE_FDATASYNC:
+   * scripts/install/better-sqlite3.mjs; better-sqlite3's stock build syncs with fsync, which also journals
+   * the file's mtime).
    */
   commitP50Ms: number;
   commitP99Ms: number;
@@ -32,12 +33,7 @@ const COMMIT_PAGES = 7;
 export async function measureFsyncFloor(dir: string, count = 200): Promise<FsyncFloor> {
   const root = mkdtempSync(join(dir, 'agentlane-fsync-'));
   const block = Buffer.alloc(4096, 0x61);
-  const sample = async (
-    name: string,
-    offsetOf: (i: number) => number,
-    pages = 1,
-    sync: (fd: number) => void = fdatasyncSync,
-  ): Promise<Float64Array> => {
+  const sample = async (name: string, offsetOf: (i: number) => number, pages = 1): Promise<Float64Array> => {
     const fd = openSync(join(root, name), 'w+');
     const lat = new Float64Array(count);
     try {
@@ -47,7 +43,7 @@ export async function measureFsyncFloor(dir: string, count = 200): Promise<Fsync
       for (let i = 0; i < count; i++) {
         const t0 = performance.now();
         for (let p = 0; p < pages; p++) writeSync(fd, block, 0, block.length, offsetOf(i) + p * block.length);
-        sync(fd);
+        fdatasyncSync(fd);
         lat[i] = performance.now() - t0;
         await new Promise((r) => setTimeout(r, 1));
       }
@@ -59,7 +55,7 @@ export async function measureFsyncFloor(dir: string, count = 200): Promise<Fsync
   try {
     const overwrite = await sample('overwrite', () => 0);
     const append = await sample('append', (i) => (i + 1) * 4096);
-    const commit = await sample('commit', (i) => i * COMMIT_PAGES * 4096, COMMIT_PAGES, fsyncSync);
+    const commit = await sample('commit', (i) => i * COMMIT_PAGES * 4096, COMMIT_PAGES);
     return {
       p50Ms: percentile(overwrite, 50),
       p99Ms: percentile(overwrite, 99),

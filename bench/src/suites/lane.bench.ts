@@ -188,10 +188,10 @@ async function latencyAndReplay(b: Backend, durability: string): Promise<BenchRe
       extra: `appending 4 KB + fdatasync: p50 ${fmt(floor.appendP50Ms)} / p99 ${fmt(floor.appendP99Ms)} ms`,
     });
     out.push({
-      name: 'sqlite: commit floor (7 pages appended + fsync), p99',
+      name: 'sqlite: commit floor (7 pages appended + fdatasync), p99',
       unit: 'ms',
       value: floor.commitP99Ms,
-      extra: `p50 ${fmt(floor.commitP50Ms)} ms; what one idle frame's commit writes, synced with fsync as better-sqlite3's SQLite build does (no HAVE_FDATASYNC)`,
+      extra: `p50 ${fmt(floor.commitP50Ms)} ms; what one idle frame's commit writes, synced with fdatasync as agentlane's SQLite build does`,
     });
   }
 
