@@ -71,6 +71,20 @@ describe('base layout (a full row parsed in pieces)', () => {
     expect(parseWithLayout(bytes, layout as string)).toEqual(channels);
   });
 
+  it('parses a piece larger than the shared framing buffer, and smaller rows after it', () => {
+    // One 2 MiB item makes a piece over the 1 MiB the shared buffer takes; the rows after it reuse the
+    // buffer with less in it than it held.
+    const set = new ChannelSet({ conversation: new BinaryOpAggregateChannel('append') });
+    for (let n = 0; n < 80; n++) set.step([{ channel: 'conversation', value: message(n) }]);
+    set.step([{ channel: 'conversation', value: { id: 'huge', text: 'x'.repeat(2 * 1024 * 1024) } }]);
+    const withHuge = set.snapshot();
+    const rows = [withHuge, big(300), big(90), withHuge, big(120)];
+    for (const channels of rows) {
+      const { text, layout } = stringifyFull(channels);
+      expect(parseWithLayout(Buffer.from(text), layout as string)).toEqual(channels);
+    }
+  });
+
   it('a layout that does not fit the bytes is ignored (the caller parses the whole text)', () => {
     const { text, layout } = stringifyFull(big(300));
     const bytes = Buffer.from(text);

@@ -110,6 +110,30 @@ function decode(bytes: Buffer, from: number, to = bytes.length): string {
   return piece.toString(isAscii(piece) ? 'latin1' : 'utf8');
 }
 
+/**
+ * Bytes [from, to) of a list's items as the text of a JSON array, `[` + items + `]`, built in a reused
+ * buffer and decoded once: a template literal would make a cons string that JSON.parse first flattens into
+ * a second copy, and a cold read's allocations are what the young-generation GC pauses land in.
+ */
+function listText(bytes: Buffer, from: number, to: number): string {
+  const size = to - from + 2;
+  const framed = size <= SCRATCH_MAX ? scratchOf(size) : Buffer.allocUnsafe(size);
+  framed[0] = OPEN;
+  bytes.copy(framed, 1, from, to);
+  framed[size - 1] = CLOSE;
+  const view = framed.subarray(0, size);
+  return view.toString(isAscii(view) ? 'latin1' : 'utf8');
+}
+
+/** A list piece up to this size is framed in the shared scratch buffer; a larger one gets its own. */
+const SCRATCH_MAX = 1024 * 1024;
+let scratch = Buffer.alloc(0);
+
+function scratchOf(size: number): Buffer {
+  if (scratch.length < size) scratch = Buffer.allocUnsafe(Math.max(size, 2 * CHUNK_BYTES));
+  return scratch;
+}
+
 const OPEN = 0x5b; // [
 const CLOSE = 0x5d; // ]
 const COMMA = 0x2c; // ,
@@ -139,7 +163,7 @@ export function parseWithLayout(bytes: Buffer, layoutText: string): unknown {
       let from = list.start;
       for (const cut of [...list.cuts, list.end]) {
         if (!(cut > from) || cut > list.end || (cut < list.end && bytes[cut] !== COMMA)) return undefined;
-        for (const item of JSON.parse(`[${decode(bytes, from, cut)}]`) as unknown[]) target.push(item);
+        for (const item of JSON.parse(listText(bytes, from, cut)) as unknown[]) target.push(item);
         from = cut + 1;
       }
     }
