@@ -27,8 +27,6 @@ const LEFT_OUT = new Set([
 ]);
 const ADDED = ['HAVE_FDATASYNC=1'];
 
-const require = createRequire(join(process.cwd(), 'package.json'));
-
 function resolveFrom(dir, request) {
   return createRequire(join(dir, 'package.json')).resolve(request);
 }
@@ -75,20 +73,40 @@ function writeAmalgamation(dir) {
   return folder;
 }
 
+/** Compiles the module; returns how (for the marker), or undefined when the build failed. */
 function compile(dir) {
   const args = [nodeGyp(), 'rebuild', '--release'];
+  let how = 'agentlane';
   try {
     args.push(`--sqlite3=${writeAmalgamation(dir)}`);
   } catch (error) {
     console.warn(`better-sqlite3: building its stock SQLite (${error.message})`);
+    how = 'stock';
   }
-  return run(process.execPath, args, dir);
+  return run(process.execPath, args, dir) ? how : undefined;
 }
 
-const dir = dirname(require.resolve('better-sqlite3/package.json'));
+/**
+ * build/agentlane-build.json says how the module was made: `agentlane` (the options above), `prebuilt`
+ * (downloaded: better-sqlite3's stock options) or `stock` (compiled with them). scripts/test/sqlite-build.test.ts
+ * reads it.
+ */
+function mark(dir, built) {
+  const marker = built === 'agentlane' ? { built, leftOut: [...LEFT_OUT], added: ADDED } : { built };
+  mkdirSync(join(dir, 'build'), { recursive: true });
+  writeFileSync(join(dir, 'build', 'agentlane-build.json'), `${JSON.stringify(marker, null, 2)}\n`);
+}
+
+const dir = dirname(resolveFrom(process.cwd(), 'better-sqlite3/package.json'));
 if (existsSync(join(dir, 'build', 'Release', 'better_sqlite3.node'))) {
   console.log('better-sqlite3 is built already');
-} else if (!run(process.execPath, [resolveFrom(dir, 'prebuild-install/bin.js')], dir) && !compile(dir)) {
-  console.error('better-sqlite3: the native build failed (see above)');
-  process.exit(1);
+} else if (run(process.execPath, [resolveFrom(dir, 'prebuild-install/bin.js')], dir)) {
+  mark(dir, 'prebuilt');
+} else {
+  const built = compile(dir);
+  if (!built) {
+    console.error('better-sqlite3: the native build failed (see above)');
+    process.exit(1);
+  }
+  mark(dir, built);
 }
