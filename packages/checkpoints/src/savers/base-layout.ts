@@ -121,8 +121,7 @@ function listText(bytes: Buffer, from: number, to: number): string {
   framed[0] = OPEN;
   bytes.copy(framed, 1, from, to);
   framed[size - 1] = CLOSE;
-  const view = framed.subarray(0, size);
-  return view.toString(isAscii(view) ? 'latin1' : 'utf8');
+  return decode(framed, 0, size);
 }
 
 /** A list piece up to this size is framed in the shared scratch buffer; a larger one gets its own. */
