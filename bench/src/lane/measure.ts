@@ -2,7 +2,7 @@ import type { CanonicalStreamEvent, StreamEvent } from '@agentlane/contract';
 import { RunTranslation } from '@agentlane/lane';
 import { Materializer, PublishHub, RunPipeline } from '@agentlane/lane/internal';
 import type { Backend, PlainRow } from './backends';
-import { benchEvents, benchFrame, benchTranslator, percentile, sortedCopy } from './fixtures';
+import { benchEvents, benchFrame, benchTranslator, IDLE_GAP_MS, percentile, sortedCopy } from './fixtures';
 
 /** Offered load of the throughput phase, frames/s. */
 const OFFERED_RATE = 200_000;
@@ -158,7 +158,7 @@ export async function measureIdleLatency(
     pipeline.emit(benchFrame(i));
     const t1 = await arrived;
     if (i >= 10) lat.push(t1 - t0); // the first few warm up statement caches
-    await sleep(5);
+    await sleep(IDLE_GAP_MS);
   }
   await pipeline.drain();
   hub.close();

@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { type Backend, postgresAvailable, postgresBackend, sqliteBackend } from '../lane/backends';
+import { IDLE_GAP_MS } from '../lane/fixtures';
 import { measureFsyncFloor } from '../lane/fsync-floor';
 import {
   type IngestResult,
@@ -155,7 +156,7 @@ async function latencyAndReplay(b: Backend, durability: string): Promise<BenchRe
   // SQLite's durability is an fdatasync of the WAL on this disk: measured right after, same directory.
   const floor = b.name === 'sqlite' ? await measureFsyncFloor(tmpdir()) : null;
   const floorText = floor
-    ? `; raw fsync floor (4 KB + fdatasync, same disk, same run): p50 ${fmt(floor.p50Ms)} / p99 ${fmt(floor.p99Ms)} ms (appending: ${fmt(floor.appendP50Ms)} / ${fmt(floor.appendP99Ms)} ms); a commit's own floor (7 pages appended + fsync, as this SQLite build syncs): p50 ${fmt(floor.commitP50Ms)} / p99 ${fmt(floor.commitP99Ms)} ms`
+    ? `; raw fsync floor (4 KB + fdatasync, same disk, same run): p50 ${fmt(floor.p50Ms)} / p99 ${fmt(floor.p99Ms)} ms (appending: ${fmt(floor.appendP50Ms)} / ${fmt(floor.appendP99Ms)} ms); a commit's own floor (7 pages written over a restarted WAL + fdatasync): p50 ${fmt(floor.commitP50Ms)} / p99 ${fmt(floor.commitP99Ms)} ms; floors sampled ${IDLE_GAP_MS} ms apart, the idle frames' cadence`
     : '';
   if (floor) {
     log(
@@ -188,7 +189,7 @@ async function latencyAndReplay(b: Backend, durability: string): Promise<BenchRe
       extra: `appending 4 KB + fdatasync: p50 ${fmt(floor.appendP50Ms)} / p99 ${fmt(floor.appendP99Ms)} ms`,
     });
     out.push({
-      name: 'sqlite: commit floor (7 pages appended + fdatasync), p99',
+      name: 'sqlite: commit floor (7 pages over the WAL + fdatasync), p99',
       unit: 'ms',
       value: floor.commitP99Ms,
       extra: `p50 ${fmt(floor.commitP50Ms)} ms; what one idle frame's commit writes, synced with fdatasync as agentlane's SQLite build does`,
