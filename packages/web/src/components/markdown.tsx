@@ -1,10 +1,10 @@
-import { code } from '@streamdown/code';
 import { memo } from 'react';
 import { Streamdown } from 'streamdown';
+import { createCodeHighlighter } from './code-highlighter';
 
 // Shiki output is cached by the code plugin itself (keyed by code, language and themes), so a code
 // block that mounts again is not highlighted again.
-const plugins = { code };
+const plugins = { code: createCodeHighlighter() };
 const shikiTheme: ['github-light', 'github-dark'] = ['github-light', 'github-dark'];
 
 /**

@@ -65,7 +65,7 @@ export async function axeViolations(
     interface AxeViolation {
       id: string;
       impact: string | null;
-      nodes: { target: unknown[] }[];
+      nodes: { target: unknown[]; html: string; any: { data?: unknown }[] }[];
     }
     const result = await (scope ? axe.run({ include: [scope] }) : axe.run());
     return result.violations
@@ -73,7 +73,9 @@ export async function axeViolations(
       .map((v) => ({
         id: v.id,
         impact: v.impact ?? '',
-        nodes: v.nodes.map((n) => JSON.stringify(n.target)),
+        // The selector, the element and what axe measured (colours, ratio): enough to tell a real
+        // violation from a page caught mid-change when a run fails.
+        nodes: v.nodes.map((n) => JSON.stringify([n.target, n.html.slice(0, 160), n.any.map((c) => c.data)])),
       }));
   }, include);
 }
