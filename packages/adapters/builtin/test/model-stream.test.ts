@@ -66,8 +66,13 @@ describe.each([
   });
 
   it('a slow stream that keeps sending events is not cut', async () => {
-    env.fake.setScenario([{ text: 'one two three four', chunkSize: 4, chunkDelayMs: 100 }]);
-    const r = await runTurn(drive(api, path, limits), { prompt: 'hi', workDir: env.work });
+    // 16 chunks 100 ms apart: the stream lasts longer than the idle limit, each gap a tenth of it (a loaded
+    // CI run once stalled the event loop for more than the 200 ms of margin the shared limits leave).
+    const slow = { modelTimeouts: { firstByteMs: 3_000, idleMs: 1_000 } };
+    env.fake.setScenario([
+      { text: 'one two three four '.repeat(4).slice(0, 64), chunkSize: 4, chunkDelayMs: 100 },
+    ]);
+    const r = await runTurn(drive(api, path, slow), { prompt: 'hi', workDir: env.work });
     expect(r.outcome.outcome).toBe('completed');
   });
 });
