@@ -52,7 +52,7 @@ async function expectColdLatest(cold: CheckpointSaver, expected: Checkpoint): Pr
 }
 
 describe('materialized heads (SQLite)', () => {
-  it('a cold get-latest from the head equals the hydrated chain, for any K, forks and channel changes', async () => {
+  it("a cold get-latest from the head equals the hydrated chain and the writer's cached state, for any K, forks and channel changes", async () => {
     let file = 0;
     await fc.assert(
       fc.asyncProperty(
@@ -89,6 +89,9 @@ describe('materialized heads (SQLite)', () => {
             expect(head(db)?.checkpoint_id).toBe(cp.id);
             expect(fingerprintCheckpoint(latest as Checkpoint)).toBe(fingerprintCheckpoint(cp));
             expect(latest).toEqual(await cold.get('sess-heads', cp.id));
+            // The writer's cached state (built from its parent's and the delta, full rows too) is the same
+            // text as the cold read of the stored rows, key order included.
+            expect(JSON.stringify(await saver.getLatest('sess-heads'))).toBe(JSON.stringify(latest));
           }
           await cold.close();
           await saver.close();

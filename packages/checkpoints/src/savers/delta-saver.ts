@@ -56,6 +56,20 @@ export interface DeltaSaverOptions {
   headMaxBytes?: number;
 }
 
+/**
+ * The merged delta (since the base) of a put's cached state, equal to its head row's `sinceBase`: built
+ * from the parent's cached one and the re-parsed delta, sharing their items. Parsing `sinceBase` again gave
+ * every put a fresh copy of up to fullSnapshotEvery turns of messages, kept by the cache until promoted to
+ * the old generation: most of what each young-generation GC copied, and those pauses landed in reads.
+ */
+function cachedSince(
+  parent: Hydrated | undefined,
+  delta: CheckpointDelta | undefined,
+  channels: Record<string, ChannelSnapshot>,
+): CheckpointDelta {
+  return parent?.since && delta ? mergeSince(parent.since, delta, channels) : {};
+}
+
 const DEFAULT_FULL_EVERY = 50;
 const DEFAULT_HEAD_MAX_BYTES = 256 * 1024;
 const YIELD_BYTES = 256 * 1024;
@@ -153,17 +167,23 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
       );
     }
     if (this.cacheSize > 0) {
-      // Rebuild from the stored text so the cached state is exactly what a later read would hydrate.
-      const parsed = JSON.parse(payload) as unknown;
+      // Rebuilt from stored text (never the caller's objects), so the cached state is what a later read would
+      // hydrate. A child is its parent's cached state plus its delta re-parsed, sharing the parent's items; a
+      // full child too (its delta was computed anyway): parsing its whole text gave the cache a second copy
+      // of every message every fullSnapshotEvery puts, which young-generation GCs then had to copy.
+      const ownDelta =
+        parent && delta
+          ? (JSON.parse(storage === 'delta' ? payload : JSON.stringify(delta)) as CheckpointDelta)
+          : undefined;
       const channels =
-        storage === 'delta' && parent
-          ? applyDelta(parent.checkpoint.channels, parsed as CheckpointDelta, checkpoint.id)
-          : (parsed as Record<string, ChannelSnapshot>);
+        parent && ownDelta
+          ? applyDelta(parent.checkpoint.channels, ownDelta, checkpoint.id)
+          : (JSON.parse(payload) as Record<string, ChannelSnapshot>);
       this.cache.remember(checkpoint.sessionId, {
         ...this.envelope({ ...row, seq: outcome }, channels),
         seq: outcome,
         baseId: head?.baseCheckpointId ?? checkpoint.id,
-        since: head ? (JSON.parse(head.sinceBase) as CheckpointDelta) : undefined,
+        since: head ? cachedSince(parent, storage === 'delta' ? ownDelta : undefined, channels) : undefined,
       });
     }
     return {
