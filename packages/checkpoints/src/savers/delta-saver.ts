@@ -5,7 +5,7 @@ import {
   STAGE_IDS,
   type StageId,
 } from '@agentlane/contract';
-import { applyDelta, type CheckpointDelta, computeDelta, sortKeys } from '../delta.js';
+import { type CheckpointDelta, computeDelta, sortKeys } from '../delta.js';
 import { CheckpointError } from '../errors.js';
 import { deepFreeze } from '../json.js';
 import type {
@@ -22,7 +22,7 @@ import type {
 } from '../saver.js';
 import { parseCheckpoint } from '../validate.js';
 import { stringifyFull } from './base-layout.js';
-import { corruptRow, foldChain, mergeSince, strictFold } from './hydrate.js';
+import { cachedChild, corruptRow, foldChain, mergeSince, strictFold } from './hydrate.js';
 import { type Hydrated, HydratedCache } from './hydrated-cache.js';
 import { planPrune } from './prune-plan.js';
 import type {
@@ -54,20 +54,6 @@ export interface DeltaSaverOptions {
    * chain read it saves, so the namespace keeps none until its next full row (readers then read the chain).
    */
   headMaxBytes?: number;
-}
-
-/**
- * The merged delta (since the base) of a put's cached state, equal to its head row's `sinceBase`: built
- * from the parent's cached one and the re-parsed delta, sharing their items. Parsing `sinceBase` again gave
- * every put a fresh copy of up to fullSnapshotEvery turns of messages, kept by the cache until promoted to
- * the old generation: most of what each young-generation GC copied, and those pauses landed in reads.
- */
-function cachedSince(
-  parent: Hydrated | undefined,
-  delta: CheckpointDelta | undefined,
-  channels: Record<string, ChannelSnapshot>,
-): CheckpointDelta {
-  return parent?.since && delta ? mergeSince(parent.since, delta, channels) : {};
 }
 
 const DEFAULT_FULL_EVERY = 50;
@@ -167,23 +153,13 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
       );
     }
     if (this.cacheSize > 0) {
-      // Rebuilt from stored text (never the caller's objects), so the cached state is what a later read would
-      // hydrate. A child is its parent's cached state plus its delta re-parsed, sharing the parent's items; a
-      // full child too (its delta was computed anyway): parsing its whole text gave the cache a second copy
-      // of every message every fullSnapshotEvery puts, which young-generation GCs then had to copy.
-      const ownDelta =
-        parent && delta
-          ? (JSON.parse(storage === 'delta' ? payload : JSON.stringify(delta)) as CheckpointDelta)
-          : undefined;
-      const channels =
-        parent && ownDelta
-          ? applyDelta(parent.checkpoint.channels, ownDelta, checkpoint.id)
-          : (JSON.parse(payload) as Record<string, ChannelSnapshot>);
+      const cached = cachedChild(parent, delta, storage === 'delta' ? payload : undefined, checkpoint.id);
+      const channels = cached?.channels ?? (JSON.parse(payload) as Record<string, ChannelSnapshot>);
       this.cache.remember(checkpoint.sessionId, {
         ...this.envelope({ ...row, seq: outcome }, channels),
         seq: outcome,
         baseId: head?.baseCheckpointId ?? checkpoint.id,
-        since: head ? cachedSince(parent, storage === 'delta' ? ownDelta : undefined, channels) : undefined,
+        since: head ? (cached?.since ?? {}) : undefined,
       });
     }
     return {

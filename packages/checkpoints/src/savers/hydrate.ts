@@ -4,6 +4,7 @@ import { CheckpointError } from '../errors.js';
 import { checkingOwnRows, isPlainObject } from '../json.js';
 import { parseChannels } from '../validate.js';
 import { appendTarget } from './base-layout.js';
+import type { Hydrated } from './hydrated-cache.js';
 import type { ChainLink } from './rows.js';
 
 export function corruptRow(row: { checkpointId: string }, why: string): never {
@@ -57,6 +58,28 @@ export function mergeSince(
     else out[name] = { op: 'put', snapshot: child[name] as ChannelSnapshot };
   }
   return out;
+}
+
+/**
+ * The state a put caches for a child of a cached parent, rebuilt from stored text (never the caller's
+ * objects) so that it is what a later read hydrates: the parent's state plus the child's delta re-parsed
+ * (`deltaText`, its row; for a full row, the delta computed anyway), sharing the parent's items; and for a
+ * delta row its merged delta since the base (its head's `sinceBase`), built from the parent's. Parsing the
+ * full row, or `sinceBase`, instead gave the cache a fresh copy of up to fullSnapshotEvery turns of
+ * messages per put, which young-generation GCs then copied and promoted (pauses that landed in reads).
+ * Undefined without a cached parent: the caller parses the row.
+ */
+export function cachedChild(
+  parent: Hydrated | undefined,
+  delta: CheckpointDelta | undefined,
+  deltaText: string | undefined,
+  checkpointId: string,
+): { channels: Record<string, ChannelSnapshot>; since: CheckpointDelta | undefined } | undefined {
+  if (!parent || !delta) return undefined;
+  const own = JSON.parse(deltaText ?? JSON.stringify(delta)) as CheckpointDelta;
+  const channels = applyDelta(parent.checkpoint.channels, own, checkpointId);
+  const since = deltaText !== undefined && parent.since ? mergeSince(parent.since, own, channels) : undefined;
+  return { channels, since };
 }
 
 /** Parses and applies; throws (anything) on a shape it cannot apply. Owns what it parses, so appends in place. */
