@@ -1,9 +1,13 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createEngineHome, sandboxEnv, spawnOwned, startDenyAllProxy } from '../src/index';
+
+const here = dirname(fileURLToPath(import.meta.url));
 
 describe('engine sandbox helpers', () => {
   it('the deny-all proxy refuses plain requests and CONNECT tunnels, and records them', async () => {
@@ -70,13 +74,37 @@ describe('engine sandbox helpers', () => {
     expect(owned.stderrTail()).toContain('oops');
     const exit = await owned.kill(500);
     expect(exit.signal ?? exit.code).toBeTruthy();
-    // Killed members may linger as zombies until their new parent reaps them: count only live ones.
-    const liveMembers = () =>
-      execFileSync('ps', ['-e', '-o', 'pgid=,stat='], { encoding: 'utf8' })
-        .split('\n')
-        .map((line) => line.trim().split(/\s+/))
-        .filter(([pgid, stat]) => Number(pgid) === owned.pid && stat !== undefined && !stat.startsWith('Z'));
-    for (let i = 0; i < 100 && liveMembers().length > 0; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(liveMembers()).toEqual([]);
+    for (let i = 0; i < 100 && liveMembers(owned.pid).length > 0; i++)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(liveMembers(owned.pid)).toEqual([]);
+  });
+
+  it('kills the engine group when the owning process is SIGKILLed (no exit hook runs)', async () => {
+    const harness = spawn(
+      process.execPath,
+      ['--conditions=agentlane-source', '--import', 'tsx', join(here, 'fixtures', 'owning-harness.ts')],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const pgid = await new Promise<number>((resolve, reject) => {
+      harness.stdout.setEncoding('utf8');
+      harness.stdout.once('data', (line: string) => resolve(Number.parseInt(line, 10)));
+      harness.once('exit', (code) =>
+        reject(new Error(`the harness exited (${code}) before it owned an engine`)),
+      );
+    });
+    expect(pgid).toBeGreaterThan(0);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(liveMembers(pgid).length).toBeGreaterThan(0);
+    harness.kill('SIGKILL');
+    for (let i = 0; i < 250 && liveMembers(pgid).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(liveMembers(pgid)).toEqual([]);
   });
 });
+
+/** Live members of a process group (killed ones may linger as zombies until their new parent reaps them). */
+function liveMembers(pgid: number): string[][] {
+  return execFileSync('ps', ['-e', '-o', 'pgid=,stat='], { encoding: 'utf8' })
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([group, stat]) => Number(group) === pgid && stat !== undefined && !stat.startsWith('Z'));
+}

@@ -52,9 +52,44 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
 }
 
 /**
+ * The shell of a lifeline: reads its stdin until end of file, then kills the process group named by its
+ * first argument (`kill -9 -PGID`: dash's kill takes no `--`). Its stdin is a pipe only this process holds.
+ */
+const LIFELINE_SCRIPT = 'while read -r _; do :; done; kill -9 "-$1" 2>/dev/null';
+
+/**
+ * Kills an engine's process group when this process dies, however it dies. The exit hook above does not run
+ * on SIGKILL or a crash of the runtime; engines that exit at the end of their stdin go by themselves then,
+ * but not all do (Claude Code's ACP adapter stayed behind every crash of the server, with its CLI). The
+ * lifeline is a small `sh` in a group of its own, holding the read end of a pipe: when this process is gone
+ * the pipe closes and the shell kills the group. When the engine exits first the lifeline is killed, so it
+ * never signals a group id the system has given to someone else. Not on Windows (no process groups).
+ */
+function startLifeline(pgid: number): (() => void) | undefined {
+  if (process.platform === 'win32' || pgid <= 0) return undefined;
+  try {
+    const lifeline = spawn('/bin/sh', ['-c', LIFELINE_SCRIPT, 'agentlane-lifeline', String(pgid)], {
+      stdio: ['pipe', 'ignore', 'ignore'],
+      detached: true,
+    });
+    lifeline.on('error', () => undefined);
+    lifeline.stdin?.on('error', () => undefined);
+    // Neither the shell nor its pipe keeps this process's event loop alive.
+    lifeline.unref();
+    (lifeline.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+    return () => {
+      lifeline.kill('SIGKILL');
+      lifeline.stdin?.destroy();
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Spawns an engine in its own process group (engines start their own children: Claude Code's CLI,
- * MCP servers, shells), with stdio piped, and owns it: stderr is kept as a bounded tail, and `kill`
- * takes down the whole group.
+ * MCP servers, shells), with stdio piped, and owns it: stderr is kept as a bounded tail, `kill`
+ * takes down the whole group, and so does this process's death (the exit hook, or the lifeline).
  */
 export function spawnOwned(command: string, args: string[], options: SpawnOwnedOptions): OwnedProcess {
   const child = spawn(command, args, {
@@ -104,6 +139,10 @@ export function spawnOwned(command: string, args: string[], options: SpawnOwnedO
   };
   live.add(owned);
   installExitHook();
-  void exited.then(() => live.delete(owned));
+  const stopLifeline = startLifeline(owned.pid);
+  void exited.then(() => {
+    live.delete(owned);
+    stopLifeline?.();
+  });
   return owned;
 }
