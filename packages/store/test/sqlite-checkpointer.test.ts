@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../src/index';
 import { startCheckpointer } from '../src/sqlite/checkpointer';
+import { walFile } from './helpers/wal-file';
 
 describe('SQLite checkpointer', () => {
   it('moves committed WAL pages into the database on its own thread, without losing a row', async () => {
@@ -42,13 +43,12 @@ describe('SQLite checkpointer', () => {
   });
 
   it('lets a writer that commits every few ms restart the WAL instead of growing it', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'agentlane-store-ckpt-'));
-    const path = join(dir, 'trickle.db');
-    const writer = new Database(path);
-    writer.pragma('journal_mode = WAL');
+    const { path, writer, remove } = await walFile(
+      'trickle.db',
+      'CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)',
+    );
     writer.pragma('synchronous = FULL');
     writer.pragma('wal_autocheckpoint = 0');
-    writer.exec('CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)');
     const insert = writer.prepare('INSERT INTO t (v) VALUES (?)');
     // A pass 300 ms after the first commit that follows the last one, long enough to copy ~7 MB.
     const checkpointer = startCheckpointer(path, 1_000_000, 300);
@@ -73,7 +73,7 @@ describe('SQLite checkpointer', () => {
     } finally {
       await checkpointer.close();
       writer.close();
-      await rm(dir, { recursive: true, force: true });
+      await remove();
     }
   });
 });

@@ -52,7 +52,7 @@ export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
   let announced: [string, number, string][] = [];
   /** Rows bulk-inserted by the transaction in progress: what the checkpointer paces itself by. */
   let inserted = 0;
-  const commits = new CommitHearing(reader, pollMs, shared);
+  const commits = new CommitHearing(writer, reader, pollMs, shared);
 
   const inTransaction = async <T>(fn: (c: SqlConn) => Promise<T>): Promise<T> => {
     writer.exec('BEGIN IMMEDIATE');
@@ -251,11 +251,12 @@ class CommitHearing {
   };
 
   constructor(
+    writer: Database.Database,
     reader: Database.Database,
     pollMs: number,
     private readonly shared: SharedFile,
   ) {
-    this.poller = new HeadPoller(reader, pollMs, (threadId, head, origin) => {
+    this.poller = new HeadPoller(writer, reader, pollMs, (threadId, head, origin) => {
       for (const listen of this.listeners) listen(threadId, head, origin);
     });
   }
