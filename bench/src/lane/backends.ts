@@ -53,6 +53,12 @@ export interface Backend {
   store: Store;
   /** Plain batched INSERT of rows into bench_plain, one transaction per batch, same driver and durability. */
   plainInsert(rows: PlainRow[]): Promise<void>;
+  /**
+   * SQLite only: the same plain batched INSERTs, but into the store's own tables (canonical_events with its
+   * indexes and append-only trigger; with `frames`, also each row's native frame into source_frames): what the
+   * schema alone costs, with no lane or store code in between.
+   */
+  plainInsertIntoSchema?(rows: PlainRow[], frames: [string, number, string, string][] | null): Promise<void>;
   /** A plain SELECT of a thread's rows in deliverySeq order from canonical_events; returns the count. */
   plainSelect(threadId: string): Promise<number>;
   /**
@@ -82,6 +88,18 @@ export async function sqliteBackend(dir?: string): Promise<Backend> {
   const insertMany = db.transaction((rows: PlainRow[]) => {
     for (const r of rows) insert.run(...r);
   });
+  const insertCanonical = db.prepare(
+    `INSERT INTO canonical_events (${ROW_COLUMNS.join(',')}) VALUES (${ROW_COLUMNS.map(() => '?').join(',')})`,
+  );
+  const insertFrame = db.prepare(
+    'INSERT INTO source_frames (run_id, native_seq, received_at, frame) VALUES (?, ?, ?, ?)',
+  );
+  const insertIntoSchema = db.transaction(
+    (rows: PlainRow[], frames: [string, number, string, string][] | null) => {
+      for (const r of rows) insertCanonical.run(...r);
+      if (frames) for (const f of frames) insertFrame.run(...f);
+    },
+  );
   const select = db.prepare('SELECT * FROM canonical_events WHERE thread_id = ? ORDER BY delivery_seq');
   const insertEvent = db.prepare(
     `INSERT INTO canonical_events (${ROW_COLUMNS.join(',')}) VALUES (${ROW_COLUMNS.map(() => '?').join(',')})`,
@@ -115,6 +133,15 @@ export async function sqliteBackend(dir?: string): Promise<Backend> {
     store,
     async plainInsert(rows) {
       insertMany(rows);
+    },
+    async plainInsertIntoSchema(rows, frames) {
+      // Foreign keys off, as the store's own group commits of 64 rows or more run.
+      db.pragma('foreign_keys = OFF');
+      try {
+        insertIntoSchema(rows, frames);
+      } finally {
+        db.pragma('foreign_keys = ON');
+      }
     },
     async plainSelect(threadId) {
       let n = 0;

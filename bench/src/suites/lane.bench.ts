@@ -14,6 +14,7 @@ import {
   measureIdleLatency,
   measureIngest,
   measurePlainInsert,
+  measurePlainIntoSchema,
   measurePlainSelect,
   measureReplay,
   measureStoreOnly,
@@ -64,6 +65,7 @@ async function suiteFor(open: () => Promise<Backend>): Promise<BenchResult[]> {
   log(`${RUNS} rounds: baseline (plain batched INSERTs of ${INGEST_FRAMES} rows), store only, lane ingest`);
   const baselines: number[] = [];
   const storeRuns: number[] = [];
+  const schemaRuns: { events: number; withFrames: number }[] = [];
   const ingestRuns = new Map<number, IngestResult[]>([
     [1, []],
     [100, []],
@@ -71,6 +73,12 @@ async function suiteFor(open: () => Promise<Backend>): Promise<BenchResult[]> {
   for (let round = 0; round < RUNS; round++) {
     baselines.push(await onFresh(open, (b) => measurePlainInsert(b, INGEST_FRAMES, 'ingest')));
     storeRuns.push(await onFresh(open, (b) => measureStoreOnly(b, INGEST_FRAMES, 'diag')));
+    if (name === 'sqlite') {
+      schemaRuns.push({
+        events: await onFresh(open, (b) => measurePlainIntoSchema(b, INGEST_FRAMES, false, 'events')),
+        withFrames: await onFresh(open, (b) => measurePlainIntoSchema(b, INGEST_FRAMES, true, 'frames')),
+      });
+    }
     for (const [subs, runs] of ingestRuns) {
       runs.push(await onFresh(open, (b) => measureIngest(b, INGEST_FRAMES, subs, `${subs}`)));
     }
@@ -82,6 +90,26 @@ async function suiteFor(open: () => Promise<Backend>): Promise<BenchResult[]> {
     value: baseline,
     extra: `${INGEST_FRAMES} rows (the lane's own rows: same eventIds, envelope, payload); ${durability}; median of ${RUNS} rounds, each measurement on a fresh database`,
   });
+  if (schemaRuns.length > 0) {
+    const events = medianOf(schemaRuns, (r) => r.events).events;
+    const withFrames = medianOf(schemaRuns, (r) => r.withFrames).withFrames;
+    out.push({
+      name: `${name}: diagnostic, plain INSERTs into canonical_events`,
+      unit: 'events/s',
+      value: events,
+      ratio: events / baseline,
+      extra:
+        "the baseline's rows and batches into the store's own table (its run index and append-only trigger), no lane code",
+    });
+    out.push({
+      name: `${name}: diagnostic, plain INSERTs into canonical_events + source_frames`,
+      unit: 'events/s',
+      value: withFrames,
+      ratio: withFrames / baseline,
+      extra:
+        "as above plus each row's native frame in the same transaction: the schema's floor for the lane, with no lane code",
+    });
+  }
   const storeOnly = medianOf(storeRuns, same);
   out.push({
     name: `${name}: diagnostic, store appendFrames + appendEvents only`,
