@@ -151,6 +151,10 @@ describe('agentlane as an ACP agent (the SDK client side as the client)', () => 
     await expect(
       conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: '   ' }] }),
     ).rejects.toMatchObject({ code: -32602 });
+    // A relative cwd is the client's bad param (ACP requires an absolute one), not an internal error.
+    await expect(
+      conn.agent.request('session/new', { cwd: 'relative/dir', mcpServers: [] }),
+    ).rejects.toMatchObject({ code: -32602, data: { cwd: 'must be an absolute path' } });
     conn.close();
   });
 

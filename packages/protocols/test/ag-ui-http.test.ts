@@ -140,6 +140,16 @@ describe('AG-UI over the lane (HttpAgent as the client)', () => {
     expect(runs.at(-1)?.at(-1)?.type).toBe(EventType.RUN_ERROR);
   });
 
+  it('the same client runId on two threads is two runs (a runId names a run within its thread)', async () => {
+    stack = await startStack([]);
+    for (const threadId of ['thr-same-a', 'thr-same-b']) {
+      const res = await post(stack, input(threadId, 'agrun-same', 'Create hello.txt', 'replay'));
+      expect(res.status, threadId).toBe(200);
+      const frames = await readFrames(res);
+      expect(frames.at(-1)?.event.type, threadId).toBe(EventType.RUN_FINISHED);
+    }
+  });
+
   it('bad requests get a 400 with the field; a bad Last-Event-ID too', async () => {
     stack = await startStack([]);
     const cases: [unknown, Record<string, string>, string][] = [

@@ -188,4 +188,43 @@ describe('the AI SDK UI message stream (useChat over DefaultChatTransport)', () 
     expect(((await badCursor.json()) as { error: { field: string } }).error.field).toBe('query.after');
     expect((await fetch(`${stack.api}${CHAT}/unknown-chat/messages`)).status).toBe(404);
   });
+  it('a failed run reaches useChat as an error (chat.error, onError), not as a finished answer', async () => {
+    stack = await startStack([{ error: { status: 400, message: 'the provider refused' } }]);
+    const errors: Error[] = [];
+    const chat = new NodeChat({
+      id: 'chat-fail',
+      transport: new DefaultChatTransport({ api: `${stack.api}${CHAT}`, body: { engine: 'builtin' } }),
+      onError: (error) => errors.push(error),
+    });
+    await chat.sendMessage({ text: 'fail please' });
+    await until('the error', () => chat.status === 'error');
+    expect(chat.error?.message).toBeTruthy();
+    expect(errors).toHaveLength(1);
+  });
+
+  it('the same client message id in two chats is two runs (ids are unique only within a chat)', async () => {
+    stack = await startStack([]);
+    const post = (chatId: string) =>
+      fetch(`${stack?.api}${CHAT}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          id: chatId,
+          engine: 'replay',
+          trigger: 'submit-message',
+          messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Create hello.txt' }] }],
+        }),
+      });
+    for (const chatId of ['chat-a', 'chat-b']) {
+      const res = await post(chatId);
+      expect(res.status, chatId).toBe(200);
+      await res.text();
+    }
+    const [a, b] = await Promise.all(['chat-a', 'chat-b'].map((id) => storedMessages(stack as Stack, id)));
+    const runIdOf = (m: UIMessage | undefined) =>
+      (m?.metadata as { agentlane?: { runId?: string } } | undefined)?.agentlane?.runId;
+    expect(runIdOf(a?.[1])).toMatch(/^run_/);
+    expect(runIdOf(b?.[1])).toMatch(/^run_/);
+    expect(runIdOf(a?.[1])).not.toBe(runIdOf(b?.[1]));
+  });
 });

@@ -185,7 +185,31 @@ describe('canonical events → AI SDK UI message chunks, on recorded engine sess
     await expectValidChunks(chunks);
     expect(chunks.filter((c) => c.type === 'tool-output-denied')).toHaveLength(1);
     expect(chunks.filter((c) => c.type === 'tool-output-error')).toHaveLength(0);
-    expect(chunks.find((c) => c.type === 'error')).toMatchObject({ errorText: 'engine crashed' });
+    expect(chunks.filter((c) => c.type === 'error')).toEqual([
+      { type: 'error', errorText: 'engine crashed' },
+    ]);
+    expect(chunks[chunks.length - 1]).toMatchObject({ type: 'finish', finishReason: 'error' });
+  });
+
+  it('a run that failed after its turn ended with stopReason error still sends an error chunk', async () => {
+    const event = {
+      schemaVersion: 1,
+      runId: 'r',
+      threadId: 't',
+      turnId: 'r',
+      ts: '2026-01-01T00:00:00Z',
+      identity: { provider: 'x' },
+      eventId: 'e1',
+      seq: 1,
+      kind: 'turn.completed',
+      payload: { stopReason: 'error' },
+    } as CanonicalEvent;
+    const t = new UiMessageTranslator({ threadId: 't', runId: 'r' });
+    const chunks = [...t.start(), ...t.push({ deliverySeq: 1, event }), ...t.finish('the model call failed')];
+    await expectValidChunks(chunks);
+    expect(chunks.filter((c) => c.type === 'error')).toEqual([
+      { type: 'error', errorText: 'the model call failed' },
+    ]);
     expect(chunks[chunks.length - 1]).toMatchObject({ type: 'finish', finishReason: 'error' });
   });
 

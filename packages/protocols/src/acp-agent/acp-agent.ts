@@ -1,3 +1,4 @@
+import { isAbsolute } from 'node:path';
 import {
   type AgentApp,
   type AgentCapabilities,
@@ -54,7 +55,16 @@ export function acpAgent({ backend, version }: AcpAgentDeps): AgentApp {
       agentInfo: { name: 'agentlane', version: version ?? '0.1.0' },
       authMethods: [],
     }))
-    .onRequest('session/new', async ({ params }) => ({ sessionId: await backend.newSession(params.cwd) }))
+    .onRequest('session/new', async ({ params }) => {
+      // ACP requires an absolute cwd; anything the backend refuses as a bad request is the client's params too.
+      if (typeof params.cwd !== 'string' || !isAbsolute(params.cwd))
+        throw RequestError.invalidParams({ cwd: 'must be an absolute path' });
+      try {
+        return { sessionId: await backend.newSession(params.cwd) };
+      } catch (error) {
+        throw asInvalidParams(error) ?? error;
+      }
+    })
     .onRequest('session/list', ({ params }) => backend.listSessions(params.cursor ?? undefined))
     .onRequest('session/load', async ({ params, client }) => {
       await requireSession(params.sessionId);
@@ -74,6 +84,17 @@ export function acpAgent({ backend, version }: AcpAgentDeps): AgentApp {
       const prompt = promptText(params.prompt);
       return runPrompt({ backend, client, sessionId: params.sessionId, prompt, active });
     });
+}
+
+/**
+ * A refusal of the backend (the local server's HttpError or the HTTP client's ApiError, both with a status)
+ * as -32602 when it is about the request (400 / 422), naming the field; anything else stays an internal error.
+ */
+function asInvalidParams(error: unknown): RequestError | undefined {
+  const e = error as { status?: unknown; message?: unknown; field?: unknown } | null;
+  if (!e || (e.status !== 400 && e.status !== 422)) return undefined;
+  const field = typeof e.field === 'string' ? e.field.replace(/^body\./, '') : 'params';
+  return RequestError.invalidParams({ [field]: String(e.message) });
 }
 
 /** The prompt's text: its text blocks and the links it refers to (run.create carries text only). */

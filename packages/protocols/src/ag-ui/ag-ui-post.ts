@@ -102,7 +102,8 @@ async function runFor(
     const created = await lane.createRun({
       threadId: thread.threadId,
       prompt,
-      idempotencyKey: `ag-ui:${input.runId}`,
+      // The client's runId names a run within its thread only: another thread may reuse it.
+      idempotencyKey: `ag-ui:${thread.threadId}:${input.runId}`,
     });
     return { run: created.run, snapshotAt: created.created ? head : await beforeRun(ctx, created.run) };
   }

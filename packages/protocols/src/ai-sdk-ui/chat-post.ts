@@ -43,8 +43,9 @@ async function postPrompt(
   const { run, created } = await ctx.lane.createRun({
     threadId: thread.threadId,
     prompt: chat.prompt,
-    // A retried POST of the same user message is the same run (streamed again from its start).
-    idempotencyKey: chat.retry ? `ai-sdk-ui:${chat.userMessageId}` : null,
+    // A retried POST of the same user message is the same run (streamed again from its start). Message ids
+    // are the client's and unique only within its chat, hence the thread in the key.
+    idempotencyKey: chat.retry ? `ai-sdk-ui:${thread.threadId}:${chat.userMessageId}` : null,
     options: { [USER_MESSAGE_OPTION]: chat.userMessageId },
   });
   await streamRunAsUiMessages(ctx, registry, reply, {

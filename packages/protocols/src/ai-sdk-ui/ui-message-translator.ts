@@ -53,6 +53,8 @@ export class UiMessageTranslator {
   readonly #tools = new UiTools(this.#steps);
   readonly #data = new UiDataParts();
   #stopReason: StopReason | undefined;
+  /** An `error` chunk went out (a fatal harness.error): a failed run's end does not send a second one. */
+  #errorSent = false;
   #finished = false;
 
   constructor(meta: { threadId: string; runId: string }) {
@@ -119,9 +121,12 @@ export class UiMessageTranslator {
     if (this.#finished) return [];
     this.#finished = true;
     const out: UiChunk[] = [];
-    if (failure && this.#stopReason === undefined) {
-      this.#stopReason = 'error';
-      out.push({ type: 'error', errorText: failure });
+    // A failed run always reaches the client as an `error` chunk (useChat's onError, chat.error), also when
+    // the engine ended its turn first (the built-in engine reports `turn.completed` stopReason error).
+    if (failure) {
+      this.#stopReason ??= 'error';
+      if (!this.#errorSent) out.push({ type: 'error', errorText: failure });
+      this.#errorSent = true;
     }
     this.#steps.closeStep(out);
     const finishReason = FINISH_REASONS[this.#stopReason ?? 'end_turn'];
@@ -216,8 +221,10 @@ export class UiMessageTranslator {
         out.push({ type: 'data-warning', id: event.eventId, data: event.payload });
         return;
       case 'harness.error':
-        if (event.payload.fatal) out.push({ type: 'error', errorText: event.payload.message });
-        else out.push({ type: 'data-warning', id: event.eventId, data: event.payload });
+        if (event.payload.fatal) {
+          out.push({ type: 'error', errorText: event.payload.message });
+          this.#errorSent = true;
+        } else out.push({ type: 'data-warning', id: event.eventId, data: event.payload });
         return;
       case 'turn.completed':
         this.#stopReason = event.payload.stopReason;
