@@ -24,6 +24,14 @@ const textOf = (m: UIMessage | undefined) =>
   (m?.parts ?? []).flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
 
 /** The chat's messages as the server rebuilds them from the store (what a reloaded page starts with). */
+/** A raw POST to the chat endpoint, as a client other than useChat sends it. */
+const postChat = (stack: Stack, body: unknown) =>
+  fetch(`${stack.api}${CHAT}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+
 async function storedMessages(stack: Stack, chatId: string): Promise<UIMessage[]> {
   const res = await fetch(`${stack.api}${CHAT}/${chatId}/messages`);
   expect(res.status).toBe(200);
@@ -149,12 +157,7 @@ describe('the AI SDK UI message stream (useChat over DefaultChatTransport)', () 
 
   it('bad requests get a 4xx with the error body, never a stream', async () => {
     stack = await startStack([]);
-    const post = (body: unknown) =>
-      fetch(`${stack?.api}${CHAT}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
+    const post = (body: unknown) => postChat(stack as Stack, body);
     const cases: [unknown, string][] = [
       [[], 'body'],
       [{ id: 'bad id!', messages: [] }, 'body.id'],
@@ -205,15 +208,11 @@ describe('the AI SDK UI message stream (useChat over DefaultChatTransport)', () 
   it('the same client message id in two chats is two runs (ids are unique only within a chat)', async () => {
     stack = await startStack([]);
     const post = (chatId: string) =>
-      fetch(`${stack?.api}${CHAT}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          id: chatId,
-          engine: 'replay',
-          trigger: 'submit-message',
-          messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Create hello.txt' }] }],
-        }),
+      postChat(stack as Stack, {
+        id: chatId,
+        engine: 'replay',
+        trigger: 'submit-message',
+        messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Create hello.txt' }] }],
       });
     for (const chatId of ['chat-a', 'chat-b']) {
       const res = await post(chatId);

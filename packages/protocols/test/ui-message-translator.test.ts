@@ -23,6 +23,23 @@ function translateAll(rows: { deliverySeq: number; event: CanonicalEvent }[]): U
   return chunks;
 }
 
+/** A row of run `r` on thread `t`: the event `kind` at seq (and deliverySeq) `i`. */
+const ev = (i: number, kind: string, payload: unknown) => ({
+  deliverySeq: i,
+  event: {
+    schemaVersion: 1,
+    runId: 'r',
+    threadId: 't',
+    turnId: 'r',
+    ts: '2026-01-01T00:00:00Z',
+    identity: { provider: 'x' },
+    eventId: `e${i}`,
+    seq: i,
+    kind,
+    payload,
+  } as CanonicalEvent,
+});
+
 const assistantText = (rows: { event: CanonicalEvent }[]) =>
   rows
     .flatMap(({ event }) =>
@@ -137,18 +154,6 @@ describe('canonical events → AI SDK UI message chunks, on recorded engine sess
   });
 
   it('a denied approval ends its tool call as output-denied; a fatal error becomes an error chunk', async () => {
-    const base = {
-      schemaVersion: 1,
-      runId: 'r',
-      threadId: 't',
-      turnId: 'r',
-      ts: '2026-01-01T00:00:00Z',
-      identity: { provider: 'x' },
-    };
-    const ev = (i: number, kind: string, payload: unknown) => ({
-      deliverySeq: i,
-      event: { ...base, eventId: `e${i}`, seq: i, kind, payload } as CanonicalEvent,
-    });
     const t = new UiMessageTranslator({ threadId: 't', runId: 'r' });
     const chunks = [
       ...t.start(),
@@ -192,20 +197,12 @@ describe('canonical events → AI SDK UI message chunks, on recorded engine sess
   });
 
   it('a run that failed after its turn ended with stopReason error still sends an error chunk', async () => {
-    const event = {
-      schemaVersion: 1,
-      runId: 'r',
-      threadId: 't',
-      turnId: 'r',
-      ts: '2026-01-01T00:00:00Z',
-      identity: { provider: 'x' },
-      eventId: 'e1',
-      seq: 1,
-      kind: 'turn.completed',
-      payload: { stopReason: 'error' },
-    } as CanonicalEvent;
     const t = new UiMessageTranslator({ threadId: 't', runId: 'r' });
-    const chunks = [...t.start(), ...t.push({ deliverySeq: 1, event }), ...t.finish('the model call failed')];
+    const chunks = [
+      ...t.start(),
+      ...t.push(ev(1, 'turn.completed', { stopReason: 'error' })),
+      ...t.finish('the model call failed'),
+    ];
     await expectValidChunks(chunks);
     expect(chunks.filter((c) => c.type === 'error')).toEqual([
       { type: 'error', errorText: 'the model call failed' },
