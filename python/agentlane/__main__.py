@@ -12,7 +12,7 @@ import sys
 import time
 
 from .client import ApiError, Client
-from .events import RunCanonicalized
+from .events import Delivered, RunCanonicalized, StreamOpened
 from .follow import follow_thread
 
 
@@ -32,10 +32,27 @@ def main(argv: list[str] | None = None) -> int:
     client = Client(args.url, token=args.token)
     deadline = None if args.max_seconds is None else time.monotonic() + args.max_seconds
 
+    # A run canonicalized before we connect gets no live run.canonicalized on a stream from the start (the
+    # server re-sends completions only to a resumed one): then the end is the head the stream opened at.
+    already_final = False
+    if args.until_canonicalized:
+        try:
+            already_final = client.get_run(args.until_canonicalized).get("canonicalizedAt") is not None
+        except ApiError as error:
+            sys.stderr.write(f"agentlane: {error}\n")
+            return 1
+    head: int | None = None
+
     def until(event) -> bool:
-        if args.until_canonicalized and isinstance(event, RunCanonicalized) and event.run_id == args.until_canonicalized:
+        nonlocal head
+        if not args.until_canonicalized:
+            return False
+        if isinstance(event, RunCanonicalized) and event.run_id == args.until_canonicalized:
             return True
-        return False
+        if already_final and isinstance(event, StreamOpened) and head is None:
+            head = event.head_delivery_seq
+            return head <= args.after
+        return already_final and head is not None and isinstance(event, Delivered) and event.delivery_seq >= head
 
     def print_frame(frame: dict) -> None:
         sys.stdout.write(json.dumps(frame, ensure_ascii=False, separators=(",", ":")) + "\n")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 import urllib.parse
 
 from agentlane.client import Client
@@ -92,6 +93,25 @@ def test_cli_prints_jsonl(client, server) -> None:
     assert isinstance(opened, StreamOpened)
     rows = [f for f in frames if "deliverySeq" in f and "event" in f]
     assert len(rows) == opened.head_delivery_seq and rows[-1]["deliverySeq"] == opened.head_delivery_seq
+
+
+def test_cli_until_canonicalized_ends_for_a_run_that_already_ended(client, server) -> None:
+    sid = client.create_session("replay-opencode")["id"]
+    events = list(client.execute(sid, "hello"))
+    run_id = next(e.run_id for e in events if isinstance(e, RunCanonicalized))
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "agentlane", "follow", server.url, sid, "--until-canonicalized", run_id],
+        cwd=PYTHON_ROOT, capture_output=True, text=True, timeout=30,
+    )
+    assert done.returncode == 0, done.stderr
+    assert time.monotonic() - started < 20  # it ended by itself, not by a timeout
+    frames = [json.loads(line) for line in done.stdout.splitlines()]
+    opened = parse_stream_event(frames[0])
+    assert isinstance(opened, StreamOpened)
+    rows = [f for f in frames if "deliverySeq" in f and "event" in f]
+    assert rows[-1]["deliverySeq"] == opened.head_delivery_seq
+    assert any(r["event"]["runId"] == run_id for r in rows)
 
 
 def test_tool_input_in_the_append_form_is_joined_until_the_whole_input_replaces_it() -> None:
