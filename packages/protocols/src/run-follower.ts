@@ -20,6 +20,15 @@ export interface RunFollower {
 const SETTLED = new Set<RunStatus>(['completed', 'failed']);
 
 /**
+ * How long a live protocol stream waits, with a request still unanswered and no new row, before it ends the
+ * stream to let its client answer (AI SDK `finish` tool-calls, AG-UI interrupt). A request answered at once by
+ * someone else (another client, a policy, a replayed recording whose answer follows in a few ms) never
+ * pauses the stream, which would leave the client holding a request that no longer waits and no way to get the
+ * rest of the run. A person answering takes longer than this anyway.
+ */
+export const PAUSE_GRACE_MS = 250;
+
+/**
  * Follows one run of a thread through the lane's subscription (no gap, no duplicate after `after`), for the
  * protocol streams. The run's end comes from its live status signal or, when the run settled before the
  * subscription heard it (signals are live only), from the stored run once the replay passed the head.

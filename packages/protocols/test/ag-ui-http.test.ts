@@ -140,6 +140,18 @@ describe('AG-UI over the lane (HttpAgent as the client)', () => {
     expect(runs.at(-1)?.at(-1)?.type).toBe(EventType.RUN_ERROR);
   });
 
+  it('a request answered at once by someone else (a paced replay) is not an interrupt', async () => {
+    stack = await startStack([]);
+    const frames = await readFrames(
+      await post(stack, input('thr-paced', 'agrun-paced', 'Run a command', 'replay-paced')),
+    );
+    const last = frames.at(-1)?.event as { type: string; outcome?: { type: string } };
+    expect(last.type).toBe(EventType.RUN_FINISHED);
+    expect(last.outcome).toEqual({ type: 'success' });
+    expect(frames.some((f) => f.event.type === EventType.TOOL_CALL_RESULT)).toBe(true);
+    await expectValidAgUi(frames.map((f) => f.event));
+  });
+
   it('the same client runId on two threads is two runs (a runId names a run within its thread)', async () => {
     stack = await startStack([]);
     for (const threadId of ['thr-same-a', 'thr-same-b']) {

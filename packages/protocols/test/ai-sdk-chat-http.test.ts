@@ -110,6 +110,20 @@ describe('the AI SDK UI message stream (useChat over DefaultChatTransport)', () 
     expect(textOf(stored[1])).toBe(textOf(final));
   });
 
+  it('an approval answered at once by someone else (a paced replay) does not pause the stream', async () => {
+    stack = await startStack([]);
+    const chat = chatFor(stack, 'chat-paced', 'replay-paced');
+    await chat.sendMessage({ text: 'Run a command' });
+    const final = await until('the replayed answer', () =>
+      chat.status === 'ready' && chat.lastMessage?.role === 'assistant' ? chat.lastMessage : undefined,
+    );
+    // One stream to the end: the tool ran, no approval is left waiting, and the turn ended normally.
+    const tool = final.parts.find(isToolUIPart);
+    expect(tool?.state).toBe('output-available');
+    expect(final.metadata).toMatchObject({ agentlane: { stopReason: 'end_turn' } });
+    expect(chat.messages).toHaveLength(2);
+  });
+
   it('a reload while a run waits on its approval: resume replays the message once, then it is answered', async () => {
     stack = await startStack([
       {

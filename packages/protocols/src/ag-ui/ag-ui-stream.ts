@@ -3,7 +3,7 @@ import { EventEncoder } from '@ag-ui/encoder';
 import type { ServerContext } from '@agentlane/server';
 import type { RunRecord } from '@agentlane/store';
 import type { FastifyReply } from 'fastify';
-import { followRun, type RunFollower } from '../run-follower.js';
+import { followRun, PAUSE_GRACE_MS, type RunFollower } from '../run-follower.js';
 import { readRowsByRun } from '../run-rows.js';
 import { SseOut, type StreamRegistry } from '../sse-out.js';
 import { AgUiTranslator } from './ag-ui-translator.js';
@@ -28,7 +28,7 @@ export interface AgUiStreamInput {
 /**
  * One AG-UI run as SSE: RUN_STARTED, MESSAGES_SNAPSHOT and STATE_SNAPSHOT of the thread up to the snapshot
  * row, the followed run's events after it, then RUN_FINISHED (success, cancelled, or interrupt when the run
- * waits on an approval or a question once live) or RUN_ERROR. Every frame's `id:` is
+ * waits on an approval or a question once live that nobody answered within PAUSE_GRACE_MS) or RUN_ERROR. Every frame's `id:` is
  * `<snapshot>-<row>-<index>`: the same request with that Last-Event-ID regenerates the same events from the
  * store and sends only those after it, so a reconnect has no gap and no duplicate.
  */
@@ -80,10 +80,11 @@ export async function streamRunAsAgUi(
 
   let follower: RunFollower | undefined;
   let live = false;
-  let check: NodeJS.Immediate | undefined;
+  let check: NodeJS.Timeout | undefined;
+  // A request still unanswered PAUSE_GRACE_MS after the last row ends the run as an interrupt.
   const checkInterrupt = (): void => {
-    clearImmediate(check);
-    check = setImmediate(() => {
+    clearTimeout(check);
+    check = setTimeout(() => {
       const interrupts = translator.pendingInterrupts;
       if (!live || interrupts.length === 0) return;
       end({
@@ -92,10 +93,10 @@ export async function streamRunAsAgUi(
         runId: agRun,
         outcome: { type: 'interrupt', interrupts },
       });
-    });
+    }, PAUSE_GRACE_MS);
   };
   out.onClose(() => {
-    clearImmediate(check);
+    clearTimeout(check);
     follower?.close();
   });
   try {
@@ -110,7 +111,7 @@ export async function streamRunAsAgUi(
         checkInterrupt();
       },
       onSettled: (status, error) => {
-        clearImmediate(check);
+        clearTimeout(check);
         if (status === 'failed') {
           end({ type: EventType.RUN_ERROR, message: error ?? 'the run failed', code: 'run_failed' });
         } else {

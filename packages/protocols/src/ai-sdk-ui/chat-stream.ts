@@ -1,7 +1,7 @@
 import type { ServerContext } from '@agentlane/server';
 import { UI_MESSAGE_STREAM_HEADERS } from 'ai';
 import type { FastifyReply } from 'fastify';
-import { followRun, type RunFollower } from '../run-follower.js';
+import { followRun, PAUSE_GRACE_MS, type RunFollower } from '../run-follower.js';
 import { readRunRows } from '../run-rows.js';
 import { SseOut, type StreamRegistry } from '../sse-out.js';
 import { type UiChunk, UiMessageTranslator } from './ui-message-translator.js';
@@ -10,8 +10,8 @@ const frame = (chunks: UiChunk[]): string => chunks.map((c) => `data: ${JSON.str
 
 /**
  * Streams one run as the AI SDK UI message stream: `start`, the run's chunks after `after`, then `finish`
- * and `[DONE]` when the run settles, or when it waits on an approval once the stream is live (useChat
- * answers it and posts again). With `seed` the rows up to it are translated first without being sent, so the
+ * and `[DONE]` when the run settles, or when it waits on an approval once the stream is live and nobody answered
+ * it within PAUSE_GRACE_MS (useChat answers it and posts again). With `seed` the rows up to it are translated first without being sent, so the
  * stream continues the message the client holds instead of repeating it.
  */
 export async function streamRunAsUiMessages(
@@ -30,20 +30,23 @@ export async function streamRunAsUiMessages(
   out.write(frame(translator.start()));
   let follower: RunFollower | undefined;
   let live = false;
-  let pauseCheck: NodeJS.Immediate | undefined;
+  let pauseCheck: NodeJS.Timeout | undefined;
   const end = (chunks: UiChunk[]): void => {
     if (out.closed) return;
-    clearImmediate(pauseCheck);
+    clearTimeout(pauseCheck);
     out.end(`${frame(chunks)}data: [DONE]\n\n`);
   };
-  // After the rows of one delivery: an approval still unanswered pauses the stream.
+  // An approval still unanswered PAUSE_GRACE_MS after the last row pauses the stream.
   const checkPause = (): void => {
-    clearImmediate(pauseCheck);
-    pauseCheck = setImmediate(() => {
+    clearTimeout(pauseCheck);
+    pauseCheck = setTimeout(() => {
       if (live && translator.pendingApprovals > 0 && !translator.finished) end(translator.pause());
-    });
+    }, PAUSE_GRACE_MS);
   };
-  out.onClose(() => follower?.close());
+  out.onClose(() => {
+    clearTimeout(pauseCheck);
+    follower?.close();
+  });
   try {
     follower = await followRun(ctx, threadId, runId, after, {
       onRow: (row) => {

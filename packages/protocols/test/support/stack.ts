@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,9 +11,30 @@ import { createServer } from '@agentlane/server';
 import { openStore, type Store } from '@agentlane/store';
 import { protocolRoutes } from '../../src/index';
 
-const recording = fileURLToPath(
-  new URL('../../../adapters/replay/recordings/claude-agent-acp.wire.jsonl', import.meta.url),
-);
+const recordingOf = (file: string) =>
+  fileURLToPath(new URL(`../../../adapters/replay/recordings/${file}`, import.meta.url));
+const recording = recordingOf('claude-agent-acp.wire.jsonl');
+
+/** The Codex recording with every frame from the answer to its permission request on `delayMs` later. */
+async function delayedAnswerTrace(dir: string, delayMs: number): Promise<string> {
+  const lines = (await readFile(recordingOf('codex-acp.wire.jsonl'), 'utf8')).split('\n').filter(Boolean);
+  let asked = false;
+  let answered = false;
+  const out = lines.map((line) => {
+    const record = JSON.parse(line) as {
+      t: number;
+      msg: { method?: string; result?: { outcome?: unknown } };
+    };
+    if (record.msg.method === 'session/request_permission') asked = true;
+    else if (asked && record.msg.result?.outcome !== undefined) answered = true;
+    if (answered) record.t += delayMs;
+    return JSON.stringify(record);
+  });
+  if (!answered) throw new Error('the Codex recording has no answered permission request');
+  const file = join(dir, 'codex-delayed-answer.wire.jsonl');
+  await writeFile(file, `${out.join('\n')}\n`);
+  return file;
+}
 
 export interface Stack {
   /** e.g. http://127.0.0.1:1234/api/harness */
@@ -27,8 +48,8 @@ export interface Stack {
 
 /**
  * agentlane as `serve` composes it, with the protocol routes: SQLite in a temp folder, the built-in engine
- * (`builtin`) on the fake model server playing `script`, and a replay of a recorded Claude Code session
- * (`replay`, as fast as possible).
+ * (`builtin`) on the fake model server playing `script`, a replay of a recorded Claude Code session
+ * (`replay`, as fast as possible) and one of a Codex session at its recorded pace (`replay-paced`).
  */
 export async function startStack(script: ModelReply[], options: { db?: string } = {}): Promise<Stack> {
   const dir = await mkdtemp(join(tmpdir(), 'protocols-'));
@@ -43,9 +64,18 @@ export async function startStack(script: ModelReply[], options: { db?: string } 
     plan: false,
   });
   const replay = createReplayDriver({ trace: recording, provider: 'acp', speed: 0, name: 'replay' });
+  // Codex at its recorded pace, its permission request answered by the recording 60 ms later (3 ms as
+  // recorded): an approval someone else answers quickly.
+  const paced = createReplayDriver({
+    trace: await delayedAnswerTrace(dir, 60),
+    provider: 'acp',
+    speed: 1,
+    name: 'replay-paced',
+  });
+  const drivers = [builtin, replay, paced];
   const lane = createLane({
     store,
-    drivers: [builtin, replay],
+    drivers,
     ownerId: `protocols-${process.pid}-${Date.now()}`,
     pollIntervalMs: 50,
     workDirFor: () => dir,
@@ -55,8 +85,8 @@ export async function startStack(script: ModelReply[], options: { db?: string } 
     store,
     lane,
     engines: {
-      get: (n) => [builtin, replay].find((d) => d.name === n),
-      list: () => [builtin, replay],
+      get: (n) => drivers.find((d) => d.name === n),
+      list: () => drivers,
     },
     defaultWorkDir: dir,
     routes: [protocolRoutes()],
@@ -69,8 +99,8 @@ export async function startStack(script: ModelReply[], options: { db?: string } 
     store,
     lane,
     engines: {
-      get: (n) => [builtin, replay].find((d) => d.name === n),
-      list: () => [builtin, replay],
+      get: (n) => drivers.find((d) => d.name === n),
+      list: () => drivers,
     },
     fake: fake as unknown as { requests: unknown[] },
     async stop() {
