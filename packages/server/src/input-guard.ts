@@ -10,9 +10,14 @@ const fieldOf = (base: string, key: string | number): string =>
       ? `${base}.${key}`
       : `${base}["${key.replaceAll('\u0000', '\\u0000')}"]`;
 
+/** A lone UTF-16 surrogate (`"\ud800"`) has no UTF-8 form: text columns would store U+FFFD instead. */
+const LONE_SURROGATE = /\p{Surrogate}/u; // in `u` mode a valid pair is one code point, not a surrogate
+const loneSurrogate = (field: string): HttpError =>
+  new HttpError('invalid_request', `${field} must not contain a lone UTF-16 surrogate`, field);
+
 /**
- * Refuses, before validation and long before a database sees them, the two inputs no route can store:
- * a NUL character (PostgreSQL text and jsonb cannot hold U+0000, so it used to surface as a 500 — or, in a
+ * Refuses, before validation and long before a database sees them, the inputs no route can store as sent:
+ * a number beyond a double's range, a lone UTF-16 surrogate (no UTF-8 form), a NUL character (PostgreSQL text and jsonb cannot hold U+0000, so it used to surface as a 500 — or, in a
  * sync, as an unhandled rejection) and nesting deeper than `maxDepth` (recursive serializers, hashing and
  * canonical JSON overflow the stack on a 10 KB body 5,000 levels deep). The walk is iterative, so the guard
  * itself cannot overflow. Throws a 400 naming the first offending field, e.g. `body.changes[0].key`.
@@ -24,6 +29,14 @@ export function guardInput(part: string, value: unknown, maxDepth = DEFAULT_MAX_
     if (typeof v === 'string') {
       if (v.includes('\u0000'))
         throw new HttpError('invalid_request', `${field} must not contain a NUL character (U+0000)`, field);
+      if (LONE_SURROGATE.test(v)) throw loneSurrogate(field);
+      continue;
+    }
+    if (typeof v === 'number') {
+      // JSON.parse turns a literal beyond a double's range (1e400) into ±Infinity, which every serializer
+      // then writes as null: the value would be changed, not stored.
+      if (!Number.isFinite(v))
+        throw new HttpError('invalid_request', `${field} is a number out of range`, field);
       continue;
     }
     if (v === null || typeof v !== 'object') continue;
@@ -44,6 +57,7 @@ export function guardInput(part: string, value: unknown, maxDepth = DEFAULT_MAX_
           `${child}: a key must not contain a NUL character (U+0000)`,
           child,
         );
+      if (LONE_SURROGATE.test(key)) throw loneSurrogate(child);
       stack.push({ value: (v as Record<string, unknown>)[key], field: child, depth: depth + 1 });
     }
   }

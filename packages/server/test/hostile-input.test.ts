@@ -1,3 +1,4 @@
+import { createMemorySaver } from '@agentlane/checkpoints';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AnyJson, postJson, readJson, startTestServer, type TestServer } from './support/harness';
 import { pgAvailable, pgSchemaUrl } from './support/pg';
@@ -89,6 +90,71 @@ function hostileSuite(name: string, open: () => Promise<{ t: TestServer; drop?: 
       await alive();
     });
 
+    it('numbers beyond a double, lone surrogates and a bad fork point are a 400 naming the field', async () => {
+      const raw = async (method: string, path: string, body: string) => {
+        const res = await fetch(`${t.api}${path}`, {
+          method,
+          headers: { 'content-type': 'application/json' },
+          body,
+        });
+        return { status: res.status, json: await readJson(res) };
+      };
+      // 1e400 parses as Infinity, which every serializer writes as null: refused, not silently changed.
+      expect400(
+        await raw('POST', '/sessions', '{"engine":"scripted","metadata":{"n":1e400}}'),
+        'body.metadata.n',
+      );
+      expect400(
+        await raw('POST', `/sessions/${thread}/sync`, '{"clientId":"e","vector":{"e":1e400},"changes":[]}'),
+        'body.vector.e',
+      );
+      // A lone surrogate has no UTF-8 form: a text column would store U+FFFD.
+      expect400(await raw('POST', '/sessions', '{"engine":"scripted","title":"\\ud800"}'), 'body.title');
+      expect400(await raw('POST', `/threads/${thread}/runs`, '{"prompt":"retry \\udc00"}'), 'body.prompt');
+      const fork = await postJson(`${t.api}/sessions/${thread}/fork`, { checkpointId: '../../x' });
+      expect(fork.status, JSON.stringify(fork.json)).toBeLessThan(500);
+      expect400(fork, 'body.checkpointId');
+      await alive();
+    });
+
+    it('sync work is bounded: vectors of 128 clients at most, 32 concurrent writes to a key', async () => {
+      const sync = (body: unknown) => postJson(`${t.api}/sessions/${thread}/sync`, body);
+      const wide = Object.fromEntries(Array.from({ length: 129 }, (_, i) => [`c${i}`, 1]));
+      expect400(await sync({ clientId: 'c0', vector: wide, changes: [] }), 'body.vector');
+      // Every change with a private entry is concurrent with every other: 1,000 heads of one key made each
+      // later sync of the session compare every pair (seconds, then minutes, on the event loop).
+      const attack = (k: number, count: number) => ({
+        clientId: `a${k}`,
+        vector: { [`a${k}`]: count },
+        changes: Array.from({ length: count }, (_, i) => ({
+          key: 'K',
+          value: i,
+          version: i + 1,
+          vector: { [`a${k}`]: i + 1, [`x${k}_${i}`]: 1 },
+        })),
+      });
+      const refused = await sync(attack(0, 1000));
+      expect(refused.status, JSON.stringify(refused.json)).toBe(409);
+      expect(refused.json.error.field).toBe('body.changes');
+      // Up to the limit they stand (and are reported); one more concurrent write is refused.
+      expect((await sync(attack(1, 32))).status).toBe(200);
+      expect((await sync(attack(2, 1))).status).toBe(409);
+      // A write that has seen every head resolves them, and the session syncs normally again.
+      const all = Object.fromEntries([
+        ['a1', 32],
+        ...Array.from({ length: 32 }, (_, i) => [`x1_${i}`, 1]),
+        ['r', 1],
+      ]);
+      const resolved = await sync({
+        clientId: 'r',
+        vector: all,
+        changes: [{ key: 'K', value: 'resolved', version: 1, vector: all }],
+      });
+      expect(resolved.status, JSON.stringify(resolved.json)).toBe(200);
+      expect(resolved.json.conflicts.filter((c: { key: string }) => c.key === 'K')).toEqual([]);
+      await alive();
+    });
+
     it('deep metadata is a 400, not a 500', async () => {
       const res = await postJson(`${t.api}/sessions`, { engine: 'scripted', metadata: deep(200) as object });
       expect(res.status).toBe(400);
@@ -100,12 +166,12 @@ function hostileSuite(name: string, open: () => Promise<{ t: TestServer; drop?: 
   });
 }
 
-hostileSuite('SQLite', async () => ({ t: await startTestServer() }));
+hostileSuite('SQLite', async () => ({ t: await startTestServer({ checkpoints: createMemorySaver() }) }));
 
 const withPg = await pgAvailable();
 if (withPg) {
   hostileSuite('PostgreSQL', async () => {
     const { url, drop } = pgSchemaUrl('server_hostile');
-    return { t: await startTestServer({}, { dbPath: url }), drop };
+    return { t: await startTestServer({ checkpoints: createMemorySaver() }, { dbPath: url }), drop };
   });
 }

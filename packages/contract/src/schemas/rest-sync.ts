@@ -2,18 +2,25 @@ import { Type } from 'typebox';
 import { closedObject, JsonValueSchema } from './common.js';
 import { VersionVectorSchema } from './version-vector.js';
 
-/** A vector a client sends: client ids as the server accepts them. */
+/**
+ * A vector a client sends: client ids as the server accepts them, counts a double holds exactly, and at most
+ * 128 clients (every sync compares vectors with each other: their size bounds its work).
+ */
 const SentVectorSchema = Type.Record(
   Type.String({ minLength: 1, maxLength: 128 }),
-  Type.Integer({ minimum: 0 }),
-  { description: 'Client id -> the number of writes seen from that client.' },
+  Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+  { maxProperties: 128, description: 'Client id -> the number of writes seen from that client.' },
 );
 
 export const SyncChangeSchema = closedObject(
   {
     key: Type.String({ minLength: 1, maxLength: 500, description: 'The synced key.' }),
     value: JsonValueSchema,
-    version: Type.Integer({ minimum: 1, description: "The client's own entry after this write." }),
+    version: Type.Integer({
+      minimum: 1,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description: "The client's own entry after this write.",
+    }),
     vector: SentVectorSchema,
   },
   {

@@ -1,8 +1,9 @@
-import { type CheckpointSaver, newCheckpointId } from '@agentlane/checkpoints';
+import { CheckpointError, type CheckpointSaver, newCheckpointId } from '@agentlane/checkpoints';
 import type { ForkedFrom, ForkReply } from '@agentlane/contract';
 import type { RunRecord, ThreadRecord } from '@agentlane/store';
 import type { ServerContext } from '../context.js';
 import { HttpError } from '../errors.js';
+import { CHECKPOINT_ERROR_STATUS } from './checkpoint-handlers.js';
 import { createForkThread } from './fork-thread.js';
 import { sessionView } from './session-view.js';
 
@@ -21,8 +22,8 @@ export async function forkFromCheckpoint(
   const id = source.threadId;
   if (!saver) throw new HttpError('not_found', 'checkpoints are not enabled on this server');
   const { checkpointId } = request;
-  const summary = await saver.describe(id, checkpointId);
-  const checkpoint = summary ? await saver.get(id, checkpointId) : undefined;
+  const summary = await readingCheckpoint(() => saver.describe(id, checkpointId));
+  const checkpoint = summary ? await readingCheckpoint(() => saver.get(id, checkpointId)) : undefined;
   if (!summary || !checkpoint)
     throw new HttpError('not_found', `session ${id} has no checkpoint ${checkpointId}`, 'body.checkpointId');
   if (summary.namespace !== '')
@@ -63,4 +64,23 @@ function runOfCheckpoint(runs: readonly RunRecord[], at: string): string | null 
     if (!found || Date.parse(run.startedAt) >= Date.parse(found.startedAt!)) found = run;
   }
   return found?.runId ?? null;
+}
+
+/**
+ * A saver refusal while reading the fork point is about the request (an id that is no checkpoint id is
+ * `invalid_argument`): a 4xx naming body.checkpointId, as the checkpoint routes answer it, not a 500.
+ */
+async function readingCheckpoint<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (!(error instanceof CheckpointError)) throw error;
+    const status = CHECKPOINT_ERROR_STATUS[error.code];
+    if (status >= 500) throw error;
+    throw new HttpError(
+      status === 404 ? 'not_found' : status === 409 ? 'conflict' : 'invalid_request',
+      error.message,
+      'body.checkpointId',
+    );
+  }
 }

@@ -5,7 +5,13 @@ import { assertThreadAccess } from '../auth.js';
 import type { ServerContext } from '../context.js';
 import { HttpError, notFound } from '../errors.js';
 import { ErrorSchema, SyncBody, SyncReply, ThreadParams } from '../schemas.js';
-import { conflictSignature, conflictsOf, type SyncChange } from '../sync/sync-state.js';
+import {
+  conflictSignature,
+  conflictsOf,
+  keysOverHeadLimit,
+  SYNC_LIMITS,
+  type SyncChange,
+} from '../sync/sync-state.js';
 
 export const syncRoutes =
   (ctx: ServerContext): FastifyPluginAsyncTypebox =>
@@ -71,9 +77,15 @@ export const syncRoutes =
             value: c.value as JsonValue,
             vector: c.vector,
           });
-          const before = new Set(
-            conflictsOf((await ctx.store.listSyncChanges(sessionId)).map(toChange)).map(conflictSignature),
-          );
+          const stored = (await ctx.store.listSyncChanges(sessionId)).map(toChange);
+          const seen = new Set(stored.map((c) => `${c.clientId}\u0000${c.version}`));
+          const fresh = changes
+            .map((c) => toChange({ clientId, ...c }))
+            .filter((c) => !seen.has(`${c.clientId}\u0000${c.version}`));
+          assertWithinLimits(sessionId, stored, fresh);
+          // Only the keys this sync writes can gain a conflict: the others are compared with nothing new.
+          const touched = new Set(fresh.map((c) => c.key));
+          const before = new Set(conflictsOf(stored, touched).map(conflictSignature));
           // Already-seen (clientId, version) pairs are ignored by the store: a retry is harmless.
           await ctx.store.appendSyncChanges(
             sessionId,
@@ -84,7 +96,7 @@ export const syncRoutes =
           for (const c of all) serverVector = mergeVectors(serverVector, c.vector);
           const conflicts = conflictsOf(all);
           for (const conflict of conflicts) {
-            if (before.has(conflictSignature(conflict))) continue;
+            if (!touched.has(conflict.key) || before.has(conflictSignature(conflict))) continue;
             ctx.hub.publish(sessionId, { type: 'sync.conflict', sessionId, ...conflict });
           }
           return {
@@ -96,3 +108,22 @@ export const syncRoutes =
       },
     );
   };
+
+/** Refuses a sync that would grow the session's state past SYNC_LIMITS (the work of every later sync). */
+function assertWithinLimits(sessionId: string, stored: SyncChange[], fresh: SyncChange[]): void {
+  if (stored.length + fresh.length > SYNC_LIMITS.changesPerSession) {
+    throw new HttpError(
+      'conflict',
+      `session ${sessionId} would hold ${stored.length + fresh.length} sync changes; at most ${SYNC_LIMITS.changesPerSession} are kept`,
+      'body.changes',
+    );
+  }
+  const [over] = keysOverHeadLimit(stored, fresh);
+  if (over) {
+    throw new HttpError(
+      'conflict',
+      `key "${over.key}" would have ${over.heads} concurrent writes; at most ${SYNC_LIMITS.headsPerKey} may stand unresolved (write one that has seen them)`,
+      'body.changes',
+    );
+  }
+}

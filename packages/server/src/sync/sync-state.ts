@@ -10,11 +10,47 @@ export type SyncConflict = SyncConflictReport;
 const byWriter = (a: SyncChange, b: SyncChange): number =>
   a.clientId < b.clientId ? -1 : a.clientId > b.clientId ? 1 : a.version - b.version;
 
-/** The changes to one key that no other change to it has seen (the heads of the key's history). */
+/**
+ * The changes to one key that no other change to it has seen (the heads of the key's history). One pass
+ * that keeps the heads so far: a change some head has seen is no head (strict ancestry is transitive, so
+ * comparing with the heads is enough), and a new head drops the heads it has seen. O(changes × heads)
+ * vector comparisons instead of every pair: with all writes concurrent (heads = changes) it is as costly
+ * as before, which is why a key's concurrent heads are capped (MAX_HEADS_PER_KEY).
+ */
 export function headsOf(changes: readonly SyncChange[]): SyncChange[] {
-  return changes
-    .filter((c) => !changes.some((d) => d !== c && compareVectors(c.vector, d.vector) === 'ancestor'))
-    .sort(byWriter);
+  let heads: SyncChange[] = [];
+  for (const c of changes) {
+    if (heads.some((h) => compareVectors(c.vector, h.vector) === 'ancestor')) continue;
+    heads = heads.filter((h) => compareVectors(h.vector, c.vector) !== 'ancestor');
+    heads.push(c);
+  }
+  return heads.sort(byWriter);
+}
+
+/**
+ * Bounds of one session's sync state, so that no request, and no later one, costs more than a bounded
+ * amount of work: the conflict computation runs over the stored changes on every sync.
+ */
+export const SYNC_LIMITS = {
+  /** Changes stored per session (a client that needs more compacts into fewer keys). */
+  changesPerSession: 10_000,
+  /** Concurrent writes to one key that stand unresolved; a further concurrent write is refused. */
+  headsPerKey: 32,
+} as const;
+
+/** The keys of `changes` (the new ones) whose history would stand with more than the allowed heads. */
+export function keysOverHeadLimit(
+  stored: readonly SyncChange[],
+  changes: readonly SyncChange[],
+): { key: string; heads: number }[] {
+  const touched = new Set(changes.map((c) => c.key));
+  const over: { key: string; heads: number }[] = [];
+  for (const [key, group] of groupByKey([...stored, ...changes])) {
+    if (!touched.has(key)) continue;
+    const heads = headsOf(group).length;
+    if (heads > SYNC_LIMITS.headsPerKey) over.push({ key, heads });
+  }
+  return over;
 }
 
 function groupByKey(changes: readonly SyncChange[]): Map<string, SyncChange[]> {
@@ -27,10 +63,14 @@ function groupByKey(changes: readonly SyncChange[]): Map<string, SyncChange[]> {
   return groups;
 }
 
-/** Every key whose history has more than one head: concurrent writes neither side has seen. */
-export function conflictsOf(changes: readonly SyncChange[]): SyncConflict[] {
+/**
+ * Every key whose history has more than one head: concurrent writes neither side has seen. With `keys`, only
+ * those keys are looked at.
+ */
+export function conflictsOf(changes: readonly SyncChange[], keys?: ReadonlySet<string>): SyncConflict[] {
   const out: SyncConflict[] = [];
   for (const [key, group] of [...groupByKey(changes)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (keys && !keys.has(key)) continue;
     const heads = headsOf(group);
     if (heads.length > 1) {
       out.push({ key, changes: heads.map(({ clientId, version, value }) => ({ clientId, version, value })) });
