@@ -134,6 +134,11 @@ export class Subscription implements HubSubscription {
             this.deliverRow(row);
           }
           if (stalled || rows.length < this.hub.pageSize) break;
+          // More pages follow: let the event loop run between them. A store read that answers synchronously
+          // (SQLite) resolves as a microtask, so a replay of a long thread otherwise ran as one task, blocking
+          // every other request for seconds, and went on after its client had gone.
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          if (this.closed) return;
         }
         const gap = stalled || this.drainBuffer(allowGap);
         if (!gap) {
