@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PublishHub } from '../src/internal';
 import { Collector } from './helpers/collect';
+import { warning } from './helpers/rows';
 import { sqliteTestStore, type TestStore } from './helpers/stores';
 
 type Cmd =
@@ -43,20 +44,7 @@ let counter = 0;
 function events(threadId: string, n: number): { event: CanonicalEvent }[] {
   return Array.from({ length: n }, () => {
     const i = ++counter;
-    return {
-      event: {
-        schemaVersion: 1,
-        eventId: `ev_${i}`,
-        seq: i,
-        runId: 'r',
-        threadId,
-        turnId: 'r',
-        ts: new Date(0).toISOString(),
-        identity: { provider: 'test' },
-        kind: 'harness.warning',
-        payload: { code: 'c', message: `m${i}` },
-      } as CanonicalEvent,
-    };
+    return warning(threadId, `ev_${i}`, i);
   });
 }
 

@@ -1,6 +1,7 @@
-import type { CanonicalEvent, StreamEvent } from '@agentlane/contract';
+import type { StreamEvent } from '@agentlane/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PublishHub } from '../src/internal';
+import { warning } from './helpers/rows';
 import { sqliteTestStore, type TestStore } from './helpers/stores';
 
 // A replay reads the store a page at a time. SQLite answers synchronously, so without a yield between
@@ -10,22 +11,8 @@ import { sqliteTestStore, type TestStore } from './helpers/stores';
 const ROWS = 2_000;
 const PAGE = 100;
 
-function rows(threadId: string, from: number, n: number): { event: CanonicalEvent }[] {
-  return Array.from({ length: n }, (_, k) => ({
-    event: {
-      schemaVersion: 1,
-      eventId: `ev_${from + k}`,
-      seq: from + k + 1,
-      runId: 'r',
-      threadId,
-      turnId: 'r',
-      ts: new Date(0).toISOString(),
-      identity: { provider: 'test' },
-      kind: 'harness.warning',
-      payload: { code: 'c', message: `m${from + k}` },
-    } as CanonicalEvent,
-  }));
-}
+const rows = (threadId: string, from: number, n: number) =>
+  Array.from({ length: n }, (_, k) => warning(threadId, `ev_${from + k}`, from + k + 1));
 
 const isRow = (e: StreamEvent) => 'deliverySeq' in e && 'event' in e;
 

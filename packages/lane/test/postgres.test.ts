@@ -1,31 +1,14 @@
-import type { CanonicalEvent } from '@agentlane/contract';
 import { createPostgresStore, type Store } from '@agentlane/store';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLane } from '../src';
 import { PublishHub } from '../src/internal';
 import { Collector, waitFor } from './helpers/collect';
+import { warning } from './helpers/rows';
 import { PG_URL, pgAvailable, pgTestStore, type TestStore } from './helpers/stores';
 import { createTestDriver } from './helpers/test-driver';
 
 const available = await pgAvailable();
-
-function warning(threadId: string, id: string): { event: CanonicalEvent } {
-  return {
-    event: {
-      schemaVersion: 1,
-      eventId: id,
-      seq: 1,
-      runId: 'r',
-      threadId,
-      turnId: 'r',
-      ts: new Date(0).toISOString(),
-      identity: { provider: 'test' },
-      kind: 'harness.warning',
-      payload: { code: 'c', message: id },
-    } as CanonicalEvent,
-  };
-}
 
 describe.skipIf(!available)('lane on PostgreSQL', () => {
   let t: TestStore;
