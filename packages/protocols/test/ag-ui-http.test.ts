@@ -174,6 +174,8 @@ describe('AG-UI over the lane (HttpAgent as the client)', () => {
         {},
         'body.resume[0].interruptId',
       ],
+      // The REST run route's bound on a prompt holds here too.
+      [{ ...input('t4', 'r', 'x'.repeat(200_001), 'replay') }, {}, 'body.messages[0].content'],
     ];
     for (const [body, headers, field] of cases) {
       const res = await post(stack, body, headers);

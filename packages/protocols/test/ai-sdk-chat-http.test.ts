@@ -192,6 +192,14 @@ describe('the AI SDK UI message stream (useChat over DefaultChatTransport)', () 
         { id: 'c1', messages: [{ id: 'a', role: 'assistant', parts: [] }] },
         'body.messages[0].metadata.agentlane',
       ],
+      [
+        {
+          id: 'c1',
+          engine: 'replay',
+          messages: [{ id: 'u', role: 'user', parts: [{ type: 'text', text: 'x'.repeat(200_001) }] }],
+        },
+        'body.messages[0]',
+      ],
     ];
     for (const [body, field] of cases) {
       const res = await post(body);
@@ -204,6 +212,11 @@ describe('the AI SDK UI message stream (useChat over DefaultChatTransport)', () 
     expect(badCursor.status).toBe(400);
     expect(((await badCursor.json()) as { error: { field: string } }).error.field).toBe('query.after');
     expect((await fetch(`${stack.api}${CHAT}/unknown-chat/messages`)).status).toBe(404);
+    for (const path of ['..%2f..%2fetc%2fpasswd/stream', '..%2f..%2fetc%2fpasswd/messages']) {
+      const res = await fetch(`${stack.api}${CHAT}/${path}`);
+      expect(res.status, path).toBe(400);
+      expect(((await res.json()) as { error: { field: string } }).error.field).toBe('params.id');
+    }
   });
   it('a failed run reaches useChat as an error (chat.error, onError), not as a finished answer', async () => {
     stack = await startStack([{ error: { status: 400, message: 'the provider refused' } }]);

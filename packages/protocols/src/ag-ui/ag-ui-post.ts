@@ -4,7 +4,7 @@ import { HttpError, type Principal, type ServerContext } from '@agentlane/server
 import type { RunRecord, ThreadRecord } from '@agentlane/store';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { newestActiveRun } from '../active-run.js';
-import { protocolThread } from '../protocol-thread.js';
+import { assertPromptLength, protocolThread } from '../protocol-thread.js';
 import { readRunRows } from '../run-rows.js';
 import type { StreamRegistry } from '../sse-out.js';
 import { answerResume } from './ag-ui-resume.js';
@@ -99,6 +99,7 @@ async function runFor(
     return { run: await answerResume(ctx, principal, thread.threadId, input.resume), snapshotAt: head };
   const prompt = userText(input.messages[input.messages.length - 1]);
   if (prompt !== undefined) {
+    assertPromptLength(prompt, `body.messages[${input.messages.length - 1}].content`);
     const created = await lane.createRun({
       threadId: thread.threadId,
       prompt,

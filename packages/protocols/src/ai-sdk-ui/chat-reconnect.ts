@@ -2,6 +2,7 @@ import { assertThreadAccess, HttpError, type ServerContext } from '@agentlane/se
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { newestActiveRun } from '../active-run.js';
 import type { StreamRegistry } from '../sse-out.js';
+import { assertChatIdParam } from './chat-request.js';
 import { streamRunAsUiMessages } from './chat-stream.js';
 
 export interface ReconnectRoute {
@@ -16,6 +17,7 @@ export async function handleChatReconnect(
   ctx: ServerContext,
   registry: StreamRegistry,
 ): Promise<FastifyReply> {
+  assertChatIdParam(request.params.id);
   assertThreadAccess(request.principal, request.params.id);
   const rawAfter = request.query.after;
   const after = rawAfter === undefined ? 0 : Number(rawAfter);

@@ -1,5 +1,6 @@
 import { HttpError } from '@agentlane/server';
 import { isToolUIPart, safeValidateUIMessages, type UIMessage } from 'ai';
+import { assertPromptLength } from '../protocol-thread.js';
 
 /** What a useChat POST asks for, read from DefaultChatTransport's body. */
 export type ChatRequest =
@@ -14,6 +15,16 @@ export type ChatRequest =
     };
 
 const CHAT_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+/** A chat id in a path: what a POST may name, else 400 (never a lookup of `../..`). */
+export function assertChatIdParam(id: string): void {
+  if (!CHAT_ID.test(id))
+    throw new HttpError(
+      'invalid_request',
+      'id must be a chat id of 1-128 letters, digits or _.:-',
+      'params.id',
+    );
+}
 
 function bad(message: string, field: string): HttpError {
   return new HttpError('invalid_request', message, field);
@@ -44,6 +55,7 @@ export async function parseChatRequest(body: unknown): Promise<ChatRequest> {
       .trim();
     if (prompt === '')
       throw bad('the last user message has no text', `body.messages[${messages.length - 1}]`);
+    assertPromptLength(prompt, `body.messages[${messages.length - 1}]`);
     return {
       kind: 'prompt',
       chatId: b.id,

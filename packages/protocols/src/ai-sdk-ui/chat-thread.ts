@@ -1,7 +1,7 @@
 import { assertThreadAccess, HttpError, type Principal, type ServerContext } from '@agentlane/server';
 import type { ThreadRecord } from '@agentlane/store';
 import { protocolThread } from '../protocol-thread.js';
-import type { ChatRequest } from './chat-request.js';
+import { assertChatIdParam, type ChatRequest } from './chat-request.js';
 
 /** The chat a prompt posts to: the chat id's thread, or a new one on the engine the body names. */
 export function promptedChat(
@@ -25,6 +25,7 @@ export async function loadChat(
   principal: Principal,
   chatId: string,
 ): Promise<ThreadRecord> {
+  assertChatIdParam(chatId);
   assertThreadAccess(principal, chatId);
   const thread = await ctx.store.getThread(chatId);
   if (!thread) throw new HttpError('not_found', `chat ${chatId} not found`, 'params.id');
