@@ -25,7 +25,8 @@ export const aiSdkChatRoutes =
     );
     app.get<ReconnectRoute>(
       `${AI_SDK_CHAT_PATH}/:id/stream`,
-      { schema: { hide: true } },
+      // GET only: a HEAD would hold an open stream with no body to read.
+      { exposeHeadRoute: false, schema: { hide: true } },
       async (request, reply) => (await handlers()).handleChatReconnect(request, reply, ctx, registry),
     );
     app.get<{ Params: { id: string } }>(

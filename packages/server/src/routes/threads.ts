@@ -11,6 +11,9 @@ export const threadRoutes =
     app.get(
       '/threads/:id/events',
       {
+        // A HEAD would open a stream with no body to read, held (and counted against the token's streams)
+        // until the client hangs up: a stream route answers GET only.
+        exposeHeadRoute: false,
         schema: {
           summary:
             'The thread channel (SSE): stream.opened, replay after the cursor, then live; id = deliverySeq',
