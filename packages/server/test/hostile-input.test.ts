@@ -111,6 +111,7 @@ function hostileSuite(name: string, open: () => Promise<{ t: TestServer; drop?: 
       // A lone surrogate has no UTF-8 form: a text column would store U+FFFD.
       expect400(await raw('POST', '/sessions', '{"engine":"scripted","title":"\\ud800"}'), 'body.title');
       expect400(await raw('POST', `/threads/${thread}/runs`, '{"prompt":"retry \\udc00"}'), 'body.prompt');
+      expect400(await get('/sessions?cursor=zzz'), 'query.cursor');
       // HEAD on the stream route is no stream held open: a 404 like any method a route does not answer.
       const head = await fetch(`${t.api}/threads/${thread}/events`, { method: 'HEAD' });
       expect(head.status).toBe(404);

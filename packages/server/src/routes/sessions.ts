@@ -1,3 +1,4 @@
+import { StoreError } from '@agentlane/store';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { assertAllThreads, assertThreadAccess } from '../auth.js';
@@ -107,13 +108,20 @@ function listSessionsRoute(app: RouteApp, ctx: ServerContext): void {
       const { engine, search, limit = 50, cursor } = request.query;
       const scope = request.principal.threads;
       // Filtered in the query, before paging: cursors and search never reach another token's threads.
-      const page = await store.listThreads({
-        engine,
-        search,
-        limit,
-        cursor,
-        ...(scope === '*' ? {} : { threadIds: [...scope] }),
-      });
+      const page = await store
+        .listThreads({
+          engine,
+          search,
+          limit,
+          cursor,
+          ...(scope === '*' ? {} : { threadIds: [...scope] }),
+        })
+        .catch((error: unknown) => {
+          // The only input the store refuses here is the cursor: name it, as the other paged routes do.
+          if (error instanceof StoreError && error.code === 'invalid')
+            throw new HttpError('invalid_request', error.message, 'query.cursor');
+          throw error;
+        });
       const sessions = await Promise.all(
         page.items.map(async (t) => ({
           ...sessionView(t, await store.getSession(t.threadId)),
