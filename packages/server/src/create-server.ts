@@ -146,6 +146,14 @@ function fastifyApp(options: ServerOptions, limits: ServerLimits) {
   app.server.maxConnections = limits.maxConnections;
   // A connection that never sends a byte escapes Node's header deadline (no request has started) and, once
   // that deadline passed, its idle timeout too: it is ended here when nothing arrived within headersTimeout.
+  // CONNECT bypasses the request handler (Node emits 'connect' and, with no listener, drops the socket): it
+  // gets the JSON 404 every method a route does not answer gets.
+  app.server.on('connect', (_request: unknown, socket: Socket) => {
+    const body = JSON.stringify(new HttpError('not_found', 'CONNECT is not served here').toBody());
+    socket.end(
+      `HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
   app.server.on('connection', (socket: Socket) => {
     const timer = setTimeout(() => {
       if (socket.bytesRead === 0) socket.destroy();

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { createMemorySaver } from '@agentlane/checkpoints';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AnyJson, postJson, readJson, startTestServer, type TestServer } from './support/harness';
@@ -5,6 +6,24 @@ import { pgAvailable, pgSchemaUrl } from './support/pg';
 
 // Inputs that used to kill the process (a sync on PostgreSQL with a NUL in a key, a value nested 5,000 deep)
 // or answer 500 (NUL bytes reaching PostgreSQL, deep metadata): each is a 400 naming the field, on both stores.
+
+/** What the server answers a CONNECT with (Node hands CONNECT to a 'connect' listener, not to routes). */
+function rawConnect(api: string): Promise<string> {
+  const { hostname, port } = new URL(api);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () =>
+      socket.write(`CONNECT /api/harness/sessions HTTP/1.1\r\nHost: ${hostname}:${port}\r\n\r\n`),
+    );
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      text += chunk;
+    });
+    socket.on('close', () => resolve(text));
+    socket.on('error', reject);
+    socket.setTimeout(5000, () => socket.destroy());
+  });
+}
 
 /** JSON text nested `levels` deep, built as text (JSON.stringify itself overflows on such a value). */
 const deepJson = (levels: number): string => `${'{"a":'.repeat(levels)}"leaf"${'}'.repeat(levels)}`;
@@ -112,6 +131,7 @@ function hostileSuite(name: string, open: () => Promise<{ t: TestServer; drop?: 
       expect400(await raw('POST', '/sessions', '{"engine":"scripted","title":"\\ud800"}'), 'body.title');
       expect400(await raw('POST', `/threads/${thread}/runs`, '{"prompt":"retry \\udc00"}'), 'body.prompt');
       expect400(await get('/sessions?cursor=zzz'), 'query.cursor');
+      expect(await rawConnect(t.api)).toMatch(/^HTTP\/1\.1 404 [\s\S]*"code":"not_found"/);
       // HEAD on the stream route is no stream held open: a 404 like any method a route does not answer.
       const head = await fetch(`${t.api}/threads/${thread}/events`, { method: 'HEAD' });
       expect(head.status).toBe(404);

@@ -98,6 +98,8 @@ describe('artifacts', () => {
 
     const notModified = await fetch(url, { headers: { 'if-none-match': `"${sha}"` } });
     expect(notModified.status).toBe(304);
+    // If-None-Match compares weakly.
+    expect((await fetch(url, { headers: { 'if-none-match': `W/"${sha}"` } })).status).toBe(304);
 
     const part = await fetch(url, { headers: { range: 'bytes=2-5' } });
     expect(part.status).toBe(206);
@@ -109,6 +111,10 @@ describe('artifacts', () => {
     expect(await open.text()).toBe('ef');
     const bad = await fetch(url, { headers: { range: 'bytes=99-' } });
     expect(bad.status).toBe(416);
+    // An invalid range (last before first) is ignored: the whole content.
+    const invalid = await fetch(url, { headers: { range: 'bytes=5-1' } });
+    expect(invalid.status).toBe(200);
+    expect(await invalid.text()).toBe('0123456789abcdef');
   });
 
   it('a chunked artifact (stored from a stream, 2.5 chunks) is served whole and by ranges across chunks', async () => {

@@ -22,6 +22,8 @@ export function parseRange(
     end = length - 1;
   } else {
     start = Number(match[1]);
+    // A last position before the first makes the range invalid, not unsatisfiable: it is ignored (RFC 9110).
+    if (match[2] !== '' && Number(match[2]) < start) return null;
     end = match[2] === '' ? length - 1 : Math.min(Number(match[2]), length - 1);
   }
   if (start >= length || start > end) {
@@ -69,7 +71,9 @@ export const artifactRoutes =
         reply.header('Cache-Control', 'private, max-age=31536000, immutable');
         reply.type(ref.contentType);
         const inm = request.headers['if-none-match'];
-        if (inm?.split(',').some((t) => t.trim() === etag || t.trim() === '*')) {
+        // If-None-Match compares weakly: W/"x" matches "x" (RFC 9110).
+        const weak = (t: string) => t.trim().replace(/^W\//, '');
+        if (inm?.split(',').some((t) => weak(t) === etag || weak(t) === '*')) {
           return reply.code(304).send(null);
         }
         const ifRange = request.headers['if-range'];
