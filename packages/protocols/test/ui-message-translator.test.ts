@@ -196,6 +196,25 @@ describe('canonical events → AI SDK UI message chunks, on recorded engine sess
     expect(chunks[chunks.length - 1]).toMatchObject({ type: 'finish', finishReason: 'error' });
   });
 
+  it('progress() says where the message is (deliverySeq) once per batch of rows, never after the end', async () => {
+    const t = new UiMessageTranslator({ threadId: 't', runId: 'r' });
+    expect(t.progress()).toEqual([]);
+    t.push(ev(1, 'turn.started', {}));
+    t.push(ev(2, 'turn.started', {}));
+    const chunks = t.progress();
+    await expectValidChunks(chunks);
+    expect(chunks).toEqual([
+      {
+        type: 'message-metadata',
+        messageMetadata: { agentlane: { threadId: 't', runId: 'r', deliverySeq: 2 } },
+      },
+    ]);
+    expect(t.progress()).toEqual([]);
+    t.finish();
+    t.push(ev(3, 'turn.started', {}));
+    expect(t.progress()).toEqual([]);
+  });
+
   it('a run that failed after its turn ended with stopReason error still sends an error chunk', async () => {
     const t = new UiMessageTranslator({ threadId: 't', runId: 'r' });
     const chunks = [

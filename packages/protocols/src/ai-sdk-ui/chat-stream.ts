@@ -31,6 +31,7 @@ export async function streamRunAsUiMessages(
   let follower: RunFollower | undefined;
   let live = false;
   let pauseCheck: NodeJS.Timeout | undefined;
+  let progressQueued = false;
   const end = (chunks: UiChunk[]): void => {
     if (out.closed) return;
     clearTimeout(pauseCheck);
@@ -51,6 +52,15 @@ export async function streamRunAsUiMessages(
     follower = await followRun(ctx, threadId, runId, after, {
       onRow: (row) => {
         out.write(frame(translator.push(row)));
+        // After the rows of one delivery, where the message is (its deliverySeq) for a later `?after=`.
+        if (!progressQueued) {
+          progressQueued = true;
+          setImmediate(() => {
+            progressQueued = false;
+            const chunks = translator.progress();
+            if (!out.closed && chunks.length > 0) out.write(frame(chunks));
+          });
+        }
         if (live) checkPause();
       },
       onCaughtUp: () => {

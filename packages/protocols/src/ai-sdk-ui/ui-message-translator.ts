@@ -56,6 +56,8 @@ export class UiMessageTranslator {
   /** An `error` chunk went out (a fatal harness.error): a failed run's end does not send a second one. */
   #errorSent = false;
   #finished = false;
+  /** The deliverySeq the last `progress()` chunk carried. */
+  #progressAt: number | undefined;
 
   constructor(meta: { threadId: string; runId: string }) {
     this.#meta = { threadId: meta.threadId, runId: meta.runId };
@@ -106,6 +108,17 @@ export class UiMessageTranslator {
     const out: UiChunk[] = [];
     this.#translate(event, out);
     return out;
+  }
+
+  /**
+   * The message's metadata as a `message-metadata` chunk, when rows arrived since the last one: a client
+   * whose stream drops mid-way then holds the last deliverySeq it has (for `?after=`), not only at `finish`.
+   */
+  progress(): UiChunk[] {
+    const at = this.#meta.deliverySeq;
+    if (at === undefined || at === this.#progressAt || this.#finished) return [];
+    this.#progressAt = at;
+    return [{ type: 'message-metadata', messageMetadata: this.#metadata() }];
   }
 
   /** Ends the stream at a pending approval: the client answers it, then posts again to continue. */
