@@ -21,7 +21,7 @@ export { type HubSubscription, rowToStreamEvent } from './hub-subscription.js';
 const LISTENING_WAIT_MS = 5000;
 
 export interface HubOptions {
-  /** Rows read per store query during replay / catch-up; the event loop runs between pages. Default 1000. */
+  /** Rows read per store query during replay / catch-up; the event loop runs between pages. Default 2000. */
   pageSize?: number;
   /**
    * Poll the head of subscribed threads this often, for commits of other processes that the store's
@@ -54,7 +54,7 @@ export class PublishHub implements SubscriptionHost {
     private readonly store: SignalStore & EventStore & RunStore & OutboxStore,
     private readonly options: HubOptions = {},
   ) {
-    this.pageSize = options.pageSize ?? 1000;
+    this.pageSize = options.pageSize ?? 2000;
     this.unlisten = store.onCommitted((threadId, head) => this.wake(threadId, head));
     this.unlistenSignals = store.onSignal((threadId, signal) => {
       if (isHubSignal(signal) && signal.threadId === threadId) this.deliverSignal(threadId, signal);
