@@ -17,7 +17,13 @@ import { validationField } from './validation-field.js';
 function fastifyClientError(err: FastifyError): HttpError {
   const code = codeForStatus(err.statusCode ?? 400);
   const field = err.code?.startsWith('FST_ERR_CTP') || code === 'payload_too_large' ? 'body' : undefined;
-  return new HttpError(code, err.message, field);
+  // Fastify reads a body as UTF-8 text and compares its re-encoded length with Content-Length: bytes that
+  // are not UTF-8 become U+FFFD and fail that check, so its message would blame only the length.
+  const message =
+    err.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH'
+      ? 'the request body is not valid UTF-8, or its size does not match Content-Length'
+      : err.message;
+  return new HttpError(code, message, field);
 }
 
 /** The route error handler: validation → 400 with the field, known errors → their status, the rest → 500. */

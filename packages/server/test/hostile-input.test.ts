@@ -131,6 +131,18 @@ function hostileSuite(name: string, open: () => Promise<{ t: TestServer; drop?: 
       expect400(await raw('POST', '/sessions', '{"engine":"scripted","title":"\\ud800"}'), 'body.title');
       expect400(await raw('POST', `/threads/${thread}/runs`, '{"prompt":"retry \\udc00"}'), 'body.prompt');
       expect400(await get('/sessions?cursor=zzz'), 'query.cursor');
+      const notUtf8 = await fetch(`${t.api}/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.concat([
+          Buffer.from('{"engine":"scripted","title":"'),
+          Buffer.from([0xff, 0xfe]),
+          Buffer.from('"}'),
+        ]),
+      });
+      const notUtf8Body = await readJson(notUtf8);
+      expect(notUtf8.status).toBe(400);
+      expect(notUtf8Body.error).toMatchObject({ field: 'body', message: expect.stringMatching(/UTF-8/) });
       expect(await rawConnect(t.api)).toMatch(/^HTTP\/1\.1 404 [\s\S]*"code":"not_found"/);
       // HEAD on the stream route is no stream held open: a 404 like any method a route does not answer.
       const head = await fetch(`${t.api}/threads/${thread}/events`, { method: 'HEAD' });
