@@ -86,6 +86,8 @@ describe('AG-UI over the lane (HttpAgent as the client)', () => {
     await other.runAgent();
     await expectValidAgUi(otherRuns[0] ?? []);
     expect(other.messages).toEqual(agent.messages);
+    // The user message keeps the id its client gave it, in every snapshot.
+    expect(other.messages[0]).toMatchObject({ id: 'u1', role: 'user', content: 'Create hello.txt' });
   });
 
   it('replay: a recorded Claude Code session through HttpAgent, reasoning and the tool result included', async () => {

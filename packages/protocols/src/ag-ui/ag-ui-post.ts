@@ -8,7 +8,7 @@ import { assertPromptLength, protocolThread } from '../protocol-thread.js';
 import { readRunRows } from '../run-rows.js';
 import type { StreamRegistry } from '../sse-out.js';
 import { answerResume } from './ag-ui-resume.js';
-import { streamRunAsAgUi } from './ag-ui-stream.js';
+import { AG_UI_USER_MESSAGE_OPTION, streamRunAsAgUi } from './ag-ui-stream.js';
 import { parseEventId } from './event-id.js';
 
 export interface AgUiOptions {
@@ -97,12 +97,17 @@ async function runFor(
   const head = await store.headDeliverySeq(thread.threadId);
   if (input.resume && input.resume.length > 0)
     return { run: await answerResume(ctx, principal, thread.threadId, input.resume), snapshotAt: head };
-  const prompt = userText(input.messages[input.messages.length - 1]);
+  const last = input.messages[input.messages.length - 1];
+  const prompt = userText(last);
   if (prompt !== undefined) {
     assertPromptLength(prompt, `body.messages[${input.messages.length - 1}].content`);
     const created = await lane.createRun({
       threadId: thread.threadId,
       prompt,
+      // The client's id of its user message, so a MESSAGES_SNAPSHOT names it as the client does.
+      ...(last && last.id.length <= MAX_MESSAGE_ID
+        ? { options: { [AG_UI_USER_MESSAGE_OPTION]: last.id } }
+        : {}),
       // The client's runId names a run within its thread only: another thread may reuse it.
       idempotencyKey: `ag-ui:${thread.threadId}:${input.runId}`,
     });
@@ -110,6 +115,9 @@ async function runFor(
   }
   return { run: (await newestActiveRun(store, thread.threadId)) ?? null, snapshotAt: head };
 }
+
+/** Longer client message ids are not kept (the snapshot then names the message `user-<runId>`). */
+const MAX_MESSAGE_ID = 200;
 
 function userText(message: Message | undefined): string | undefined {
   if (message?.role !== 'user') return undefined;

@@ -9,6 +9,9 @@ import { SseOut, type StreamRegistry } from '../sse-out.js';
 import { AgUiTranslator } from './ag-ui-translator.js';
 import type { StreamPosition } from './event-id.js';
 
+/** The run option holding the id the AG-UI client gave its user message (the run's prompt). */
+export const AG_UI_USER_MESSAGE_OPTION = 'agUiUserMessageId';
+
 /** Terminal events sort after every event of the row they follow. */
 const TERMINAL = 1_000_000;
 
@@ -143,7 +146,8 @@ async function seedTranslator(
   const translator = new AgUiTranslator();
   const rowsByRun = await readRowsByRun(ctx.store, threadId, snapshotAt);
   for (const r of await ctx.store.listRuns(threadId)) {
-    translator.addUserMessage(`user-${r.runId}`, r.prompt);
+    const clientId = r.options[AG_UI_USER_MESSAGE_OPTION];
+    translator.addUserMessage(typeof clientId === 'string' ? clientId : `user-${r.runId}`, r.prompt);
     for (const row of rowsByRun.get(r.runId) ?? []) translator.push(row.event);
     translator.forgetOpen();
     if (r.runId === followed) break;
