@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import time
 import urllib.parse
 from dataclasses import dataclass
 from typing import Any, Iterator
@@ -229,13 +230,15 @@ class Client:
                 yield typed
 
     def thread_messages(self, thread_id: str, *, after: int | None = None, last_event_id: str | None = None,
-                        timeout: float | None = None) -> Iterator[SseMessage]:
-        """One connection to the thread channel: raw SSE messages (`id` = deliverySeq)."""
+                        timeout: float | None = None, deadline: float | None = None) -> Iterator[SseMessage]:
+        """One connection to the thread channel: raw SSE messages (`id` = deliverySeq). `deadline` (a
+        time.monotonic() value) ends the connection then, also while only heartbeats arrive."""
         headers = {"last-event-id": last_event_id}
         return self._sse("GET", f"/threads/{_seg(thread_id)}/events", query={"after": after}, headers=headers,
-                         timeout=timeout)
+                         timeout=timeout, deadline=deadline)
 
-    def _sse(self, method: str, path: str, *, body=None, query=None, headers=None, timeout=None) -> Iterator[SseMessage]:
+    def _sse(self, method: str, path: str, *, body=None, query=None, headers=None, timeout=None,
+             deadline: float | None = None) -> Iterator[SseMessage]:
         sse_headers = {**(headers or {}), "accept": "text/event-stream"}
         conn, resp = self._send(method, path, body=body, query=query, headers=sse_headers, timeout=timeout)
         try:
@@ -243,6 +246,12 @@ class Client:
                 raise _api_error(resp.status, resp.read())
             parser = SseParser()
             while True:
+                if deadline is not None:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        return
+                    if conn.sock is not None:
+                        conn.sock.settimeout(left if timeout is None else min(timeout, left))
                 chunk = resp.read1(65536)
                 if not chunk:
                     return

@@ -38,7 +38,8 @@ def follow_thread(
 
     The first connection asks `?after=`; every reconnect sends `Last-Event-ID` = the last `id:` received,
     so no row is lost or repeated across the drop. Unknown frame types are skipped. `stop_at` is a
-    time.monotonic() deadline checked between frames and connections.
+    time.monotonic() deadline checked between frames and connections, and bounding each read's timeout (a quiet
+    stream returns at the deadline, not after `read_timeout`).
     """
     stats = stats or FollowStats()
     stats.last_event_id = after
@@ -48,11 +49,17 @@ def follow_thread(
             return
         stats.connections += 1
         retry_s = backoff_s
+        # A quiet stream is read with a timeout: bounded by the deadline too, so stop_at is kept on it as well.
+        timeout = read_timeout
+        if stop_at is not None:
+            left = max(0.05, stop_at - time.monotonic())
+            timeout = left if timeout is None else min(timeout, left)
         try:
             messages = (
-                client.thread_messages(thread_id, after=after or None, timeout=read_timeout)
+                client.thread_messages(thread_id, after=after or None, timeout=timeout, deadline=stop_at)
                 if first
-                else client.thread_messages(thread_id, last_event_id=str(stats.last_event_id), timeout=read_timeout)
+                else client.thread_messages(thread_id, last_event_id=str(stats.last_event_id), timeout=timeout,
+                                            deadline=stop_at)
             )
             first = False
             for message in messages:

@@ -114,6 +114,14 @@ def test_cli_until_canonicalized_ends_for_a_run_that_already_ended(client, serve
     assert any(r["event"]["runId"] == run_id for r in rows)
 
 
+def test_stop_at_holds_on_a_quiet_stream(client) -> None:
+    sid = client.create_session("replay-opencode")["id"]
+    started = time.monotonic()
+    events = list(follow_thread(client, sid, read_timeout=60.0, stop_at=started + 1.0))
+    assert isinstance(events[0], StreamOpened)
+    assert time.monotonic() - started < 10  # about the deadline, not the 60 s read timeout
+
+
 def test_tool_input_in_the_append_form_is_joined_until_the_whole_input_replaces_it() -> None:
     def frame(seq: int, kind: str, payload: dict) -> dict:
         event = {"schemaVersion": 1, "eventId": f"e{seq}", "seq": seq, "runId": "r", "threadId": "t", "turnId": "r",
