@@ -122,7 +122,7 @@ function assertWithinLimits(sessionId: string, stored: SyncChange[], fresh: Sync
   if (over) {
     throw new HttpError(
       'conflict',
-      `key "${over.key}" would have ${over.heads} concurrent writes; at most ${SYNC_LIMITS.headsPerKey} may stand unresolved (write one that has seen them)`,
+      `key "${over.key}": more than ${SYNC_LIMITS.headsPerKey} concurrent writes would stand unresolved (write one that has seen them)`,
       'body.changes',
     );
   }

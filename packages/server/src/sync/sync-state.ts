@@ -15,14 +15,16 @@ const byWriter = (a: SyncChange, b: SyncChange): number =>
  * that keeps the heads so far: a change some head has seen is no head (strict ancestry is transitive, so
  * comparing with the heads is enough), and a new head drops the heads it has seen. O(changes × heads)
  * vector comparisons instead of every pair: with all writes concurrent (heads = changes) it is as costly
- * as before, which is why a key's concurrent heads are capped (MAX_HEADS_PER_KEY).
+ * as before, which is why a key's concurrent heads are capped (SYNC_LIMITS.headsPerKey). With `stopAbove`,
+ * the pass ends as soon as there are more heads than that (the caller only asks whether there are).
  */
-export function headsOf(changes: readonly SyncChange[]): SyncChange[] {
+export function headsOf(changes: readonly SyncChange[], stopAbove = Number.POSITIVE_INFINITY): SyncChange[] {
   let heads: SyncChange[] = [];
   for (const c of changes) {
     if (heads.some((h) => compareVectors(c.vector, h.vector) === 'ancestor')) continue;
     heads = heads.filter((h) => compareVectors(h.vector, c.vector) !== 'ancestor');
     heads.push(c);
+    if (heads.length > stopAbove) break;
   }
   return heads.sort(byWriter);
 }
@@ -38,16 +40,18 @@ export const SYNC_LIMITS = {
   headsPerKey: 32,
 } as const;
 
-/** The keys of `changes` (the new ones) whose history would stand with more than the allowed heads. */
+/**
+ * The keys of `changes` (the new ones) whose history would stand with more than the allowed heads; `heads`
+ * is a lower bound (counting stops past the limit).
+ */
 export function keysOverHeadLimit(
   stored: readonly SyncChange[],
   changes: readonly SyncChange[],
 ): { key: string; heads: number }[] {
   const touched = new Set(changes.map((c) => c.key));
   const over: { key: string; heads: number }[] = [];
-  for (const [key, group] of groupByKey([...stored, ...changes])) {
-    if (!touched.has(key)) continue;
-    const heads = headsOf(group).length;
+  for (const [key, group] of groupByKey([...stored, ...changes].filter((c) => touched.has(c.key)))) {
+    const heads = headsOf(group, SYNC_LIMITS.headsPerKey).length;
     if (heads > SYNC_LIMITS.headsPerKey) over.push({ key, heads });
   }
   return over;
