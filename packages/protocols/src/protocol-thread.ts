@@ -1,11 +1,14 @@
 import type { Principal, ServerContext } from '@agentlane/server';
-import { assertAllThreads, assertThreadAccess, createThreadSession, HttpError } from '@agentlane/server';
+import {
+  assertAllThreads,
+  assertThreadAccess,
+  createThreadSession,
+  HttpError,
+  MAX_PROMPT_CHARS,
+} from '@agentlane/server';
 import type { ThreadRecord } from '@agentlane/store';
 
-/** The longest prompt a protocol request may carry: the REST run route's own bound (`prompt` maxLength). */
-export const MAX_PROMPT_CHARS = 200_000;
-
-/** Refuses a prompt over MAX_PROMPT_CHARS, naming where in the request it was. */
+/** Refuses a prompt over the REST run route's own bound (MAX_PROMPT_CHARS), naming where it was. */
 export function assertPromptLength(prompt: string, field: string): void {
   if (prompt.length > MAX_PROMPT_CHARS)
     throw new HttpError(

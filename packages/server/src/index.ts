@@ -35,6 +35,7 @@ export {
   tracingConfig,
 } from './observability/index.js';
 export { keepServingOnUnhandledRejection } from './process-guard.js';
+export { MAX_PROMPT_CHARS } from './schemas.js';
 export { formatSseComment, formatSseFrame, type SseFrame } from './sse/sse-format.js';
 export {
   conflictSignature,

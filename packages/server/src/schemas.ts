@@ -61,9 +61,12 @@ export const UpdateSessionBody = Type.Object(
 
 export const RunView = RunViewSchema;
 
+/** The longest prompt a run takes, in characters (the protocol routes hold their prompts to it too). */
+export const MAX_PROMPT_CHARS = 200_000;
+
 export const CreateRunBody = Type.Object(
   {
-    prompt: Type.String({ minLength: 1, maxLength: 200_000 }),
+    prompt: Type.String({ minLength: 1, maxLength: MAX_PROMPT_CHARS }),
     parentRunId: Type.Optional(Id),
     model: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     mode: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
