@@ -47,6 +47,15 @@ describe('canonical events → AG-UI events, on recorded engine sessions', () =>
       );
       const results = messages.flatMap((m) => (m.role === 'tool' ? [m.toolCallId] : []));
       expect(results.sort()).toEqual([...calls].sort());
+      // No tool call starts while a text message or reasoning is open: what comes before it has ended.
+      const open = new Set<string>();
+      for (const e of events as unknown as { type: string; messageId?: string }[]) {
+        if (e.type === EventType.TEXT_MESSAGE_START || e.type === EventType.REASONING_MESSAGE_START)
+          open.add(e.messageId as string);
+        if (e.type === EventType.TEXT_MESSAGE_END || e.type === EventType.REASONING_MESSAGE_END)
+          open.delete(e.messageId as string);
+        if (e.type === EventType.TOOL_CALL_START) expect([...open]).toEqual([]);
+      }
       // Each tool call's arguments are whole JSON once the call ended.
       for (const m of messages) {
         if (m.role !== 'assistant') continue;

@@ -2,15 +2,15 @@ import { HttpError } from './errors.js';
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 
-/** The host part of a Host header, lower-cased, without the port: `[::1]:7433` → `[::1]`. */
+/**
+ * A Host header as RFC 9110 has it: a name, an IPv4 address or a bracketed IPv6 address, then an optional
+ * decimal port. Anything else (userinfo `127.0.0.1:80@evil`, a path, spaces inside) matches no host.
+ */
+const HOST_HEADER = /^(\[[0-9a-f:.]+\]|[a-z0-9._~!$&'()*+,;=%-]+)(?::\d{0,5})?$/;
+
+/** The host part of a Host header, lower-cased, without the port (`[::1]:7433` → `[::1]`); '' when malformed. */
 export function hostName(header: string): string {
-  const h = header.trim().toLowerCase();
-  if (h.startsWith('[')) {
-    const end = h.indexOf(']');
-    return end === -1 ? h : h.slice(0, end + 1);
-  }
-  const colon = h.indexOf(':');
-  return colon === -1 ? h : h.slice(0, colon);
+  return HOST_HEADER.exec(header.trim().toLowerCase())?.[1] ?? '';
 }
 
 /**
@@ -19,7 +19,10 @@ export function hostName(header: string): string {
  * Only loopback names (and the configured `allowedHosts`) are accepted, so such a page gets 403.
  */
 export function hostChecker(allowedHosts: readonly string[]): (header: string | undefined) => void {
-  const allowed = new Set([...LOOPBACK_NAMES, ...allowedHosts.map((h) => hostName(h))]);
+  const allowed = new Set([
+    ...LOOPBACK_NAMES,
+    ...allowedHosts.map((h) => hostName(h)).filter((h) => h !== ''),
+  ]);
   return (header) => {
     if (header !== undefined && allowed.has(hostName(header))) return;
     throw new HttpError(

@@ -193,6 +193,10 @@ describe('Host check in loopback-only mode (no tokens)', () => {
       `POST /api/harness/sessions HTTP/1.1\r\nHost: attacker.example\r\nContent-Type: application/json\r\nContent-Length: 37\r\nConnection: close\r\n\r\n{"engine":"scripted","workDir":"/"} `,
     ]);
     expect(create.status).toBe(403);
+    // A loopback name followed by anything but a port is not a loopback Host.
+    for (const bad of [`127.0.0.1:${port}@attacker.example`, 'localhost.attacker.example', 'localhost/x']) {
+      expect((await withHost(bad)).status, bad).toBeGreaterThanOrEqual(400);
+    }
     for (const ok of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, 'agentlane.internal']) {
       expect((await withHost(ok)).status, ok).toBe(200);
     }

@@ -48,10 +48,7 @@ export class OpenParts {
   }
 
   closeStep(out: Event[]): void {
-    for (const id of this.#open.text)
-      out.push(this.#stamp({ type: EventType.TEXT_MESSAGE_END, messageId: id }));
-    this.#open.text.clear();
-    for (const id of [...this.#open.reasoning]) this.endReasoning(id, out);
+    this.#endTextAndReasoning(out);
     if (this.#stepOpen)
       out.push(this.#stamp({ type: EventType.STEP_FINISHED, stepName: `step-${this.#step}` }));
     this.#stepOpen = false;
@@ -104,6 +101,9 @@ export class OpenParts {
   startTool(toolCallId: string, name: string, out: Event[]): void {
     if (this.#argsDone.has(toolCallId) || this.#open.tools.has(toolCallId)) return;
     this.#content(out);
+    // A tool call follows the text before it (what AG-UI servers send and chat UIs render in order): the open
+    // text and reasoning end first; a later delta of the same message opens it again under its id.
+    this.#endTextAndReasoning(out);
     const known = this.#toolNames.get(toolCallId);
     this.#toolNames.set(toolCallId, known ?? name);
     this.#open.tools.add(toolCallId);
@@ -159,6 +159,13 @@ export class OpenParts {
     this.#stepOpen = true;
     this.#toolSettledInStep = false;
     out.push(this.#stamp({ type: EventType.STEP_STARTED, stepName: `step-${this.#step}` }));
+  }
+
+  #endTextAndReasoning(out: Event[]): void {
+    for (const id of this.#open.text)
+      out.push(this.#stamp({ type: EventType.TEXT_MESSAGE_END, messageId: id }));
+    this.#open.text.clear();
+    for (const id of [...this.#open.reasoning]) this.endReasoning(id, out);
   }
 
   #endArgs(toolCallId: string, out: Event[]): void {
