@@ -81,7 +81,7 @@ describe('OpenCode audit rows', () => {
     expect(auditRows(records(FRAMES))).toEqual(rows);
   });
 
-  it('a cancelled turn: the model row says cancelled, the open tool ends cancelled at the end of the source', () => {
+  it('a cancelled turn: the open tool ends cancelled before the turn does, then the model row says cancelled', () => {
     const cut = auditRows(
       cutBeforeToolEnd([
         { harness: 'turn.cancel_requested' },
@@ -89,9 +89,27 @@ describe('OpenCode audit rows', () => {
       ]),
     );
     expect(cut.map((r) => [r.call_class, r.status, r.seq_within_turn])).toEqual([
-      ['model', 'cancelled', 1],
-      ['tool', 'cancelled', 2],
+      ['tool', 'cancelled', 1],
+      ['model', 'cancelled', 2],
     ]);
-    expect(cut[1]?.payload).toMatchObject({ toolCallId: 'call_1', error: 'cancelled' });
+    expect(cut[0]?.payload).toMatchObject({ toolCallId: 'call_1', error: 'cancelled' });
+  });
+
+  it('a cancelled turn: nothing of the turn follows turn.completed (clients stop reading there)', () => {
+    let state = openCodeTranslator.initialState(CTX);
+    const kinds: string[] = [];
+    const input = cutBeforeToolEnd([
+      { harness: 'turn.cancel_requested' },
+      { harness: 'turn.ended', outcome: 'cancelled' },
+    ]);
+    for (const record of input) {
+      const step = openCodeTranslator.translate(record, state, CTX);
+      state = step.state;
+      kinds.push(...step.events.map((e) => e.draft.kind));
+    }
+    kinds.push(...openCodeTranslator.finish(state, CTX).events.map((e) => e.draft.kind));
+    const end = kinds.indexOf('turn.completed');
+    expect(kinds.slice(0, end)).toContain('tool.completed');
+    expect(kinds.slice(end + 1).filter((k) => k.startsWith('tool.') || k.startsWith('message.'))).toEqual([]);
   });
 });

@@ -25,7 +25,7 @@ function partText(part: ConversationPart): string {
 function SessionStateView({ checkpoint }: { checkpoint: Checkpoint }) {
   const state = sessionStateOf(checkpoint);
   return (
-    <div className="session-state" data-testid="session-state">
+    <div className="session-state" data-testid="session-state" data-checkpoint-id={checkpoint.id}>
       <h4>Conversation ({state.conversation.length} messages)</h4>
       <ol className="conversation">
         {state.conversation.map((m) => (

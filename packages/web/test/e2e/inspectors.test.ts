@@ -211,7 +211,11 @@ describe.skipIf(skip)('inspectors', { timeout: 150_000 }, () => {
     const state = page.locator('[data-testid="session-state"]');
     let found = false;
     for (let i = 0; i < (await rows.count()) && !found; i++) {
-      await rows.nth(i).getByRole('button').click();
+      const button = rows.nth(i).getByRole('button');
+      const id = /checkpoint (\S+)/.exec((await button.textContent()) ?? '')?.[1];
+      await button.click();
+      // The pane shows the previous checkpoint until this one is read: wait for this one.
+      await page.locator(`[data-testid="session-state"][data-checkpoint-id="${id}"]`).waitFor();
       await state.locator('li[data-role="user"]').first().waitFor();
       const users = await state.locator('li[data-role="user"]').allTextContents();
       found =

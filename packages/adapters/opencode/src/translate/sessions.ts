@@ -13,6 +13,8 @@ import { cancelOpenInteractions } from './interactions.js';
 import { isOurSession, namespaceOf } from './session-tree.js';
 import { nextCount, type OpenCodeState } from './state.js';
 import type { Step } from './step.js';
+import { closeOpenParts } from './text-parts.js';
+import { closeOpenTools } from './tool-parts.js';
 
 /**
  * Sessions, children and turn boundaries. The run's own session is the root; sessions created with a
@@ -214,6 +216,12 @@ export function completeTurn(out: Step, forced: StopReason | null): void {
   cancelOpenInteractions(out);
   state.turn = 'closed';
   const stopReason = forced ?? stopReasonOf(state);
+  // A turn cut short settles what it left open before it ends, so a client that stops at turn.completed sees
+  // the tool cancelled (OpenCode reports an aborted tool part, and the message, after the session is idle).
+  if (stopReason === 'cancelled' || stopReason === 'error') {
+    closeOpenTools(out);
+    closeOpenParts(out);
+  }
   const payload: { stopReason: StopReason; rawStopReason?: string; durationMs?: number } = { stopReason };
   if (stopReason === 'other' && state.lastFinish) payload.rawStopReason = state.lastFinish;
   if (state.turnStartedAt) {
