@@ -1,4 +1,5 @@
 import { client, type RequestPermissionRequest, type SessionNotification } from '@agentclientprotocol/sdk';
+import { MAX_PROMPT_CHARS } from '@agentlane/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acpAgent, advertisedCapabilities } from '../src/acp-agent/acp-agent';
 import { localAcpBackend } from '../src/acp-agent/backend';
@@ -155,6 +156,17 @@ describe('agentlane as an ACP agent (the SDK client side as the client)', () => 
     await expect(
       conn.agent.request('session/new', { cwd: 'relative/dir', mcpServers: [] }),
     ).rejects.toMatchObject({ code: -32602, data: { cwd: 'must be an absolute path' } });
+    // A prompt over the run route's bound, and a cursor nobody issued, are bad params too.
+    await expect(
+      conn.agent.request('session/prompt', {
+        sessionId,
+        prompt: [{ type: 'text', text: 'x'.repeat(MAX_PROMPT_CHARS + 1) }],
+      }),
+    ).rejects.toMatchObject({ code: -32602, data: { prompt: expect.stringContaining('characters') } });
+    await expect(conn.agent.request('session/list', { cursor: 'garbage' })).rejects.toMatchObject({
+      code: -32602,
+      data: { cursor: expect.any(String) },
+    });
     conn.close();
   });
 

@@ -7,6 +7,7 @@ import {
   RequestError,
 } from '@agentclientprotocol/sdk';
 import type { NegotiatedCapabilities } from '@agentlane/contract';
+import { MAX_PROMPT_CHARS } from '@agentlane/server';
 import type { AcpBackend } from './backend.js';
 import { replayHistory } from './history-replay.js';
 import { runPrompt } from './prompt-run.js';
@@ -65,7 +66,13 @@ export function acpAgent({ backend, version }: AcpAgentDeps): AgentApp {
         throw asInvalidParams(error) ?? error;
       }
     })
-    .onRequest('session/list', ({ params }) => backend.listSessions(params.cursor ?? undefined))
+    .onRequest('session/list', async ({ params }) => {
+      try {
+        return await backend.listSessions(params.cursor ?? undefined);
+      } catch (error) {
+        throw asInvalidParams(error, 'cursor') ?? error;
+      }
+    })
     .onRequest('session/load', async ({ params, client }) => {
       await requireSession(params.sessionId);
       await replayHistory(backend, client, params.sessionId);
@@ -90,10 +97,12 @@ export function acpAgent({ backend, version }: AcpAgentDeps): AgentApp {
  * A refusal of the backend (the local server's HttpError or the HTTP client's ApiError, both with a status)
  * as -32602 when it is about the request (400 / 422), naming the field; anything else stays an internal error.
  */
-function asInvalidParams(error: unknown): RequestError | undefined {
-  const e = error as { status?: unknown; message?: unknown; field?: unknown } | null;
-  if (!e || (e.status !== 400 && e.status !== 422)) return undefined;
-  const field = typeof e.field === 'string' ? e.field.replace(/^body\./, '') : 'params';
+function asInvalidParams(error: unknown, param = 'params'): RequestError | undefined {
+  const e = error as { status?: unknown; message?: unknown; field?: unknown; code?: unknown } | null;
+  // The local store refuses a cursor it did not issue as StoreError 'invalid' (no HTTP status).
+  const refused = e?.status === 400 || e?.status === 422 || e?.code === 'invalid';
+  if (!e || !refused) return undefined;
+  const field = typeof e.field === 'string' ? e.field.replace(/^(body|query)\./, '') : param;
   return RequestError.invalidParams({ [field]: String(e.message) });
 }
 
@@ -103,5 +112,10 @@ function promptText(blocks: ContentBlock[]): string {
     .flatMap((b) => (b.type === 'text' ? [b.text] : b.type === 'resource_link' ? [b.uri] : []))
     .join('\n');
   if (prompt.trim() === '') throw RequestError.invalidParams({ prompt: 'no text in the prompt' });
+  // The run route's own bound, checked here so a local and a remote backend refuse alike.
+  if (prompt.length > MAX_PROMPT_CHARS)
+    throw RequestError.invalidParams({
+      prompt: `the prompt is ${prompt.length} characters; at most ${MAX_PROMPT_CHARS} are accepted`,
+    });
   return prompt;
 }

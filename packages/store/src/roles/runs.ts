@@ -69,7 +69,8 @@ export interface RunStore {
   getRun(runId: string): Promise<RunRecord | null>;
   listRuns(threadId: string): Promise<RunRecord[]>;
   /**
-   * Claims the oldest queued run for an owner (SKIP LOCKED on PostgreSQL) with a lease of `leaseMs`
+   * Claims the oldest queued run of a thread with no running run (a thread's runs take turns) for an owner
+   * (SKIP LOCKED on PostgreSQL) with a lease of `leaseMs`
    * (default DEFAULT_RUN_LEASE_MS); null when none.
    */
   claimQueuedRun(ownerId: string, leaseMs?: number): Promise<RunRecord | null>;

@@ -51,6 +51,20 @@ export function runTests(s: SuiteContext): void {
     expect(commands.find((c) => c.idempotencyKey === 'k1')?.runId).toBe(first.run.runId);
   });
 
+  test("runs: a thread's runs take turns; other threads' runs are claimed meanwhile", async ({ store }) => {
+    const t1 = await newThread();
+    const t2 = await newThread();
+    const a = await newRun(t1);
+    const b = await newRun(t1);
+    const c = await newRun(t2);
+    expect((await store.claimQueuedRun('o'))?.runId).toBe(a);
+    // b waits for a (same thread, one engine session); c runs beside it.
+    expect((await store.claimQueuedRun('o'))?.runId).toBe(c);
+    expect(await store.claimQueuedRun('o')).toBeNull();
+    await store.finalizeRun(a, 'completed');
+    expect((await store.claimQueuedRun('o'))?.runId).toBe(b);
+  });
+
   test('runs: claim, cancel command, finalize enqueues canonicalization in the same transaction', async ({
     store,
   }) => {

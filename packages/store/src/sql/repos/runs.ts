@@ -180,7 +180,13 @@ export class SqlRuns implements RunStore {
     return this.ctx.tx(async (c) => {
       const next = await one(
         c,
-        `SELECT run_id FROM runs WHERE status = 'queued' ORDER BY created_at, run_id LIMIT 1${this.ctx.db.skipLocked}`,
+        // A thread's runs take turns: the oldest queued run of a thread with nothing running, and nothing
+        // queued before it (they share the thread's engine session, which takes one prompt at a time).
+        `SELECT r.run_id FROM runs r WHERE r.status = 'queued' AND NOT EXISTS (
+           SELECT 1 FROM runs o WHERE o.thread_id = r.thread_id AND (o.status = 'running'
+             OR (o.status = 'queued' AND (o.created_at < r.created_at
+               OR (o.created_at = r.created_at AND o.run_id < r.run_id)))))
+         ORDER BY r.created_at, r.run_id LIMIT 1${this.ctx.db.skipLocked}`,
         [],
       );
       return next ? this.claim(c, String(next.run_id), ownerId, leaseMs) : null;
