@@ -171,6 +171,11 @@ describe('AG-UI over the lane (HttpAgent as the client)', () => {
       [{ ...input('bad id!', 'r', 'x', 'replay') }, {}, 'body.threadId'],
       [{ ...input('t1', 'r', 'x', 'nope') }, {}, 'body.forwardedProps.engine'],
       [{ ...input('t2', 'r', 'x', 'replay') }, { 'last-event-id': 'nope' }, 'headers.last-event-id'],
+      // Not a spelling this server writes, and a row the (new) thread does not have.
+      [{ ...input('t5', 'r', 'x', 'replay') }, { 'last-event-id': '00-01-0' }, 'headers.last-event-id'],
+      [{ ...input('t6', 'r', 'x', 'replay') }, { 'last-event-id': '0-99999-0' }, 'headers.last-event-id'],
+      [{ ...input('t7', '', 'x', 'replay') }, {}, 'body.runId'],
+      [{ ...input('t8', 'r'.repeat(201), 'x', 'replay') }, {}, 'body.runId'],
       [
         { ...input('t3', 'r', 'x', 'replay'), resume: [{ interruptId: 'missing', status: 'resolved' }] },
         {},

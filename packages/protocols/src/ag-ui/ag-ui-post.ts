@@ -42,6 +42,7 @@ export async function handleAgUiPost(
   const input = parseInput(request.body);
   const reconnect = parseEventId(request.headers['last-event-id'] as string | undefined);
   const thread = await threadFor(deps, request.principal, input);
+  if (reconnect) await assertWithinThread(ctx, thread.threadId, reconnect);
   const { run, snapshotAt } = await runFor(ctx, request.principal, thread, input);
   await streamRunAsAgUi(ctx, registry, reply, {
     threadId: input.threadId,
@@ -65,7 +66,26 @@ function parseInput(body: unknown): RunAgentInput {
   const input = parsed.data as RunAgentInput;
   if (!THREAD_ID.test(input.threadId))
     throw bad('threadId must be 1-128 letters, digits or _.:-', 'body.threadId');
+  // The runId is the run's idempotency key: an empty one, or one past what a key may hold, names no run.
+  if (input.runId.trim() === '' || input.runId.length > MAX_RUN_ID)
+    throw bad(`runId must be 1-${MAX_RUN_ID} characters`, 'body.runId');
   return input;
+}
+
+const MAX_RUN_ID = 200;
+
+/** A Last-Event-ID past the thread's last row is no frame this server sent on it. */
+async function assertWithinThread(
+  ctx: ServerContext,
+  threadId: string,
+  at: { snapshotAt: number; row: number },
+): Promise<void> {
+  const head = await ctx.store.headDeliverySeq(threadId);
+  if (at.snapshotAt > head || at.row > head)
+    throw bad(
+      `Last-Event-ID names row ${Math.max(at.snapshotAt, at.row)}, past this thread's last row ${head}`,
+      'headers.last-event-id',
+    );
 }
 
 /** The AG-UI threadId is the agentlane thread; a new one runs on `forwardedProps.engine`. */

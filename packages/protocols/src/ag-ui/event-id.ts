@@ -10,7 +10,8 @@ export interface StreamPosition {
 /** `Last-Event-ID: <snapshot>-<row>-<index>` of a frame this server sent; absent means a fresh stream. */
 export function parseEventId(header: string | undefined): StreamPosition | undefined {
   if (header === undefined) return undefined;
-  const match = /^(\d{1,15})-(\d{1,15})-(\d{1,15})$/.exec(header.trim());
+  // Numbers as this server writes them (no sign, no leading zeros): another spelling is no id it sent.
+  const match = /^(0|[1-9]\d{0,14})-(0|[1-9]\d{0,14})-(0|[1-9]\d{0,14})$/.exec(header.trim());
   if (!match) {
     throw new HttpError(
       'invalid_request',
