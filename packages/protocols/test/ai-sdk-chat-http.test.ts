@@ -253,4 +253,35 @@ describe('the AI SDK UI message stream (useChat over DefaultChatTransport)', () 
     expect(runIdOf(b?.[1])).toMatch(/^run_/);
     expect(runIdOf(a?.[1])).not.toBe(runIdOf(b?.[1]));
   });
+  it('every content chunk is followed by the deliverySeq of its row, so a cut anywhere resumes exactly', async () => {
+    stack = await startStack([]);
+    const res = await postChat(stack, {
+      id: 'chat-seqs',
+      engine: 'replay',
+      trigger: 'submit-message',
+      messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Create hello.txt' }] }],
+    });
+    const chunks = (await res.text())
+      .split('\n')
+      .filter((line) => line.startsWith('data: {'))
+      .map((line) => JSON.parse(line.slice(6)) as { type: string; messageMetadata?: unknown });
+    const seqOf = (c: { messageMetadata?: unknown }) =>
+      (c.messageMetadata as { agentlane?: { deliverySeq?: number } } | undefined)?.agentlane?.deliverySeq;
+    let deltas = 0;
+    let lastSeq = 0;
+    chunks.forEach((c, i) => {
+      if (c.type === 'text-delta' || c.type === 'reasoning-delta') {
+        deltas++;
+        // A delta is one row: the chunk after it says that row's deliverySeq.
+        const next = chunks[i + 1];
+        expect(next?.type, JSON.stringify(chunks.slice(i, i + 2))).toBe('message-metadata');
+      }
+      const seq = seqOf(c);
+      if (seq !== undefined) {
+        expect(seq).toBeGreaterThanOrEqual(lastSeq);
+        lastSeq = seq;
+      }
+    });
+    expect(deltas).toBeGreaterThan(1);
+  });
 });

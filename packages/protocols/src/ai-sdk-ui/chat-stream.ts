@@ -31,7 +31,6 @@ export async function streamRunAsUiMessages(
   let follower: RunFollower | undefined;
   let live = false;
   let pauseCheck: NodeJS.Timeout | undefined;
-  let progressQueued = false;
   const end = (chunks: UiChunk[]): void => {
     if (out.closed) return;
     clearTimeout(pauseCheck);
@@ -51,16 +50,10 @@ export async function streamRunAsUiMessages(
   try {
     follower = await followRun(ctx, threadId, runId, after, {
       onRow: (row) => {
-        out.write(frame(translator.push(row)));
-        // After the rows of one delivery, where the message is (its deliverySeq) for a later `?after=`.
-        if (!progressQueued) {
-          progressQueued = true;
-          setImmediate(() => {
-            progressQueued = false;
-            const chunks = translator.progress();
-            if (!out.closed && chunks.length > 0) out.write(frame(chunks));
-          });
-        }
+        // Each row's chunks are followed, in the same write, by where the message is (its deliverySeq), so a
+        // client cut anywhere has the seq of every row it holds: a later `?after=` neither repeats nor skips.
+        const chunks = translator.push(row);
+        if (chunks.length > 0) out.write(frame([...chunks, ...translator.progress()]));
         if (live) checkPause();
       },
       onCaughtUp: () => {
