@@ -40,6 +40,23 @@ describe('sessions', () => {
     expect((await fetch(`${t.api}/sessions/${id}`)).status).toBe(404);
   });
 
+  it('a session with a run in progress is not deleted (409); once deleted, its open streams end', async () => {
+    const id = await t.createSession();
+    const live = new SseReader(`${t.api}/threads/${id}/events`);
+    const created = await postJson(`${t.api}/threads/${id}/runs`, { prompt: 'approve' });
+    const runId = (created.json as { run: { runId: string } }).run.runId;
+    await live.waitFor((r) => r.events.some((e) => 'event' in e && e.event.kind === 'approval.requested'));
+    const refused = await fetch(`${t.api}/sessions/${id}`, { method: 'DELETE' });
+    expect(refused.status).toBe(409);
+    expect((await readJson(refused)).error.field).toBe('params.id');
+    expect((await postJson(`${t.api}/runs/${runId}/cancel`, {})).status).toBe(202);
+    for (let i = 0; i < 200 && (await t.store.getRun(runId))?.status === 'running'; i++)
+      await new Promise((r) => setTimeout(r, 25));
+    expect((await fetch(`${t.api}/sessions/${id}`, { method: 'DELETE' })).status).toBe(204);
+    await live.done;
+    expect(live.ended).toBe(true);
+  });
+
   it('pages through sessions with a cursor', async () => {
     const ids = new Set<string>();
     for (let i = 0; i < 5; i++) ids.add(await t.createSession());

@@ -79,14 +79,26 @@ export const sessionRoutes =
         schema: {
           summary: 'Delete a session and its thread',
           params: ThreadParams,
-          response: { 204: Type.Null(), 404: ErrorSchema },
+          response: { 204: Type.Null(), 404: ErrorSchema, 409: ErrorSchema },
         },
       },
       async (request, reply) => {
         const { id } = request.params;
         assertThreadAccess(request.principal, id);
         await loadThread(id);
+        // A run still queued or running would go on writing into a thread that is gone: cancel it first.
+        const active = (await store.listRuns(id)).find(
+          (r) => r.status === 'queued' || r.status === 'running',
+        );
+        if (active)
+          throw new HttpError(
+            'conflict',
+            `run ${active.runId} of this session is ${active.status}: cancel it, then delete the session`,
+            'params.id',
+          );
         await store.deleteThread(id);
+        // This process's streams of the thread end (their clients' reconnects get 404).
+        for (const conn of [...ctx.connections]) if (conn.threadId === id) conn.end();
         reply.code(204).send(null);
       },
     );

@@ -69,6 +69,7 @@ export async function openThreadStream(
   const release = ctx.streamSlots.acquire(reply.request.principal.key);
   reply.hijack();
   const conn = new SseConnection(reply.raw, ctx.sse, ctx.frames);
+  conn.threadId = threadId;
   conn.open();
   ctx.connections.add(conn);
   conn.onClose(() => ctx.connections.delete(conn));

@@ -67,8 +67,16 @@ export class SseConnection {
     private readonly frames: FrameCache = new FrameCache(0),
   ) {}
 
+  /** The thread this connection streams, when it streams one (its deletion ends the stream). */
+  threadId: string | undefined;
+
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /** Ends the stream with no reconnect hint: what it streamed is gone (a reconnect gets 404). */
+  end(): void {
+    if (!this.#closed) this.#end();
   }
 
   open(): void {
