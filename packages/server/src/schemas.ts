@@ -12,6 +12,8 @@ import { Type } from 'typebox';
 // shapes a client reads (views, error bodies, sync) are the contract's; the request bodies are the server's.
 
 const Id = Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.:-]+$' });
+/** A session (thread) id in a path: what every `/sessions/:id` route accepts. */
+export const SessionId = Id;
 const Json = Type.Unknown();
 const JsonObject = Type.Record(Type.String(), Type.Unknown());
 

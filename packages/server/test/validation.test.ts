@@ -108,6 +108,20 @@ const cases: Case[] = [
   { name: 'get: unknown id', method: 'GET', path: () => '/sessions/unknown-id', status: 404 },
   { name: 'get: bad id', method: 'GET', path: () => '/sessions/bad%20id', status: 400, field: 'params.id' },
   {
+    name: 'audit: bad id',
+    method: 'GET',
+    path: () => '/sessions/bad%20id/audit',
+    status: 400,
+    field: 'params.id',
+  },
+  {
+    name: 'checkpoints: bad id',
+    method: 'GET',
+    path: () => '/sessions/bad%20id/checkpoints',
+    status: 400,
+    field: 'params.id',
+  },
+  {
     name: 'put: unknown id',
     method: 'PUT',
     path: () => '/sessions/unknown-id',

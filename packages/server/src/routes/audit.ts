@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { assertThreadAccess } from '../auth.js';
 import { HttpError } from '../errors.js';
-import { ErrorSchema } from '../schemas.js';
+import { ErrorSchema, SessionId } from '../schemas.js';
 
 /** What the audit route reads (an @agentlane/ledger AuditLedger fits); structural so the server needs no ledger dependency. */
 export interface AuditReader {
@@ -23,7 +23,7 @@ export const auditRoutes =
         schema: {
           summary:
             "The session's audit ledger (one row per model or tool call), oldest first, cursor-paginated",
-          params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }),
+          params: Type.Object({ id: SessionId }),
           querystring: Type.Object({
             limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
             cursor: Type.Optional(Type.String({ maxLength: 128 })),

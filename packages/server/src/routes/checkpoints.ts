@@ -11,7 +11,7 @@ import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { assertThreadAccess } from '../auth.js';
 import { codeForStatus, ERROR_STATUS, HttpError } from '../errors.js';
-import { ErrorSchema } from '../schemas.js';
+import { ErrorSchema, SessionId } from '../schemas.js';
 import { checkpointHandlers, type HttpAnswer } from './checkpoint-handlers.js';
 
 // The checkpoint routes of issue 8. The handlers (checkpoint-handlers.ts) are framework-free; this file
@@ -35,9 +35,10 @@ function send(reply: FastifyReply, answer: HttpAnswer, part: 'query' | 'params')
   if (answer.status < 400) return reply.code(answer.status).send(answer.body);
   const { error } = answer.body as CheckpointErrorBody;
   const code = codeForStatus(answer.status);
-  const bare = error.field?.replace(/^(querystring|query|params)\./, '');
-  const field =
-    bare === undefined ? undefined : `${error.field?.startsWith('params.') ? 'params' : part}.${bare}`;
+  // The saver names the session `sessionId`; in this route it is the path's `id`.
+  const named = error.field === 'sessionId' ? 'params.id' : error.field;
+  const bare = named?.replace(/^(querystring|query|params)\./, '');
+  const field = bare === undefined ? undefined : `${named?.startsWith('params.') ? 'params' : part}.${bare}`;
   return reply.code(ERROR_STATUS[code]).send({
     error: {
       code,
@@ -63,7 +64,7 @@ export const checkpointRoutes =
       {
         schema: {
           summary: "List a session's checkpoints, newest first, with cursor pagination",
-          params: Type.Object({ id: Id }),
+          params: Type.Object({ id: SessionId }),
           querystring: ListQuery,
           response: {
             200: CheckpointListSchema,
@@ -85,7 +86,7 @@ export const checkpointRoutes =
       {
         schema: {
           summary: 'One checkpoint, fully hydrated, as the contract Checkpoint envelope',
-          params: Type.Object({ id: Id, checkpointId: Id }),
+          params: Type.Object({ id: SessionId, checkpointId: Id }),
           response: {
             200: CheckpointSchema,
             403: ErrorSchema,
