@@ -46,6 +46,25 @@ describe('sessions', () => {
     const created = await postJson(`${t.api}/threads/${id}/runs`, { prompt: 'approve' });
     const runId = (created.json as { run: { runId: string } }).run.runId;
     await live.waitFor((r) => r.events.some((e) => 'event' in e && e.event.kind === 'approval.requested'));
+    // Answers name a request the run made, and an option it offered.
+    const asked = live.events.find((e) => 'event' in e && e.event.kind === 'approval.requested');
+    const approvalId =
+      asked && 'event' in asked ? (asked.event.payload as { approvalId: string }).approvalId : '';
+    const noSuch = await postJson(`${t.api}/runs/${runId}/approvals/nope-1`, { outcome: 'cancelled' });
+    expect([noSuch.status, (noSuch.json as { error: { field: string } }).error.field]).toEqual([
+      404,
+      'params.approvalId',
+    ]);
+    const badOption = await postJson(`${t.api}/runs/${runId}/approvals/${approvalId}`, {
+      outcome: 'selected',
+      optionId: 'no-such-option',
+    });
+    expect([badOption.status, (badOption.json as { error: { field: string } }).error.field]).toEqual([
+      400,
+      'body.optionId',
+    ]);
+    const noQuestion = await postJson(`${t.api}/runs/${runId}/questions/nope-1`, { outcome: 'declined' });
+    expect(noQuestion.status).toBe(404);
     const refused = await fetch(`${t.api}/sessions/${id}`, { method: 'DELETE' });
     expect(refused.status).toBe(409);
     expect((await readJson(refused)).error.field).toBe('params.id');

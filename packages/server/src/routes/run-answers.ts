@@ -34,6 +34,15 @@ export function answerRoutes(app: RouteApp, ctx: ServerContext): void {
         );
       }
       const run = await loadOpenRun(ctx, request.principal, request.params.id);
+      const asked = await requestOf(ctx, run, 'approval.requested', request.params.approvalId);
+      if (!asked) throw notAsked('approval', request.params.approvalId, 'params.approvalId');
+      const offered = (asked as { options?: { optionId: string }[] }).options ?? [];
+      if (optionId !== undefined && !offered.some((o) => o.optionId === optionId))
+        throw new HttpError(
+          'invalid_request',
+          `optionId ${JSON.stringify(optionId)} is not one this approval offered (${offered.map((o) => o.optionId).join(', ')})`,
+          'body.optionId',
+        );
       await lane.answerApproval({
         runId: run.runId,
         approvalId: request.params.approvalId,
@@ -60,6 +69,8 @@ export function answerRoutes(app: RouteApp, ctx: ServerContext): void {
     },
     async (request, reply) => {
       const run = await loadOpenRun(ctx, request.principal, request.params.id);
+      if (!(await requestOf(ctx, run, 'question.requested', request.params.questionId)))
+        throw notAsked('question', request.params.questionId, 'params.questionId');
       const { outcome, choiceIds, text } = request.body;
       await lane.answerQuestion({
         runId: run.runId,
@@ -75,4 +86,22 @@ export function answerRoutes(app: RouteApp, ctx: ServerContext): void {
       return { accepted: true };
     },
   );
+}
+
+/** The payload of the run's request with this id (approval or question), if the run asked it. */
+async function requestOf(
+  ctx: ServerContext,
+  run: { threadId: string; runId: string },
+  kind: 'approval.requested' | 'question.requested',
+  id: string,
+): Promise<object | undefined> {
+  const rows = await ctx.store.latestEvents({ threadId: run.threadId, runId: run.runId });
+  const field = kind === 'approval.requested' ? 'approvalId' : 'questionId';
+  return rows.find(
+    (r) => r.event.kind === kind && (r.event.payload as unknown as Record<string, unknown>)[field] === id,
+  )?.event.payload;
+}
+
+function notAsked(what: string, id: string, field: string): HttpError {
+  return new HttpError('not_found', `this run asked no ${what} ${id}`, field);
 }
