@@ -78,6 +78,7 @@ export const syncRoutes =
             vector: c.vector,
           });
           const stored = (await ctx.store.listSyncChanges(sessionId)).map(toChange);
+          assertConsistent(clientId, vector, changes, stored);
           const seen = new Set(stored.map((c) => `${c.clientId}\u0000${c.version}`));
           const fresh = changes
             .map((c) => toChange({ clientId, ...c }))
@@ -126,4 +127,60 @@ function assertWithinLimits(sessionId: string, stored: SyncChange[], fresh: Sync
       'body.changes',
     );
   }
+}
+
+type IncomingChange = { key: string; value: unknown; version: number; vector: VersionVector };
+
+/**
+ * What a sync may say: each (client, version) once, a stored one again only with its stored content (a retry),
+ * and no vector entry of another client beyond the versions this server stored for it: a vector claiming
+ * writes nobody sent would be merged into every client's vector and hide those writes when they come.
+ */
+function assertConsistent(
+  clientId: string,
+  vector: VersionVector,
+  changes: readonly IncomingChange[],
+  stored: readonly SyncChange[],
+): void {
+  const known = new Map<string, number>();
+  const byVersion = new Map<string, SyncChange>();
+  for (const c of stored) {
+    known.set(c.clientId, Math.max(known.get(c.clientId) ?? 0, c.version));
+    if (c.clientId === clientId) byVersion.set(String(c.version), c);
+  }
+  const versions = new Set<number>();
+  changes.forEach((c, i) => {
+    if (versions.has(c.version))
+      throw new HttpError(
+        'invalid_request',
+        `changes[${i}]: version ${c.version} is written twice in this sync`,
+        `body.changes[${i}].version`,
+      );
+    versions.add(c.version);
+    const prior = byVersion.get(String(c.version));
+    if (prior && (prior.key !== c.key || JSON.stringify(prior.value) !== JSON.stringify(c.value)))
+      throw new HttpError(
+        'conflict',
+        `changes[${i}]: version ${c.version} of ${clientId} is stored with other content`,
+        `body.changes[${i}].version`,
+      );
+  });
+  const beyond = (v: VersionVector) =>
+    Object.entries(v).find(([id, n]) => id !== clientId && n > (known.get(id) ?? 0));
+  const [id, n] = beyond(vector) ?? [];
+  if (id !== undefined)
+    throw new HttpError(
+      'invalid_request',
+      `vector["${id}"] is ${n}, but this session holds no such write of ${id}`,
+      'body.vector',
+    );
+  changes.forEach((c, i) => {
+    const [other, at] = beyond(c.vector) ?? [];
+    if (other !== undefined)
+      throw new HttpError(
+        'invalid_request',
+        `changes[${i}].vector["${other}"] is ${at}, but this session holds no such write of ${other}`,
+        `body.changes[${i}].vector`,
+      );
+  });
 }
