@@ -76,7 +76,11 @@ export const RETRY_AFTER_SECONDS = 2;
  */
 export function toHttpError(err: unknown): HttpError | null {
   if (err instanceof HttpError) return err;
-  if (err instanceof StoreError) return new HttpError(STORE_CODES[err.code], err.message);
+  if (err instanceof StoreError) {
+    // A generation is only ever the request's `expectedGeneration`: name it, as the PUT route does.
+    const field = err.code === 'stale_generation' ? 'body.expectedGeneration' : undefined;
+    return new HttpError(STORE_CODES[err.code], err.message, field);
+  }
   if (isDatabaseUnavailable(err))
     return new HttpError('unavailable', 'the database is unavailable; retry shortly');
   return null;
@@ -88,5 +92,5 @@ export function codeForStatus(status: number): ErrorCode {
   return status >= 500 ? 'internal' : 'invalid_request';
 }
 
-export const notFound = (what: string, id: string): HttpError =>
-  new HttpError('not_found', `${what} ${id} not found`);
+export const notFound = (what: string, id: string, field?: string): HttpError =>
+  new HttpError('not_found', `${what} ${id} not found`, field);

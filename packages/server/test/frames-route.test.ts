@@ -78,7 +78,7 @@ describe('GET /sessions/:id/runs/:runId/frames', () => {
   it('answers JSON errors: unknown run, a run of another thread, bad query, out of scope', async () => {
     const missing = await get('/sessions/thr-a/runs/run_nope/frames');
     expect(missing.status).toBe(404);
-    expect((await readJson(missing)).error).toMatchObject({ code: 'not_found' });
+    expect((await readJson(missing)).error).toMatchObject({ code: 'not_found', field: 'params.runId' });
     // Alice's thread id with another thread's run: not found, so nothing about thr-b leaks.
     const foreign = await get(`/sessions/thr-a/runs/${otherRunId}/frames`, ALICE);
     expect(foreign.status).toBe(404);

@@ -111,6 +111,7 @@ describe('artifacts', () => {
     expect(await open.text()).toBe('ef');
     const bad = await fetch(url, { headers: { range: 'bytes=99-' } });
     expect(bad.status).toBe(416);
+    expect(bad.headers.get('content-range')).toBe('bytes */16');
     // An invalid range (last before first) is ignored: the whole content.
     const invalid = await fetch(url, { headers: { range: 'bytes=5-1' } });
     expect(invalid.status).toBe(200);

@@ -36,6 +36,12 @@ describe('sessions', () => {
       body: JSON.stringify({ title: 'x', expectedGeneration: 999 }),
     });
     expect(stale.status).toBe(409);
+    // A run asked for at a stale generation names the field too.
+    const staleRun = await postJson(`${t.api}/threads/${id}/runs`, { prompt: 'x', expectedGeneration: 999 });
+    expect([staleRun.status, (staleRun.json as { error: { field?: string } }).error.field]).toEqual([
+      409,
+      'body.expectedGeneration',
+    ]);
     expect((await fetch(`${t.api}/sessions/${id}`, { method: 'DELETE' })).status).toBe(204);
     expect((await fetch(`${t.api}/sessions/${id}`)).status).toBe(404);
   });

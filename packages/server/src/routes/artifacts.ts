@@ -77,8 +77,15 @@ export const artifactRoutes =
           return reply.code(304).send(null);
         }
         const ifRange = request.headers['if-range'];
-        const range =
-          ifRange === undefined || ifRange === etag ? parseRange(request.headers.range, ref.bytes) : null;
+        let range: { start: number; end: number } | null;
+        try {
+          range =
+            ifRange === undefined || ifRange === etag ? parseRange(request.headers.range, ref.bytes) : null;
+        } catch (error) {
+          // A 416 says how long the representation is (RFC 9110 §15.5.17), so the client can ask again.
+          reply.header('Content-Range', `bytes */${ref.bytes}`);
+          throw error;
+        }
         const start = range?.start ?? 0;
         const end = range?.end ?? ref.bytes - 1;
         if (range) {

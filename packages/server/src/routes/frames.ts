@@ -57,7 +57,7 @@ export const frameRoutes =
         assertThreadAccess(request.principal, id);
         const run = await ctx.store.getRun(runId);
         // A run of another thread is not found here: the thread's scope says nothing about other runs.
-        if (!run || run.threadId !== id) throw notFound('run', runId);
+        if (!run || run.threadId !== id) throw notFound('run', runId, 'params.runId');
         const after = request.query.after ?? 0;
         const limit = request.query.limit ?? 500;
         const [frames, raws] = await Promise.all([
