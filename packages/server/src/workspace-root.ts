@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { HttpError } from './errors.js';
 
@@ -41,6 +41,9 @@ export function workspaceGuard(root: string): (workDir: string, field?: string) 
         field,
       );
     }
+    // A folder that does not exist yet is made by the engine; a file in its place can never be one.
+    if (statSync(resolved, { throwIfNoEntry: false })?.isDirectory() === false)
+      throw new HttpError('invalid_request', 'workDir names a file, not a folder', field);
     return resolved;
   };
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, symlinkSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type CanonicalEvent, SCHEMA_VERSION } from '@agentlane/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -133,6 +133,10 @@ describe('workspace root', () => {
     symlinkSync('/etc', join(root, 'escape'));
     expect((await create(join(root, 'escape'))).status).toBe(400);
     expect((await create(join(root, 'escape', 'nested'))).status).toBe(400);
+    // Inside the root, but a file: no session can work in it.
+    writeFileSync(join(root, 'a-file.txt'), 'x');
+    const file = await create(join(root, 'a-file.txt'));
+    expect([file.status, file.json.error.field]).toEqual([400, 'body.workDir']);
   });
 
   it('accepts the root itself, a folder in it and one that does not exist yet', async () => {

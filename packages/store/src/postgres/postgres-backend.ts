@@ -53,6 +53,7 @@ export function createPostgresBackend(options: PostgresBackendOptions): SqlBacke
     dialect: 'postgres',
     forUpdate: ' FOR UPDATE',
     skipLocked: ' FOR UPDATE SKIP LOCKED',
+    lower: 'LOWER',
     // Reads are safe to repeat: waited out while the database restarts.
     read: (fn) => retryTransient(() => fn(pgConn(pool))),
     transaction,

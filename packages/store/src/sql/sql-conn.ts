@@ -28,6 +28,8 @@ export interface SqlBackend {
   readonly forUpdate: string;
   /** ` FOR UPDATE SKIP LOCKED` on PostgreSQL; empty on SQLite. */
   readonly skipLocked: string;
+  /** The SQL function that lower-cases text by Unicode rules (SQLite's LOWER folds ASCII only). */
+  readonly lower: string;
   /** Reads committed rows (never sees a transaction in progress). */
   read<T>(fn: (c: SqlConn) => Promise<T>): Promise<T>;
   /** Runs fn in one transaction; commits when it resolves, rolls back when it throws. */

@@ -94,6 +94,7 @@ export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
     dialect: 'sqlite',
     forUpdate: '',
     skipLocked: '',
+    lower: UNICODE_LOWER,
     read: (fn) => fn(r),
     transaction,
     migrate: (migrations: readonly Migration[]) =>
@@ -139,7 +140,7 @@ export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
 
 /** The write connection: WAL, synchronous=FULL, foreign keys on, checkpoints left to the checkpointer. */
 function openWriter(path: string): Database.Database {
-  const writer = new Database(path);
+  const writer = withUnicodeLower(new Database(path));
   writer.pragma('journal_mode = WAL');
   writer.pragma('synchronous = FULL');
   writer.pragma('foreign_keys = ON');
@@ -155,9 +156,19 @@ function openWriter(path: string): Database.Database {
   return writer;
 }
 
+/** JavaScript's toLowerCase as an SQL function of this process's connections (registered on each). */
+const UNICODE_LOWER = 'agentlane_lower';
+
+function withUnicodeLower(db: Database.Database): Database.Database {
+  db.function(UNICODE_LOWER, { deterministic: true }, (text: unknown) =>
+    typeof text === 'string' ? text.toLowerCase() : text,
+  );
+  return db;
+}
+
 /** The read connection: in WAL mode it sees only committed rows. */
 function openReader(path: string): Database.Database {
-  const reader = new Database(path);
+  const reader = withUnicodeLower(new Database(path));
   reader.pragma('busy_timeout = 10000');
   reader.pragma('query_only = ON');
   return reader;

@@ -69,6 +69,19 @@ export function threadTests(s: SuiteContext): void {
     );
     expect((await store.listThreads({ limit: 10, search: '_' })).items).toHaveLength(0);
     expect(await code(store.listThreads({ limit: 10, cursor: 'garbage' }))).toBe('invalid');
+    // Search folds case by Unicode rules on both backends, not ASCII only.
+    await store.createThread({
+      threadId: 'unicode',
+      engine: 'x',
+      title: 'Ünïcödé ＡＢＣ',
+      workDir: null,
+      metadata: {},
+    });
+    for (const term of ['Ü', 'ünï', 'ＡＢ', 'ａｂｃ'])
+      expect(
+        (await store.listThreads({ limit: 10, search: term })).items.map((t) => t.threadId),
+        term,
+      ).toEqual(['unicode']);
 
     await store.deleteThread(ids[0] ?? '');
     expect(await store.getThread(ids[0] ?? '')).toBeNull();

@@ -115,7 +115,7 @@ export class SqlThreads implements ThreadStore {
       params.push(query.engine);
     }
     if (query.search) {
-      where.push("LOWER(title) LIKE ? ESCAPE '\\'");
+      where.push(`${this.ctx.db.lower}(title) LIKE ? ESCAPE '\\'`);
       params.push(`%${query.search.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`)}%`);
     }
     if (query.cursor) {
