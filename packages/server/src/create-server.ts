@@ -17,6 +17,7 @@ import type { LanePort } from './lane-port.js';
 import { PerKeyCounter, RateLimiter, resolveLimits, type ServerLimits } from './limits.js';
 import type { Observability } from './observability/index.js';
 import { requestId, requestLog } from './observability/request-log.js';
+import { assertRequestFraming } from './request-framing.js';
 import { artifactRoutes } from './routes/artifacts.js';
 import { type AuditReader, auditRoutes } from './routes/audit.js';
 import { checkpointRoutes } from './routes/checkpoints.js';
@@ -196,6 +197,7 @@ export async function createServer(options: ServerOptions): Promise<AgentlaneSer
   app.decorateRequest('principal', null as never);
   app.setErrorHandler(handleRouteError);
 
+  app.addHook('onRequest', async (request) => assertRequestFraming(request));
   if (!context.auth.enabled) {
     const checkHost = hostChecker(options.allowedHosts ?? []);
     app.addHook('onRequest', async (request) => checkHost(request.headers.host));

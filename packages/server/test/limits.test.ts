@@ -193,6 +193,22 @@ describe('Host check in loopback-only mode (no tokens)', () => {
       `POST /api/harness/sessions HTTP/1.1\r\nHost: attacker.example\r\nContent-Type: application/json\r\nContent-Length: 37\r\nConnection: close\r\n\r\n{"engine":"scripted","workDir":"/"} `,
     ]);
     expect(create.status).toBe(403);
+    // Two Host headers are a 400 (RFC 9112), whatever they say.
+    const twice = await rawRequest(t.url, [
+      `GET /api/harness/sessions HTTP/1.1\r\nHost: localhost:${port}\r\nHost: attacker.example\r\nConnection: close\r\n\r\n`,
+    ]);
+    expect([twice.status, JSON.parse(twice.body).error.field]).toEqual([400, 'headers.host']);
+    // A body in a coding the server does not decode, or JSON in another charset, is 415 naming the header.
+    for (const [header, field] of [
+      ['Content-Encoding: gzip', 'headers.content-encoding'],
+      ['Content-Type: application/json; charset=latin1', 'headers.content-type'],
+    ] as const) {
+      const body = '{"engine":"scripted"}';
+      const res = await rawRequest(t.url, [
+        `POST /api/harness/sessions HTTP/1.1\r\nHost: localhost:${port}\r\n${header.startsWith('Content-Type') ? '' : 'Content-Type: application/json\r\n'}${header}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      ]);
+      expect([res.status, JSON.parse(res.body).error.field], header).toEqual([415, field]);
+    }
     // A loopback name followed by anything but a port is not a loopback Host.
     for (const bad of [`127.0.0.1:${port}@attacker.example`, 'localhost.attacker.example', 'localhost/x']) {
       expect((await withHost(bad)).status, bad).toBeGreaterThanOrEqual(400);

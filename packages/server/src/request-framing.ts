@@ -1,0 +1,29 @@
+import type { FastifyRequest } from 'fastify';
+import { HttpError } from './errors.js';
+
+/**
+ * What Node's parser lets through but no honest client sends: two Host headers (RFC 9112 §3.2: 400), a body
+ * in a content coding this server does not decode (it would be parsed as if plain), and JSON in a charset
+ * other than UTF-8 (RFC 8259 §8.1; it would be read as UTF-8 anyway).
+ */
+export function assertRequestFraming(request: FastifyRequest): void {
+  const raw = request.raw.rawHeaders;
+  let hosts = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]?.toLowerCase() === 'host') hosts++;
+  if (hosts > 1) throw new HttpError('invalid_request', 'a request carries one Host header', 'headers.host');
+  const coding = request.headers['content-encoding']?.trim().toLowerCase();
+  if (coding !== undefined && coding !== '' && coding !== 'identity')
+    throw new HttpError(
+      'unsupported_media_type',
+      `Content-Encoding ${JSON.stringify(coding)} is not accepted: send the body uncompressed`,
+      'headers.content-encoding',
+    );
+  const type = request.headers['content-type'];
+  const charset = type === undefined ? undefined : /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(type)?.[1];
+  if (charset !== undefined && charset.toLowerCase() !== 'utf-8' && charset.toLowerCase() !== 'utf8')
+    throw new HttpError(
+      'unsupported_media_type',
+      `charset ${JSON.stringify(charset)} is not accepted: bodies are UTF-8`,
+      'headers.content-type',
+    );
+}
