@@ -13,6 +13,7 @@ import { HttpError } from './errors.js';
 import { handleClientError, handleFrameworkError, handleRouteError } from './framework-errors.js';
 import { hostChecker } from './host-check.js';
 import { guardInput } from './input-guard.js';
+import { useJsonBodyParser } from './json-body.js';
 import type { LanePort } from './lane-port.js';
 import { PerKeyCounter, RateLimiter, resolveLimits, type ServerLimits } from './limits.js';
 import type { Observability } from './observability/index.js';
@@ -138,6 +139,8 @@ function fastifyApp(options: ServerOptions, limits: ServerLimits) {
     connectionTimeout: limits.connectionTimeoutMs,
     // Node checks request and header deadlines on this interval: a fraction of the shortest one.
     http: {
+      // Node would answer a request without Host with an empty 400: assertRequestFraming answers it in JSON.
+      requireHostHeader: false,
       headersTimeout: limits.headersTimeoutMs,
       connectionsCheckingInterval: Math.max(50, Math.min(1000, limits.headersTimeoutMs / 4)),
     },
@@ -196,6 +199,7 @@ export async function createServer(options: ServerOptions): Promise<AgentlaneSer
   app.setValidatorCompiler(validatorCompiler);
   app.decorateRequest('principal', null as never);
   app.setErrorHandler(handleRouteError);
+  useJsonBodyParser(app);
 
   app.addHook('onRequest', async (request) => assertRequestFraming(request));
   if (!context.auth.enabled) {

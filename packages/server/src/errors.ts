@@ -30,18 +30,38 @@ export interface ErrorBody extends ContractErrorBody {
   error: { code: ErrorCode; message: string; field?: string };
 }
 
+/**
+ * Characters a message must not carry as they are: C0 and C1 controls (Cc: a terminal or log viewer acts on
+ * them), line and paragraph separators, and the bidi marks, embeddings, overrides and isolates (Bidi_Control:
+ * U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) that make a quoted id display as something else
+ * (after U+202E, `exe.txt` shows as `txt.exe`).
+ */
+const UNSAFE_TEXT = /[\p{Cc}\p{Bidi_Control}\u2028\u2029]/gu;
+
+/** `text` with every unsafe character written as a `\uXXXX` escape. */
+export const escapeUnsafe = (text: string): string =>
+  text.replace(UNSAFE_TEXT, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/** User input quoted for a message: JSON string syntax, unsafe characters escaped. */
+export const quote = (value: string): string => escapeUnsafe(JSON.stringify(value));
+
 export class HttpError extends Error {
+  /** The input at fault, e.g. `body.engine` (unsafe characters escaped: it may hold a key the client sent). */
+  readonly field?: string;
+
   constructor(
     readonly code: ErrorCode,
+    // Escaped here, so no route can echo a control or bidi character of its input by accident.
     message: string,
-    readonly field?: string,
+    field?: string,
     /** Fields next to `error` in the body, e.g. the head a refused cursor can resume from. */
     readonly extra?: Readonly<Record<string, number | string>>,
     /** Sent as `Retry-After` (a limit, a database outage). */
     readonly retryAfterSeconds?: number,
   ) {
-    super(message);
+    super(escapeUnsafe(message));
     this.name = 'HttpError';
+    if (field !== undefined) this.field = escapeUnsafe(field);
   }
 
   get status(): number {
@@ -93,4 +113,4 @@ export function codeForStatus(status: number): ErrorCode {
 }
 
 export const notFound = (what: string, id: string, field?: string): HttpError =>
-  new HttpError('not_found', `${what} ${id} not found`, field);
+  new HttpError('not_found', `${what} ${quote(id)} not found`, field);

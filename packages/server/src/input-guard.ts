@@ -1,14 +1,15 @@
-import { HttpError } from './errors.js';
+import { HttpError, quote } from './errors.js';
 
 /** Deepest nesting a request body may have; JSON documents of the API are a few levels deep. */
 export const DEFAULT_MAX_DEPTH = 64;
 
-const fieldOf = (base: string, key: string | number): string =>
+/** The name of a member of `base`: `base.key`, `base[0]`, or `base["a b"]` for a key that is no plain name. */
+export const fieldOf = (base: string, key: string | number): string =>
   typeof key === 'number'
     ? `${base}[${key}]`
     : /^[A-Za-z0-9_-]+$/.test(key)
       ? `${base}.${key}`
-      : `${base}["${key.replaceAll('\u0000', '\\u0000')}"]`;
+      : `${base}[${quote(key)}]`;
 
 /** A lone UTF-16 surrogate (`"\ud800"`) has no UTF-8 form: text columns would store U+FFFD instead. */
 const LONE_SURROGATE = /\p{Surrogate}/u; // in `u` mode a valid pair is one code point, not a surrogate

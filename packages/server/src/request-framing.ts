@@ -2,7 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import { HttpError } from './errors.js';
 
 /**
- * What Node's parser lets through but no honest client sends: two Host headers (RFC 9112 §3.2: 400), a body
+ * What Node's parser lets through but no honest client sends: an HTTP/1.1 request without a Host header, or
+ * with two (RFC 9112 §3.2: 400; Node's own answer to the first is a bare 400, so it lets it through), a body
  * in a content coding this server does not decode (it would be parsed as if plain), and JSON in a charset
  * other than UTF-8 (RFC 8259 §8.1; it would be read as UTF-8 anyway).
  */
@@ -11,6 +12,8 @@ export function assertRequestFraming(request: FastifyRequest): void {
   let hosts = 0;
   for (let i = 0; i < raw.length; i += 2) if (raw[i]?.toLowerCase() === 'host') hosts++;
   if (hosts > 1) throw new HttpError('invalid_request', 'a request carries one Host header', 'headers.host');
+  if (hosts === 0 && request.raw.httpVersionMajor === 1 && request.raw.httpVersionMinor >= 1)
+    throw new HttpError('invalid_request', 'an HTTP/1.1 request must carry a Host header', 'headers.host');
   const coding = request.headers['content-encoding']?.trim().toLowerCase();
   if (coding !== undefined && coding !== '' && coding !== 'identity')
     throw new HttpError(

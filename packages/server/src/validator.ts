@@ -37,8 +37,55 @@ function lazy<F extends (...args: never[]) => unknown>(compile: () => F): F {
   return run;
 }
 
-export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-  lazy(() => (httpPart === 'body' ? strict : coercing).compile(schema as object));
+/** How a number is written in a URL: decimal digits, no sign, exponent, hex prefix, space or leading zero. */
+const DECIMAL = /^(0|[1-9][0-9]*)$/;
+
+/** The numeric properties of an object schema (a query string's). */
+function numericNames(schema: unknown): string[] {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  return Object.keys(properties).filter((name) => {
+    const type = properties[name]?.type;
+    return type === 'integer' || type === 'number';
+  });
+}
+
+type Validate = ReturnType<FastifySchemaCompiler<unknown>>;
+
+const notDecimal = (value: unknown): boolean =>
+  (Array.isArray(value) ? value : [value]).some((v) => typeof v === 'string' && !DECIMAL.test(v));
+
+/**
+ * Ajv coerces a query string the way Number() reads it: `limit=1e2` would be 100, `0x10` 16, ` 5` 5. A
+ * numeric parameter is refused unless written in plain decimal digits, as the stream cursor `?after` is.
+ */
+function decimalQuery(schema: unknown, validate: Validate): Validate {
+  const names = numericNames(schema);
+  if (names.length === 0) return validate;
+  const run: Validate = (data) => {
+    const bad = names.find((name) => notDecimal((data as Record<string, unknown> | null)?.[name]));
+    if (bad === undefined) {
+      const valid = validate(data);
+      run.errors = validate.errors;
+      return valid;
+    }
+    run.errors = [
+      {
+        instancePath: `/${bad}`,
+        schemaPath: `#/properties/${bad}`,
+        keyword: 'pattern',
+        params: { pattern: DECIMAL.source },
+        message: 'must be written in decimal digits only (e.g. 100)',
+      },
+    ];
+    return false;
+  };
+  return run;
+}
+
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  const validate = lazy(() => (httpPart === 'body' ? strict : coercing).compile(schema as object));
+  return httpPart === 'querystring' ? decimalQuery(schema, validate) : validate;
+};
 
 type SerializerBuilder = ReturnType<typeof SerializerSelector>;
 

@@ -63,6 +63,35 @@ describe('the error contract holds for framework errors', () => {
     expect(await post('{"constructor":{"prototype":{"polluted":1}},"engine":"scripted"}')).toBe(400);
   });
 
+  it('a prototype key is refused by name, not as bad JSON', async () => {
+    const post = async (body: string) => {
+      const res = await fetch(`${t.api}/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      return { status: res.status, error: (await readJson(res)).error };
+    };
+    expect(await post('{"__proto__":{"polluted":1},"engine":"scripted"}')).toEqual({
+      status: 400,
+      error: {
+        code: 'invalid_request',
+        message: expect.stringMatching(/"__proto__" is not allowed/),
+        field: 'body.__proto__',
+      },
+    });
+    // Spelled with escapes, nested in an array: the same key once decoded.
+    const nested = await post('{"engine":"scripted","metadata":{"l":[{"\\u005f_proto__":{}}]}}');
+    expect([nested.status, nested.error.field]).toEqual([400, 'body.metadata.l[0].__proto__']);
+    const ctor = await post('{"constructor":{"prototype":{"polluted":1}},"engine":"scripted"}');
+    expect([ctor.status, ctor.error.field]).toEqual([400, 'body.constructor.prototype']);
+    expect(ctor.error.message).toMatch(/"prototype" is not allowed inside "constructor"/);
+    // A key named constructor or prototype on its own is plain data.
+    expect(
+      (await post('{"engine":"scripted","metadata":{"constructor":{"x":1},"prototype":1}}')).status,
+    ).toBe(201);
+  });
+
   it('headers too large (431) and a request line that is not HTTP (400), straight from the parser', async () => {
     const big = await rawRequest(t.url, [
       `GET /api/harness/health HTTP/1.1\r\nHost: ${host}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,

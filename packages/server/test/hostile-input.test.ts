@@ -153,6 +153,40 @@ function hostileSuite(name: string, open: () => Promise<{ t: TestServer; drop?: 
       await alive();
     });
 
+    it('echoed input has its control and bidi characters escaped; tricky but valid JSON parses as before', async () => {
+      // U+202E would show the rest of the id reversed; U+0007 rings a terminal's bell.
+      const res = await get('/artifacts/abc%E2%80%AEdef%07%C2%85');
+      expect(res.status).toBe(404);
+      expect(res.json.error.message).toBe('artifact "abc\\u202edef\\u0007\\u0085" not found');
+      const key = await postJson(`${t.api}/sessions`, {
+        engine: 'scripted',
+        metadata: { 'a\u2066b': 1, 'c\u0000': 2 },
+      });
+      expect400(key, 'body.metadata["c\\u0000"]');
+      const dup = await fetch(`${t.api}/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"engine":"scripted","metadata":{"a\u202eb":1,"a\\u202eb":2}}',
+      });
+      const dupError = (await readJson(dup)).error;
+      expect([dup.status, dupError.field]).toEqual([400, 'body.metadata["a\\u202eb"]']);
+      expect(`${dupError.message} ${dupError.field}`).not.toMatch(/[\p{Cc}\p{Bidi_Control}]/u);
+      // Braces, brackets, colons, commas, quotes and escapes inside strings are text, not structure.
+      const body = {
+        engine: 'scripted',
+        title: 'a"}{[],:\\b \\" \u00e9\ud83d\ude00',
+        metadata: { 'k"}{': ['"', '\\', '}', { ']': '\\"{' }], 'k"}{2': { '': null }, e: '\\u0041' },
+      };
+      const created = await postJson(`${t.api}/sessions`, body);
+      expect(created.status, JSON.stringify(created.json)).toBe(201);
+      expect([created.json.session.title, created.json.session.metadata]).toEqual([
+        body.title,
+        body.metadata,
+      ]);
+      expect((await get('/sessions?limit=100')).status).toBe(200);
+      await alive();
+    });
+
     it('sync work is bounded: vectors of 128 clients at most, 32 concurrent writes to a key', async () => {
       const sync = (body: unknown) => postJson(`${t.api}/sessions/${thread}/sync`, body);
       const wide = Object.fromEntries(Array.from({ length: 129 }, (_, i) => [`c${i}`, 1]));

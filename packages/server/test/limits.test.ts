@@ -198,6 +198,16 @@ describe('Host check in loopback-only mode (no tokens)', () => {
       `GET /api/harness/sessions HTTP/1.1\r\nHost: localhost:${port}\r\nHost: attacker.example\r\nConnection: close\r\n\r\n`,
     ]);
     expect([twice.status, JSON.parse(twice.body).error.field]).toEqual([400, 'headers.host']);
+    // No Host at all in HTTP/1.1 is a JSON 400 too (Node's own answer would be an empty 400); HTTP/1.0 has no
+    // Host requirement, so there it is only the loopback check's 403.
+    const none = await rawRequest(t.url, ['GET /api/harness/sessions HTTP/1.1\r\nConnection: close\r\n\r\n']);
+    expect(none.headers['content-type']).toMatch(/^application\/json/);
+    expect([none.status, JSON.parse(none.body).error]).toEqual([
+      400,
+      { code: 'invalid_request', message: expect.stringMatching(/Host/), field: 'headers.host' },
+    ]);
+    const old = await rawRequest(t.url, ['GET /api/harness/sessions HTTP/1.0\r\n\r\n']);
+    expect([old.status, JSON.parse(old.body).error.field]).toEqual([403, 'headers.host']);
     // A body in a coding the server does not decode, or JSON in another charset, is 415 naming the header.
     for (const [header, field] of [
       ['Content-Encoding: gzip', 'headers.content-encoding'],

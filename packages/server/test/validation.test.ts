@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readJson, startTestServer, type TestServer } from './support/harness';
+import { postJson, readJson, startTestServer, type TestServer } from './support/harness';
 
 let t: TestServer;
 let thread: string;
+let otherThread: string;
 let run: string;
 beforeAll(async () => {
   t = await startTestServer({ bodyLimitBytes: 64 * 1024 });
   thread = await t.createSession();
+  otherThread = await t.createSession();
   const res = await fetch(`${t.api}/threads/${thread}/runs`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'idempotency-key': 'k1' },
@@ -27,7 +29,20 @@ interface Case {
   headers?: Record<string, string>;
   status: number;
   field?: string;
+  message?: RegExp;
 }
+
+/** Numbers in a query string are decimal digits: each of these is refused, not read as Number() would. */
+const notDecimal = ['1e2', '0x10', '%2B5', '05', '%205', '5.0', '-0', ''].map(
+  (v): Case => ({
+    name: `list: limit=${v}`,
+    method: 'GET',
+    path: () => `/sessions?limit=${v}`,
+    status: 400,
+    field: 'query.limit',
+    message: /decimal digits/,
+  }),
+);
 
 const big = 'x'.repeat(70 * 1024);
 
@@ -37,6 +52,28 @@ const cases: Case[] = [
     name: 'list: limit not a number',
     method: 'GET',
     path: () => '/sessions?limit=abc',
+    status: 400,
+    field: 'query.limit',
+  },
+  ...notDecimal,
+  {
+    name: 'frames: after in exponent notation',
+    method: 'GET',
+    path: () => `/sessions/${thread}/runs/${run}/frames?after=1e1`,
+    status: 400,
+    field: 'query.after',
+  },
+  {
+    name: 'frames: limit in hex',
+    method: 'GET',
+    path: () => `/sessions/${thread}/runs/${run}/frames?limit=0x10`,
+    status: 400,
+    field: 'query.limit',
+  },
+  {
+    name: 'checkpoints: limit in exponent notation',
+    method: 'GET',
+    path: () => `/sessions/${thread}/checkpoints?limit=1e1`,
     status: 400,
     field: 'query.limit',
   },
@@ -63,6 +100,23 @@ const cases: Case[] = [
     body: { engine: 'nope' },
     status: 400,
     field: 'body.engine',
+  },
+  {
+    name: 'create: a key twice',
+    method: 'POST',
+    path: () => '/sessions',
+    raw: '{"engine":"nope","engine":"scripted"}',
+    status: 400,
+    field: 'body.engine',
+    message: /"engine" appears twice/,
+  },
+  {
+    name: 'create: a key twice in nested metadata, once spelled with an escape',
+    method: 'POST',
+    path: () => '/sessions',
+    raw: '{"engine":"scripted","metadata":{"a":[1,{"k":1,"\\u006b":2}]}}',
+    status: 400,
+    field: 'body.metadata.a[1].k',
   },
   {
     name: 'create: engine wrong type',
@@ -236,6 +290,18 @@ const cases: Case[] = [
     headers: { 'idempotency-key': 'k1' },
     body: { prompt: 'different' },
     status: 409,
+    field: 'headers.idempotency-key',
+    message: /^Idempotency-Key "k1" was already used to create another run: .*another body/,
+  },
+  {
+    name: 'runs: idempotency key reused on another session',
+    method: 'POST',
+    path: () => `/threads/${otherThread}/runs`,
+    headers: { 'idempotency-key': 'k1' },
+    body: { prompt: 'hello' },
+    status: 409,
+    field: 'headers.idempotency-key',
+    message: /another session/,
   },
   {
     name: 'runs: stale generation',
@@ -323,5 +389,21 @@ describe('bad input gets a clear 4xx naming the field, never a 500', () => {
     expect(json.error.message).toEqual(expect.any(String));
     expect(text).not.toMatch(/at .*\.ts:\d+/);
     if (c.field) expect(json.error.field).toBe(c.field);
+    if (c.message) expect(json.error.message).toMatch(c.message);
+  });
+
+  it('run.cancel: an idempotency key reused for another run is 409 naming the header', async () => {
+    const cancel = (runId: string) =>
+      fetch(`${t.api}/runs/${runId}/cancel`, { method: 'POST', headers: { 'idempotency-key': 'c1' } });
+    const second = (await postJson(`${t.api}/threads/${otherThread}/runs`, { prompt: 'x' })).json.run.runId;
+    expect((await cancel(run)).status).toBe(202);
+    expect((await cancel(run)).status).toBe(202);
+    const res = await cancel(second);
+    expect(res.status).toBe(409);
+    expect((await readJson(res)).error).toEqual({
+      code: 'idempotency_conflict',
+      message: expect.stringMatching(/^Idempotency-Key "c1" was already used to cancel another run/),
+      field: 'headers.idempotency-key',
+    });
   });
 });

@@ -10,7 +10,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { assertThreadAccess } from '../auth.js';
-import { codeForStatus, ERROR_STATUS, HttpError } from '../errors.js';
+import { codeForStatus, ERROR_STATUS, escapeUnsafe, HttpError } from '../errors.js';
 import { ErrorSchema, SessionId } from '../schemas.js';
 import { checkpointHandlers, type HttpAnswer } from './checkpoint-handlers.js';
 
@@ -42,8 +42,9 @@ function send(reply: FastifyReply, answer: HttpAnswer, part: 'query' | 'params')
   return reply.code(ERROR_STATUS[code]).send({
     error: {
       code,
-      message: error.message,
-      ...(field ? { field } : {}),
+      // The saver's messages quote ids of the request: escaped as every HttpError message is.
+      message: escapeUnsafe(error.message),
+      ...(field ? { field: escapeUnsafe(field) } : {}),
       ...(error.checkpointId ? { checkpointId: error.checkpointId } : {}),
     },
   });

@@ -1,8 +1,9 @@
+import { StoreError } from '@agentlane/store';
 import type { Static } from 'typebox';
 import type { Principal } from '../auth.js';
 import { assertThreadAccess } from '../auth.js';
 import type { ServerContext } from '../context.js';
-import { HttpError, notFound } from '../errors.js';
+import { HttpError, notFound, quote } from '../errors.js';
 import type { CreateRunBody } from '../schemas.js';
 
 // What the run routes share: creating a run for a principal, and reading a run the principal may see.
@@ -10,6 +11,27 @@ import type { CreateRunBody } from '../schemas.js';
 /** Idempotency keys live per token: one tenant can neither learn nor squat another's keys. */
 export const scopedKey = (principal: Principal, key: string | undefined): string | null =>
   key === undefined ? null : `${principal.key}:${key}`;
+
+/**
+ * The store's idempotency conflict as the client sent it: the header named, the key without its token scope.
+ * `reused` says what the key was used for before.
+ */
+export async function keyConflict<T>(key: string | undefined, reused: string, work: () => Promise<T>) {
+  try {
+    return await work();
+  } catch (err) {
+    if (key === undefined || !(err instanceof StoreError) || err.code !== 'idempotency_conflict') throw err;
+    throw new HttpError(
+      'idempotency_conflict',
+      `Idempotency-Key ${quote(key)} was already used ${reused}; send a new key for a new request`,
+      'headers.idempotency-key',
+    );
+  }
+}
+
+// The store keeps one body hash per key, of the thread and the run's content: it cannot tell which differs.
+const CREATED_OTHER =
+  'to create another run: on another session, or with another body (prompt, parentRunId, model or mode)';
 
 /** run.create for a principal: the thread exists, a run slot is free, a parentRunId is a run of the thread. */
 export async function createRunFor(
@@ -35,14 +57,16 @@ export async function createRunFor(
   const options: Record<string, string> = {};
   if (body.model !== undefined) options.model = body.model;
   if (body.mode !== undefined) options.mode = body.mode;
-  const result = await lane.createRun({
-    threadId,
-    prompt: body.prompt,
-    parentRunId: body.parentRunId ?? null,
-    options,
-    idempotencyKey: scopedKey(principal, idempotencyKey),
-    expectedGeneration: body.expectedGeneration,
-  });
+  const result = await keyConflict(idempotencyKey, CREATED_OTHER, () =>
+    lane.createRun({
+      threadId,
+      prompt: body.prompt,
+      parentRunId: body.parentRunId ?? null,
+      options,
+      idempotencyKey: scopedKey(principal, idempotencyKey),
+      expectedGeneration: body.expectedGeneration,
+    }),
+  );
   if (result.created) ctx.runSlots.add(principal.key, result.run.runId);
   return result;
 }

@@ -10,7 +10,7 @@ import {
   ThreadParams,
 } from '../schemas.js';
 import { executeRoute } from './execute.js';
-import { createRunFor, loadRun, scopedKey } from './run-access.js';
+import { createRunFor, keyConflict, loadRun, scopedKey } from './run-access.js';
 import { answerRoutes } from './run-answers.js';
 import { runView } from './session-view.js';
 
@@ -61,12 +61,15 @@ export const runRoutes =
           summary: 'run.cancel (durable: the process owning the run acts on it)',
           params: RunParams,
           headers: IdempotencyHeaders,
-          response: { 202: RunReply, 404: ErrorSchema },
+          response: { 202: RunReply, 404: ErrorSchema, 409: ErrorSchema },
         },
       },
       async (request, reply) => {
         const run = await loadRun(ctx, request.principal, request.params.id);
-        await lane.cancelRun(run.runId, scopedKey(request.principal, request.headers['idempotency-key']));
+        const key = request.headers['idempotency-key'];
+        await keyConflict(key, 'to cancel another run', () =>
+          lane.cancelRun(run.runId, scopedKey(request.principal, key)),
+        );
         reply.code(202);
         return { run: runView((await store.getRun(run.runId)) ?? run) };
       },
