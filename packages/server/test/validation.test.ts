@@ -301,7 +301,7 @@ const cases: Case[] = [
     body: { prompt: 'hello' },
     status: 409,
     field: 'headers.idempotency-key',
-    message: /another session/,
+    message: /^Idempotency-Key "k1" was already used to create a run on another session;/,
   },
   {
     name: 'runs: stale generation',

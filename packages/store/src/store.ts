@@ -33,6 +33,8 @@ export class StoreError extends Error {
       | 'invalid'
       | 'unavailable',
     message: string,
+    /** What exactly conflicted, where a caller may word it for its client (e.g. `other_thread`, `other_body`). */
+    readonly detail?: string,
   ) {
     super(message);
     this.name = 'StoreError';

@@ -16,22 +16,27 @@ export const scopedKey = (principal: Principal, key: string | undefined): string
  * The store's idempotency conflict as the client sent it: the header named, the key without its token scope.
  * `reused` says what the key was used for before.
  */
-export async function keyConflict<T>(key: string | undefined, reused: string, work: () => Promise<T>) {
+export async function keyConflict<T>(
+  key: string | undefined,
+  reused: string | ((detail: string | undefined) => string),
+  work: () => Promise<T>,
+) {
   try {
     return await work();
   } catch (err) {
     if (key === undefined || !(err instanceof StoreError) || err.code !== 'idempotency_conflict') throw err;
     throw new HttpError(
       'idempotency_conflict',
-      `Idempotency-Key ${quote(key)} was already used ${reused}; send a new key for a new request`,
+      `Idempotency-Key ${quote(key)} was already used ${typeof reused === 'string' ? reused : reused(err.detail)}; send a new key for a new request`,
       'headers.idempotency-key',
     );
   }
 }
 
-// The store keeps one body hash per key, of the thread and the run's content: it cannot tell which differs.
-const CREATED_OTHER =
-  'to create another run: on another session, or with another body (prompt, parentRunId, model or mode)';
+const createdOther = (detail: string | undefined) =>
+  detail === 'other_thread'
+    ? 'to create a run on another session'
+    : 'to create another run: with another body (prompt, parentRunId, model or mode)';
 
 /** run.create for a principal: the thread exists, a run slot is free, a parentRunId is a run of the thread. */
 export async function createRunFor(
@@ -57,7 +62,7 @@ export async function createRunFor(
   const options: Record<string, string> = {};
   if (body.model !== undefined) options.model = body.model;
   if (body.mode !== undefined) options.mode = body.mode;
-  const result = await keyConflict(idempotencyKey, CREATED_OTHER, () =>
+  const result = await keyConflict(idempotencyKey, createdOther, () =>
     lane.createRun({
       threadId,
       prompt: body.prompt,

@@ -38,14 +38,16 @@ export class SqlRuns implements RunStore {
       if (key !== null) {
         const existing = await one(
           c,
-          "SELECT run_id, body_hash FROM commands WHERE kind = 'run.create' AND idempotency_key = ?",
+          "SELECT run_id, thread_id, body_hash FROM commands WHERE kind = 'run.create' AND idempotency_key = ?",
           [key],
         );
         if (existing) {
           if (existing.body_hash !== bodyHash) {
+            const otherThread = String(existing.thread_id) !== input.threadId;
             throw new StoreError(
               'idempotency_conflict',
-              `idempotency key ${key} was used with a different run.create body`,
+              `idempotency key ${key} was used ${otherThread ? 'on another thread' : 'with a different run.create body'}`,
+              otherThread ? 'other_thread' : 'other_body',
             );
           }
           const run = await one(c, 'SELECT * FROM runs WHERE run_id = ?', [String(existing.run_id)]);
