@@ -133,18 +133,36 @@ describe('agentlane as an ACP agent (the SDK client side as the client)', () => 
 
   it('replay: a recorded Claude Code session reaches the ACP client; an unknown session is refused', async () => {
     stack = await startStack([]);
-    const { conn, updates } = connect(stack, 'replay');
+    const { conn, updates, asked } = connect(stack, 'replay');
     await conn.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
     const { sessionId } = await conn.agent.request('session/new', { cwd: '/tmp', mcpServers: [] });
-    const result = await conn.agent.request('session/prompt', {
-      sessionId,
-      prompt: [{ type: 'text', text: 'go' }],
-    });
-    expect(result.stopReason).toBe('end_turn');
-    expect(agentText(updates)).toBe(
-      'I will create hello.txt now.Done: hello.txt was written. (final answer from fake model)',
-    );
+    const toolCalls: string[][] = [];
+    for (const text of ['go', 'again']) {
+      const from = updates.length;
+      const result = await conn.agent.request('session/prompt', {
+        sessionId,
+        prompt: [{ type: 'text', text }],
+      });
+      expect(result.stopReason).toBe('end_turn');
+      expect(agentText(updates.slice(from))).toBe(
+        'I will create hello.txt now.Done: hello.txt was written. (final answer from fake model)',
+      );
+      toolCalls.push(
+        updates
+          .slice(from)
+          .flatMap((u) => (u.update.sessionUpdate === 'tool_call' ? [u.update.toolCallId] : [])),
+      );
+    }
     expect(updates.some((u) => u.update.sessionUpdate === 'agent_thought_chunk')).toBe(true);
+    // The recording answers its own permission request: the client is not asked a question it cannot change.
+    expect(asked).toEqual([]);
+    expect(
+      updates.some((u) => u.update.sessionUpdate === 'tool_call_update' && u.update.status === 'completed'),
+    ).toBe(true);
+    // Each turn has its own tool call ids, the first one's as recorded.
+    expect(toolCalls[0]).toEqual(['toolu_fake_1']);
+    expect(toolCalls[1]).toHaveLength(1);
+    expect(toolCalls[1]?.[0]).not.toBe('toolu_fake_1');
     // ACP's own error form: JSON-RPC errors with ACP's codes.
     await expect(
       conn.agent.request('session/load', { sessionId: 'no-such-session', cwd: '/tmp', mcpServers: [] }),

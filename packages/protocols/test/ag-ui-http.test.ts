@@ -126,6 +126,96 @@ describe('AG-UI over the lane (HttpAgent as the client)', () => {
     expect(after).toEqual([]);
   });
 
+  it('a Last-Event-ID resumes only the run it was sent in: with another runId it is refused, nothing starts', async () => {
+    stack = await startStack([]);
+    const first = input('thr-other-run', 'agrun-a', 'Create hello.txt', 'replay');
+    const framesA = await readFrames(await post(stack, first));
+    const second = { ...first, runId: 'agrun-b', messages: [{ id: 'u-b', role: 'user', content: 'Again' }] };
+    expect((await readFrames(await post(stack, second))).at(-1)?.event.type).toBe(EventType.RUN_FINISHED);
+    // A frame of a row of run A; a stream's opening frame (its snapshot row, no run's row).
+    const rowFrame = framesA.find((f) => f.event.type === EventType.TEXT_MESSAGE_CONTENT)?.id ?? '';
+    const opening = framesA[0]?.id ?? '';
+    const cases: [string, string][] = [
+      ['agrun-new', rowFrame],
+      ['agrun-new', opening],
+      ['agrun-b', rowFrame],
+    ];
+    for (const [runId, id] of cases) {
+      const res = await post(stack, { ...second, runId }, { 'last-event-id': id });
+      expect(res.status, `${runId} ${id}`).toBe(400);
+      const { error } = (await res.json()) as { error: { field: string; message: string } };
+      expect(error.field).toBe('headers.last-event-id');
+      expect(error.message).toMatch(runId === 'agrun-new' ? /started no run/ : /another run.*agrun-a/);
+    }
+    expect(await stack.store.listRuns('thr-other-run')).toHaveLength(2);
+    // The run the id was sent in still resumes, by its own runId.
+    const rest = await readFrames(await post(stack, first, { 'last-event-id': rowFrame }));
+    const at = framesA.findIndex((f) => f.id === rowFrame);
+    expect(rest).toEqual(framesA.slice(at + 1));
+  });
+
+  it('a new thread starts with a user message: no messages, an assistant or a tool message last is a 400', async () => {
+    stack = await startStack([]);
+    const base = input('thr-no-user', 'agrun-x', 'unused', 'replay');
+    const lasts: [unknown[], RegExp][] = [
+      [[], /messages is empty/],
+      [[{ id: 'a1', role: 'assistant', content: 'Hello' }], /role "assistant"/],
+      [
+        [
+          { id: 'u1', role: 'user', content: 'Run it' },
+          {
+            id: 'a1',
+            role: 'assistant',
+            toolCalls: [{ id: 'c1', type: 'function', function: { name: 'x', arguments: '{}' } }],
+          },
+          { id: 't1', role: 'tool', toolCallId: 'c1', content: 'done' },
+        ],
+        /role "tool"/,
+      ],
+      [[{ id: 'u1', role: 'user', content: '   ' }], /user message has no text/],
+    ];
+    for (const [messages, message] of lasts) {
+      const res = await post(stack, { ...base, messages });
+      expect(res.status, JSON.stringify(messages)).toBe(400);
+      const { error } = (await res.json()) as { error: { field: string; message: string } };
+      expect(error).toMatchObject({ field: 'body.messages', message: expect.stringMatching(message) });
+    }
+    expect(await stack.store.getThread('thr-no-user')).toBeNull();
+    // On a thread that exists such a request follows its active run (none here): the snapshot, then the end.
+    await readFrames(await post(stack, base));
+    const frames = await readFrames(
+      await post(stack, { ...base, runId: 'agrun-y', messages: lasts[1]?.[0] }),
+    );
+    expect(frames.map((f) => f.event.type)).toEqual([
+      EventType.RUN_STARTED,
+      EventType.MESSAGES_SNAPSHOT,
+      EventType.STATE_SNAPSHOT,
+      EventType.RUN_FINISHED,
+    ]);
+  });
+
+  it('replay: two turns on one thread have their own message and tool call ids', async () => {
+    stack = await startStack([]);
+    const { agent, runs } = agentFor(stack, 'thr-replay-twice');
+    for (const text of ['Create hello.txt', 'Once more']) {
+      agent.addMessage({ id: `u-${text.length}`, role: 'user', content: text });
+      await agent.runAgent({ forwardedProps: { engine: 'replay' } });
+    }
+    for (const run of runs) await expectValidAgUi(run);
+    const ids = agent.messages.map((m) => m.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    const started = runs.map((run) =>
+      run.flatMap((e) =>
+        e.type === EventType.TOOL_CALL_START ? [(e as unknown as { toolCallId: string }).toolCallId] : [],
+      ),
+    );
+    expect(started.map((s) => s.length)).toEqual([1, 1]);
+    expect(started[1]?.[0]).not.toBe(started[0]?.[0]);
+    expect(agent.messages.filter((m) => m.role === 'tool')).toHaveLength(2);
+    // The first turn keeps the recorded ids.
+    expect(started[0]).toEqual(['toolu_fake_1']);
+  });
+
   it('a run that fails ends its AG-UI run with RUN_ERROR (HttpAgent sees the error)', async () => {
     stack = await startStack([{ error: { status: 400, message: 'the provider refused' } }]);
     const frames = await readFrames(

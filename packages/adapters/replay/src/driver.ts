@@ -4,6 +4,7 @@ import { type JsonValue, normalizeNegotiatedCapabilities } from '@agentlane/cont
 import type { EngineDriver, EngineSession, TurnInput, TurnIO, TurnOutcome } from '@agentlane/engine-kit';
 import { frameTimes, readTrace } from './trace.js';
 import { translatorFor } from './translators.js';
+import { collectTurnIds, withTurnIds } from './turn-ids.js';
 
 export interface ReplayDriverConfig {
   /** A JSONL trace path, or the frames themselves. */
@@ -19,11 +20,14 @@ export interface ReplayDriverConfig {
 /**
  * The replay engine: every turn plays the recorded native frames through `TurnIO.emit`, so they are stored
  * and translated by the real translator of the engine that produced them, exactly as a live run would be.
- * The user's prompt is not sent anywhere; the recording answers.
+ * The user's prompt is not sent anywhere; the recording answers. The first turn of a session plays the frames
+ * as recorded; later turns (and every turn of a session reopened from its bound native session)
+ * suffix the ids a turn mints with `-<runId>`, as a real engine mints new ones each turn.
  */
 export function createDriver(config: ReplayDriverConfig): EngineDriver {
   const frames = typeof config.trace === 'string' ? readTrace(config.trace) : config.trace;
   const times = frameTimes(frames);
+  const turnIds = collectTurnIds(frames);
   const traceName = typeof config.trace === 'string' ? basename(config.trace) : 'inline trace';
   const speed = config.speed ?? 1;
   const provider = config.provider;
@@ -38,6 +42,8 @@ export function createDriver(config: ReplayDriverConfig): EngineDriver {
     translator,
     label: config.label ?? `Replay of a recorded ${provider} session (${traceName})`,
     async openSession(options): Promise<EngineSession> {
+      // A bound native session (not the placeholder of a new thread) was opened, and played, before.
+      let played = options.previous?.nativeSessionId ? 1 : 0;
       return {
         binding: {
           provider,
@@ -46,7 +52,10 @@ export function createDriver(config: ReplayDriverConfig): EngineDriver {
           protocolVersion: 'replay',
           capabilities,
         },
-        runTurn: (_turn: TurnInput, io: TurnIO) => play(frames, times, speed, io),
+        runTurn: (turn: TurnInput, io: TurnIO) => {
+          const turnFrames = played++ === 0 ? frames : withTurnIds(frames, turnIds, `-${turn.runId}`);
+          return play(turnFrames, times, speed, io);
+        },
         close: async () => {},
       };
     },

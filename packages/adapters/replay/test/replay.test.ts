@@ -5,14 +5,14 @@ import { createDriver, frameTimes, readTrace, recordedSessions, translatorFor } 
 
 const CTX = { threadId: 'thr_replay', runId: 'run_replay', turnId: 'run_replay', provider: 'replay' };
 
-function translate(provider: string, frames: JsonValue[]): TranslatedEvent[] {
+function translate(provider: string, frames: JsonValue[], runId = CTX.runId): TranslatedEvent[] {
   const translator = translatorFor(provider);
-  const ctx = { ...CTX, provider };
+  const ctx = { ...CTX, runId, turnId: runId, provider };
   let state = translator.initialState(ctx);
   const events: TranslatedEvent[] = [];
   frames.forEach((frame, i) => {
     const record: NativeFrameRecord = {
-      runId: CTX.runId,
+      runId,
       nativeSeq: i + 1,
       receivedAt: new Date(Date.UTC(2026, 0, 1) + i * 10).toISOString(),
       frame,
@@ -59,6 +59,44 @@ describe('replay engine', () => {
     });
   }
 
+  for (const session of recordedSessions()) {
+    it(`${session.name}: a second turn mints its own ids, the first plays them as recorded`, async () => {
+      const driver = createDriver({ trace: session.trace, provider: session.provider, speed: 0 });
+      const opened = await driver.openSession({
+        threadId: 't',
+        workDir: '/tmp',
+        generation: 1,
+        emit: () => {},
+      });
+      const turns = [];
+      for (const runId of ['run_one', 'run_two']) {
+        const io = collectingIO();
+        await opened.runTurn({ ...TURN, runId, turnId: runId }, io);
+        turns.push({ frames: io.frames, events: translate(session.provider, io.frames, runId) });
+      }
+      const [one, two] = turns as [(typeof turns)[0], (typeof turns)[0]];
+      expect(one.frames).toEqual(readTrace(session.trace));
+      const first = idsOf(one.events);
+      expect(first.length).toBeGreaterThan(3);
+      expect(idsOf(two.events).filter((id) => first.includes(id))).toEqual([]);
+      // Within the turn every id moved the same way: the turn is the first one under its own ids.
+      const renamed = JSON.stringify(two.events).replaceAll('-run_two', '').replaceAll('run_two', 'run_one');
+      expect(JSON.parse(renamed)).toEqual(one.events);
+      // A session reopened from its binding has played before: its first turn mints its own ids too.
+      const reopened = await driver.openSession({
+        threadId: 't',
+        workDir: '/tmp',
+        generation: 2,
+        previous: opened.binding,
+        emit: () => {},
+      });
+      const io = collectingIO();
+      await reopened.runTurn({ ...TURN, runId: 'run_three', turnId: 'run_three' }, io);
+      const third = idsOf(translate(session.provider, io.frames, 'run_three'));
+      expect(third.filter((id) => first.includes(id) || idsOf(two.events).includes(id))).toEqual([]);
+    });
+  }
+
   it('keeps the recorded timing, scaled by speed, and stops on cancel', async () => {
     const frames: JsonValue[] = [
       { t: 0, x: 1 },
@@ -98,6 +136,17 @@ describe('replay engine', () => {
     expect(frameTimes([{ t: 5 }, { t: 50 }])).toEqual([5, 50]);
   });
 });
+
+/** The ids of messages, parts, reasoning, tool calls and requests the events name. */
+function idsOf(events: TranslatedEvent[]): string[] {
+  const keys = ['messageId', 'partId', 'reasoningId', 'toolCallId', 'approvalId', 'questionId'];
+  const ids = new Set<string>();
+  for (const { draft } of events) {
+    const payload = draft.payload as Record<string, unknown>;
+    for (const key of keys) if (typeof payload[key] === 'string') ids.add(payload[key] as string);
+  }
+  return [...ids];
+}
 
 /** approval/question ids requested in `events` that no resolution answers. */
 function stillOpen(events: TranslatedEvent[]): string[] {

@@ -1,5 +1,6 @@
 import type { AgentContext, PromptResponse } from '@agentclientprotocol/sdk';
 import type { CanonicalEvent, RunStatus, StopReason, StreamEvent } from '@agentlane/contract';
+import { PAUSE_GRACE_MS } from '../run-follower.js';
 import type { AcpBackend } from './backend.js';
 import { type AskedRun, askApproval, askQuestion } from './permission-requests.js';
 import { acpStopReason, SessionUpdateTranslator } from './session-updates.js';
@@ -58,6 +59,8 @@ class PromptRun {
   #cursor: number;
   /** The run's events are handled one at a time, in order (a permission request waits for its answer). */
   #queue = Promise.resolve();
+  /** Approvals and questions the stream showed answered, as soon as it delivered the answer. */
+  readonly #answered = new Set<string>();
 
   constructor(run: AskedRun, head: number) {
     this.#run = run;
@@ -79,6 +82,8 @@ class PromptRun {
       this.#cursor = Math.max(this.#cursor, e.deliverySeq);
       if (e.event.runId !== this.#run.runId) return;
       const event = e.event;
+      if (event.kind === 'approval.resolved') this.#answered.add(event.payload.approvalId);
+      else if (event.kind === 'question.resolved') this.#answered.add(event.payload.questionId);
       this.#queue = this.#queue.then(() => this.#handle(event)).catch(() => undefined);
     } else if ((e.type === 'run.status' || e.type === 'run.canonicalized') && e.runId === this.#run.runId) {
       if (SETTLED.has(e.status)) void this.#settleAfterCommitted();
@@ -107,7 +112,21 @@ class PromptRun {
     if (event.kind === 'turn.completed') this.#stopReason = event.payload.stopReason;
     for (const update of this.#translator.push(event))
       await client.notify('session/update', { sessionId, update });
-    if (event.kind === 'approval.requested') await askApproval(this.#run, event.payload);
-    else if (event.kind === 'question.requested') await askQuestion(this.#run, event.payload);
+    if (event.kind === 'approval.requested') {
+      if (!(await this.#answeredSoon(event.payload.approvalId))) await askApproval(this.#run, event.payload);
+    } else if (event.kind === 'question.requested') {
+      if (!(await this.#answeredSoon(event.payload.questionId))) await askQuestion(this.#run, event.payload);
+    }
+  }
+
+  /**
+   * Whether a request is answered within PAUSE_GRACE_MS by someone else: a recording that holds its own
+   * answer (the replay engine), a policy, another client. The ACP client is asked only otherwise, as the
+   * other protocols pause only then: a permission request it can no longer change would only mislead it.
+   */
+  async #answeredSoon(id: string): Promise<boolean> {
+    for (const deadline = Date.now() + PAUSE_GRACE_MS; !this.#answered.has(id) && Date.now() < deadline; )
+      await new Promise((r) => setTimeout(r, 10));
+    return this.#answered.has(id);
   }
 }

@@ -7,9 +7,10 @@ import { newestActiveRun } from '../active-run.js';
 import { assertPromptLength, protocolThread } from '../protocol-thread.js';
 import { readRunRows } from '../run-rows.js';
 import type { StreamRegistry } from '../sse-out.js';
+import { reconnectedRun } from './ag-ui-reconnect.js';
 import { answerResume } from './ag-ui-resume.js';
-import { AG_UI_USER_MESSAGE_OPTION, streamRunAsAgUi } from './ag-ui-stream.js';
-import { parseEventId } from './event-id.js';
+import { AG_UI_RUN_OPTION, AG_UI_USER_MESSAGE_OPTION, streamRunAsAgUi } from './ag-ui-stream.js';
+import { parseEventId, type StreamPosition } from './event-id.js';
 
 export interface AgUiOptions {
   /** The engine of a thread id seen for the first time without `forwardedProps.engine`; else the only one. */
@@ -41,15 +42,21 @@ export async function handleAgUiPost(
   const { ctx, registry } = deps;
   const input = parseInput(request.body);
   const reconnect = parseEventId(request.headers['last-event-id'] as string | undefined);
-  const thread = await threadFor(deps, request.principal, input);
-  if (reconnect) await assertWithinThread(ctx, thread.threadId, reconnect);
-  const { run, snapshotAt } = await runFor(ctx, request.principal, thread, input);
+  const thread = await threadFor(deps, request.principal, input, reconnect);
+  let stream: { run: RunRecord | null; snapshotAt: number };
+  if (reconnect) {
+    await assertWithinThread(ctx, thread.threadId, reconnect);
+    const prompted = userText(input.messages.at(-1)) !== undefined;
+    const run = await reconnectedRun(ctx, request.principal, { thread, input, prompted, at: reconnect });
+    stream = { run, snapshotAt: reconnect.snapshotAt };
+  } else {
+    stream = await runFor(ctx, request.principal, thread, input);
+  }
   await streamRunAsAgUi(ctx, registry, reply, {
     threadId: input.threadId,
     runId: input.runId,
     agentlaneThreadId: thread.threadId,
-    run,
-    snapshotAt: reconnect?.snapshotAt ?? snapshotAt,
+    ...stream,
     ...(reconnect ? { resumeAfter: reconnect } : {}),
   });
   return reply;
@@ -89,14 +96,43 @@ async function assertWithinThread(
 }
 
 /** The AG-UI threadId is the agentlane thread; a new one runs on `forwardedProps.engine`. */
-function threadFor(deps: AgUiDeps, principal: Principal, input: RunAgentInput): Promise<ThreadRecord> {
+function threadFor(
+  deps: AgUiDeps,
+  principal: Principal,
+  input: RunAgentInput,
+  reconnect: StreamPosition | undefined,
+): Promise<ThreadRecord> {
   return protocolThread(deps.ctx, principal, {
     threadId: input.threadId,
-    engine: () => namedEngine(input),
+    engine: () => {
+      assertStartsTurn(input, reconnect);
+      return namedEngine(input);
+    },
     defaultEngine: deps.options.defaultEngine,
     noun: 'thread',
     field: 'body.forwardedProps',
   });
+}
+
+/**
+ * A thread that does not exist yet has no run to follow, resume or reconnect to: its first request must start
+ * a turn, with a last user message holding text (AG-UI runs on the input's messages; agentlane takes the last
+ * user message as the prompt). Refused before the thread is created.
+ */
+function assertStartsTurn(input: RunAgentInput, reconnect: StreamPosition | undefined): void {
+  if (reconnect)
+    throw bad('Last-Event-ID names a frame of a thread that does not exist', 'headers.last-event-id');
+  const last = input.messages.at(-1);
+  if (userText(last) !== undefined) return;
+  const found = !last
+    ? 'messages is empty'
+    : last.role === 'user'
+      ? 'the last user message has no text'
+      : `the last message has role "${last.role}"`;
+  throw bad(
+    `a new thread starts with a turn: the last message must be a user message with text (${found})`,
+    'body.messages',
+  );
 }
 
 function namedEngine(input: RunAgentInput): string | undefined {
@@ -124,10 +160,12 @@ async function runFor(
     const created = await lane.createRun({
       threadId: thread.threadId,
       prompt,
-      // The client's id of its user message, so a MESSAGES_SNAPSHOT names it as the client does.
-      ...(last && last.id.length <= MAX_MESSAGE_ID
-        ? { options: { [AG_UI_USER_MESSAGE_OPTION]: last.id } }
-        : {}),
+      options: {
+        // The client's runId names the run for a reconnect (Last-Event-ID) to check against.
+        [AG_UI_RUN_OPTION]: input.runId,
+        // The client's id of its user message, so a MESSAGES_SNAPSHOT names it as the client does.
+        ...(last && last.id.length <= MAX_MESSAGE_ID ? { [AG_UI_USER_MESSAGE_OPTION]: last.id } : {}),
+      },
       // The client's runId names a run within its thread only: another thread may reuse it.
       idempotencyKey: `ag-ui:${thread.threadId}:${input.runId}`,
     });

@@ -55,6 +55,16 @@ export async function answerResume(
   return runId ? await ctx.store.getRun(runId) : null;
 }
 
+/** The run the resume entries answer (that of the first entry's interrupt), without answering anything. */
+export async function resumedRunId(
+  ctx: ServerContext,
+  threadId: string,
+  resume: ResumeEntry[],
+): Promise<string | undefined> {
+  const first = resume[0];
+  return first ? (await askedOf(ctx, threadId)).get(first.interruptId)?.runId : undefined;
+}
+
 /** The thread's approvals and questions by interrupt id. */
 async function askedOf(ctx: ServerContext, threadId: string): Promise<Map<string, Asked>> {
   const asked = new Map<string, Asked>();

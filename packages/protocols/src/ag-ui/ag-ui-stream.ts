@@ -11,6 +11,8 @@ import type { StreamPosition } from './event-id.js';
 
 /** The run option holding the id the AG-UI client gave its user message (the run's prompt). */
 export const AG_UI_USER_MESSAGE_OPTION = 'agUiUserMessageId';
+/** The run option holding the AG-UI runId that started the run (its idempotency key within the thread). */
+export const AG_UI_RUN_OPTION = 'agUiRunId';
 
 /** Terminal events sort after every event of the row they follow. */
 const TERMINAL = 1_000_000;
