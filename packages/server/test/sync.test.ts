@@ -130,4 +130,39 @@ describe('version-vector sync', () => {
     expect(resolveState(a.known).x).toBe('merged');
     expect(resolveState(a.known)).toEqual(resolveState(b.known));
   });
+
+  it('refuses versions out of order and vector entries no client could have: every client ends up with every write', async () => {
+    const session = await t.createSession();
+    const sync = (body: unknown) => postJson(`${t.api}/sessions/${session}/sync`, body);
+    const change = (version: number, key: string) => ({ key, value: key, version, vector: { a: version } });
+    const refused = async (body: unknown) => {
+      const res = await sync(body);
+      return [res.status, res.json.error?.field];
+    };
+    // A first write must be version 1; a gap is a write that was never sent.
+    expect(await refused({ clientId: 'a', vector: { a: 2 }, changes: [change(2, 'x')] })).toEqual([
+      409,
+      'body.changes[0].version',
+    ]);
+    expect(
+      (await sync({ clientId: 'a', vector: { a: 2 }, changes: [change(2, 'y'), change(1, 'x')] })).status,
+    ).toBe(200);
+    const c = await sync({ clientId: 'c', vector: {}, changes: [] });
+    expect(c.json.vector).toEqual({ a: 2 });
+    // A version below one stored, arriving late, would never reach c, whose vector already counts it.
+    expect(await refused({ clientId: 'a', vector: { a: 2 }, changes: [change(1, 'late')] })).toEqual([
+      409,
+      'body.changes[0].version',
+    ]);
+    expect(await refused({ clientId: 'a', vector: { a: 4 }, changes: [change(4, 'z')] })).toEqual([
+      409,
+      'body.changes[0].version',
+    ]);
+    // A client's own entry counts the writes it sent; another's, the writes stored; keys are client ids.
+    expect(await refused({ clientId: 'a', vector: { a: 3 }, changes: [] })).toEqual([400, 'body.vector']);
+    const badKey = await sync({ clientId: 'c', vector: { 'x y': 0 }, changes: [] });
+    expect(badKey.status).toBe(400);
+    expect((await sync({ clientId: 'c', vector: { a: 2 }, changes: [] })).json.changes).toEqual([]);
+    expect((await sync({ clientId: 'd', vector: {}, changes: [] })).json.changes).toHaveLength(2);
+  });
 });

@@ -7,9 +7,14 @@ import { VersionVectorSchema } from './version-vector.js';
  * 128 clients (every sync compares vectors with each other: their size bounds its work).
  */
 const SentVectorSchema = Type.Record(
-  Type.String({ minLength: 1, maxLength: 128 }),
+  // The clientId pattern with its length: a key no client could sync as would be merged into every vector.
+  Type.String({ pattern: '^[A-Za-z0-9_.:-]{1,128}$' }),
   Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
-  { maxProperties: 128, description: 'Client id -> the number of writes seen from that client.' },
+  {
+    maxProperties: 128,
+    additionalProperties: false,
+    description: 'Client id -> the number of writes seen from that client.',
+  },
 );
 
 export const SyncChangeSchema = closedObject(

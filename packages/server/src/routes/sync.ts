@@ -3,7 +3,7 @@ import { hasSeen, mergeVectors } from '@agentlane/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { assertThreadAccess } from '../auth.js';
 import type { ServerContext } from '../context.js';
-import { HttpError, notFound } from '../errors.js';
+import { HttpError, notFound, quote } from '../errors.js';
 import { ErrorSchema, SyncBody, SyncReply, ThreadParams } from '../schemas.js';
 import {
   conflictSignature,
@@ -61,7 +61,7 @@ export const syncRoutes =
             );
           }
         });
-        if (!(await ctx.store.getThread(sessionId))) throw notFound('session', sessionId);
+        if (!(await ctx.store.getThread(sessionId))) throw notFound('session', sessionId, 'params.id');
 
         return serialized(sessionId, async () => {
           const toChange = (c: {
@@ -129,6 +129,37 @@ function assertWithinLimits(sessionId: string, stored: SyncChange[], fresh: Sync
   }
 }
 
+/**
+ * A client's versions count its writes: 1, 2, 3, … each once, in order. A write that is not stored must be the
+ * next one, so a vector entry n always means "writes 1..n of that client": a version below a stored one that
+ * arrived late, or one past a gap, would be a write that clients whose vector already counts it never get.
+ * Returns the client's newest version once this sync is stored.
+ */
+function assertInOrder(
+  clientId: string,
+  changes: readonly IncomingChange[],
+  storedMax: number,
+  stored: ReadonlyMap<string, SyncChange>,
+): number {
+  const fresh = changes
+    .map((c, i) => ({ version: c.version, i }))
+    .filter((c) => !stored.has(String(c.version)))
+    .sort((a, b) => a.version - b.version);
+  let next = storedMax + 1;
+  for (const { version, i } of fresh) {
+    if (version !== next)
+      throw new HttpError(
+        'conflict',
+        version < next
+          ? `changes[${i}]: version ${version} of ${quote(clientId)} comes after its version ${storedMax}: versions are written in order`
+          : `changes[${i}]: version ${version} of ${quote(clientId)} skips version ${next}, never sent: send every version in order`,
+        `body.changes[${i}].version`,
+      );
+    next++;
+  }
+  return next - 1;
+}
+
 type IncomingChange = { key: string; value: unknown; version: number; vector: VersionVector };
 
 /**
@@ -165,6 +196,13 @@ function assertConsistent(
         `body.changes[${i}].version`,
       );
   });
+  const own = assertInOrder(clientId, changes, known.get(clientId) ?? 0, byVersion);
+  if ((vector[clientId] ?? 0) > own)
+    throw new HttpError(
+      'invalid_request',
+      `vector[${quote(clientId)}] is ${vector[clientId]}, but ${quote(clientId)} has written ${own} versions`,
+      'body.vector',
+    );
   const beyond = (v: VersionVector) =>
     Object.entries(v).find(([id, n]) => id !== clientId && n > (known.get(id) ?? 0));
   const [id, n] = beyond(vector) ?? [];

@@ -26,9 +26,8 @@ export function resumeCursor(
         ? [query.after, 'query.after']
         : [undefined, ''];
   if (raw === undefined) return 0;
-  const n = PLAIN_DECIMAL.test(raw) ? Number(raw) : Number.NaN;
   const name = field === 'query.after' ? '?after' : 'Last-Event-ID';
-  if (!Number.isSafeInteger(n)) {
+  if (!PLAIN_DECIMAL.test(raw)) {
     throw new HttpError(
       'invalid_request',
       `${name} must be a plain decimal integer from 0 to the head (${head})`,
@@ -36,15 +35,16 @@ export function resumeCursor(
       { headDeliverySeq: head },
     );
   }
-  if (n > head) {
+  // Compared as a BigInt: a plain decimal past 2^53 is still a position, one beyond the head.
+  if (BigInt(raw) > BigInt(head)) {
     throw new HttpError(
       'conflict',
-      `${name} ${n} is beyond the head of the thread (${head}): resume from ${head} or below`,
+      `${name} ${raw.length > 20 ? `${raw.slice(0, 20)}…` : raw} is beyond the head of the thread (${head}): resume from ${head} or below`,
       field,
       { headDeliverySeq: head },
     );
   }
-  return n;
+  return Number(raw);
 }
 
 export interface StreamHooks {
