@@ -19,3 +19,38 @@ export function redactUrl(url: string): string {
     return url;
   }
 }
+
+/**
+ * What a terminal must not get as it is (the same set the server escapes in its messages): C0 and C1
+ * controls (an ESC sequence recolours or rewrites the screen), line and paragraph separators, and the bidi
+ * controls that make an echoed id display as something else.
+ */
+const UNSAFE_TEXT = /[\p{Cc}\p{Bidi_Control}\u2028\u2029]/gu;
+
+/** `text` with every unsafe character written as a `\uXXXX` escape. */
+export const escapeUnsafe = (text: string): string =>
+  text.replace(UNSAFE_TEXT, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/**
+ * `text` with the userinfo of every URL in it replaced by `***`. Greedy up to the last `@` of the authority,
+ * as URL parsers split there, so a password holding an `@` is not half shown. fetch's own errors quote the
+ * URL they were given, so this runs over every message, not only over the URLs the CLI formats itself.
+ */
+export const redactCredentials = (text: string): string =>
+  text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#]*@/gi, '$1***@');
+
+/** Text from input or from another process, safe to print: no credentials, no terminal controls. */
+export const printable = (text: string): string => escapeUnsafe(redactCredentials(text));
+
+/** `text` made printable line by line, so a multi-line text (a stack, commander's usage) keeps its lines. */
+export const printableLines = (text: string): string => text.split('\n').map(printable).join('\n');
+
+/**
+ * What the CLI prints for an error that ends it: a CliError as one line; anything else is a bug and keeps
+ * its stack, made printable as well (an error's message may quote a URL or an argument).
+ */
+export function formatError(err: unknown): string {
+  if (err instanceof CliError) return `agentlane: ${printable(err.message)}`;
+  if (err instanceof Error) return printableLines(err.stack ?? `${err.name}: ${err.message}`);
+  return `agentlane: ${printable(String(err))}`;
+}

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { printableLines } from './cli-error.js';
 import { commands } from './commands/index.js';
 
 export function buildProgram(): Command {
@@ -6,7 +7,10 @@ export function buildProgram(): Command {
     .description('agentlane: run agent engines, one canonical event grammar, durable resumable streams')
     .version('0.1.0')
     .showHelpAfterError()
-    .configureOutput({ outputError: (text, write) => write(text) });
+    .configureOutput({
+      // commander's errors quote the arguments they refuse (an unknown option, a surplus argument).
+      outputError: (text, write) => write(printableLines(text)),
+    });
   for (const command of commands) command.register(program);
   return program;
 }

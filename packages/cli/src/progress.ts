@@ -1,3 +1,5 @@
+import { printable } from './cli-error.js';
+
 /** A progress line writer for long commands: silent for work that ends within the first interval. */
 export interface Progress {
   /** `done` items so far (of `total`, when known); prints at most once per interval. */
@@ -12,11 +14,13 @@ export interface Progress {
  * tests stay quiet.
  */
 export function createProgress(
-  label: string,
+  rawLabel: string,
   unit: string,
   options: { write?: (line: string) => void; intervalMs?: number; now?: () => number } = {},
 ): Progress {
   const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`));
+  // The label quotes the command's arguments (a session id, a file name).
+  const label = printable(rawLabel);
   const interval = options.intervalMs ?? 1000;
   const now = options.now ?? Date.now;
   let last = now();

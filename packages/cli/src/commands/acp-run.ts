@@ -7,9 +7,10 @@ import { createLane } from '@agentlane/lane';
 import { acpAgent, localAcpBackend, remoteAcpBackend } from '@agentlane/protocols';
 import { isPostgresUrl } from '@agentlane/sql';
 import { openStore } from '@agentlane/store';
-import { CliError } from '../cli-error.js';
+import { CliError, printable } from '../cli-error.js';
 import { resolveServeConfig, type ServeFlags } from '../config.js';
 import { buildDrivers, disposeDrivers } from '../engine-registry.js';
+import { bearerToken, parseServerUrl } from '../remote.js';
 
 export interface AcpFlags extends Pick<ServeFlags, 'db' | 'config' | 'dataDir'> {
   engine: string;
@@ -43,7 +44,7 @@ export async function runAcp(flags: AcpFlags): Promise<void> {
     approvalTimeoutMs: config.approvalTimeoutMs,
     workDirFor: (thread) => thread.workDir ?? config.workDir,
     log: (level, message) => {
-      if (level !== 'info') process.stderr.write(`agentlane: ${level}: ${message}\n`);
+      if (level !== 'info') process.stderr.write(`agentlane: ${level}: ${printable(message)}\n`);
     },
   });
   await lane.start();
@@ -71,13 +72,8 @@ const SERVER_WAIT_MS = 30_000;
  * AGENTLANE_TOKEN), so the editor's sessions are that server's threads, next to the web UI's.
  */
 async function runAcpOnServer(url: string, engine: string): Promise<void> {
-  let origin: URL;
-  try {
-    origin = new URL(url);
-  } catch {
-    throw new CliError(`--server: not a URL: ${url}`);
-  }
-  const token = process.env.AGENTLANE_TOKEN?.trim() || undefined;
+  const origin = parseServerUrl(url, '--server');
+  const token = bearerToken(undefined);
   const client = new AgentlaneClient({ url: origin.origin, ...(token ? { token } : {}) });
   // An editor may start the agent while the server is still starting: wait for it a while.
   let health: HealthResponse | undefined;

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { CliError } from '../cli-error.js';
 import { DEFAULT_PORT } from '../config.js';
 import { createProgress } from '../progress.js';
+import { bearerToken, serverUrl } from '../remote.js';
 import type { CliCommand } from './command.js';
 
 interface AuditFlags {
@@ -63,12 +64,8 @@ export const auditCommand: CliCommand = {
       .option('--server <url>', `server to ask (env AGENTLANE_URL, default http://127.0.0.1:${DEFAULT_PORT})`)
       .option('--token <token>', 'bearer token (env AGENTLANE_TOKEN)')
       .action(async (session: string, flags: AuditFlags) => {
-        const token = flags.token ?? process.env.AGENTLANE_TOKEN;
-        await runAuditCommand({
-          server: flags.server ?? process.env.AGENTLANE_URL ?? `http://127.0.0.1:${DEFAULT_PORT}`,
-          session,
-          ...(token ? { token } : {}),
-        });
+        const token = bearerToken(flags.token);
+        await runAuditCommand({ server: serverUrl(flags.server), session, ...(token ? { token } : {}) });
       });
   },
 };

@@ -1,4 +1,5 @@
 import type { CheckpointList, CheckpointSummary } from '@agentlane/contract';
+import { escapeUnsafe, printable } from '../cli-error.js';
 import { createProgress } from '../progress.js';
 
 export interface CheckpointsCommandOptions {
@@ -27,16 +28,18 @@ export class CheckpointsCommandError extends Error {
 
 function table(rows: readonly CheckpointSummary[]): string[] {
   const head = ['CHECKPOINT', 'STAGE', 'CREATED', 'STORAGE', 'BYTES', 'PINNED', 'NAMESPACE', 'PARENT'];
-  const body = rows.map((r) => [
-    r.checkpointId,
-    r.stageId,
-    r.createdAt,
-    r.storage,
-    String(r.bytes),
-    r.pinned ? 'yes' : '',
-    r.namespace,
-    r.parentCheckpointId ?? '',
-  ]);
+  const body = rows.map((r) =>
+    [
+      r.checkpointId,
+      r.stageId,
+      r.createdAt,
+      r.storage,
+      String(r.bytes),
+      r.pinned ? 'yes' : '',
+      r.namespace,
+      r.parentCheckpointId ?? '',
+    ].map(escapeUnsafe),
+  );
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => (row[i] ?? '').length)));
   return [head, ...body].map((row) =>
     row
@@ -92,7 +95,7 @@ export async function runCheckpointsCommand(options: CheckpointsCommandOptions):
   progress.finish(`${rows.length.toLocaleString('en-US')} checkpoints read`);
   if (options.json) return;
   if (rows.length === 0) {
-    write(`session ${options.session} has no checkpoints`);
+    write(`session ${printable(options.session)} has no checkpoints`);
     return;
   }
   for (const line of table(rows)) write(line);

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { CliError } from '../cli-error.js';
 import { DEFAULT_PORT } from '../config.js';
+import { bearerToken, serverUrl } from '../remote.js';
 import { CheckpointsCommandError, runCheckpointsCommand } from './checkpoints-client.js';
 import type { CliCommand } from './command.js';
 
@@ -24,10 +25,10 @@ export const checkpointsCommand: CliCommand = {
       .option('--token <token>', 'bearer token (env AGENTLANE_TOKEN)')
       .option('--json', 'print the list as JSON pages instead of a table')
       .action(async (session: string, flags: CheckpointsFlags) => {
-        const token = flags.token ?? process.env.AGENTLANE_TOKEN;
+        const token = bearerToken(flags.token);
         try {
           await runCheckpointsCommand({
-            server: flags.server ?? process.env.AGENTLANE_URL ?? `http://127.0.0.1:${DEFAULT_PORT}`,
+            server: serverUrl(flags.server),
             session,
             ...(flags.id === undefined ? {} : { id: flags.id }),
             ...(token ? { token } : {}),

@@ -3,7 +3,7 @@ import type { JsonValue } from '@agentlane/contract';
 import type { NativeFrameRecord, Translator } from '@agentlane/engine-kit';
 import { RunTranslation } from '@agentlane/lane';
 import type { Command } from 'commander';
-import { CliError } from '../cli-error.js';
+import { CliError, printable } from '../cli-error.js';
 import { createProgress } from '../progress.js';
 import type { CliCommand } from './command.js';
 
@@ -79,7 +79,7 @@ export async function translateTrace(
     try {
       frames.push(JSON.parse(line) as JsonValue);
     } catch {
-      err(`${file}:${i + 1}: not JSON, skipped`);
+      err(`${printable(file)}:${i + 1}: not JSON, skipped`);
     }
   });
   const run = new RunTranslation(translator, {
