@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { FastifyRequest } from 'fastify';
-import { HttpError } from './errors.js';
+import { HttpError, quote } from './errors.js';
 
 /** A bearer token from configuration, scoped to every thread or to a list of thread ids. */
 export interface AuthToken {
@@ -82,7 +82,7 @@ export function canAccessThread(principal: Principal, threadId: string): boolean
 
 export function assertThreadAccess(principal: Principal, threadId: string): void {
   if (!canAccessThread(principal, threadId)) {
-    throw new HttpError('forbidden', `this token is not allowed to access thread ${threadId}`);
+    throw new HttpError('forbidden', `this token is not allowed to access thread ${quote(threadId)}`);
   }
 }
 

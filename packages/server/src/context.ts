@@ -1,3 +1,4 @@
+import type { CheckpointSaver } from '@agentlane/checkpoints';
 import type { EngineDriver } from '@agentlane/engine-kit';
 import type { Store } from '@agentlane/store';
 import type { Authenticator, Principal } from './auth.js';
@@ -41,6 +42,8 @@ export interface ServerContext {
   version: string;
   /** True once shutdown started: new requests get 503. */
   draining: boolean;
+  /** The checkpoint saver, when the server has one: a deleted session's checkpoints go with it. */
+  checkpoints?: CheckpointSaver;
   /** Engines found at start but not offered (their probe failed), reported by GET /health. */
   unavailableEngines?: readonly { name: string; reason: string }[];
 }

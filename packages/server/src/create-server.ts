@@ -19,6 +19,7 @@ import { PerKeyCounter, RateLimiter, resolveLimits, type ServerLimits } from './
 import type { Observability } from './observability/index.js';
 import { requestId, requestLog } from './observability/request-log.js';
 import { assertRequestFraming } from './request-framing.js';
+import { routeNotFound } from './route-not-found.js';
 import { artifactRoutes } from './routes/artifacts.js';
 import { type AuditReader, auditRoutes } from './routes/audit.js';
 import { checkpointRoutes } from './routes/checkpoints.js';
@@ -99,6 +100,7 @@ function serverContext(options: ServerOptions, limits: ServerLimits): ServerCont
   return {
     store: options.store,
     lane: options.lane,
+    checkpoints: options.checkpoints,
     hub: new ThreadHub(options.store),
     engines: options.engines,
     auth: new Authenticator(options.tokens ?? []),
@@ -153,7 +155,7 @@ function fastifyApp(options: ServerOptions, limits: ServerLimits) {
   // CONNECT bypasses the request handler (Node emits 'connect' and, with no listener, drops the socket): it
   // gets the JSON 404 every method a route does not answer gets.
   app.server.on('connect', (_request: unknown, socket: Socket) => {
-    const body = JSON.stringify(new HttpError('not_found', 'CONNECT is not served here').toBody());
+    const body = JSON.stringify(new HttpError('not_found', 'CONNECT is not served here', 'method').toBody());
     socket.end(
       `HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
@@ -177,16 +179,10 @@ async function serveWeb(app: FastifyInstance, options: ServerOptions): Promise<v
     app.setNotFoundHandler((request, reply) => {
       if (request.method === 'GET' && !request.url.startsWith(API_PREFIX))
         return reply.sendFile('index.html');
-      return reply
-        .code(404)
-        .send(new HttpError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`).toBody());
+      return reply.code(404).send(routeNotFound(app, request).toBody());
     });
   } else {
-    app.setNotFoundHandler((request, reply) =>
-      reply
-        .code(404)
-        .send(new HttpError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`).toBody()),
-    );
+    app.setNotFoundHandler((request, reply) => reply.code(404).send(routeNotFound(app, request).toBody()));
   }
 }
 
@@ -244,9 +240,9 @@ export async function createServer(options: ServerOptions): Promise<AgentlaneSer
       await api.register(externalEventRoutes(context));
       await api.register(threadRoutes(context));
       await api.register(artifactRoutes(context));
-      await api.register(checkpointRoutes(options.checkpoints));
+      await api.register(checkpointRoutes(context, options.checkpoints));
       await api.register(forkRoutes(context, options.checkpoints));
-      await api.register(auditRoutes(options.audit));
+      await api.register(auditRoutes(context, options.audit));
       await api.register(frameRoutes(context));
       for (const routes of options.routes ?? []) await api.register(routes(context));
     },

@@ -5,6 +5,7 @@ import {
   ERROR_STATUS,
   type ErrorCode,
   HttpError,
+  quote,
   RETRY_AFTER_SECONDS,
   toHttpError,
 } from './errors.js';
@@ -13,8 +14,23 @@ import { validationField } from './validation-field.js';
 // Every answer is `{error:{code,message,field?}}` with a code of the status table, including the ones Fastify
 // and Node's HTTP parser produce on their own (bad URL, a too long path parameter, parser errors, timeouts).
 
+/**
+ * A body in a media type no parser reads (only JSON is: json-body.ts): the header is what to change, so it
+ * is the field, not the body.
+ */
+function unsupportedMediaType(type: string | undefined): HttpError {
+  const sent = type === undefined ? 'a body without Content-Type' : `Content-Type ${quote(type)}`;
+  return new HttpError(
+    'unsupported_media_type',
+    `${sent} is not accepted: send the body as JSON with Content-Type: application/json`,
+    'headers.content-type',
+  );
+}
+
 /** Fastify's own client errors that name an input: bad JSON, wrong media type, empty body. */
-function fastifyClientError(err: FastifyError): HttpError {
+function fastifyClientError(err: FastifyError, request: FastifyRequest): HttpError {
+  if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+    return unsupportedMediaType(request.headers['content-type']);
   const code = codeForStatus(err.statusCode ?? 400);
   const field = err.code?.startsWith('FST_ERR_CTP') || code === 'payload_too_large' ? 'body' : undefined;
   // Fastify reads a body as UTF-8 text and compares its re-encoded length with Content-Length: bytes that
@@ -40,7 +56,7 @@ export function handleRouteError(err: FastifyError, request: FastifyRequest, rep
     return reply.code(known.status).send(known.toBody());
   }
   if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
-    const known4xx = fastifyClientError(err);
+    const known4xx = fastifyClientError(err, request);
     return reply.code(known4xx.status).send(known4xx.toBody());
   }
   request.log.error({ err }, 'request failed');

@@ -21,6 +21,7 @@ export {
   type ErrorCode,
   HttpError,
   notFound,
+  quote,
   RETRY_AFTER_SECONDS,
   toHttpError,
 } from './errors.js';

@@ -103,8 +103,13 @@ export function parseJsonBody(body: string): unknown {
   return value;
 }
 
-/** Replaces Fastify's JSON parser (same media type, same body limit) with parseJsonBody. */
+/**
+ * Replaces Fastify's JSON parser (same media type, same body limit) with parseJsonBody, and drops its
+ * text/plain one: every body of the API is JSON, and a JSON text sent as text/plain reached validation as a
+ * string (400 "body: must be object") instead of the 415 naming the Content-Type that any other type gets.
+ */
 export function useJsonBodyParser(app: FastifyInstance): void {
   const parser = async (_request: FastifyRequest, body: string) => parseJsonBody(body);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parser);
+  app.removeContentTypeParser('text/plain');
 }

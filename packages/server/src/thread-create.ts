@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type JsonObject, noCapabilities } from '@agentlane/contract';
 import type { HarnessSessionRecord, ThreadRecord } from '@agentlane/store';
 import type { ServerContext } from './context.js';
-import { HttpError } from './errors.js';
+import { HttpError, quote } from './errors.js';
 
 /** What a thread's session row says of its native session, besides the engine. */
 export type NativeBinding = Pick<
@@ -33,7 +33,7 @@ export async function createThreadSession(
     const known = ctx.engines.list().map((e) => e.name);
     throw new HttpError(
       'invalid_request',
-      `unknown engine "${input.engine}" (configured: ${known.join(', ') || 'none'})`,
+      `unknown engine ${quote(input.engine)} (configured: ${known.join(', ') || 'none'})`,
       `${field}.engine`,
     );
   }

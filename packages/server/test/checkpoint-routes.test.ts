@@ -66,8 +66,14 @@ describe('checkpoint routes', () => {
   });
 
   it('answers 404 for an unknown checkpoint and 400 naming a bad query field', async () => {
-    const missing = await fetch(`${t.api}/sessions/${sessionId}/checkpoints/${newCheckpointId()}`);
+    const unknown = newCheckpointId();
+    const missing = await fetch(`${t.api}/sessions/${sessionId}/checkpoints/${unknown}`);
     expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { error: unknown }).error).toEqual({
+      code: 'not_found',
+      message: `checkpoint "${unknown}" not found in session "${sessionId}"`,
+      field: 'params.checkpointId',
+    });
     const bad = await fetch(`${t.api}/sessions/${sessionId}/checkpoints?limit=0`);
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: { field?: string } }).error.field).toContain('limit');
@@ -82,7 +88,8 @@ describe('checkpoint routes', () => {
       victim.id,
     );
     const cold = createSqliteSaver({ database: db, cacheSize: 0 });
-    const server = await startTestServer({ checkpoints: cold });
+    // The same store: the session must exist there too.
+    const server = await startTestServer({ checkpoints: cold }, { dbPath: t.dbPath });
     try {
       const res = await fetch(`${server.api}/sessions/${sessionId}/checkpoints/${victim.id}`);
       expect(res.status).toBe(500);
@@ -96,6 +103,34 @@ describe('checkpoint routes', () => {
       await server.close();
       await cold.close();
     }
+  });
+
+  it('answers 404 naming params.id for a session that does not exist, deleted included', async () => {
+    const gone = await t.createSession();
+    const [cp] = await putTurns(saver, gone, 1, (turn) => turn);
+    const child = `${gone}:task:c1`;
+    await putTurns(saver, child, 1, (turn) => turn);
+    const read = async (path: string) => {
+      const res = await fetch(`${t.api}/sessions/${path}`);
+      return { status: res.status, body: (await res.json()) as { error?: unknown } };
+    };
+    // A sub-agent's checkpoints are keyed by its own session id, under its thread's.
+    expect((await read(`${encodeURIComponent(child)}/checkpoints`)).status).toBe(200);
+    expect((await read(`${gone}/checkpoints/${cp?.id}`)).status).toBe(200);
+    const notFound = (id: string) => ({
+      status: 404,
+      body: { error: { code: 'not_found', message: `session "${id}" not found`, field: 'params.id' } },
+    });
+    expect(await read('nope/checkpoints')).toEqual(notFound('nope'));
+    expect(await read(`nope/checkpoints/${cp?.id}`)).toEqual(notFound('nope'));
+    expect((await fetch(`${t.api}/sessions/${gone}`, { method: 'DELETE' })).status).toBe(204);
+    expect(await read(`${gone}/checkpoints`)).toEqual(notFound(gone));
+    expect(await read(`${gone}/checkpoints/${cp?.id}`)).toEqual(notFound(gone));
+    expect(await read(`${encodeURIComponent(child)}/checkpoints`)).toEqual(notFound(child));
+    // A session's checkpoints go with it; a saver's own session (no thread) is served.
+    expect(await saver.get(gone, cp?.id ?? '')).toBeFalsy();
+    await putTurns(saver, 'saver-own', 1, (turn) => turn);
+    expect((await read('saver-own/checkpoints')).status).toBe(200);
   });
 
   it('answers in the server error contract: codes of the status table, query.* fields', async () => {

@@ -25,24 +25,36 @@ const expectShape = (status: number, body: unknown) => {
 };
 
 describe('the error contract holds for framework errors', () => {
-  const cases: { name: string; path: string; method?: string; status: number }[] = [
+  const cases: { name: string; path: string; method?: string; status: number; field?: string }[] = [
     { name: 'a path segment that does not decode', path: '/sessions/%zz', status: 400 },
     {
       name: 'an id of 101–128 characters (allowed by the schema)',
       path: `/sessions/${'a'.repeat(120)}`,
       status: 404,
+      field: 'params.id',
     },
     { name: 'an id of 129–512 characters', path: `/sessions/${'a'.repeat(300)}`, status: 400 },
     { name: 'a parameter past the router limit', path: `/sessions/${'a'.repeat(600)}`, status: 414 },
-    { name: 'an unknown route', path: '/nope', status: 404 },
-    { name: 'an unknown method on a known route', path: '/sessions', method: 'PATCH', status: 404 },
+    { name: 'an unknown route', path: '/nope', status: 404, field: 'url' },
+    { name: 'an unknown path under a known one', path: '/sessions/a/b/c', status: 404, field: 'url' },
+    {
+      name: 'an unknown method on a known route',
+      path: '/sessions',
+      method: 'PATCH',
+      status: 404,
+      field: 'method',
+    },
+    { name: 'a HEAD on a stream route', path: '/threads/x/events', method: 'HEAD', status: 404 },
     { name: 'traversal in an id', path: '/sessions/..%2f..%2fetc', status: 400 },
   ];
   for (const c of cases) {
     it(c.name, async () => {
       const res = await fetch(`${t.api}${c.path}`, { method: c.method ?? 'GET' });
       expect(res.status).toBe(c.status);
-      expectShape(c.status, await readJson(res));
+      if (c.method === 'HEAD') return;
+      const body = await readJson(res);
+      expectShape(c.status, body);
+      if (c.field) expect(body.error.field).toBe(c.field);
     });
   }
 
@@ -59,8 +71,36 @@ describe('the error contract holds for framework errors', () => {
     expect(await post('{nope')).toBe(400);
     expect(await post('')).toBe(400);
     expect(await post('<x/>', 'application/xml')).toBe(415);
+    expect(await post('{"engine":"scripted"}', 'text/plain')).toBe(415);
+    expect(await post('{"engine":"scripted"}', 'not a media type')).toBe(415);
     expect(await post('{"__proto__":{"polluted":1},"engine":"scripted"}')).toBe(400);
     expect(await post('{"constructor":{"prototype":{"polluted":1}},"engine":"scripted"}')).toBe(400);
+  });
+
+  it('a wrong media type names headers.content-type, a wrong method names the methods the path answers', async () => {
+    const res = await fetch(`${t.api}/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/vnd.api+json' },
+      body: '{"engine":"scripted"}',
+    });
+    expect((await readJson(res)).error).toEqual({
+      code: 'unsupported_media_type',
+      message:
+        'Content-Type "application/vnd.api+json" is not accepted: send the body as JSON with Content-Type: application/json',
+      field: 'headers.content-type',
+    });
+    const body = '{"engine":"scripted"}';
+    const untyped = await rawRequest(t.url, [
+      `POST /api/harness/sessions HTTP/1.1\r\nHost: ${host}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    ]);
+    expect([untyped.status, JSON.parse(untyped.body).error.field]).toEqual([415, 'headers.content-type']);
+    expect(JSON.parse(untyped.body).error.message).toMatch(/^a body without Content-Type is not accepted/);
+    const patch = await fetch(`${t.api}/sessions`, { method: 'PATCH' });
+    expect((await readJson(patch)).error).toEqual({
+      code: 'not_found',
+      message: '"/api/harness/sessions" does not answer PATCH; it answers GET, HEAD, POST',
+      field: 'method',
+    });
   });
 
   it('a prototype key is refused by name, not as bad JSON', async () => {

@@ -3,15 +3,29 @@ import { readFileSync } from 'node:fs';
 import type { AuditableCall, JsonValue } from '@agentlane/contract';
 import { createExternalDriver, externalTranslator } from '@agentlane/engine-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AuditReader } from '../src/routes/audit';
 import { postJson, readJson, startTestServer, type TestServer } from './support/harness';
 import { SseReader } from './support/sse-reader';
 
 // POST /runs/:id/events: a runtime outside the process (engine type external) adds its turn to a thread.
 let t: TestServer;
 const audit: AuditableCall[] = [];
+/** The rows the lane recorded, read back as a ledger would: cursor = the index of the next row. */
+const ledger: AuditReader = {
+  async list(sessionId, { limit = 100, cursor }) {
+    if (cursor !== undefined && !/^\d+$/.test(cursor))
+      throw Object.assign(new Error(`cursor is not a cursor this server issued: ${cursor}`), {
+        code: 'bad_cursor',
+      });
+    const rows = audit.filter((r) => r.session_id === sessionId);
+    const start = Number(cursor ?? 0);
+    const next = start + limit < rows.length ? String(start + limit) : null;
+    return { items: rows.slice(start, start + limit), nextCursor: next };
+  },
+};
 beforeAll(async () => {
   t = await startTestServer(
-    {},
+    { audit: ledger },
     {
       drivers: [
         createExternalDriver({ name: 'outside' }),
@@ -143,13 +157,36 @@ describe('an external runtime adds its turn through POST /runs/:id/events', () =
     expect(foreign.json.error).toMatchObject({ code: 'invalid_request', field: 'body.audit[0].session_id' });
     const shape = await postJson(`${t.api}/runs/${runId}/events`, { frames: [] });
     expect(shape.status).toBe(400);
+    // The message names the missing property by its full path, not only the item it is missing from.
+    const missing = await postJson(`${t.api}/runs/${runId}/events`, {
+      events: [{ key: 'm', kind: 'message.started', payload: {} }],
+    });
+    expect([missing.status, missing.json.error]).toEqual([
+      400,
+      {
+        code: 'invalid_request',
+        message: 'body.events[0].payload.messageId is required',
+        field: 'body.events[0].payload.messageId',
+      },
+    ]);
+    const noSession = await postJson(`${t.api}/runs/${runId}/events`, {
+      audit: [{ ...row(threadId, runId, 1), session_id: undefined }],
+    });
+    expect(noSession.json.error).toMatchObject({
+      message: 'body.audit[0].session_id is required',
+      field: 'body.audit[0].session_id',
+    });
     await postJson(`${t.api}/runs/${runId}/events`, { end: { outcome: 'completed' } });
   });
 
   it('answers 404 for an unknown run and 409 for a run of an engine that runs its own turns', async () => {
     const missing = await postJson(`${t.api}/runs/run_nope/events`, { events: [] });
     expect(missing.status).toBe(404);
-    expect(missing.json.error.code).toBe('not_found');
+    expect(missing.json.error).toEqual({
+      code: 'not_found',
+      message: 'run "run_nope" not found',
+      field: 'params.id',
+    });
     const { runId } = await startRun('scripted');
     const own = await postJson(`${t.api}/runs/${runId}/events`, { events: [] });
     expect(own.status).toBe(409);
@@ -173,6 +210,42 @@ describe('an external runtime adds its turn through POST /runs/:id/events', () =
     expect(kinds[2]?.payload).toEqual({ stopReason: 'error' });
     const run = await readJson(await fetch(`${t.api}/runs/${runId}`));
     expect(run.run).toMatchObject({ status: 'failed' });
+  });
+
+  it('GET /sessions/:id/audit reads a session and its child sessions; one that does not exist is 404', async () => {
+    const { threadId, runId } = await startRun('outside');
+    const child = `${threadId}:task:c1`;
+    await postJson(`${t.api}/runs/${runId}/events`, {
+      events: [{ key: 'turn.started', kind: 'turn.started', payload: { prompt: 'hi' } }],
+      audit: [row(threadId, runId, 1), row(child, `${runId}:task:c1`, 1)],
+      end: { outcome: 'completed' },
+    });
+    await expect
+      .poll(async () => (await readJson(await fetch(`${t.api}/runs/${runId}`))).run.status)
+      .toBe('completed');
+    const read = async (session: string, query = '') => {
+      const res = await fetch(`${t.api}/sessions/${encodeURIComponent(session)}/audit${query}`);
+      return { status: res.status, json: await readJson(res) };
+    };
+    expect((await read(threadId)).json.calls.length).toBeGreaterThan(0);
+    expect((await read(child)).json.calls[0]).toMatchObject({ session_id: child });
+    // A cursor is echoed as a JSON string, its control characters escaped.
+    expect((await read(threadId, '?cursor=%1B%5B31mRED')).json.error).toEqual({
+      code: 'invalid_request',
+      message: 'cursor "\\u001b[31mRED" is not a cursor this server issued',
+      field: 'query.cursor',
+    });
+    const notFound = (id: string) => ({
+      status: 404,
+      json: { error: { code: 'not_found', message: `session "${id}" not found`, field: 'params.id' } },
+    });
+    expect(await read('nope')).toEqual(notFound('nope'));
+    expect(await read('nope:task:c1')).toEqual(notFound('nope:task:c1'));
+    // Deleted: the ledger keeps its rows (append-only), the route answers as for any session that is gone.
+    expect((await fetch(`${t.api}/sessions/${threadId}`, { method: 'DELETE' })).status).toBe(204);
+    expect(await read(threadId)).toEqual(notFound(threadId));
+    expect(await read(child)).toEqual(notFound(child));
+    expect(audit.some((r) => r.session_id === child)).toBe(true);
   });
 
   it('the translator turns a frame that is not an event or audit row into a warning, never a throw', () => {

@@ -112,6 +112,11 @@ describe('artifacts', () => {
     const bad = await fetch(url, { headers: { range: 'bytes=99-' } });
     expect(bad.status).toBe(416);
     expect(bad.headers.get('content-range')).toBe('bytes */16');
+    expect((await readJson(bad)).error).toEqual({
+      code: 'range_not_satisfiable',
+      message: 'range "bytes=99-" is outside 0-15',
+      field: 'headers.range',
+    });
     // An invalid range (last before first) is ignored: the whole content.
     const invalid = await fetch(url, { headers: { range: 'bytes=5-1' } });
     expect(invalid.status).toBe(200);

@@ -57,9 +57,9 @@ describe('sessions', () => {
     const approvalId =
       asked && 'event' in asked ? (asked.event.payload as { approvalId: string }).approvalId : '';
     const noSuch = await postJson(`${t.api}/runs/${runId}/approvals/nope-1`, { outcome: 'cancelled' });
-    expect([noSuch.status, (noSuch.json as { error: { field: string } }).error.field]).toEqual([
+    expect([noSuch.status, noSuch.json.error]).toEqual([
       404,
-      'params.approvalId',
+      { code: 'not_found', message: 'this run asked no approval "nope-1"', field: 'params.approvalId' },
     ]);
     const badOption = await postJson(`${t.api}/runs/${runId}/approvals/${approvalId}`, {
       outcome: 'selected',

@@ -159,7 +159,14 @@ const cases: Case[] = [
     field: 'body',
   },
   // GET|PUT|DELETE /sessions/:id
-  { name: 'get: unknown id', method: 'GET', path: () => '/sessions/unknown-id', status: 404 },
+  {
+    name: 'get: unknown id',
+    method: 'GET',
+    path: () => '/sessions/unknown-id',
+    status: 404,
+    field: 'params.id',
+    message: /^session "unknown-id" not found$/,
+  },
   { name: 'get: bad id', method: 'GET', path: () => '/sessions/bad%20id', status: 400, field: 'params.id' },
   {
     name: 'audit: bad id',
@@ -181,6 +188,7 @@ const cases: Case[] = [
     path: () => '/sessions/unknown-id',
     body: { title: 'x' },
     status: 404,
+    field: 'params.id',
   },
   {
     name: 'put: title wrong type',
@@ -198,7 +206,13 @@ const cases: Case[] = [
     status: 409,
     field: 'body.expectedGeneration',
   },
-  { name: 'delete: unknown id', method: 'DELETE', path: () => '/sessions/unknown-id', status: 404 },
+  {
+    name: 'delete: unknown id',
+    method: 'DELETE',
+    path: () => '/sessions/unknown-id',
+    status: 404,
+    field: 'params.id',
+  },
   // POST /sessions/:id/sync
   {
     name: 'sync: clientId missing',
@@ -242,6 +256,35 @@ const cases: Case[] = [
     path: () => '/sessions/unknown-id/sync',
     body: { clientId: 'a', vector: {}, changes: [] },
     status: 404,
+    field: 'params.id',
+  },
+  {
+    name: 'sync: JSON sent as text/plain',
+    method: 'POST',
+    path: () => `/sessions/${thread}/sync`,
+    headers: { 'content-type': 'text/plain' },
+    body: { clientId: 'a', vector: {}, changes: [] },
+    status: 415,
+    field: 'headers.content-type',
+    message: /^Content-Type "text\/plain" is not accepted/,
+  },
+  {
+    name: 'sync: JSON sent as application/octet-stream',
+    method: 'POST',
+    path: () => `/sessions/${thread}/sync`,
+    headers: { 'content-type': 'application/octet-stream' },
+    body: { clientId: 'a', vector: {}, changes: [] },
+    status: 415,
+    field: 'headers.content-type',
+  },
+  {
+    name: 'create: JSON sent as application/vnd.api+json',
+    method: 'POST',
+    path: () => '/sessions',
+    headers: { 'content-type': 'application/vnd.api+json' },
+    body: { engine: 'scripted' },
+    status: 415,
+    field: 'headers.content-type',
   },
   // POST /sessions/:id/execute
   {
@@ -258,6 +301,7 @@ const cases: Case[] = [
     path: () => '/sessions/unknown-id/execute',
     body: { prompt: 'x' },
     status: 404,
+    field: 'params.id',
   },
   {
     name: 'execute: parent not of thread',
@@ -266,6 +310,7 @@ const cases: Case[] = [
     body: { prompt: 'x', parentRunId: 'nope' },
     status: 400,
     field: 'body.parentRunId',
+    message: /^parentRunId "nope" is not a run of this thread$/,
   },
   // runs
   {
@@ -282,6 +327,7 @@ const cases: Case[] = [
     path: () => '/threads/unknown-id/runs',
     body: { prompt: 'x' },
     status: 404,
+    field: 'params.id',
   },
   {
     name: 'runs: idempotency key reused with another body',
@@ -310,8 +356,14 @@ const cases: Case[] = [
     body: { prompt: 'x', expectedGeneration: 99 },
     status: 409,
   },
-  { name: 'run: unknown id', method: 'GET', path: () => '/runs/unknown-id', status: 404 },
-  { name: 'cancel: unknown id', method: 'POST', path: () => '/runs/unknown-id/cancel', status: 404 },
+  { name: 'run: unknown id', method: 'GET', path: () => '/runs/unknown-id', status: 404, field: 'params.id' },
+  {
+    name: 'cancel: unknown id',
+    method: 'POST',
+    path: () => '/runs/unknown-id/cancel',
+    status: 404,
+    field: 'params.id',
+  },
   {
     name: 'approval: bad outcome',
     method: 'POST',
@@ -334,6 +386,7 @@ const cases: Case[] = [
     path: () => '/runs/unknown-id/approvals/ap1',
     body: { outcome: 'cancelled' },
     status: 404,
+    field: 'params.id',
   },
   {
     name: 'question: bad choiceIds',
@@ -349,6 +402,7 @@ const cases: Case[] = [
     path: () => '/runs/unknown-id/questions/q1',
     body: { outcome: 'declined' },
     status: 404,
+    field: 'params.id',
   },
   // thread stream
   {
@@ -366,11 +420,38 @@ const cases: Case[] = [
     status: 400,
     field: 'headers.last-event-id',
   },
-  { name: 'stream: unknown thread', method: 'GET', path: () => '/threads/unknown-id/events', status: 404 },
+  {
+    name: 'stream: unknown thread',
+    method: 'GET',
+    path: () => '/threads/unknown-id/events',
+    status: 404,
+    field: 'params.id',
+  },
   // artifacts
-  { name: 'artifact: unknown id', method: 'GET', path: () => '/artifacts/unknown-id', status: 404 },
-  // unknown route
-  { name: 'unknown route', method: 'GET', path: () => '/nope', status: 404 },
+  {
+    name: 'artifact: unknown id',
+    method: 'GET',
+    path: () => '/artifacts/unknown-id',
+    status: 404,
+    field: 'params.id',
+  },
+  // unknown route, known route with another method
+  {
+    name: 'unknown route',
+    method: 'GET',
+    path: () => '/nope?x=1',
+    status: 404,
+    field: 'url',
+    message: /^no route GET "\/api\/harness\/nope"$/,
+  },
+  {
+    name: 'known path, wrong method',
+    method: 'PATCH',
+    path: () => `/sessions/${thread}`,
+    status: 404,
+    field: 'method',
+    message: /does not answer PATCH; it answers GET, HEAD, PUT, DELETE$/,
+  },
 ];
 
 describe('bad input gets a clear 4xx naming the field, never a 500', () => {
@@ -378,7 +459,7 @@ describe('bad input gets a clear 4xx naming the field, never a 500', () => {
     const headers: Record<string, string> = { ...(c.headers ?? {}) };
     let body: string | undefined;
     if (c.raw !== undefined || c.body !== undefined) {
-      headers['content-type'] = 'application/json';
+      headers['content-type'] ??= 'application/json';
       body = c.raw ?? JSON.stringify(c.body);
     }
     const res = await fetch(`${t.api}${c.path()}`, { method: c.method, headers, body });
@@ -390,6 +471,24 @@ describe('bad input gets a clear 4xx naming the field, never a 500', () => {
     expect(text).not.toMatch(/at .*\.ts:\d+/);
     if (c.field) expect(json.error.field).toBe(c.field);
     if (c.message) expect(json.error.message).toMatch(c.message);
+  });
+
+  it('every route that takes a JSON body answers 415 naming headers.content-type for another media type', async () => {
+    const doc = await readJson(await fetch(`${t.api}/openapi.json`));
+    const routes = Object.entries(doc.paths as Record<string, Record<string, { requestBody?: unknown }>>)
+      .flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ path, method, op })))
+      .filter((r) => r.op.requestBody !== undefined);
+    expect(routes.length).toBeGreaterThan(8);
+    for (const { path, method } of routes) {
+      for (const type of ['text/plain', 'application/octet-stream', 'application/x-www-form-urlencoded']) {
+        const url = `${t.url}${path.replace(/\{[^}]+\}/g, 'x')}`;
+        const res = await fetch(url, { method, headers: { 'content-type': type }, body: '{}' });
+        expect([res.status, (await readJson(res)).error?.field], `${method} ${path} ${type}`).toEqual([
+          415,
+          'headers.content-type',
+        ]);
+      }
+    }
   });
 
   it('run.cancel: an idempotency key reused for another run is 409 naming the header', async () => {

@@ -1,6 +1,6 @@
 import type { ResumeEntry } from '@ag-ui/core';
 import type { ApprovalRequestedPayload, QuestionRequestedPayload } from '@agentlane/contract';
-import { HttpError, type Principal, type ServerContext } from '@agentlane/server';
+import { HttpError, type Principal, quote, type ServerContext } from '@agentlane/server';
 import type { RunRecord } from '@agentlane/store';
 
 type Asked =
@@ -39,7 +39,7 @@ export async function answerResume(
     if (!target)
       throw new HttpError(
         'invalid_request',
-        `no interrupt ${entry.interruptId} in this thread`,
+        `no interrupt ${quote(entry.interruptId)} in this thread`,
         `${field}.interruptId`,
       );
     runId ??= target.runId;

@@ -1,4 +1,4 @@
-import { HttpError, type ServerContext } from '@agentlane/server';
+import { HttpError, quote, type ServerContext } from '@agentlane/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isActive } from '../active-run.js';
 import type { StreamRegistry } from '../sse-out.js';
@@ -67,7 +67,7 @@ async function postContinue(
   if (!run || run.threadId !== thread.threadId) {
     throw new HttpError(
       'invalid_request',
-      `run ${chat.runId} is not a run of chat ${chat.chatId}`,
+      `run ${quote(chat.runId)} is not a run of chat ${quote(chat.chatId)}`,
       'body.messages.metadata.agentlane.runId',
     );
   }

@@ -1,4 +1,4 @@
-import { assertThreadAccess, HttpError, type Principal, type ServerContext } from '@agentlane/server';
+import { assertThreadAccess, HttpError, type Principal, quote, type ServerContext } from '@agentlane/server';
 import type { ThreadRecord } from '@agentlane/store';
 import { protocolThread } from '../protocol-thread.js';
 import { assertChatIdParam, type ChatRequest } from './chat-request.js';
@@ -28,6 +28,6 @@ export async function loadChat(
   assertChatIdParam(chatId);
   assertThreadAccess(principal, chatId);
   const thread = await ctx.store.getThread(chatId);
-  if (!thread) throw new HttpError('not_found', `chat ${chatId} not found`, 'params.id');
+  if (!thread) throw new HttpError('not_found', `chat ${quote(chatId)} not found`, 'params.id');
   return thread;
 }

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { ServerContext } from '../context.js';
-import { HttpError, notFound } from '../errors.js';
+import { HttpError, notFound, quote } from '../errors.js';
 import { ArtifactParams, ErrorSchema } from '../schemas.js';
 
 /** Parses a single `bytes=` range against a length; null for "whole content", HttpError when unsatisfiable. */
@@ -29,7 +29,7 @@ export function parseRange(
   if (start >= length || start > end) {
     throw new HttpError(
       'range_not_satisfiable',
-      `range ${header} is outside 0-${Math.max(0, length - 1)}`,
+      `range ${quote(header)} is outside 0-${Math.max(0, length - 1)}`,
       'headers.range',
     );
   }
@@ -60,9 +60,9 @@ export const artifactRoutes =
         // Content-addressed ids are not secret-proof (a hash of guessable content): a scoped token reads only
         // what its threads' events or raw frames name, and learns nothing (404) about the rest.
         if (scope !== '*' && !(await ctx.store.artifactInThreads(id, [...scope])))
-          throw notFound('artifact', id);
+          throw notFound('artifact', id, 'params.id');
         const found = await ctx.store.openArtifact(id);
-        if (!found) throw notFound('artifact', id);
+        if (!found) throw notFound('artifact', id, 'params.id');
         const { ref } = found;
         const etag = `"${ref.sha256}"`;
         reply.header('ETag', etag);

@@ -2,8 +2,10 @@ import { type AuditableCall, AuditPageSchema } from '@agentlane/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { assertThreadAccess } from '../auth.js';
-import { HttpError } from '../errors.js';
+import type { ServerContext } from '../context.js';
+import { HttpError, quote } from '../errors.js';
 import { ErrorSchema, SessionId } from '../schemas.js';
+import { assertSessionExists } from './session-lookup.js';
 
 /** What the audit route reads (an @agentlane/ledger AuditLedger fits); structural so the server needs no ledger dependency. */
 export interface AuditReader {
@@ -13,9 +15,12 @@ export interface AuditReader {
   ): Promise<{ items: AuditableCall[]; nextCursor: string | null }>;
 }
 
-/** GET /sessions/:id/audit: the session's audit ledger rows, oldest first, with cursor pagination. */
+/**
+ * GET /sessions/:id/audit: the session's audit ledger rows, oldest first, with cursor pagination; 404 for a
+ * session that does not exist (a deleted one's rows stay in the append-only ledger, unread here).
+ */
 export const auditRoutes =
-  (reader: AuditReader | undefined): FastifyPluginAsyncTypebox =>
+  (ctx: ServerContext, reader: AuditReader | undefined): FastifyPluginAsyncTypebox =>
   async (app) => {
     app.get(
       '/sessions/:id/audit',
@@ -34,6 +39,7 @@ export const auditRoutes =
       async (request) => {
         assertThreadAccess(request.principal, request.params.id);
         if (!reader) throw new HttpError('not_found', 'the audit ledger is not enabled on this server');
+        await assertSessionExists(ctx.store, request.params.id);
         try {
           const page = await reader.list(request.params.id, {
             ...(request.query.limit !== undefined ? { limit: request.query.limit } : {}),
@@ -41,8 +47,13 @@ export const auditRoutes =
           });
           return { calls: page.items, nextCursor: page.nextCursor };
         } catch (err) {
+          // The ledger's own message echoes the cursor unquoted.
           if ((err as { code?: string }).code === 'bad_cursor')
-            throw new HttpError('invalid_request', (err as Error).message, 'query.cursor');
+            throw new HttpError(
+              'invalid_request',
+              `cursor ${quote(request.query.cursor ?? '')} is not a cursor this server issued`,
+              'query.cursor',
+            );
           throw err;
         }
       },

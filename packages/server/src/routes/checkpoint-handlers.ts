@@ -1,5 +1,6 @@
 import { CheckpointError, type CheckpointErrorCode, type CheckpointSaver } from '@agentlane/checkpoints';
 import { type CheckpointList, STAGE_IDS, type StageId } from '@agentlane/contract';
+import { quote } from '../errors.js';
 
 // The checkpoint routes as plain functions over a saver; checkpoints.ts binds them to Fastify, auth and the
 // server's error contract.
@@ -90,7 +91,7 @@ export function checkpointHandlers(saver: CheckpointSaver) {
             body: {
               error: {
                 code: 'not_found',
-                message: `checkpoint ${checkpointId} not found in session ${sessionId}`,
+                message: `checkpoint ${quote(checkpointId)} not found in session ${quote(sessionId)}`,
                 field: 'params.checkpointId',
               },
             },

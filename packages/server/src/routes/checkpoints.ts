@@ -10,9 +10,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { assertThreadAccess } from '../auth.js';
-import { codeForStatus, ERROR_STATUS, escapeUnsafe, HttpError } from '../errors.js';
+import type { ServerContext } from '../context.js';
+import { codeForStatus, ERROR_STATUS, escapeUnsafe, HttpError, notFound } from '../errors.js';
 import { ErrorSchema, SessionId } from '../schemas.js';
 import { checkpointHandlers, type HttpAnswer } from './checkpoint-handlers.js';
+import { sessionExists } from './session-lookup.js';
 
 // The checkpoint routes of issue 8. The handlers (checkpoint-handlers.ts) are framework-free; this file
 // only binds them to Fastify, auth and the OpenAPI document.
@@ -50,13 +52,23 @@ function send(reply: FastifyReply, answer: HttpAnswer, part: 'query' | 'params')
   });
 }
 
-/** `saver` undefined: the routes exist (and are documented) but answer 404 "checkpoints are not enabled". */
+/**
+ * `saver` undefined: the routes exist (and are documented) but answer 404 "checkpoints are not enabled". A
+ * session id that is no session (nor a child of one) is 404 `params.id`, unless it is a plain id the saver
+ * holds checkpoints for: a runtime may checkpoint without a thread. A deleted session's checkpoints went
+ * with it; its sub-agents' are 404 with their thread.
+ */
 export const checkpointRoutes =
-  (saver: CheckpointSaver | undefined): FastifyPluginAsyncTypebox =>
+  (ctx: ServerContext, saver: CheckpointSaver | undefined): FastifyPluginAsyncTypebox =>
   async (app) => {
     const handlers = saver ? checkpointHandlers(saver) : undefined;
-    const enabled = () => {
+    // A session of the saver's own: a plain id (no thread's child) it holds checkpoints for.
+    const saverOwn = async (sessionId: string) =>
+      !sessionId.includes(':') && (await saver?.list({ sessionId, limit: 1 }))?.items.length !== 0;
+    const enabled = async (sessionId: string) => {
       if (!handlers) throw new HttpError('not_found', 'checkpoints are not enabled on this server');
+      if (!(await sessionExists(ctx.store, sessionId)) && !(await saverOwn(sessionId)))
+        throw notFound('session', sessionId, 'params.id');
       return handlers;
     };
 
@@ -78,7 +90,8 @@ export const checkpointRoutes =
       },
       async (request, reply) => {
         assertThreadAccess(request.principal, request.params.id);
-        return send(reply, await enabled().list(request.params.id, request.query), 'query');
+        const { id } = request.params;
+        return send(reply, await (await enabled(id)).list(id, request.query), 'query');
       },
     );
 
@@ -98,7 +111,8 @@ export const checkpointRoutes =
       },
       async (request, reply) => {
         assertThreadAccess(request.principal, request.params.id);
-        return send(reply, await enabled().get(request.params.id, request.params.checkpointId), 'params');
+        const { id, checkpointId } = request.params;
+        return send(reply, await (await enabled(id)).get(id, checkpointId), 'params');
       },
     );
   };

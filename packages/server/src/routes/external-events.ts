@@ -3,15 +3,23 @@ import {
   checkExternalEvent,
   type ExternalFrame,
   externalTurnsOf,
+  type FrameIssue,
 } from '@agentlane/engine-kit';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { assertThreadAccess } from '../auth.js';
 import type { ServerContext } from '../context.js';
-import { HttpError, notFound } from '../errors.js';
+import { HttpError, notFound, quote } from '../errors.js';
 import { ErrorSchema, ExternalEventsBody, ExternalEventsReply, RunParams } from '../schemas.js';
 
-/** `$.payload.text` of a checked frame as the request field `body.events[3].payload.text`. */
-const field = (prefix: string, path: string) => prefix + path.replace(/^\$/, '');
+/**
+ * The 400 for an item of the body: `$.payload.text` of a checked frame is the request field
+ * `body.events[3].payload.text`, and the message names that field, not only the item (the issue's message,
+ * e.g. `is required`, is about its path).
+ */
+function itemError(prefix: string, issue: FrameIssue): HttpError {
+  const field = prefix + issue.path.replace(/^\$/, '');
+  return new HttpError('invalid_request', `${field} ${issue.message}`, field);
+}
 
 /**
  * `POST /runs/:id/events`: the way a runtime outside this process (an `external` engine, e.g. the Python
@@ -44,20 +52,20 @@ export const externalEventRoutes =
       async (request, reply) => {
         const runId = request.params.id;
         const run = await ctx.store.getRun(runId);
-        if (!run) throw notFound('run', runId);
+        if (!run) throw notFound('run', runId, 'params.id');
         assertThreadAccess(request.principal, run.threadId);
         const thread = await ctx.store.getThread(run.threadId);
         const turns = thread ? externalTurnsOf(ctx.engines.get(thread.engine)) : undefined;
         if (!thread || !turns)
           throw new HttpError(
             'conflict',
-            `run ${runId} is a run of engine "${thread?.engine ?? '?'}", which takes no events from outside (only engines of type external do)`,
+            `run ${quote(runId)} is a run of engine "${thread?.engine ?? '?'}", which takes no events from outside (only engines of type external do)`,
             'params.id',
           );
         if (run.status === 'completed' || run.status === 'failed')
           throw new HttpError(
             'conflict',
-            `run ${runId} has ended (${run.outcome ?? run.status})`,
+            `run ${quote(runId)} has ended (${run.outcome ?? run.status})`,
             'params.id',
           );
 
@@ -65,22 +73,12 @@ export const externalEventRoutes =
         const frames: ExternalFrame[] = [];
         for (const [i, event] of events.entries()) {
           const issue = checkExternalEvent(event);
-          if (issue)
-            throw new HttpError(
-              'invalid_request',
-              `events[${i}] ${issue.message}`,
-              field(`body.events[${i}]`, issue.path),
-            );
+          if (issue) throw itemError(`body.events[${i}]`, issue);
           frames.push({ event } as ExternalFrame);
         }
         for (const [i, row] of audit.entries()) {
           const issue = checkExternalAudit(row, { threadId: run.threadId, runId });
-          if (issue)
-            throw new HttpError(
-              'invalid_request',
-              `audit[${i}] ${issue.message}`,
-              field(`body.audit[${i}]`, issue.path),
-            );
+          if (issue) throw itemError(`body.audit[${i}]`, issue);
           frames.push({ audit: row } as unknown as ExternalFrame);
         }
         const outcome = end
@@ -90,7 +88,7 @@ export const externalEventRoutes =
         if (result === 'not_executing')
           throw new HttpError(
             'conflict',
-            `run ${runId} is not executing in this process (${run.status}); its turn takes no events here`,
+            `run ${quote(runId)} is not executing in this process (${run.status}); its turn takes no events here`,
             'params.id',
           );
         reply.code(202);

@@ -2,7 +2,7 @@ import { CheckpointError, type CheckpointSaver, newCheckpointId } from '@agentla
 import type { ForkedFrom, ForkReply } from '@agentlane/contract';
 import type { RunRecord, ThreadRecord } from '@agentlane/store';
 import type { ServerContext } from '../context.js';
-import { HttpError } from '../errors.js';
+import { HttpError, quote } from '../errors.js';
 import { CHECKPOINT_ERROR_STATUS } from './checkpoint-handlers.js';
 import { createForkThread } from './fork-thread.js';
 import { sessionView } from './session-view.js';
@@ -25,11 +25,15 @@ export async function forkFromCheckpoint(
   const summary = await readingCheckpoint(() => saver.describe(id, checkpointId));
   const checkpoint = summary ? await readingCheckpoint(() => saver.get(id, checkpointId)) : undefined;
   if (!summary || !checkpoint)
-    throw new HttpError('not_found', `session ${id} has no checkpoint ${checkpointId}`, 'body.checkpointId');
+    throw new HttpError(
+      'not_found',
+      `session ${quote(id)} has no checkpoint ${quote(checkpointId)}`,
+      'body.checkpointId',
+    );
   if (summary.namespace !== '')
     throw new HttpError(
       'invalid_request',
-      `checkpoint ${checkpointId} belongs to the child session "${summary.namespace}"; fork from a root checkpoint`,
+      `checkpoint ${quote(checkpointId)} belongs to the child session ${quote(summary.namespace)}; fork from a root checkpoint`,
       'body.checkpointId',
     );
   const forkedFrom = {

@@ -2,7 +2,7 @@ import type { ForkedFrom, ForkReply } from '@agentlane/contract';
 import { type ForkSessionRequest, isForkRefused, type NativeForkPoint } from '@agentlane/engine-kit';
 import type { ThreadRecord } from '@agentlane/store';
 import type { CatalogEngine, ServerContext } from '../context.js';
-import { HttpError } from '../errors.js';
+import { HttpError, quote } from '../errors.js';
 import type { NativeBinding } from '../thread-create.js';
 import { createForkThread } from './fork-thread.js';
 import { sessionView } from './session-view.js';
@@ -31,7 +31,7 @@ export async function forkAfterRun(
   const point = await forkPoint(ctx, id, request.runId);
   const origin = await ctx.store.getSession(id);
   if (!origin?.nativeSessionId)
-    throw new HttpError('conflict', `session ${id} has no native session to fork`, FIELD);
+    throw new HttpError('conflict', `session ${quote(id)} has no native session to fork`, FIELD);
   const binding = await askToFork(source.engine, fork, {
     source: { provider: origin.provider, ...nativeBinding(origin) },
     workDir: source.workDir ?? ctx.defaultWorkDir,
@@ -59,9 +59,9 @@ async function forkPoint(ctx: ServerContext, threadId: string, runId: string): P
   const runs = await ctx.store.listRuns(threadId);
   const index = runs.findIndex((r) => r.runId === runId);
   const run = runs[index];
-  if (!run) throw new HttpError('not_found', `session ${threadId} has no run ${runId}`, FIELD);
+  if (!run) throw new HttpError('not_found', `session ${quote(threadId)} has no run ${quote(runId)}`, FIELD);
   if (run.outcome === null)
-    throw new HttpError('conflict', `run ${runId} has not finished: fork after it once it has`, FIELD);
+    throw new HttpError('conflict', `run ${quote(runId)} has not finished: fork after it once it has`, FIELD);
   const rows = await ctx.store.latestEvents({ threadId, runId });
   const ids = rows.flatMap((r) =>
     r.event.identity.nativeMessageId ? [r.event.identity.nativeMessageId] : [],

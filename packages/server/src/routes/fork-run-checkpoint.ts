@@ -1,6 +1,6 @@
 import type { CheckpointSaver } from '@agentlane/checkpoints';
 import type { ServerContext } from '../context.js';
-import { HttpError } from '../errors.js';
+import { HttpError, quote } from '../errors.js';
 
 const FIELD = 'body.runId';
 const PAGE = 200;
@@ -19,9 +19,9 @@ export async function checkpointAfterRun(
   if (!saver) return undefined;
   const run = await ctx.store.getRun(runId);
   if (!run || run.threadId !== threadId)
-    throw new HttpError('not_found', `session ${threadId} has no run ${runId}`, FIELD);
+    throw new HttpError('not_found', `session ${quote(threadId)} has no run ${quote(runId)}`, FIELD);
   if (run.outcome === null || run.startedAt === null || run.endedAt === null)
-    throw new HttpError('conflict', `run ${runId} has not finished: fork after it once it has`, FIELD);
+    throw new HttpError('conflict', `run ${quote(runId)} has not finished: fork after it once it has`, FIELD);
   const from = Date.parse(run.startedAt);
   const to = Date.parse(run.endedAt);
   let any = false;
@@ -45,5 +45,5 @@ export async function checkpointAfterRun(
 }
 
 function noCheckpoint(runId: string): never {
-  throw new HttpError('conflict', `run ${runId} left no checkpoint to continue from`, FIELD);
+  throw new HttpError('conflict', `run ${quote(runId)} left no checkpoint to continue from`, FIELD);
 }

@@ -46,7 +46,7 @@ export const forkRoutes =
             'body',
           );
         const source = await ctx.store.getThread(id);
-        if (!source) throw notFound('session', id);
+        if (!source) throw notFound('session', id, 'params.id');
         const title = request.body.title ?? `${source.title ?? 'Thread'} (fork)`;
         // After a run: the engine's own fork where it has one, else the run's last checkpoint.
         const native = ctx.engines.get(source.engine)?.forkSession !== undefined;

@@ -47,14 +47,14 @@ export async function createRunFor(
   idempotencyKey: string | undefined,
 ) {
   const { store, lane } = ctx;
-  if (!(await store.getThread(threadId))) throw notFound('thread', threadId);
+  if (!(await store.getThread(threadId))) throw notFound('thread', threadId, 'params.id');
   await ctx.runSlots.check(principal.key);
   if (body.parentRunId !== undefined) {
     const parent = await store.getRun(body.parentRunId);
     if (!parent || parent.threadId !== threadId) {
       throw new HttpError(
         'invalid_request',
-        `parentRunId ${body.parentRunId} is not a run of this thread`,
+        `parentRunId ${quote(body.parentRunId)} is not a run of this thread`,
         'body.parentRunId',
       );
     }
@@ -78,7 +78,7 @@ export async function createRunFor(
 
 export async function loadRun(ctx: ServerContext, principal: Principal, runId: string) {
   const run = await ctx.store.getRun(runId);
-  if (!run) throw notFound('run', runId);
+  if (!run) throw notFound('run', runId, 'params.id');
   assertThreadAccess(principal, run.threadId);
   return run;
 }
@@ -89,7 +89,7 @@ export async function loadOpenRun(ctx: ServerContext, principal: Principal, runI
   if (run.status === 'completed' || run.status === 'failed') {
     throw new HttpError(
       'conflict',
-      `run ${runId} has ended (${run.outcome ?? run.status}); its requests can no longer be answered`,
+      `run ${quote(runId)} has ended (${run.outcome ?? run.status}); its requests can no longer be answered`,
       'params.id',
     );
   }

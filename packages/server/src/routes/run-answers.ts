@@ -1,5 +1,5 @@
 import type { ServerContext } from '../context.js';
-import { HttpError } from '../errors.js';
+import { HttpError, quote } from '../errors.js';
 import {
   AcceptedReply,
   ApprovalBody,
@@ -40,7 +40,7 @@ export function answerRoutes(app: RouteApp, ctx: ServerContext): void {
       if (optionId !== undefined && !offered.some((o) => o.optionId === optionId))
         throw new HttpError(
           'invalid_request',
-          `optionId ${JSON.stringify(optionId)} is not one this approval offered (${offered.map((o) => o.optionId).join(', ')})`,
+          `optionId ${quote(optionId)} is not one this approval offered (${offered.map((o) => o.optionId).join(', ')})`,
           'body.optionId',
         );
       await lane.answerApproval({
@@ -103,5 +103,5 @@ async function requestOf(
 }
 
 function notAsked(what: string, id: string, field: string): HttpError {
-  return new HttpError('not_found', `this run asked no ${what} ${id}`, field);
+  return new HttpError('not_found', `this run asked no ${what} ${quote(id)}`, field);
 }

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { assertAllThreads, assertThreadAccess } from '../auth.js';
 import type { ServerContext } from '../context.js';
-import { HttpError, notFound } from '../errors.js';
+import { HttpError } from '../errors.js';
 import {
   CreateSessionBody,
   ErrorSchema,
@@ -16,6 +16,7 @@ import {
 import { createThreadSession } from '../thread-create.js';
 import type { RouteApp } from './route-app.js';
 import { threadActivity } from './session-activity.js';
+import { loadSessionThread } from './session-lookup.js';
 import { sessionView } from './session-view.js';
 
 export const sessionRoutes =
@@ -97,6 +98,8 @@ export const sessionRoutes =
             'params.id',
           );
         await store.deleteThread(id);
+        // Checkpoints are the session's state, not a ledger: they go with it (the audit ledger stays).
+        await ctx.checkpoints?.deleteSession(id);
         // This process's streams of the thread end (their clients' reconnects get 404).
         for (const conn of [...ctx.connections]) if (conn.threadId === id) conn.end();
         reply.code(204).send(null);
@@ -143,12 +146,6 @@ function listSessionsRoute(app: RouteApp, ctx: ServerContext): void {
       return { sessions, nextCursor: page.nextCursor };
     },
   );
-}
-
-async function loadSessionThread(store: ServerContext['store'], id: string) {
-  const thread = await store.getThread(id);
-  if (!thread) throw notFound('session', id);
-  return thread;
 }
 
 /** PUT /sessions/:id: title and metadata; a stale expectedGeneration is refused. */

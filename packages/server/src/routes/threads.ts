@@ -26,7 +26,7 @@ export const threadRoutes =
       async (request, reply) => {
         const { id } = request.params;
         assertThreadAccess(request.principal, id);
-        if (!(await ctx.store.getThread(id))) throw notFound('thread', id);
+        if (!(await ctx.store.getThread(id))) throw notFound('thread', id, 'params.id');
         // The head only grows: a cursor at or below it now is at or below it when the subscription opens.
         const head = await ctx.store.headDeliverySeq(id);
         const after = resumeCursor(request.query, request.headers['last-event-id'], head);

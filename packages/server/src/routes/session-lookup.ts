@@ -1,0 +1,32 @@
+import type { ThreadRecord } from '@agentlane/store';
+import type { ServerContext } from '../context.js';
+import { notFound } from '../errors.js';
+
+// How `/sessions/:id` routes find their session: a session is a thread (one harness session per thread);
+// one never created and one deleted are the same 404 naming the path's id.
+
+type Store = ServerContext['store'];
+
+export async function loadSessionThread(store: Store, id: string): Promise<ThreadRecord> {
+  const thread = await store.getThread(id);
+  if (!thread) throw notFound('session', id, 'params.id');
+  return thread;
+}
+
+/**
+ * For the routes that read rows keyed by a session id (the audit ledger, checkpoints): 404 unless `id` is a thread or a child session of one. A sub-agent writes its ledger rows
+ * and checkpoints under its own id, `<thread>:…` (`<thread>:task:<toolCallId>`), and has no thread row of
+ * its own, so it exists while the thread it starts with does. Append-only rows of a deleted thread stay
+ * stored; only the answer for them is 404, as for every other route of that session.
+ */
+export async function assertSessionExists(store: Store, id: string): Promise<void> {
+  if (!(await sessionExists(store, id))) throw notFound('session', id, 'params.id');
+}
+
+/** Whether `id` is a thread or a child session of one (see assertSessionExists). */
+export async function sessionExists(store: Store, id: string): Promise<boolean> {
+  if (await store.getThread(id)) return true;
+  // Every prefix that ends before a colon may be the thread: one query, however many there are.
+  const parents = [...id.matchAll(/:/g)].map((m) => id.slice(0, m.index)).filter((p) => p !== '');
+  return parents.length > 0 && (await store.listThreads({ threadIds: parents, limit: 1 })).items.length > 0;
+}
