@@ -1,13 +1,19 @@
 """HTTP client of every route of the agentlane wire (standard library only).
 
 Errors come back as the contract's `{"error": {"code", "message", "field"?}}` and are raised as ApiError,
-so a caller reads `error.code` / `error.field` the way the server README documents them.
+so a caller reads `error.code` / `error.field` the way the server README documents them. A server that
+cannot be reached, or a connection that fails before its response is whole, raises TransportError (a
+ConnectionError); a stream that drops midway raises its subclass StreamInterrupted, carrying the last
+`id:` delivered (`delivery_seq`) to resume from.
 """
 
 from __future__ import annotations
 
+import errno
 import http.client
 import json
+import socket
+import ssl
 import time
 import urllib.parse
 from dataclasses import dataclass
@@ -23,6 +29,61 @@ class ApiError(Exception):
     def __init__(self, status: int, code: str, message: str, field: str | None = None, body: Any = None) -> None:
         super().__init__(f"{status} {code}: {message}" + (f" ({field})" if field else ""))
         self.status, self.code, self.message, self.field, self.body = status, code, message, field, body
+
+
+class TransportError(ConnectionError):
+    """The server could not be reached, or the connection failed before the response was whole.
+
+    `url` is the server's origin, `reason` a short human text (`connection refused`, `name not resolved`,
+    `TLS handshake failed`, ...), `cause` the underlying exception, and `permanent` True when retrying the
+    same URL cannot help (the name does not resolve, TLS against a plain-HTTP port, a port out of range).
+    """
+
+    def __init__(self, url: str, reason: str, *, cause: BaseException | None = None, permanent: bool = False,
+                 delivery_seq: int | None = None, last_event_id: str | None = None) -> None:
+        super().__init__(f"cannot reach {url}: {reason}")
+        self.url, self.reason, self.cause, self.permanent = url, reason, cause, permanent
+        self.delivery_seq, self.last_event_id = delivery_seq, last_event_id
+
+
+class StreamInterrupted(TransportError):
+    """An SSE stream (execute, a thread's events) ended before the server closed it cleanly.
+
+    `last_event_id` is the `id:` of the last message delivered (None before any), `delivery_seq` the same
+    as an int when it is one: a thread follower resumes with `Last-Event-ID` = it."""
+
+    def __init__(self, url: str, reason: str, *, cause: BaseException | None = None,
+                 last_event_id: str | None = None) -> None:
+        seq = int(last_event_id) if last_event_id is not None and last_event_id.isdigit() else None
+        super().__init__(url, reason, cause=cause, delivery_seq=seq, last_event_id=last_event_id)
+        self.args = (f"stream from {url} interrupted: {reason}"
+                     + (f" (last id {last_event_id})" if last_event_id is not None else ""),)
+
+
+def _reason(error: BaseException) -> tuple[str, bool]:
+    """(a short text, permanent?) for a transport failure."""
+    if isinstance(error, socket.gaierror):
+        return "name not resolved", error.errno in (socket.EAI_NONAME, getattr(socket, "EAI_NODATA", None))
+    if isinstance(error, ssl.SSLError):
+        return f"TLS handshake failed ({error.reason or error})", True
+    if isinstance(error, ConnectionRefusedError):
+        return "connection refused", False
+    if isinstance(error, ConnectionResetError):
+        return "connection reset", False
+    if isinstance(error, TimeoutError):
+        return "timed out", False
+    if isinstance(error, http.client.IncompleteRead):
+        return "connection closed mid-response", False
+    if isinstance(error, http.client.RemoteDisconnected):
+        return "connection closed without a response", False
+    if isinstance(error, (OverflowError, http.client.InvalidURL)):
+        return str(error), True
+    if isinstance(error, OSError) and error.errno is not None:
+        return (error.strerror or errno.errorcode.get(error.errno, str(error))).lower(), False
+    return f"{type(error).__name__}: {error}", False
+
+
+_TRANSPORT = (OSError, http.client.HTTPException, OverflowError)  # OverflowError: a port > 65535
 
 
 @dataclass(frozen=True)
@@ -50,7 +111,14 @@ class Client:
         url = urllib.parse.urlsplit(base_url)
         if url.scheme not in ("http", "https"):
             raise ValueError(f"base_url must be http(s)://, got {base_url!r}")
+        try:
+            url.port  # noqa: B018 - raises for a port out of range or not a number
+        except ValueError as error:
+            raise ValueError(f"base_url {base_url!r}: {error}") from None
+        if not url.hostname:
+            raise ValueError(f"base_url has no host: {base_url!r}")
         self._scheme, self._netloc = url.scheme, url.netloc
+        self.origin = f"{url.scheme}://{url.netloc}"
         self._prefix = (url.path.rstrip("/") or "") + prefix
         self._token, self._timeout = token, timeout
 
@@ -72,7 +140,8 @@ class Client:
         return headers
 
     def _send(self, method, path, *, body=None, query=None, headers=None, timeout=None):
-        """Sends a request and returns (connection, response) with the body unread; the caller closes."""
+        """Sends a request and returns (connection, response) with the body unread; the caller closes.
+        A failure to connect or to read the response head raises TransportError."""
         conn = self._connection(timeout)
         h = self._headers(headers)
         payload = None
@@ -82,6 +151,10 @@ class Client:
         try:
             conn.request(method, self._path(path, query), body=payload, headers=h)
             return conn, conn.getresponse()
+        except _TRANSPORT as error:
+            conn.close()
+            reason, permanent = _reason(error)
+            raise TransportError(self.origin, reason, cause=error, permanent=permanent) from error
         except BaseException:
             conn.close()
             raise
@@ -96,11 +169,15 @@ class Client:
         headers: dict | None = None,
         raw: bool = False,
     ) -> Response:
-        """One call; 4xx/5xx raise ApiError. raw=True returns the body as bytes."""
+        """One call; 4xx/5xx raise ApiError, an unreachable server or a cut response TransportError.
+        raw=True returns the body as bytes."""
         conn, resp = self._send(method, path, body=body, query=query, headers=headers)
         try:
             data = resp.read()
             resp_headers = {k.lower(): v for k, v in resp.getheaders()}
+        except (OSError, http.client.HTTPException) as error:
+            reason, _ = _reason(error)
+            raise TransportError(self.origin, reason, cause=error) from error
         finally:
             conn.close()
         if resp.status >= 400:
@@ -220,7 +297,8 @@ class Client:
     # -- streams
 
     def execute(self, session_id: str, prompt: str, *, check: bool = True, **options: Any) -> Iterator[StreamEvent]:
-        """POST /execute: creates a run and yields its typed StreamEvents until the server ends the stream."""
+        """POST /execute: creates a run and yields its typed StreamEvents until the server ends the stream.
+        A stream cut before that raises StreamInterrupted (its `delivery_seq`: the last id delivered)."""
         body = _run_body(prompt, options.get("parent_run_id"), options.get("model"), options.get("mode"),
                          options.get("expected_generation"))
         headers = {"idempotency-key": options.get("idempotency_key")}
@@ -232,7 +310,8 @@ class Client:
     def thread_messages(self, thread_id: str, *, after: int | None = None, last_event_id: str | None = None,
                         timeout: float | None = None, deadline: float | None = None) -> Iterator[SseMessage]:
         """One connection to the thread channel: raw SSE messages (`id` = deliverySeq). `deadline` (a
-        time.monotonic() value) ends the connection then, also while only heartbeats arrive."""
+        time.monotonic() value) ends the connection then, also while only heartbeats arrive. A drop raises
+        StreamInterrupted with the last `id:` delivered."""
         headers = {"last-event-id": last_event_id}
         return self._sse("GET", f"/threads/{_seg(thread_id)}/events", query={"after": after}, headers=headers,
                          timeout=timeout, deadline=deadline)
@@ -245,6 +324,7 @@ class Client:
             if resp.status >= 400:
                 raise _api_error(resp.status, resp.read())
             parser = SseParser()
+            last_id: str | None = None
             while True:
                 if deadline is not None:
                     left = deadline - time.monotonic()
@@ -252,10 +332,18 @@ class Client:
                         return
                     if conn.sock is not None:
                         conn.sock.settimeout(left if timeout is None else min(timeout, left))
-                chunk = resp.read1(65536)
+                try:
+                    chunk = resp.read1(65536)
+                except (OSError, http.client.HTTPException) as error:
+                    if isinstance(error, TimeoutError) and deadline is not None and time.monotonic() >= deadline:
+                        return  # the caller's deadline, not a failure
+                    reason, _ = _reason(error)
+                    raise StreamInterrupted(self.origin, reason, cause=error, last_event_id=last_id) from error
                 if not chunk:
                     return
-                yield from parser.feed(chunk)
+                for message in parser.feed(chunk):
+                    yield message
+                    last_id = message.id
         finally:
             conn.close()
 

@@ -194,11 +194,10 @@ def check_server(report: Report, url: str, token: str | None, max_sessions: int 
     return [s["id"] for s in sessions]
 
 
-def check_db(report: Report, db_url: str, server: str | None, token: str | None, sessions: list[str] | None) -> None:
+def check_db(report: Report, db, server: str | None, token: str | None, sessions: list[str] | None) -> None:
+    """Checks the rows of an open database (`sql.open_database`), closing it after."""
     from .ledger import AuditLedger
-    from .sql import open_database
 
-    db = open_database(db_url)
     try:
         tables, ledger = CheckpointTables(db), AuditLedger(db)
         if sessions is None:
@@ -241,11 +240,74 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--db", help="its database: a SQLite file or a postgres:// URL")
     parser.add_argument("--token", help="bearer token for the server")
     args = parser.parse_args(argv)
-    files = sorted(args.corpus.glob("*.json"))
+    if args.server:
+        from .client import Client
+
+        try:
+            Client(args.server)
+        except ValueError as error:
+            parser.error(f"--server: {error}")
+    try:
+        return _run(args)
+    except UserError as error:
+        print(f"agentlane: {error}", file=sys.stderr)
+        return 1
+
+
+class UserError(Exception):
+    """A mistake in what the report was asked to check: one line on stderr and exit 1, no traceback."""
+
+
+def _load_turns(corpus: pathlib.Path) -> list[dict]:
+    if not corpus.is_dir():
+        raise UserError(f"--corpus {corpus}: " + ("not a directory" if corpus.exists() else "no such directory"))
+    files = sorted(corpus.glob("*.json"))
     if not files:
-        print(f"no corpus turns in {args.corpus}", file=sys.stderr)
-        return 2
-    turns = [json.loads(p.read_text("utf-8")) for p in files]
+        raise UserError(f"--corpus {corpus}: no corpus turns (*.json) in it")
+    turns = []
+    for path in files:
+        try:
+            turns.append(json.loads(path.read_text("utf-8")))
+        except (OSError, ValueError) as error:
+            raise UserError(f"--corpus {path}: {error}") from None
+    return turns
+
+
+def _open_db(db_url: str):
+    """Opens --db for reading, or raises UserError: a SQLite path must be an existing database file (it is
+    never created), a postgres:// URL needs psycopg and a server that answers."""
+    import sqlite3
+
+    from .sql import open_database
+
+    if db_url.startswith(("postgres://", "postgresql://")):
+        try:
+            import psycopg  # noqa: F401
+        except ImportError:
+            raise UserError(f"--db {db_url}: PostgreSQL needs psycopg 3 (Debian: python3-psycopg)") from None
+        try:
+            return open_database(db_url)
+        except Exception as error:  # noqa: BLE001 - psycopg.OperationalError and kin: the URL is the user's
+            raise UserError(f"--db {db_url}: {str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__}") from None
+    path = pathlib.Path(db_url.removeprefix("sqlite://"))
+    if not path.exists():
+        raise UserError(f"--db {db_url}: no such file")
+    if not path.is_file():
+        raise UserError(f"--db {db_url}: not a file")
+    try:
+        db = open_database(str(path))
+        tables = {r["name"] for r in db.rows("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.DatabaseError as error:
+        raise UserError(f"--db {db_url}: {error}") from None
+    if "harness_checkpoints" not in tables:
+        db.close()
+        raise UserError(f"--db {db_url}: not an agentlane database (no table harness_checkpoints)")
+    return db
+
+
+def _run(args) -> int:
+    turns = _load_turns(args.corpus)
+    db = _open_db(args.db) if args.db else None
     report = Report()
     check_corpus(report, turns)
     check_vectors(report)
@@ -259,8 +321,8 @@ def main(argv: list[str] | None = None) -> int:
             report.failed["wire"].append(f"{args.server}: {type(error).__name__}: {error}")
     else:
         report.skipped["wire"].append("no --server")
-    if args.db:
-        check_db(report, args.db, args.server, args.token, sessions)
+    if db is not None:
+        check_db(report, db, args.server, args.token, sessions)
     print(report.render())
     return 0 if report.ok else 1
 

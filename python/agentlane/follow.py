@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
-from .client import Client
+from .client import Client, StreamInterrupted, TransportError
 from .events import Delivered, RunCanonicalized, StreamClosing, StreamEvent, parse_stream_event
 
 
@@ -18,6 +18,8 @@ class FollowStats:
     frames: int = 0
     skipped: int = 0  # frames of a type this reader does not know
     last_event_id: int = 0
+    failures: int = 0  # consecutive failed connections (reset by a frame)
+    last_error: TransportError | None = None  # set while the latest connection failed, None once frames arrive
 
 
 def follow_thread(
@@ -33,6 +35,9 @@ def follow_thread(
     stats: FollowStats | None = None,
     on_frame: Callable[[dict], None] | None = None,
     stop_at: float | None = None,
+    on_error: Callable[[TransportError], None] | None = None,
+    give_up_after: float | None = None,
+    max_backoff_s: float = 2.0,
 ) -> Iterator[StreamEvent]:
     """Yields the thread's typed events, reconnecting after drops and `stream.closing` until `until` says stop.
 
@@ -40,10 +45,19 @@ def follow_thread(
     so no row is lost or repeated across the drop. Unknown frame types are skipped. `stop_at` is a
     time.monotonic() deadline checked between frames and connections, and bounding each read's timeout (a quiet
     stream returns at the deadline, not after `read_timeout`).
+
+    Failures: a connection that cannot be made or drops is a TransportError (StreamInterrupted for a drop);
+    `on_error` hears each one, and the follower retries after `backoff_s`, doubling while they go on (up to
+    `max_backoff_s`). It raises the error (its `delivery_seq` = the last id received, to resume from) when
+    the error is permanent (a name that does not resolve, TLS against plain HTTP), when the failures have
+    gone on for `give_up_after` seconds, or when `max_connections` is used up and the last one failed. At
+    `stop_at` it returns, also while failing: `stats.last_error` then says the server was not reachable.
+    An ApiError (a 4xx/5xx, e.g. an unknown thread) is raised at once.
     """
     stats = stats or FollowStats()
     stats.last_event_id = after
     first = True
+    failing_since: float | None = None
     while max_connections is None or stats.connections < max_connections:
         if stop_at is not None and time.monotonic() >= stop_at:
             return
@@ -65,6 +79,7 @@ def follow_thread(
             for message in messages:
                 frame = json.loads(message.data)
                 stats.frames += 1
+                stats.failures, stats.last_error, failing_since = 0, None, None
                 if on_frame is not None:
                     on_frame(frame)
                 typed = parse_stream_event(frame, check=check)
@@ -81,8 +96,25 @@ def follow_thread(
                 if isinstance(typed, StreamClosing):
                     retry_s = max(typed.retry_ms / 1000, backoff_s)
                     break
+        except TransportError as error:  # a dropped or refused connection: resume from the last id
+            error.delivery_seq = stats.last_event_id
+            stats.failures += 1
+            stats.last_error = error
+            now = time.monotonic()
+            failing_since = now if failing_since is None else failing_since
+            if on_error is not None:
+                on_error(error)
+            out_of_connections = max_connections is not None and stats.connections >= max_connections
+            if error.permanent or out_of_connections or (
+                give_up_after is not None and now - failing_since >= give_up_after
+            ):
+                raise
+            if not isinstance(error, StreamInterrupted) or stats.failures > 1:
+                retry_s = min(max_backoff_s, backoff_s * 2 ** (stats.failures - 1))
         except (OSError, http.client.HTTPException):
-            pass  # a dropped connection: resume from the last id
+            pass  # anything else the socket layer raises: resume from the last id
+        if stop_at is not None:
+            retry_s = max(0.0, min(retry_s, stop_at - time.monotonic()))
         time.sleep(retry_s)
 
 
