@@ -18,6 +18,7 @@ import type { LanePort } from './lane-port.js';
 import { PerKeyCounter, RateLimiter, resolveLimits, type ServerLimits } from './limits.js';
 import type { Observability } from './observability/index.js';
 import { requestId, requestLog } from './observability/request-log.js';
+import { documentCommonErrors } from './openapi-responses.js';
 import { assertRequestFraming } from './request-framing.js';
 import { routeNotFound } from './route-not-found.js';
 import { artifactRoutes } from './routes/artifacts.js';
@@ -232,6 +233,7 @@ export async function createServer(options: ServerOptions): Promise<AgentlaneSer
         guardInput('query', request.query);
         guardInput('body', request.body);
       });
+      documentCommonErrors(api);
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
       await api.register(healthRoutes(context));
       await api.register(sessionRoutes(context));

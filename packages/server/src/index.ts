@@ -35,8 +35,9 @@ export {
   type TracingConfig,
   tracingConfig,
 } from './observability/index.js';
+export { sseResponse } from './openapi-responses.js';
 export { keepServingOnUnhandledRejection } from './process-guard.js';
-export { MAX_PROMPT_CHARS } from './schemas.js';
+export { ErrorSchema, MAX_PROMPT_CHARS } from './schemas.js';
 export { formatSseComment, formatSseFrame, type SseFrame } from './sse/sse-format.js';
 export {
   conflictSignature,

@@ -94,11 +94,24 @@ async function createRunAnywhere(
   throw new Error('run.create got no answer from any server');
 }
 
+/** Resolves once the run is completed or failed (asked of `api` every 100 ms), or after 20 s. */
+async function untilSettled(tally: HttpTally, api: string, runId: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    const res = await tally.request(`${api}/runs/${runId}`);
+    const status = res.status === 200 ? (res.json as { run: { status: string } }).run.status : undefined;
+    if (status === 'completed' || status === 'failed') return;
+    await sleep(100);
+  }
+}
+
 interface Cycling {
   options: KillCycleOptions;
   threads: readonly string[];
   createRun(threadId: string, prompt: string): Promise<void>;
-  /** Rows the project's clients heard so far. */
+  /** Resolves once the last cycle's run on the killed server's thread is settled (the thread is free). */
+  threadFree(): Promise<void>;
+  /** Rows the project's client of that thread heard so far. */
   rowsHeard(): number;
   runCount(): number;
   /** SIGKILLs the first server and starts it again on its port. */
@@ -106,15 +119,17 @@ interface Cycling {
 }
 
 /** Each cycle creates a run per thread, then kills the first server while they stream; resolves with the kill times. */
-async function killCycles({ options, threads, createRun, rowsHeard, runCount, restartFirst }: Cycling) {
+async function killCycles(cycling: Cycling) {
+  const { options, threads, createRun, threadFree, rowsHeard, runCount, restartFirst } = cycling;
   const log = options.log ?? (() => {});
   const kills: number[] = [];
   for (let cycle = 0; cycle < options.cycles; cycle++) {
+    await threadFree();
     const heardBefore = rowsHeard();
     await Promise.all(threads.map((id, i) => createRun(id, `cycle ${cycle} thread ${i}: tell a story`)));
-    // Killed at a random point of the runs' lives, waited for on what the subscribers hear (no fixed
-    // pause): at once (queued, just claimed), or once 1 to ~1.5 runs' worth of their rows streamed.
-    const target = heardBefore + Math.floor(Math.random() * 20);
+    // Killed at a random point of the built-in run's life, waited for on what its subscriber hears (no fixed
+    // pause): at once (just claimed), or once some of its ~20 rows streamed.
+    const target = heardBefore + Math.floor(Math.random() * 16);
     await until(() => rowsHeard() >= target, 5000);
     kills.push(Date.now());
     await restartFirst();
@@ -156,6 +171,7 @@ export async function runKillCycles(options: KillCycleOptions): Promise<KillCycl
       },
     );
     const runIds: string[] = [];
+    let lastBuiltin: string | undefined;
     const kills = await killCycles({
       options,
       threads,
@@ -165,9 +181,17 @@ export async function runKillCycles(options: KillCycleOptions): Promise<KillCycl
         // the runs, most of the replay ones over before the kill), a loaded CI run once cut none in 20 cycles.
         const first = threadId === threads[0] ? apis[0] : undefined;
         const runId = await createRunAnywhere(tally, apis, threadId, prompt, first);
+        if (first !== undefined) lastBuiltin = runId;
         if (!runIds.includes(runId)) runIds.push(runId);
       },
-      rowsHeard: () => clients.reduce((n, c) => n + c.rows.length, 0),
+      // A thread's runs take turns: a run created while the last one cut off still holds the thread waits
+      // for its lease to end and is then claimed by whichever server polls first, most often a live one,
+      // and that cycle's kill cuts nothing. Each cycle waits until the thread is free.
+      threadFree: async () => {
+        if (lastBuiltin !== undefined)
+          await untilSettled(tally, apis[apis.length - 1] as string, lastBuiltin);
+      },
+      rowsHeard: () => clients[0]?.rows.length ?? 0,
       runCount: () => runIds.length,
       async restartFirst() {
         await servers[0]?.kill();

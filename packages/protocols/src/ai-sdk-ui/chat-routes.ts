@@ -1,4 +1,4 @@
-import type { ServerContext } from '@agentlane/server';
+import { ErrorSchema, type ServerContext, sseResponse } from '@agentlane/server';
 import type { FastifyPluginAsync } from 'fastify';
 import { lazyModule } from '../lazy-module.js';
 import type { StreamRegistry } from '../sse-out.js';
@@ -11,6 +11,35 @@ export type { AiSdkChatOptions } from './chat-post.js';
 
 export const AI_SDK_CHAT_PATH = '/protocols/ai-sdk/chat';
 
+// Documentation only (no body or params schema: the handlers check the AI SDK's own shapes and answer in
+// the server's error contract); the common errors (401, 403, 413, 415, 429, 503) are added by the server.
+const tags = ['protocols: AI SDK UI'];
+const errors = { 400: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema };
+const CHAT_POST = {
+  tags,
+  summary:
+    "useChat's DefaultChatTransport POST: { id, messages, trigger } — the last user message starts a run; streams the AI SDK UI message stream (SSE)",
+  body: { type: 'object' },
+  response: {
+    200: sseResponse('The AI SDK UI message stream (x-vercel-ai-ui-message-stream: v1)'),
+    ...errors,
+  },
+};
+const CHAT_RECONNECT = {
+  tags,
+  summary: "useChat's resume: the active run's UI message stream from its start (or ?after=deliverySeq)",
+  response: {
+    200: sseResponse('The AI SDK UI message stream'),
+    204: { description: 'No run is active' },
+    ...errors,
+  },
+};
+const CHAT_MESSAGES = {
+  tags,
+  summary: "The chat's messages as UIMessage[] ({ messages }), to start useChat with",
+  response: errors,
+};
+
 /**
  * The AI SDK UI message stream over the canonical lane: `POST …/chat` (what `DefaultChatTransport` posts),
  * `GET …/chat/:id/stream` (its reconnect; 204 when no run is active) and `GET …/chat/:id/messages` (the
@@ -20,18 +49,18 @@ export const aiSdkChatRoutes =
   (options: AiSdkChatOptions, registry: StreamRegistry) =>
   (ctx: ServerContext): FastifyPluginAsync =>
   async (app) => {
-    app.post(AI_SDK_CHAT_PATH, { schema: { hide: true } }, async (request, reply) =>
+    app.post(AI_SDK_CHAT_PATH, { schema: CHAT_POST }, async (request, reply) =>
       (await handlers()).handleChatPost(request, reply, { ctx, registry, options }),
     );
     app.get<ReconnectRoute>(
       `${AI_SDK_CHAT_PATH}/:id/stream`,
       // GET only: a HEAD would hold an open stream with no body to read.
-      { exposeHeadRoute: false, schema: { hide: true } },
+      { exposeHeadRoute: false, schema: CHAT_RECONNECT },
       async (request, reply) => (await handlers()).handleChatReconnect(request, reply, ctx, registry),
     );
     app.get<{ Params: { id: string } }>(
       `${AI_SDK_CHAT_PATH}/:id/messages`,
-      { schema: { hide: true } },
+      { schema: CHAT_MESSAGES },
       async (request) => {
         const { chatMessages, loadChat } = await handlers();
         const thread = await loadChat(ctx, request.principal, request.params.id);

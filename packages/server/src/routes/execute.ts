@@ -1,6 +1,7 @@
 import type { StreamEvent } from '@agentlane/contract';
 import { assertThreadAccess } from '../auth.js';
 import type { ServerContext } from '../context.js';
+import { sseResponse } from '../openapi-responses.js';
 import { CreateRunBody, ErrorSchema, IdempotencyHeaders, ThreadParams } from '../schemas.js';
 import { openThreadStream } from '../sse/open-stream.js';
 import type { RouteApp } from './route-app.js';
@@ -24,7 +25,12 @@ export function executeRoute(app: RouteApp, ctx: ServerContext): void {
         params: ThreadParams,
         headers: IdempotencyHeaders,
         body: CreateRunBody,
-        response: { 400: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema },
+        response: {
+          200: sseResponse("The run's StreamEvents until it settles, ending with run.canonicalized"),
+          400: ErrorSchema,
+          404: ErrorSchema,
+          409: ErrorSchema,
+        },
       },
     },
     async (request, reply) => {

@@ -37,7 +37,7 @@ export const syncRoutes =
             'Version-vector sync: store unseen changes, report concurrent writes, return the merged vector and the changes the client has not seen',
           params: ThreadParams,
           body: SyncBody,
-          response: { 200: SyncReply, 400: ErrorSchema, 404: ErrorSchema },
+          response: { 200: SyncReply, 400: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema },
         },
       },
       async (request) => {

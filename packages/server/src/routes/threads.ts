@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { assertThreadAccess } from '../auth.js';
 import type { ServerContext } from '../context.js';
 import { notFound } from '../errors.js';
+import { sseResponse } from '../openapi-responses.js';
 import { CursorErrorSchema, ErrorSchema, LastEventIdHeaders, StreamQuery, ThreadParams } from '../schemas.js';
 import { openThreadStream, resumeCursor } from '../sse/open-stream.js';
 
@@ -20,7 +21,15 @@ export const threadRoutes =
           params: ThreadParams,
           querystring: StreamQuery,
           headers: LastEventIdHeaders,
-          response: { 400: CursorErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 409: CursorErrorSchema },
+          response: {
+            200: sseResponse(
+              'StreamEvents: stream.opened, the replay after the cursor, then live rows and signals',
+            ),
+            400: CursorErrorSchema,
+            403: ErrorSchema,
+            404: ErrorSchema,
+            409: CursorErrorSchema,
+          },
         },
       },
       async (request, reply) => {
