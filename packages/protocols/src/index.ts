@@ -5,6 +5,7 @@ export { type AcpBackend, localAcpBackend } from './acp-agent/backend.js';
 export { answerOfPermission, questionAsPermission } from './acp-agent/questions.js';
 export { remoteAcpBackend } from './acp-agent/remote-backend.js';
 export { acpStopReason, SessionUpdateTranslator } from './acp-agent/session-updates.js';
+export { screenedStream } from './acp-agent/stdio-screen.js';
 export { AG_UI_PATH, type AgUiOptions, agUiRoutes } from './ag-ui/ag-ui-routes.js';
 export { AgUiTranslator } from './ag-ui/ag-ui-translator.js';
 export { chatMessages, chunksToMessage } from './ai-sdk-ui/chat-history.js';

@@ -11,7 +11,7 @@ describe('agentlane acp (spawned, the SDK client side as the client)', () => {
     for (const c of cleanup.splice(0).reverse()) await c();
   });
 
-  it('a replayed Claude Code session; the process is killed and a new one loads the session from the store', async () => {
+  it('a replayed Claude Code session; the process is killed and a new one loads the session from the store (no resume: not advertised)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'acp-proc-'));
     cleanup.push(() => rm(dir, { recursive: true, force: true }));
     const config = join(dir, 'agentlane.json');
@@ -35,13 +35,19 @@ describe('agentlane acp (spawned, the SDK client side as the client)', () => {
     // A new agent process on the same database: the session is listed, loads with its history, resumes.
     const second = spawnAcp(args);
     cleanup.push(() => kill(second.child));
-    await second.conn.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+    const init2 = await second.conn.agent.request('initialize', {
+      protocolVersion: 1,
+      clientCapabilities: {},
+    });
     const list = await second.conn.agent.request('session/list', {});
     expect(list.sessions.map((s) => s.sessionId)).toContain(sessionId);
     await second.conn.agent.request('session/load', { sessionId, cwd: dir, mcpServers: [] });
     expect(second.updates[0]?.update).toMatchObject({ sessionUpdate: 'user_message_chunk' });
     expect(agentText(second.updates)).toBe(said);
-    await second.conn.agent.request('session/resume', { sessionId, cwd: dir, mcpServers: [] });
+    // The recording cannot reattach its engine's session: resume is neither advertised nor served.
+    expect(init2.agentCapabilities?.sessionCapabilities?.resume).toBeUndefined();
+    const resume = second.conn.agent.request('session/resume', { sessionId, cwd: dir, mcpServers: [] });
+    await expect(resume).rejects.toMatchObject({ code: -32601 });
     expect(second.stderr()).not.toContain('Error');
   }, 180_000);
 });

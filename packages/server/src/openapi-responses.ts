@@ -24,7 +24,8 @@ export function documentCommonErrors(app: FastifyInstance): void {
   app.addHook('onRoute', (route: RouteOptions) => {
     const schema = route.schema as (Record<string, unknown> & { hide?: boolean }) | undefined;
     if (!schema || schema.hide) return;
-    const response = (schema.response ??= {}) as Record<string, unknown>;
+    schema.response ??= {};
+    const response = schema.response as Record<string, unknown>;
     const methods = [route.method].flat();
     const open = OPEN_PATHS.some((p) => route.url.endsWith(p));
     const codes = [400, ...(open ? [] : [401, 403, 429]), 503];

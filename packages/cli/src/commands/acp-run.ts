@@ -1,16 +1,14 @@
-import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { Writable } from 'node:stream';
 import { type AgentApp, ndJsonStream } from '@agentclientprotocol/sdk';
 import { AgentlaneClient, type HealthResponse } from '@agentlane/client';
 import { createLane } from '@agentlane/lane';
-import { acpAgent, localAcpBackend, remoteAcpBackend } from '@agentlane/protocols';
-import { isPostgresUrl } from '@agentlane/sql';
-import { openStore } from '@agentlane/store';
+import { acpAgent, localAcpBackend, remoteAcpBackend, screenedStream } from '@agentlane/protocols';
 import { CliError, printable } from '../cli-error.js';
 import { resolveServeConfig, type ServeFlags } from '../config.js';
 import { buildDrivers, disposeDrivers } from '../engine-registry.js';
 import { bearerToken, parseServerUrl } from '../remote.js';
+import { openDatabase } from './serve.js';
 
 export interface AcpFlags extends Pick<ServeFlags, 'db' | 'config' | 'dataDir'> {
   engine: string;
@@ -35,8 +33,8 @@ export async function runAcp(flags: AcpFlags): Promise<void> {
       `unknown engine "${flags.engine}" (configured: ${drivers.map((d) => d.name).join(', ') || 'none'})`,
     );
   }
-  if (!isPostgresUrl(config.db)) mkdirSync(config.dataDir, { recursive: true });
-  const store = await openStore(config.db);
+  // serve's one-line refusal of a database it cannot open, not a stack trace.
+  const store = await openDatabase(config);
   const lane = createLane({
     store,
     drivers,
@@ -103,7 +101,9 @@ async function serveStdio(app: AgentApp, stop: () => Promise<void>): Promise<voi
       process.stdin.on('end', () => controller.close());
     },
   });
-  const stream = ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, input);
+  const stream = screenedStream(
+    ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, input),
+  );
   const connection = app.connect(stream);
   process.on('SIGTERM', () => void stop());
   process.on('SIGINT', () => void stop());

@@ -15,6 +15,8 @@ import { runPrompt } from './prompt-run.js';
 export interface AcpAgentDeps {
   backend: AcpBackend;
   version?: string;
+  /** How long a prompt waits for an unreachable backend before it fails (default UNREACHABLE_MS). */
+  unreachableMs?: number;
 }
 
 /**
@@ -42,20 +44,27 @@ export function advertisedCapabilities(
  * session/cancel is run.cancel. Everything is in the store first, so a session survives this process:
  * session/list, load (history replayed from the store) and resume work after a restart.
  */
-export function acpAgent({ backend, version }: AcpAgentDeps): AgentApp {
+export function acpAgent({ backend, version, unreachableMs }: AcpAgentDeps): AgentApp {
   const active = new Map<string, string>();
+  // What initialize advertised: resume is served only when it was, so a client never resumes a session
+  // the engine cannot reattach.
+  let resumable = false;
 
   const requireSession = async (sessionId: string) => {
     if (!(await backend.hasSession(sessionId))) throw RequestError.resourceNotFound(sessionId);
   };
 
   return agent({ name: 'agentlane' })
-    .onRequest('initialize', async () => ({
-      protocolVersion: 1,
-      agentCapabilities: advertisedCapabilities(backend.engine, await backend.engineCapabilities()),
-      agentInfo: { name: 'agentlane', version: version ?? '0.1.0' },
-      authMethods: [],
-    }))
+    .onRequest('initialize', async () => {
+      const agentCapabilities = advertisedCapabilities(backend.engine, await backend.engineCapabilities());
+      resumable = agentCapabilities.sessionCapabilities?.resume != null;
+      return {
+        protocolVersion: 1,
+        agentCapabilities,
+        agentInfo: { name: 'agentlane', version: version ?? '0.1.0' },
+        authMethods: [],
+      };
+    })
     .onRequest('session/new', async ({ params }) => {
       // ACP requires an absolute cwd; anything the backend refuses as a bad request is the client's params too.
       if (typeof params.cwd !== 'string' || !isAbsolute(params.cwd))
@@ -79,17 +88,19 @@ export function acpAgent({ backend, version }: AcpAgentDeps): AgentApp {
       return {};
     })
     .onRequest('session/resume', async ({ params }) => {
+      if (!resumable) throw RequestError.methodNotFound('session/resume');
       await requireSession(params.sessionId);
       return {};
     })
     .onNotification('session/cancel', async ({ params }) => {
       const runId = active.get(params.sessionId);
-      if (runId) await backend.cancelRun(runId);
+      // A notification has no answer to carry a failure (a server gone): the prompt's status poll reports it.
+      if (runId) await backend.cancelRun(runId).catch(() => undefined);
     })
     .onRequest('session/prompt', async ({ params, client }) => {
       await requireSession(params.sessionId);
       const prompt = promptText(params.prompt);
-      return runPrompt({ backend, client, sessionId: params.sessionId, prompt, active });
+      return runPrompt({ backend, client, sessionId: params.sessionId, prompt, active, unreachableMs });
     });
 }
 

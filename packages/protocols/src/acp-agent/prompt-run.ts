@@ -1,4 +1,4 @@
-import type { AgentContext, PromptResponse } from '@agentclientprotocol/sdk';
+import { type AgentContext, type PromptResponse, RequestError } from '@agentclientprotocol/sdk';
 import type { CanonicalEvent, RunStatus, StopReason, StreamEvent } from '@agentlane/contract';
 import { PAUSE_GRACE_MS } from '../run-follower.js';
 import type { AcpBackend } from './backend.js';
@@ -10,6 +10,12 @@ const SETTLED = new Set<RunStatus>(['completed', 'failed']);
 /** How long a settled run's stream may take to deliver the rows committed before it settled. */
 const COMMITTED_WAIT_MS = 5000;
 
+/**
+ * How long the backend may stay unreachable (a remote server killed or restarting) before the prompt fails:
+ * long enough for a restarted server to settle the run, short enough that the client is not left hanging.
+ */
+export const UNREACHABLE_MS = 30_000;
+
 export interface PromptInput {
   backend: AcpBackend;
   client: AgentContext;
@@ -17,6 +23,8 @@ export interface PromptInput {
   prompt: string;
   /** The sessions' runs in flight, for session/cancel. */
   active: Map<string, string>;
+  /** Default UNREACHABLE_MS. */
+  unreachableMs?: number;
 }
 
 /**
@@ -29,20 +37,22 @@ export async function runPrompt({
   sessionId,
   prompt,
   active,
+  unreachableMs = UNREACHABLE_MS,
 }: PromptInput): Promise<PromptResponse> {
   const head = await backend.head(sessionId);
   const runId = await backend.createRun(sessionId, prompt);
   active.set(sessionId, runId);
-  const run = new PromptRun({ backend, client, sessionId, runId }, head);
-  const subscription = await backend.follow(sessionId, head, (e) => run.onStreamEvent(e));
+  const run = new PromptRun({ backend, client, sessionId, runId }, head, unreachableMs);
+  let subscription: { close(): void } | undefined;
   // Settled before the subscription heard it (signals are live only), or a signal lost in a reconnect.
   const poll = setInterval(() => run.checkStatus(), 1000);
-  run.checkStatus();
   try {
+    subscription = await backend.follow(sessionId, head, (e) => run.onStreamEvent(e));
+    run.checkStatus();
     return { stopReason: acpStopReason(await run.finished()) };
   } finally {
     clearInterval(poll);
-    subscription.close();
+    subscription?.close();
     active.delete(sessionId);
   }
 }
@@ -53,6 +63,9 @@ class PromptRun {
   readonly #translator = new SessionUpdateTranslator();
   readonly #settled: Promise<void>;
   #settle: () => void = () => {};
+  #fail: (error: Error) => void = () => {};
+  /** When the backend last answered a status poll; the prompt fails once it is silent that long. */
+  #reachedAt = Date.now();
   #settling = false;
   #stopReason: StopReason | undefined;
   /** The stream's last delivered row, of any run of the thread. */
@@ -62,11 +75,15 @@ class PromptRun {
   /** Approvals and questions the stream showed answered, as soon as it delivered the answer. */
   readonly #answered = new Set<string>();
 
-  constructor(run: AskedRun, head: number) {
+  readonly #unreachableMs: number;
+
+  constructor(run: AskedRun, head: number, unreachableMs: number) {
     this.#run = run;
+    this.#unreachableMs = unreachableMs;
     this.#cursor = head;
-    this.#settled = new Promise<void>((resolve) => {
+    this.#settled = new Promise<void>((resolve, reject) => {
       this.#settle = resolve;
+      this.#fail = reject;
     });
   }
 
@@ -90,18 +107,33 @@ class PromptRun {
     }
   }
 
-  /** Asks the backend whether the run settled. */
+  /** Asks the backend whether the run settled; a backend that stays unreachable fails the prompt. */
   checkStatus(): void {
-    void this.#run.backend.runStatus(this.#run.runId).then((status) => {
-      if (status && SETTLED.has(status)) void this.#settleAfterCommitted();
-    });
+    this.#run.backend.runStatus(this.#run.runId).then(
+      (status) => {
+        this.#reachedAt = Date.now();
+        if (status && SETTLED.has(status)) void this.#settleAfterCommitted();
+      },
+      (error: unknown) => {
+        if (Date.now() - this.#reachedAt < this.#unreachableMs) return;
+        const reason = error instanceof Error ? error.message : String(error);
+        this.#fail(RequestError.internalError({ reason: `the run's status is unreachable: ${reason}` }));
+      },
+    );
   }
 
   // The run's last rows may still be on their way: end after what is committed once it settled.
   async #settleAfterCommitted(): Promise<void> {
     if (this.#settling) return;
     this.#settling = true;
-    const committed = await this.#run.backend.head(this.#run.sessionId);
+    let committed: number;
+    try {
+      committed = await this.#run.backend.head(this.#run.sessionId);
+    } catch {
+      // The backend went away in between: the next status poll tries again.
+      this.#settling = false;
+      return;
+    }
     for (const deadline = Date.now() + COMMITTED_WAIT_MS; this.#cursor < committed && Date.now() < deadline; )
       await new Promise((r) => setTimeout(r, 5));
     this.#queue = this.#queue.then(this.#settle);
