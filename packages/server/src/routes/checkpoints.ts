@@ -63,8 +63,12 @@ export const checkpointRoutes =
   async (app) => {
     const handlers = saver ? checkpointHandlers(saver) : undefined;
     // A session of the saver's own: a plain id (no thread's child) it holds checkpoints for.
-    const saverOwn = async (sessionId: string) =>
-      !sessionId.includes(':') && (await saver?.list({ sessionId, limit: 1 }))?.items.length !== 0;
+    // An id the saver refuses (its own rules) holds no checkpoints: the 404 below, never the saver's throw.
+    const saverOwn = async (sessionId: string) => {
+      if (!saver || sessionId.includes(':')) return false;
+      const page = await saver.list({ sessionId, limit: 1 }).catch(() => undefined);
+      return (page?.items.length ?? 0) > 0;
+    };
     const enabled = async (sessionId: string) => {
       if (!handlers) throw new HttpError('not_found', 'checkpoints are not enabled on this server');
       if (!(await sessionExists(ctx.store, sessionId)) && !(await saverOwn(sessionId)))
