@@ -1,3 +1,5 @@
+import { escapeUnsafe } from '@agentlane/contract/safe-text';
+
 /** An error the user can fix; printed as one line without a stack trace. */
 export class CliError extends Error {
   constructor(
@@ -20,16 +22,7 @@ export function redactUrl(url: string): string {
   }
 }
 
-/**
- * What a terminal must not get as it is (the same set the server escapes in its messages): C0 and C1
- * controls (an ESC sequence recolours or rewrites the screen), line and paragraph separators, and the bidi
- * controls that make an echoed id display as something else.
- */
-const UNSAFE_TEXT = /[\p{Cc}\p{Bidi_Control}\u2028\u2029]/gu;
-
-/** `text` with every unsafe character written as a `\uXXXX` escape. */
-export const escapeUnsafe = (text: string): string =>
-  text.replace(UNSAFE_TEXT, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+export { escapeUnsafe };
 
 /**
  * `text` with the userinfo of every URL in it replaced by `***`. Greedy up to the last `@` of the authority,

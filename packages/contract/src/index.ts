@@ -161,6 +161,7 @@ export type {
   SyncRequest,
   SyncResponse,
 } from './rest/sync.js';
+export { escapeUnsafe, quote } from './safe-text.js';
 export { buildSchemaBundle, renderSchemaBundle, SCHEMA_BUNDLE_ID } from './schema-bundle.js';
 export {
   ApprovalOptionSchema,

@@ -1,4 +1,5 @@
 import type { ErrorBody as ContractErrorBody } from '@agentlane/contract';
+import { escapeUnsafe, quote } from '@agentlane/contract/safe-text';
 import { isDatabaseUnavailable } from '@agentlane/sql';
 import { StoreError } from '@agentlane/store';
 
@@ -30,20 +31,8 @@ export interface ErrorBody extends ContractErrorBody {
   error: { code: ErrorCode; message: string; field?: string };
 }
 
-/**
- * Characters a message must not carry as they are: C0 and C1 controls (Cc: a terminal or log viewer acts on
- * them), line and paragraph separators, and the bidi marks, embeddings, overrides and isolates (Bidi_Control:
- * U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) that make a quoted id display as something else
- * (after U+202E, `exe.txt` shows as `txt.exe`).
- */
-const UNSAFE_TEXT = /[\p{Cc}\p{Bidi_Control}\u2028\u2029]/gu;
-
-/** `text` with every unsafe character written as a `\uXXXX` escape. */
-export const escapeUnsafe = (text: string): string =>
-  text.replace(UNSAFE_TEXT, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-
-/** User input quoted for a message: JSON string syntax, unsafe characters escaped. */
-export const quote = (value: string): string => escapeUnsafe(JSON.stringify(value));
+// Re-exported: every route quotes and escapes through the one definition the CLI shares.
+export { escapeUnsafe, quote };
 
 export class HttpError extends Error {
   /** The input at fault, e.g. `body.engine` (unsafe characters escaped: it may hold a key the client sent). */
