@@ -33,6 +33,7 @@ import { sessionRoutes } from './routes/sessions.js';
 import { syncRoutes } from './routes/sync.js';
 import { threadRoutes } from './routes/threads.js';
 import { RunSlots } from './run-slots.js';
+import { useSecurityHeaders } from './security-headers.js';
 import { FrameCache } from './sse/sse-connection.js';
 import { ThreadHub } from './thread-hub.js';
 import { lazySerializers, validatorCompiler } from './validator.js';
@@ -197,6 +198,7 @@ export async function createServer(options: ServerOptions): Promise<AgentlaneSer
   app.decorateRequest('principal', null as never);
   app.setErrorHandler(handleRouteError);
   useJsonBodyParser(app);
+  await useSecurityHeaders(app);
 
   app.addHook('onRequest', async (request) => assertRequestFraming(request));
   if (!context.auth.enabled) {

@@ -38,6 +38,7 @@ export {
 export { sseResponse } from './openapi-responses.js';
 export { keepServingOnUnhandledRejection } from './process-guard.js';
 export { ErrorSchema, MAX_PROMPT_CHARS } from './schemas.js';
+export { WEB_CSP_HEADER } from './security-headers.js';
 export { formatSseComment, formatSseFrame, type SseFrame } from './sse/sse-format.js';
 export {
   conflictSignature,

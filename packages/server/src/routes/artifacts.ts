@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import type { ServerContext } from '../context.js';
 import { HttpError, notFound, quote } from '../errors.js';
 import { ArtifactParams, ErrorSchema } from '../schemas.js';
+import { artifactHeaders } from '../security-headers.js';
 
 /** Parses a single `bytes=` range against a length; null for "whole content", HttpError when unsatisfiable. */
 export function parseRange(
@@ -70,6 +71,7 @@ export const artifactRoutes =
         // Content-addressed: the bytes behind an id never change.
         reply.header('Cache-Control', 'private, max-age=31536000, immutable');
         reply.type(ref.contentType);
+        artifactHeaders(reply);
         const inm = request.headers['if-none-match'];
         // If-None-Match compares weakly: W/"x" matches "x" (RFC 9110).
         const weak = (t: string) => t.trim().replace(/^W\//, '');

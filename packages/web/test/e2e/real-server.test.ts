@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveServeConfig, serve } from '@agentlane/cli';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, chromiumMissing, launch, screenshot } from './helpers/browser';
+import { type Browser, chromiumMissing, cspViolations, launch, screenshot } from './helpers/browser';
 import { buildOnce } from './helpers/build';
 import { scanTimeline } from './helpers/scan';
 
@@ -35,7 +35,8 @@ describe.skipIf(skip)('web timeline against agentlane serve', { timeout: 150_000
     const engine = health.engines[0]?.name;
     expect(engine).toBeDefined();
     const page = await browser.context.newPage();
-    await page.goto(`${server.url}/`);
+    const index = await page.goto(`${server.url}/`);
+    expect(index?.headers()['content-security-policy']).toContain("script-src 'self'");
     await page.locator(`input[name="engine"][value="${engine}"]`).check();
     await page.getByRole('button', { name: 'Start thread' }).click();
     await page.locator('#prompt').waitFor();
@@ -56,6 +57,8 @@ describe.skipIf(skip)('web timeline against agentlane serve', { timeout: 150_000
     await page.locator('[data-connection="live"]').waitFor();
     await page.locator('.message.assistant').first().waitFor();
     expect((await scanTimeline(page)).rows).toEqual(live.rows);
+    // Under the server's content security policy: whatever it refused would be a broken feature.
+    expect(await cspViolations(page)).toEqual([]);
     await page.close();
   });
 });

@@ -1,6 +1,13 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axeViolations, type Browser, chromiumMissing, launch, screenshot } from './helpers/browser';
+import {
+  axeViolations,
+  type Browser,
+  chromiumMissing,
+  cspViolations,
+  launch,
+  screenshot,
+} from './helpers/browser';
 import { buildOnce } from './helpers/build';
 import { FakeServer } from './helpers/fake-server';
 import { allSurfacesThread, FrameWriter, LONG_ANSWER, textOnlyThread } from './helpers/frames';
@@ -104,6 +111,8 @@ describe.skipIf(skip)('web timeline in Chromium', { timeout: 120_000 }, () => {
       await page.locator('.thread-items a').first().waitFor();
       await screenshot(page, `thread-list-${scheme}`);
       expect(await axeViolations(page)).toEqual([]);
+      // Every surface (Mermaid, code, math, images, diffs) renders under agentlane serve's security policy.
+      expect(await cspViolations(page)).toEqual([]);
       await page.close();
     }
   });

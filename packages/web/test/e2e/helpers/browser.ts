@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,6 +40,14 @@ export async function launch(): Promise<Browser> {
     ],
     viewport: { width: 1200, height: 900 },
   });
+  // Every page records what the content security policy refused (cspViolations): a refusal is a broken feature.
+  await context.addInitScript(() => {
+    const seen: string[] = [];
+    (globalThis as unknown as { cspViolations: string[] }).cspViolations = seen;
+    document.addEventListener('securitypolicyviolation', (e) =>
+      seen.push(`${e.violatedDirective} ${e.blockedURI}`),
+    );
+  });
   return {
     context,
     async close() {
@@ -57,7 +65,9 @@ export async function axeViolations(
   /** A CSS selector to check only that part (a new view), else the whole page. */
   include?: string,
 ): Promise<{ id: string; impact: string; nodes: string[] }[]> {
-  await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+  // Evaluated, not added as a <script>: the server's content security policy (scripts from its own bundle
+  // only) refuses an inline script tag, and the page is tested as users get it, policy on.
+  await page.evaluate(readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
   return page.evaluate(async (scope) => {
     const axe = (
       globalThis as unknown as { axe: { run(context?: unknown): Promise<{ violations: AxeViolation[] }> } }
@@ -78,6 +88,11 @@ export async function axeViolations(
         nodes: v.nodes.map((n) => JSON.stringify([n.target, n.html.slice(0, 160), n.any.map((c) => c.data)])),
       }));
   }, include);
+}
+
+/** What the page's content security policy refused so far (directive and blocked URL). */
+export function cspViolations(page: Page): Promise<string[]> {
+  return page.evaluate(() => (globalThis as unknown as { cspViolations?: string[] }).cspViolations ?? []);
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {

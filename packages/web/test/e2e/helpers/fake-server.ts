@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize } from 'node:path';
 import type { StreamEvent } from '@agentlane/contract';
+import { WEB_CSP_HEADER } from '@agentlane/server';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -210,7 +211,9 @@ export class FakeServer {
     if (!file.startsWith(this.webRoot)) return json(res, 403, {});
     try {
       const body = await readFile(file);
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+      // The app page under the policy agentlane serve sends, so every surface is rendered as users get it.
+      const policy = extname(file) === '.html' ? { 'content-security-policy': WEB_CSP_HEADER } : {};
+      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', ...policy });
       res.end(body);
     } catch {
       json(res, 404, { error: { code: 'not_found', message: path } });
