@@ -278,4 +278,5 @@ export {
   type VectorOrder,
   type VersionedChange,
   type VersionVector,
+  vectorEntry,
 } from './version-vector.js';

@@ -12,9 +12,11 @@ export interface VersionedChange {
 // Vector math as the language-agnostic contract defines it. Pure; inputs are never mutated. A missing entry
 // counts as 0, so {a: 0} and {} describe the same history.
 
-function entry(v: VersionVector, clientId: string): number {
+/** `v`'s count for `clientId`: 0 when absent, and only an own entry (a `constructor` key is not Object's). */
+export function vectorEntry(v: VersionVector, clientId: string): number {
   return Object.hasOwn(v, clientId) ? (v[clientId] ?? 0) : 0;
 }
+const entry = vectorEntry;
 
 function clientIds(a: VersionVector, b: VersionVector): Set<string> {
   return new Set([...Object.keys(a), ...Object.keys(b)]);

@@ -165,4 +165,87 @@ describe('version-vector sync', () => {
     expect((await sync({ clientId: 'c', vector: { a: 2 }, changes: [] })).json.changes).toEqual([]);
     expect((await sync({ clientId: 'd', vector: {}, changes: [] })).json.changes).toHaveLength(2);
   });
+
+  it("refuses a client's vector that goes back, a retry with another vector, and built-in property names as client ids", async () => {
+    const session = await t.createSession();
+    const sync = (body: unknown) => postJson(`${t.api}/sessions/${session}/sync`, body);
+    const refused = async (body: unknown) => {
+      const res = await sync(body);
+      return [res.status, res.json.error?.field];
+    };
+    expect(
+      (
+        await sync({
+          clientId: 'b',
+          vector: { b: 1 },
+          changes: [{ key: 'k', value: 1, version: 1, vector: { b: 1 } }],
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await sync({
+          clientId: 'c',
+          vector: { c: 1, b: 1 },
+          changes: [{ key: 'k', value: 2, version: 1, vector: { c: 1, b: 1 } }],
+        })
+      ).status,
+    ).toBe(200);
+    // Version 2 of c forgets the write of b that version 1 had seen: c would conflict with itself.
+    expect(
+      await refused({
+        clientId: 'c',
+        vector: { c: 2, b: 1 },
+        changes: [{ key: 'k', value: 3, version: 2, vector: { c: 2 } }],
+      }),
+    ).toEqual([400, 'body.changes[0].vector']);
+    // The syncing vector must include what the client's newest write had seen.
+    expect(await refused({ clientId: 'c', vector: { c: 1 }, changes: [] })).toEqual([400, 'body.vector']);
+    // Within one request too: version 2 below version 1.
+    expect(
+      await refused({
+        clientId: 'e',
+        vector: { e: 2, b: 1 },
+        changes: [
+          { key: 'k', value: 4, version: 1, vector: { e: 1, b: 1 } },
+          { key: 'k', value: 5, version: 2, vector: { e: 2 } },
+        ],
+      }),
+    ).toEqual([400, 'body.changes[1].vector']);
+    // A retry of a stored version with the same content but another vector: its vector would be dropped.
+    expect(
+      await refused({
+        clientId: 'c',
+        vector: { c: 1, b: 1 },
+        changes: [{ key: 'k', value: 2, version: 1, vector: { c: 1 } }],
+      }),
+    ).toEqual([409, 'body.changes[0].vector']);
+    // The same retry exactly is harmless; no conflict of c with itself was ever stored.
+    const retry = await sync({
+      clientId: 'c',
+      vector: { c: 1, b: 1 },
+      changes: [{ key: 'k', value: 2, version: 1, vector: { c: 1, b: 1 } }],
+    });
+    expect(retry.status).toBe(200);
+    expect(retry.json.conflicts).toEqual([]);
+    // A client id named like a property of every object is checked like any other.
+    for (const clientId of ['constructor', 'toString', 'hasOwnProperty']) {
+      expect(
+        await refused({
+          clientId,
+          vector: {},
+          changes: [{ key: 'k', value: 1, version: 1, vector: { [clientId]: 1 } }],
+        }),
+      ).toEqual([400, 'body.vector']);
+      expect(
+        await refused({
+          clientId,
+          vector: { [clientId]: 1 },
+          changes: [{ key: 'k', value: 1, version: 1, vector: {} }],
+        }),
+      ).toEqual([400, 'body.changes[0].vector']);
+    }
+    // `__proto__` is no key a body may hold, so it is no client id either.
+    expect((await refused({ clientId: '__proto__', vector: {}, changes: [] }))[0]).toBe(400);
+  });
 });

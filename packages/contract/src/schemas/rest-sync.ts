@@ -8,7 +8,7 @@ import { VersionVectorSchema } from './version-vector.js';
  */
 const SentVectorSchema = Type.Record(
   // The clientId pattern with its length: a key no client could sync as would be merged into every vector.
-  Type.String({ pattern: '^[A-Za-z0-9_.:-]{1,128}$' }),
+  Type.String({ pattern: '^(?!__proto__$)[A-Za-z0-9_.:-]{1,128}$' }),
   Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
   {
     maxProperties: 128,
@@ -39,7 +39,8 @@ export const SyncRequestSchema = closedObject(
     clientId: Type.String({
       minLength: 1,
       maxLength: 128,
-      pattern: '^[A-Za-z0-9_.:-]+$',
+      // `__proto__` is no key a JSON body may carry (it is refused there), so no vector could hold it.
+      pattern: '^(?!__proto__$)[A-Za-z0-9_.:-]+$',
       description: 'The syncing client.',
     }),
     vector: SentVectorSchema,

@@ -1,5 +1,5 @@
 import type { JsonValue, VersionVector } from '@agentlane/contract';
-import { hasSeen, mergeVectors } from '@agentlane/contract';
+import { compareVectors, hasSeen, mergeVectors, vectorEntry } from '@agentlane/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { assertThreadAccess } from '../auth.js';
 import type { ServerContext } from '../context.js';
@@ -46,14 +46,15 @@ export const syncRoutes =
         const { clientId, vector, changes } = request.body;
         changes.forEach((c, i) => {
           // A client increments its own entry on every write: the change's vector must say so.
-          if (c.vector[clientId] !== c.version) {
+          // Own entries only (vectorEntry): a client named `constructor` must not find Object's function.
+          if (vectorEntry(c.vector, clientId) !== c.version) {
             throw new HttpError(
               'invalid_request',
               `changes[${i}].vector["${clientId}"] must equal its version ${c.version}`,
               `body.changes[${i}].vector`,
             );
           }
-          if ((vector[clientId] ?? 0) < c.version) {
+          if (vectorEntry(vector, clientId) < c.version) {
             throw new HttpError(
               'invalid_request',
               `vector["${clientId}"] must include the client's own change version ${c.version}`,
@@ -160,6 +161,43 @@ function assertInOrder(
   return next - 1;
 }
 
+/**
+ * A client never forgets what it has seen: each of its writes has seen everything its previous write had
+ * (the vector of version v includes that of v - 1), and the vector it syncs with includes its newest write's.
+ * A vector that went backwards would make two writes of one client look concurrent to every other client.
+ */
+function assertVectorsGrow(
+  clientId: string,
+  vector: VersionVector,
+  changes: readonly IncomingChange[],
+  stored: ReadonlyMap<string, SyncChange>,
+): void {
+  const vectorOf = new Map<number, VersionVector>();
+  for (const c of stored.values()) vectorOf.set(c.version, c.vector);
+  for (const c of changes) if (!vectorOf.has(c.version)) vectorOf.set(c.version, c.vector);
+  const missing = (later: VersionVector, earlier: VersionVector | undefined) =>
+    earlier && Object.keys(earlier).find((id) => vectorEntry(later, id) < vectorEntry(earlier, id));
+  changes.forEach((c, i) => {
+    const previous = vectorOf.get(c.version - 1);
+    const lost = missing(c.vector, previous);
+    if (lost !== undefined && previous)
+      throw new HttpError(
+        'invalid_request',
+        `changes[${i}].vector[${quote(lost)}] is ${vectorEntry(c.vector, lost)}, but version ${c.version - 1} of ${quote(clientId)} had seen ${vectorEntry(previous, lost)}: a client's vector never goes back`,
+        `body.changes[${i}].vector`,
+      );
+  });
+  const newest = Math.max(0, ...vectorOf.keys());
+  const last = vectorOf.get(newest);
+  const behind = missing(vector, last);
+  if (behind !== undefined && last)
+    throw new HttpError(
+      'invalid_request',
+      `vector[${quote(behind)}] is ${vectorEntry(vector, behind)}, but version ${newest} of ${quote(clientId)} had seen ${vectorEntry(last, behind)}: a client's vector never goes back`,
+      'body.vector',
+    );
+}
+
 type IncomingChange = { key: string; value: unknown; version: number; vector: VersionVector };
 
 /**
@@ -192,12 +230,20 @@ function assertConsistent(
     if (prior && (prior.key !== c.key || JSON.stringify(prior.value) !== JSON.stringify(c.value)))
       throw new HttpError(
         'conflict',
-        `changes[${i}]: version ${c.version} of ${clientId} is stored with other content`,
+        `changes[${i}]: version ${c.version} of ${quote(clientId)} is stored with other content`,
         `body.changes[${i}].version`,
+      );
+    // A retry whose vector differs would be answered 200 while its vector is dropped: the client must know.
+    if (prior && compareVectors(prior.vector, c.vector) !== 'equal')
+      throw new HttpError(
+        'conflict',
+        `changes[${i}]: version ${c.version} of ${quote(clientId)} is stored with another vector`,
+        `body.changes[${i}].vector`,
       );
   });
   const own = assertInOrder(clientId, changes, known.get(clientId) ?? 0, byVersion);
-  if ((vector[clientId] ?? 0) > own)
+  assertVectorsGrow(clientId, vector, changes, byVersion);
+  if (vectorEntry(vector, clientId) > own)
     throw new HttpError(
       'invalid_request',
       `vector[${quote(clientId)}] is ${vector[clientId]}, but ${quote(clientId)} has written ${own} versions`,

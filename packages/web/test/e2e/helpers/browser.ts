@@ -44,9 +44,11 @@ export async function launch(): Promise<Browser> {
   await context.addInitScript(() => {
     const seen: string[] = [];
     (globalThis as unknown as { cspViolations: string[] }).cspViolations = seen;
-    document.addEventListener('securitypolicyviolation', (e) =>
-      seen.push(`${e.violatedDirective} ${e.blockedURI}`),
-    );
+    // The violation event bubbles up to the window (this runs in the page, typed without the DOM library).
+    (globalThis as unknown as EventTarget).addEventListener('securitypolicyviolation', (e) => {
+      const violation = e as unknown as { violatedDirective: string; blockedURI: string };
+      seen.push(`${violation.violatedDirective} ${violation.blockedURI}`);
+    });
   });
   return {
     context,
