@@ -1,5 +1,7 @@
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { agentlaneFromSource } from '@agentlane/test-engines';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAuditCommand } from '../src/commands/audit';
 
@@ -44,4 +46,35 @@ describe('agentlane audit SESSION', () => {
       /404 no such session/,
     );
   });
+});
+
+describe('agentlane audit SESSION | head -c 1', () => {
+  // Pages of rows without end: only a reader that stops early ends the command.
+  const server = createServer((_req, res) => {
+    res.setHeader('content-type', 'application/json');
+    const calls = Array.from({ length: 500 }, (_, i) => ({ seq_within_turn: i, text: 'x'.repeat(200) }));
+    res.end(JSON.stringify({ calls, nextCursor: 'more' }));
+  });
+  let base = '';
+  beforeAll(async () => {
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  it('ends quietly (exit 0, no stack) when its reader closes the pipe', async () => {
+    const child = spawn(process.execPath, agentlaneFromSource(['audit', 's1', '--server', base]), {
+      env: { ...process.env, AGENTLANE_TOKEN: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    // Like `head -c 1`: read the first chunk, then close the pipe.
+    child.stdout.once('data', () => child.stdout.destroy());
+    const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).toBe('');
+    expect(status).toBe(0);
+  }, 60_000);
 });
