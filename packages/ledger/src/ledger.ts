@@ -85,8 +85,9 @@ export function encodeCursor(position: number): string {
 export function decodeCursor(cursor: string | undefined): number {
   if (!cursor) return 0;
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
-  const match = /^a:(\d{1,15})$/.exec(text);
-  if (!match?.[1])
+  // As encodeCursor writes it, byte for byte: another spelling of a position (`a:01`, padding) is not issued.
+  const match = /^a:(0|[1-9]\d{0,14})$/.exec(text);
+  if (!match?.[1] || encodeCursor(Number(match[1])) !== cursor)
     throw new LedgerError('bad_cursor', `cursor is not a cursor this server issued: ${cursor}`);
   return Number(match[1]);
 }

@@ -48,6 +48,10 @@ export function ledgerSuite(
     expect(third.items.map((r) => r.seq_within_turn)).toEqual([5]);
     expect(third.nextCursor).toBeNull();
     await expect(ledger.list('s-page', { cursor: 'garbage' })).rejects.toThrow(/cursor/);
+    // Another spelling of an issued position is no cursor this ledger issued.
+    const b64 = (text: string) => Buffer.from(text).toString('base64url');
+    for (const spelled of [b64('a:01'), b64('a:+1'), `${first.nextCursor ?? ''}=`])
+      await expect(ledger.list('s-page', { cursor: spelled })).rejects.toThrow(/cursor/);
   });
 
   it('refuses a malformed row before writing anything', async () => {

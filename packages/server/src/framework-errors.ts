@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import {
@@ -90,7 +91,8 @@ export function handleClientError(err: NodeJS.ErrnoException, socket: Socket): v
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (socket.writable && !inFlight?.headersSent) {
     socket.write(
-      `HTTP/1.1 ${status} ${known.code}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      // The standard reason phrase (`Request Header Fields Too Large`), not the error code.
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? known.code}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy();

@@ -17,7 +17,8 @@ const OPEN_PATHS = ['/health', '/openapi.json'];
 /**
  * Answers every route can give whatever it does, which route schemas left out: request framing and
  * validation (400), bearer tokens (401), Host and thread scope (403), body size and media type (413, 415,
- * routes that take a body), the rate limit (429) and shutting down (503). Added to the schema only where the
+ * routes that take a body), an over-long path id (414), headers past the limit (431), the rate limit (429)
+ * and shutting down (503). Added to the schema only where the
  * route does not declare the status itself, so a route's own, richer body (a cursor error's head) stays.
  */
 export function documentCommonErrors(app: FastifyInstance): void {
@@ -28,7 +29,9 @@ export function documentCommonErrors(app: FastifyInstance): void {
     const response = schema.response as Record<string, unknown>;
     const methods = [route.method].flat();
     const open = OPEN_PATHS.some((p) => route.url.endsWith(p));
-    const codes = [400, ...(open ? [] : [401, 403, 429]), 503];
+    // 431 (headers past the limit) can meet any route; 414 any route with a path id (one past 512 characters).
+    const codes = [400, ...(open ? [] : [401, 403, 429]), 431, 503];
+    if (route.url.includes(':')) codes.push(414);
     if (methods.some((m) => BODY_METHODS.has(m)) && schema.body) codes.push(413, 415);
     for (const code of codes)
       if (!(code in response) && !(String(code) in response)) response[code] = ErrorSchema;

@@ -137,6 +137,7 @@ describe('the error contract holds for framework errors', () => {
       `GET /api/harness/health HTTP/1.1\r\nHost: ${host}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
     ]);
     expect(big.status).toBe(431);
+    expect(big.statusLine).toBe('HTTP/1.1 431 Request Header Fields Too Large');
     expectShape(431, JSON.parse(big.body));
     const garbage = await rawRequest(t.url, ['NOT HTTP AT ALL\r\n\r\n']);
     expect(garbage.status).toBe(400);

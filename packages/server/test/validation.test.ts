@@ -491,6 +491,19 @@ describe('bad input gets a clear 4xx naming the field, never a 500', () => {
     }
   });
 
+  it('every route with a path id documents and answers 414 for an id past 512 characters; every route documents 431', async () => {
+    const doc = await readJson(await fetch(`${t.api}/openapi.json`));
+    const ops = Object.entries(
+      doc.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>,
+    ).flatMap(([path, byMethod]) => Object.entries(byMethod).map(([method, op]) => ({ path, method, op })));
+    for (const { path, method, op } of ops) {
+      expect(Object.keys(op.responses), `${method} ${path}`).toContain('431');
+      if (path.includes('{')) expect(Object.keys(op.responses), `${method} ${path}`).toContain('414');
+    }
+    const long = await fetch(`${t.api}/sessions/${'a'.repeat(600)}`);
+    expect([long.status, (await readJson(long)).error?.code]).toEqual([414, 'uri_too_long']);
+  });
+
   it('run.cancel: an idempotency key reused for another run is 409 naming the header', async () => {
     const cancel = (runId: string) =>
       fetch(`${t.api}/runs/${runId}/cancel`, { method: 'POST', headers: { 'idempotency-key': 'c1' } });

@@ -64,7 +64,8 @@ export function listArguments(query: ListQuery): { limit: number; beforeSeq: num
   }
   let beforeSeq: number | undefined;
   if (query.cursor !== undefined) {
-    const decoded = /^c([0-9]{1,15})$/.exec(query.cursor);
+    // Written as the saver writes it (no leading zero, no sign): `c01` was read as `c1`, a cursor never issued.
+    const decoded = /^c([1-9][0-9]{0,14})$/.exec(query.cursor);
     if (!decoded)
       throw new CheckpointError(
         'invalid_argument',

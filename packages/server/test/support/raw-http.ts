@@ -2,6 +2,8 @@ import { connect } from 'node:net';
 
 export interface RawAnswer {
   status: number;
+  /** The whole status line, reason phrase included. */
+  statusLine: string;
   headers: Record<string, string>;
   body: string;
   /** Milliseconds until the server closed the socket or answered. */
@@ -37,6 +39,7 @@ export function rawRequest(url: string, chunks: (string | number)[], timeoutMs =
       }
       resolve({
         status: Number(statusLine.split(' ')[1] ?? 0),
+        statusLine,
         headers,
         body: rest.join('\r\n\r\n'),
         ms: performance.now() - started,
