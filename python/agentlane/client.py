@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import http.client
 import json
+import re
 import socket
 import ssl
 import time
@@ -85,6 +86,43 @@ def _reason(error: BaseException) -> tuple[str, bool]:
 
 _TRANSPORT = (OSError, http.client.HTTPException, OverflowError)  # OverflowError: a port > 65535
 
+CUT = "connection closed mid-response"
+
+
+class _LineWatch:
+    """The response's byte stream, noting a line that ended without its LF: the connection closed inside it.
+
+    http.client reads the header block until a blank line *or* the end of the stream, and a chunked body's
+    trailer the same way, so a response cut after `HTTP/1.1 200 OK\r\n` (or mid-header) looks like a whole
+    one without headers and with an empty body. Every line it reads goes through readline, so this sees it."""
+
+    def __init__(self, fp) -> None:
+        self._fp, self.cut = fp, False
+
+    def readline(self, limit: int = -1) -> bytes:
+        line = self._fp.readline(limit)
+        if not line.endswith(b"\n") and (limit < 0 or len(line) < limit):  # a full-length line is LineTooLong
+            self.cut = True
+        return line
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._fp, name)
+
+
+class _WatchedResponse(http.client.HTTPResponse):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.watch = self.fp = _LineWatch(self.fp)  # kept: http.client drops fp when it closes
+
+
+def redact_url(url: str) -> str:
+    """The URL as it may be printed: whatever stands between `//` and the last `@` (user, password) is `***`
+    (over-redacting a path or query that holds an `@` is the safe side)."""
+    return re.sub(r"(?<=//).*@", "***@", url, flags=re.S)
+
+
+_TOKEN = re.compile(r"[\x21-\x7e]+")  # visible ASCII: what a header value carries and the server reads as one token
+
 
 @dataclass(frozen=True)
 class Response:
@@ -108,25 +146,41 @@ def _drop_none(d: dict) -> dict:
 
 class Client:
     def __init__(self, base_url: str, *, token: str | None = None, timeout: float = 30.0, prefix: str = PREFIX):
-        url = urllib.parse.urlsplit(base_url)
+        # Messages show the URL redacted (a password in it is never printed) and never the token.
+        shown = redact_url(base_url)
+        try:
+            url = urllib.parse.urlsplit(base_url)
+        except ValueError as error:  # e.g. an unclosed [ of an IPv6 host
+            raise ValueError(f"base_url {shown!r}: {redact_url(str(error))}") from None
         if url.scheme not in ("http", "https"):
-            raise ValueError(f"base_url must be http(s)://, got {base_url!r}")
+            raise ValueError(f"base_url must be http(s)://host[:port], got {shown!r}")
+        if shown != base_url:
+            raise ValueError(f"base_url must be http(s)://host[:port] without credentials, got {shown!r}")
+        # The origin only (README): a path would be put before /api/harness, a query or fragment dropped.
+        if url.path not in ("", "/") or url.query or url.fragment or "?" in base_url or "#" in base_url:
+            raise ValueError(f"base_url must be http(s)://host[:port] without a path, query or fragment, got {shown!r}")
         try:
             url.port  # noqa: B018 - raises for a port out of range or not a number
         except ValueError as error:
-            raise ValueError(f"base_url {base_url!r}: {error}") from None
+            raise ValueError(f"base_url {shown!r}: {error}") from None
         if not url.hostname:
-            raise ValueError(f"base_url has no host: {base_url!r}")
+            raise ValueError(f"base_url has no host: {shown!r}")
+        # A CR/LF would split the header (http.client refuses it only when sending); a space or non-ASCII is no
+        # token the server's `Bearer <token>` reads. The token itself is never put into the message.
+        if token is not None and token != "" and not _TOKEN.fullmatch(token):
+            raise ValueError("token is not a valid bearer token (only visible ASCII, no spaces or control characters)")
         self._scheme, self._netloc = url.scheme, url.netloc
         self.origin = f"{url.scheme}://{url.netloc}"
-        self._prefix = (url.path.rstrip("/") or "") + prefix
+        self._prefix = prefix
         self._token, self._timeout = token, timeout
 
     # -- plumbing
 
     def _connection(self, timeout: float | None = None) -> http.client.HTTPConnection:
         cls = http.client.HTTPSConnection if self._scheme == "https" else http.client.HTTPConnection
-        return cls(self._netloc, timeout=self._timeout if timeout is None else timeout)
+        conn = cls(self._netloc, timeout=self._timeout if timeout is None else timeout)
+        conn.response_class = _WatchedResponse
+        return conn
 
     def _path(self, path: str, query: dict | None = None) -> str:
         q = urllib.parse.urlencode(_drop_none(query or {}))
@@ -141,7 +195,7 @@ class Client:
 
     def _send(self, method, path, *, body=None, query=None, headers=None, timeout=None):
         """Sends a request and returns (connection, response) with the body unread; the caller closes.
-        A failure to connect or to read the response head raises TransportError."""
+        A failure to connect or to read the whole response head raises TransportError."""
         conn = self._connection(timeout)
         h = self._headers(headers)
         payload = None
@@ -150,7 +204,7 @@ class Client:
             h["content-type"] = "application/json"
         try:
             conn.request(method, self._path(path, query), body=payload, headers=h)
-            return conn, conn.getresponse()
+            resp = conn.getresponse()
         except _TRANSPORT as error:
             conn.close()
             reason, permanent = _reason(error)
@@ -158,6 +212,10 @@ class Client:
         except BaseException:
             conn.close()
             raise
+        if resp.watch.cut:  # the head ended without its blank line: not a response without headers
+            conn.close()
+            raise TransportError(self.origin, CUT + " (in its head)")
+        return conn, resp
 
     def request(
         self,
@@ -173,18 +231,27 @@ class Client:
         raw=True returns the body as bytes."""
         conn, resp = self._send(method, path, body=body, query=query, headers=headers)
         try:
-            data = resp.read()
+            data = resp.read()  # a Content-Length or chunked body cut short raises IncompleteRead
             resp_headers = {k.lower(): v for k, v in resp.getheaders()}
         except (OSError, http.client.HTTPException) as error:
             reason, _ = _reason(error)
             raise TransportError(self.origin, reason, cause=error) from error
         finally:
             conn.close()
+        if resp.watch.cut:  # a chunked body whose trailer was cut after the last chunk
+            raise TransportError(self.origin, CUT)
         if resp.status >= 400:
             raise _api_error(resp.status, data)
         if raw or resp.status in (204, 304):
             return Response(resp.status, resp_headers, data)
-        return Response(resp.status, resp_headers, json.loads(data) if data else None)
+        # Every other answer of the wire is a JSON document. A body framed by the connection's close has no
+        # length to check, so a cut one shows here: empty or not JSON. Never hand a caller None for it.
+        try:
+            parsed = json.loads(data)
+        except ValueError as error:
+            why = "an empty body" if not data.strip() else f"a body that is not JSON ({error})"
+            raise TransportError(self.origin, f"{why} where JSON was expected ({CUT}?)", cause=error) from error
+        return Response(resp.status, resp_headers, parsed)
 
     # -- routes
 
@@ -322,7 +389,14 @@ class Client:
         conn, resp = self._send(method, path, body=body, query=query, headers=sse_headers, timeout=timeout)
         try:
             if resp.status >= 400:
-                raise _api_error(resp.status, resp.read())
+                try:
+                    data = resp.read()
+                except (OSError, http.client.HTTPException) as error:
+                    reason, _ = _reason(error)
+                    raise TransportError(self.origin, reason, cause=error) from error
+                if resp.watch.cut:
+                    raise TransportError(self.origin, CUT)
+                raise _api_error(resp.status, data)
             parser = SseParser()
             last_id: str | None = None
             while True:
@@ -340,6 +414,8 @@ class Client:
                     reason, _ = _reason(error)
                     raise StreamInterrupted(self.origin, reason, cause=error, last_event_id=last_id) from error
                 if not chunk:
+                    if resp.watch.cut:  # the chunked stream's end was cut: not the server closing it
+                        raise StreamInterrupted(self.origin, CUT, last_event_id=last_id)
                     return
                 for message in parser.feed(chunk):
                     yield message

@@ -80,20 +80,20 @@ def check_corpus(report: Report, turns: list[dict]) -> None:
         name = turn["name"]
         report.check("canonical JSON", fingerprint(turn["sessionState"]) == turn["fingerprint"], f"{name}: sessionState fingerprint")
         for i, event in enumerate(turn["events"]):
-            draft = {"kind": event["kind"], "payload": event["payload"]}
+            draft = {"kind": event.get("kind"), "payload": event.get("payload")}
             issues = validate("CanonicalEventDraft", draft)
-            report.check("events", not issues, f"{name}.events[{i}] {event['kind']}: {issues[:1]}")
+            report.check("events", not issues, f"{name}.events[{i}] {event.get('kind')}: {issues[:1]}")
         rows = turn["ledgerRows"]
         for i, row in enumerate(rows):
             issues = validate("AuditableCall", row)
             report.check("ledger", not issues, f"{name}.ledgerRows[{i}]: {issues[:1]}")
-        keys = [(r["session_id"], r["turn_id"], r["stage_id"], r["seq_within_turn"]) for r in rows]
+        keys = [(r.get("session_id"), r.get("turn_id"), r.get("stage_id"), r.get("seq_within_turn")) for r in rows]
         report.check("ledger", len(keys) == len(set(keys)), f"{name}: duplicate idempotency keys")
         by_session: dict[str, list[dict]] = {}
         for checkpoint in turn["checkpoints"]:
             issues = validate("Checkpoint", checkpoint)
             report.check("checkpoints", not issues, f"{name} checkpoint {checkpoint.get('id')}: {issues[:1]}")
-            by_session.setdefault(checkpoint["sessionId"], []).append(checkpoint)
+            by_session.setdefault(checkpoint.get("sessionId"), []).append(checkpoint)
         for session, chain in by_session.items():
             channels: dict = {}
             for checkpoint in chain:
@@ -103,7 +103,7 @@ def check_corpus(report: Report, turns: list[dict]) -> None:
                     channels = apply_delta(json.loads(json.dumps(channels)), delta, c["id"])
                     report.check("checkpoints", canonical_json(channels) == canonical_json(c["channels"]), f"{name} {c['id']}: delta round trip")
 
-                report.guard("checkpoints", f"{name} {checkpoint['id']}", step)
+                report.guard("checkpoints", f"{name} {checkpoint.get('id')}", step)
         mine = by_session.get(turn["input"]["threadId"], [])
         if mine:
             report.check("checkpoints", fingerprint_checkpoint(mine[-1]) == turn["fingerprint"], f"{name}: latest checkpoint fingerprint")
@@ -247,6 +247,10 @@ def main(argv: list[str] | None = None) -> int:
             Client(args.server)
         except ValueError as error:
             parser.error(f"--server: {error}")
+        try:
+            Client(args.server, token=args.token)
+        except ValueError as error:  # the message never holds the token
+            parser.error(f"--token: {error}")
     try:
         return _run(args)
     except UserError as error:
@@ -267,10 +271,81 @@ def _load_turns(corpus: pathlib.Path) -> list[dict]:
     turns = []
     for path in files:
         try:
-            turns.append(json.loads(path.read_text("utf-8")))
+            turn = json.loads(path.read_text("utf-8"))
         except (OSError, ValueError) as error:
             raise UserError(f"--corpus {path}: {error}") from None
+        problems = turn_problems(turn)
+        if problems:
+            raise UserError(f"--corpus {path}: not a corpus turn: {problems}")
+        turns.append(turn)
     return turns
+
+
+# What the checks and the replay read of a turn (the corpus README, "Format"): a file without it is not a
+# turn, and is said so in one line before any check runs, instead of a KeyError halfway through the report.
+_NUMBER = (int, float)
+_TURN_SHAPE: dict = {
+    "corpusVersion": int, "name": str,
+    "input": {
+        "threadId": str, "turnId": str, "prompt": str,
+        "engine": {"api": str, "model": str, "basePath": str, "plan": bool, "maxSteps": int},
+        "files": dict, "approvals": list,
+        "clock": {"start": str, "stepMs": _NUMBER}, "ids": {"startMs": _NUMBER},
+        "frameClock": {"start": str, "stepMs": _NUMBER},
+    },
+    "exchanges": list, "outcome": dict, "ledgerRows": list, "checkpoints": list, "events": list,
+    "sessionState": dict, "fingerprint": str,
+}
+_LISTS_OF_OBJECTS = ("exchanges", "ledgerRows", "checkpoints", "events")
+_KIND = {str: "a string", int: "an integer", bool: "true or false", dict: "an object", list: "an array",
+         _NUMBER: "a number"}
+CORPUS_VERSION = 1
+
+
+def turn_problems(turn: object) -> str | None:
+    """None for a value shaped like a corpus turn, else one line saying what is missing or of the wrong type."""
+    if not isinstance(turn, dict):
+        return f"the file holds {type(turn).__name__}, not an object"
+    missing: list[str] = []
+    wrong: list[str] = []
+
+    def walk(value: dict, shape: dict, at: str) -> None:
+        for key, want in shape.items():
+            if key not in value:
+                missing.append(at + key)
+            elif isinstance(want, dict):
+                if isinstance(value[key], dict):
+                    walk(value[key], want, f"{at}{key}.")
+                else:
+                    wrong.append(f"{at}{key} is not an object")
+            elif not isinstance(value[key], want) or (want is not bool and isinstance(value[key], bool)):
+                wrong.append(f"{at}{key} is not {_KIND[want]}")
+
+    walk(turn, _TURN_SHAPE, "")
+    for key in _LISTS_OF_OBJECTS:
+        items = turn.get(key)
+        if isinstance(items, list):
+            wrong += [f"{key}[{i}] is not an object" for i, item in enumerate(items) if not isinstance(item, dict)][:1]
+    if isinstance(turn.get("corpusVersion"), int) and turn["corpusVersion"] != CORPUS_VERSION:
+        wrong.append(f"corpusVersion {turn['corpusVersion']} (this runtime reads {CORPUS_VERSION})")
+    problems = (["missing " + ", ".join(missing)] if missing else []) + wrong
+    return "; ".join(problems) if problems else None
+
+
+def _without_secret(text: str, url: str) -> str:
+    """text with the URL's password (and the URL) replaced, should a driver's message quote them."""
+    import urllib.parse
+
+    from .client import redact_url
+
+    text = text.replace(url, redact_url(url))
+    try:
+        password = urllib.parse.urlsplit(url).password
+    except ValueError:
+        password = None
+    for secret in {password, urllib.parse.unquote(password or "")} - {None, ""}:
+        text = text.replace(secret, "***")
+    return text
 
 
 def _open_db(db_url: str):
@@ -281,14 +356,18 @@ def _open_db(db_url: str):
     from .sql import open_database
 
     if db_url.startswith(("postgres://", "postgresql://")):
+        from .client import redact_url
+
+        shown = redact_url(db_url)  # the URL's password is never printed
         try:
             import psycopg  # noqa: F401
         except ImportError:
-            raise UserError(f"--db {db_url}: PostgreSQL needs psycopg 3 (Debian: python3-psycopg)") from None
+            raise UserError(f"--db {shown}: PostgreSQL needs psycopg 3 (Debian: python3-psycopg)") from None
         try:
             return open_database(db_url)
         except Exception as error:  # noqa: BLE001 - psycopg.OperationalError and kin: the URL is the user's
-            raise UserError(f"--db {db_url}: {str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__}") from None
+            line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+            raise UserError(f"--db {shown}: {_without_secret(line, db_url)}") from None
     path = pathlib.Path(db_url.removeprefix("sqlite://"))
     if not path.exists():
         raise UserError(f"--db {db_url}: no such file")

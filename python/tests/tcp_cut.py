@@ -52,3 +52,42 @@ class CuttingProxy:
     def close(self) -> None:
         self._closed = True
         self._listener.close()
+
+
+class ScriptedServer:
+    """A loopback HTTP server that answers connection i with replies[i] (the last one for every later
+    connection) and then closes it: a reply cut short is a server or proxy that died mid-response.
+
+    It reads the request head before replying, so the close is a clean FIN, never a reset for unread bytes."""
+
+    def __init__(self, replies: list[bytes]) -> None:
+        self.replies = replies
+        self.connections = 0
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self._listener.getsockname()[1]}"
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self._listener.accept()
+            except OSError:
+                return
+            reply = self.replies[min(self.connections, len(self.replies) - 1)]
+            self.connections += 1
+            with conn:
+                try:
+                    conn.settimeout(10)
+                    head = b""
+                    while b"\r\n\r\n" not in head:
+                        data = conn.recv(65536)
+                        if not data:
+                            break
+                        head += data
+                    conn.sendall(reply)
+                    conn.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def close(self) -> None:
+        self._listener.close()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import shutil
 import socket
 import subprocess
 import sys
@@ -131,6 +133,35 @@ def test_bad_base_urls_are_value_errors() -> None:
             Client(url)
 
 
+def test_a_base_url_is_an_origin_only() -> None:
+    # README: anything but http(s)://host[:port] is refused; with a path the client asked
+    # /api/harness/api/harness/..., a query or fragment was dropped without a word.
+    for url in ("http://127.0.0.1:7622/api/harness", "http://127.0.0.1:7622/x/", "http://127.0.0.1:7622?a=1",
+                "http://127.0.0.1:7622/?", "http://127.0.0.1:7622#top", "https://h/p?q#f"):
+        with pytest.raises(ValueError, match="without a path, query or fragment"):
+            Client(url)
+    assert Client("http://127.0.0.1:7622/").origin == "http://127.0.0.1:7622"  # a trailing / alone is the origin
+
+
+def test_credentials_in_a_base_url_are_refused_and_never_shown() -> None:
+    for url in ("http://user:pw-s3cret@127.0.0.1:7622", "https://pw-s3cret@h", "http://u:pw-s3cret@h:99999",
+                "ftp://u:pw-s3cret@h", "http://u:pw-s3cret/x@h", "http://u:pw-s3cret@h/path"):
+        with pytest.raises(ValueError) as caught:
+            Client(url)
+        assert "s3cret" not in str(caught.value), str(caught.value)
+    with pytest.raises(ValueError) as caught:
+        Client("http://user:pw-s3cret@127.0.0.1:7622")
+    assert "'http://***@127.0.0.1:7622'" in str(caught.value) and "credentials" in str(caught.value)
+
+
+def test_a_token_that_cannot_be_a_header_is_refused_and_never_shown() -> None:
+    for token in ("a\r\nX-Evil: 1", "tok en", "tök", "tab\there", "nul\0"):
+        with pytest.raises(ValueError) as caught:
+            Client("http://127.0.0.1:1", token=token)
+        assert token not in str(caught.value) and "token" in str(caught.value)
+    Client("http://127.0.0.1:1", token="admin-token-0123456789abcdef+/=~._")  # b64token characters pass
+
+
 # -- the follow CLI
 
 
@@ -156,10 +187,23 @@ def test_cli_permanent_errors_exit_1_at_once() -> None:
 
 def test_cli_usage_errors_exit_2_without_a_traceback() -> None:
     for args in (["notaurl", "t"], ["http://127.0.0.1:99999", "t"], ["http://127.0.0.1:1", "t", "--max-seconds", "-1"],
-                 ["http://127.0.0.1:1", "t", "--after", "-3"]):
+                 ["http://127.0.0.1:1", "t", "--after", "-3"], ["http://127.0.0.1:1/api/harness", "t"],
+                 ["http://127.0.0.1:1?x=1", "t"], ["http://127.0.0.1:1#f", "t"]):
         done = _cli("agentlane", "follow", *args)
         assert done.returncode == 2 and "Traceback" not in done.stderr, (args, done.stderr)
         assert done.stderr.strip().splitlines()[-1].startswith("python -m agentlane follow: error: ")
+
+
+def test_cli_refuses_a_password_or_a_bad_token_without_printing_it() -> None:
+    url = _refused_url().replace("http://", "http://user:pw-s3cret@")
+    done = _cli("agentlane", "follow", url, "t", "--max-seconds", "1")
+    assert done.returncode == 2 and "Traceback" not in done.stderr and "s3cret" not in done.stderr + done.stdout
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("python -m agentlane follow: error: ") and "http://***@127.0.0.1:" in last, last
+    done = _cli("agentlane", "follow", _refused_url(), "t", "--token", "tok-s3cret\r\nX-Evil: 1", "--max-seconds", "1")
+    assert done.returncode == 2 and "Traceback" not in done.stderr and "s3cret" not in done.stderr + done.stdout
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("python -m agentlane follow: error: ") and "not a valid bearer token" in last, last
 
 
 def test_cli_until_canonicalized_of_another_threads_run_is_refused(client, server) -> None:
@@ -183,3 +227,37 @@ def test_conformance_db_errors_are_one_line_and_create_nothing(tmp_path) -> None
     assert not new.exists()
     done = _cli("agentlane.conformance", "--corpus", str(tmp_path / "nope"))
     assert done.returncode == 1 and "no such directory" in _one_line(done)
+
+
+def test_conformance_names_a_file_that_is_not_a_corpus_turn(tmp_path) -> None:
+    # JSON files that are not turns (an OpenAPI document, an API answer) used to end in `KeyError: 'name'`.
+    (tmp_path / "openapi.json").write_text(json.dumps({"openapi": "3.1.0", "paths": {}}), "utf-8")
+    done = _cli("agentlane.conformance", "--corpus", str(tmp_path))
+    assert done.returncode == 1 and done.stdout == ""
+    line = _one_line(done).strip()
+    assert line.startswith(f"agentlane: --corpus {tmp_path / 'openapi.json'}: not a corpus turn: missing ")
+    assert "name" in line and "input" in line and "ledgerRows" in line and "fingerprint" in line
+    (tmp_path / "openapi.json").unlink()
+    for path in CORPUS.glob("*.json"):
+        shutil.copy(path, tmp_path / path.name)
+    turn = json.loads((tmp_path / "step-limit.json").read_text("utf-8"))
+    del turn["input"]["engine"]["api"]
+    turn["events"][0] = "not an event"
+    (tmp_path / "step-limit.json").write_text(json.dumps(turn), "utf-8")
+    done = _cli("agentlane.conformance", "--corpus", str(tmp_path), timeout=120)
+    assert done.returncode == 1 and done.stdout == ""
+    assert _one_line(done).strip() == (f"agentlane: --corpus {tmp_path / 'step-limit.json'}: not a corpus turn: "
+                                       "missing input.engine.api; events[0] is not an object")
+    (tmp_path / "step-limit.json").write_text("[1, 2]", "utf-8")
+    done = _cli("agentlane.conformance", "--corpus", str(tmp_path), timeout=120)
+    assert done.returncode == 1 and "step-limit.json: not a corpus turn: the file holds list" in _one_line(done)
+
+
+def test_conformance_never_prints_a_database_password(tmp_path) -> None:
+    done = _cli("agentlane.conformance", "--corpus", str(CORPUS), "--db",
+                "postgres://user:pw-s3cret@127.0.0.1:1/agentlane", timeout=120)
+    assert done.returncode == 1 and "s3cret" not in done.stderr + done.stdout
+    assert "--db postgres://***@127.0.0.1:1/agentlane: " in _one_line(done)
+    done = _cli("agentlane.conformance", "--corpus", str(CORPUS), "--server", "http://127.0.0.1:1",
+                "--token", "tok-s3cret\nX: 1")
+    assert done.returncode == 2 and "s3cret" not in done.stderr and "--token: " in done.stderr
