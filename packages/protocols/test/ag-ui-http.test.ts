@@ -154,6 +154,58 @@ describe('AG-UI over the lane (HttpAgent as the client)', () => {
     expect(rest).toEqual(framesA.slice(at + 1));
   });
 
+  it('a Last-Event-ID that is no frame of the stream (a made-up snapshot, row or index) is refused', async () => {
+    stack = await startStack([]);
+    const body = input('thr-no-frame', 'agrun-1', 'Create hello.txt', 'replay');
+    const whole = await readFrames(await post(stack, body));
+    const ids = whole.map((f) => (f.id ?? '').split('-').map(Number) as [number, number, number]);
+    // The stream of a run on a new thread: snapshotted at row 0, each later frame of a row of its run.
+    expect(ids.every(([snapshot]) => snapshot === 0)).toBe(true);
+    const rows = [...new Set(ids.map(([, row]) => row).filter((row) => row > 0))];
+    const [first, second] = rows as [number, number];
+    const later = rows[5] as number;
+    const last = ids.at(-1) as [number, number, number];
+    const framesOf = (row: number) => ids.filter(([, r]) => r === row).length;
+    const refused: [string, RegExp][] = [
+      // An index past what the row produced (its frames are re-derived from the store).
+      [`0-${later}-${framesOf(later)}`, /no frame of this stream/],
+      [`0-${later}-999`, /no frame of this stream/],
+      [`0-0-3`, /no frame of this stream/],
+      // One past the frames that end the stream.
+      [`0-${last[1]}-${last[2] + 1}`, /no frame of this stream/],
+      // A snapshot this run's stream never had: past its first row (the server would then write ids with it).
+      [`${first}-${later}-0`, /snapshot row .* not that of a stream of runId "agrun-1"/],
+      [`${second}-${second}-0`, /snapshot row .* not that of a stream of runId "agrun-1"/],
+      // A row before the id's own snapshot.
+      [`${later}-${first}-0`, /before its stream's snapshot row/],
+    ];
+    for (const [id, message] of refused) {
+      const res = await post(stack, body, { 'last-event-id': id });
+      expect(res.status, id).toBe(400);
+      const { error } = (await res.json()) as { error: { field: string; message: string } };
+      expect(error, id).toMatchObject({
+        field: 'headers.last-event-id',
+        message: expect.stringMatching(message),
+      });
+    }
+    // Also without a user message (a client following the thread): an index its row never had.
+    const follow = { ...body, runId: 'agrun-follow', messages: [] };
+    const res = await post(stack, follow, { 'last-event-id': `0-${later}-999` });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { field: string } }).error.field).toBe('headers.last-event-id');
+    // Nothing was started, and the ids the stream did send still resume it exactly.
+    expect(await stack.store.listRuns('thr-no-frame')).toHaveLength(1);
+    for (const at of [
+      2,
+      3,
+      ids.findIndex(([, row]) => row === later) + framesOf(later) - 1,
+      whole.length - 2,
+    ]) {
+      const rest = await readFrames(await post(stack, body, { 'last-event-id': whole[at]?.id ?? '' }));
+      expect(rest, whole[at]?.id).toEqual(whole.slice(at + 1));
+    }
+  });
+
   it('a new thread starts with a user message: no messages, an assistant or a tool message last is a 400', async () => {
     stack = await startStack([]);
     const base = input('thr-no-user', 'agrun-x', 'unused', 'replay');

@@ -2,7 +2,9 @@ import {
   DefaultChatTransport,
   isToolUIPart,
   lastAssistantMessageIsCompleteWithApprovalResponses,
+  readUIMessageStream,
   type UIMessage,
+  type UIMessageChunk,
 } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NodeChat } from './support/node-chat';
@@ -31,6 +33,38 @@ const postChat = (stack: Stack, body: unknown) =>
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
+
+/** The chunks of a UI message stream response (without `[DONE]`). */
+async function chunksOf(res: Response): Promise<UIMessageChunk[]> {
+  return (await res.text())
+    .split('\n')
+    .filter((line) => line.startsWith('data: {'))
+    .map((line) => JSON.parse(line.slice(6)) as UIMessageChunk);
+}
+
+/** What the AI SDK's own reader makes of `chunks`, continuing `message` when given (as useChat does). */
+async function readMessage(chunks: UIMessageChunk[], message?: UIMessage): Promise<UIMessage> {
+  const stream = new ReadableStream<UIMessageChunk>({
+    start(c) {
+      for (const chunk of chunks) c.enqueue(chunk);
+      c.close();
+    },
+  });
+  let last = message;
+  for await (const m of readUIMessageStream({
+    stream,
+    ...(message ? { message: structuredClone(message) } : {}),
+    terminateOnError: true,
+  }))
+    last = structuredClone(m);
+  return last as UIMessage;
+}
+
+const userMessage = (id: string, text: string): UIMessage => ({
+  id,
+  role: 'user',
+  parts: [{ type: 'text', text }],
+});
 
 async function storedMessages(stack: Stack, chatId: string): Promise<UIMessage[]> {
   const res = await fetch(`${stack.api}${CHAT}/${chatId}/messages`);
@@ -206,6 +240,8 @@ describe('the AI SDK UI message stream (useChat over DefaultChatTransport)', () 
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(((await res.json()) as { error: { field: string } }).error.field).toBe(field);
     }
+    // None of them created a chat.
+    expect(await stack.store.getThread('c1')).toBeNull();
     // useChat's `resume: true` resumes on mount, also a chat nothing was sent to yet: nothing to resume.
     expect((await fetch(`${stack.api}${CHAT}/unknown-chat/stream`)).status).toBe(204);
     const badCursor = await fetch(`${stack.api}${CHAT}/unknown-chat/stream?after=-1`);
@@ -218,6 +254,118 @@ describe('the AI SDK UI message stream (useChat over DefaultChatTransport)', () 
       expect(((await res.json()) as { error: { field: string } }).error.field).toBe('params.id');
     }
   });
+  it('a trigger useChat never posts, or a regenerate of a message the chat does not have, is a 400', async () => {
+    stack = await startStack([]);
+    const s = stack;
+    const cases: [Record<string, unknown>, string, RegExp][] = [
+      [{ trigger: 'bogus' }, 'body.trigger', /submit-message, regenerate-message/],
+      [{ trigger: 'resume-stream' }, 'body.trigger', /trigger must be/],
+      [{ trigger: 'regenerate-message', messageId: 'zzz' }, 'body.messageId', /"zzz".*regenerate/],
+      [{ trigger: 'submit-message', messageId: 7 }, 'body.messageId', /string/],
+    ];
+    for (const [extra, field, message] of cases) {
+      const res = await postChat(s, {
+        id: 'chat-trigger',
+        engine: 'replay',
+        messages: [userMessage('u1', 'Create hello.txt')],
+        ...extra,
+      });
+      expect(res.status, JSON.stringify(extra)).toBe(400);
+      const { error } = (await res.json()) as { error: { field: string; message: string } };
+      expect(error, JSON.stringify(extra)).toMatchObject({ field, message: expect.stringMatching(message) });
+    }
+    // Refused before anything was created: no chat, no run.
+    expect(await s.store.getThread('chat-trigger')).toBeNull();
+
+    // On an existing chat: the AI SDK's own regenerate of the chat's answer (useChat drops it from the
+    // request, so its id is known to the server only) starts a new run; an id of no message is refused.
+    const chat = chatFor(s, 'chat-regen', 'replay');
+    await chat.sendMessage({ text: 'Create hello.txt' });
+    await until('the answer', () => chat.status === 'ready' && chat.lastMessage?.role === 'assistant');
+    const answer = chat.lastMessage as UIMessage;
+    const unknown = await postChat(s, {
+      id: 'chat-regen',
+      trigger: 'regenerate-message',
+      messageId: 'msg-run_not_of_this_chat',
+      messages: chat.messages.slice(0, 1),
+    });
+    expect(unknown.status).toBe(400);
+    expect(((await unknown.json()) as { error: { field: string } }).error.field).toBe('body.messageId');
+    expect(await s.store.listRuns('chat-regen')).toHaveLength(1);
+    await chat.regenerate({ messageId: answer.id });
+    await until(
+      'the regenerated answer',
+      () => chat.status === 'ready' && chat.lastMessage?.id !== answer.id,
+    );
+    expect(chat.error).toBeUndefined();
+    expect(chat.lastMessage?.role).toBe('assistant');
+    expect(await s.store.listRuns('chat-regen')).toHaveLength(2);
+  });
+
+  it("an assistant message naming another chat's run is refused, naming the message it is in", async () => {
+    stack = await startStack([]);
+    const s = stack;
+    const runIds: string[] = [];
+    for (const id of ['chat-own', 'chat-other']) {
+      const chunks = await chunksOf(
+        await postChat(s, { id, engine: 'replay', messages: [userMessage('u1', 'Create hello.txt')] }),
+      );
+      const start = chunks[0] as { messageMetadata?: { agentlane?: { runId?: string } } };
+      runIds.push(start.messageMetadata?.agentlane?.runId ?? '');
+    }
+    const forged: UIMessage = {
+      id: `msg-${runIds[1]}`,
+      role: 'assistant',
+      parts: [{ type: 'text', text: '' }],
+      metadata: { agentlane: { threadId: 'chat-own', runId: runIds[1], deliverySeq: 0 } },
+    };
+    const res = await postChat(s, {
+      id: 'chat-own',
+      messages: [userMessage('u1', 'Create hello.txt'), forged],
+    });
+    expect(res.status).toBe(400);
+    const { error } = (await res.json()) as { error: { field: string; message: string } };
+    expect(error.field).toBe('body.messages[1].metadata.agentlane.runId');
+    expect(error.message).toMatch(/is not a run of chat "chat-own"/);
+  });
+
+  it('?after= continues the message in the step it holds: no second step-start, as if uninterrupted', async () => {
+    stack = await startStack([
+      {
+        text: 'Writing it.',
+        toolCalls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'a' }, id: 'c1' }],
+      },
+      { text: 'Done.' },
+    ]);
+    const s = stack;
+    // The whole stream up to the approval (the run then waits on it: it stays active).
+    const whole = await chunksOf(
+      await postChat(s, {
+        id: 'chat-after',
+        engine: 'builtin',
+        messages: [userMessage('u1', 'Write a.txt')],
+      }),
+    );
+    expect(whole.at(-1)).toMatchObject({ type: 'finish', finishReason: 'tool-calls' });
+    // A client cut right after the first text delta (and the deliverySeq of its row), in the middle of a step.
+    const delta = whole.findIndex((c) => c.type === 'text-delta');
+    const cut = whole.slice(0, delta + 2);
+    expect(cut.at(-1)?.type).toBe('message-metadata');
+    const held = await readMessage(cut);
+    const after = (held.metadata as { agentlane: { deliverySeq: number } }).agentlane.deliverySeq;
+    const rest = await chunksOf(await fetch(`${s.api}${CHAT}/chat-after/stream?after=${after}`));
+    expect(rest.slice(1).some((c) => c.type === 'start')).toBe(false);
+    const continued = await readMessage(rest, held);
+    const uninterrupted = await readMessage(whole);
+    expect(continued.id).toBe(uninterrupted.id);
+    // The same parts in the same steps (the one step-start of the step the cut was in), the same text.
+    const kinds = (m: UIMessage) => m.parts.map((p) => p.type);
+    expect(kinds(continued)).toEqual(kinds(uninterrupted));
+    expect(kinds(continued).filter((k) => k === 'step-start')).toHaveLength(1);
+    expect(textOf(continued)).toBe(textOf(uninterrupted));
+    expect(continued.parts.find(isToolUIPart)?.state).toBe('approval-requested');
+  });
+
   it('a failed run reaches useChat as an error (chat.error, onError), not as a finished answer', async () => {
     stack = await startStack([{ error: { status: 400, message: 'the provider refused' } }]);
     const errors: Error[] = [];

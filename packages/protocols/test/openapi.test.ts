@@ -4,7 +4,7 @@ import { type Stack, startStack } from './support/stack';
 type Operation = {
   summary?: string;
   requestBody?: unknown;
-  responses: Record<string, { content?: Record<string, unknown> }>;
+  responses: Record<string, { description?: string; content?: Record<string, { schema?: unknown }> }>;
 };
 let stack: Stack;
 let paths: Record<string, Record<string, Operation>>;
@@ -31,6 +31,44 @@ describe('the OpenAPI document', () => {
         'text/event-stream',
       ]);
     expect(op('/protocols/ai-sdk/chat/{id}/messages', 'get')?.summary).toMatch(/messages/);
+  });
+
+  it('documents the chat routes as they answer: the messages 200 as JSON, the resume 204 without a body', async () => {
+    const op = (path: string) => paths[`/api/harness/protocols/ai-sdk/chat/{id}/${path}`]?.get as Operation;
+    const ok = op('messages').responses['200'];
+    expect(Object.keys(ok?.content ?? {})).toEqual(['application/json']);
+    expect(ok?.content?.['application/json']?.schema).toMatchObject({
+      type: 'object',
+      required: ['messages'],
+      properties: { messages: { type: 'array', items: { required: ['id', 'role', 'parts'] } } },
+    });
+    const none = op('stream').responses['204'];
+    expect(none?.description).toBe('No run is active');
+    expect(none).not.toHaveProperty('content');
+
+    // The schema also serializes the answer: a message keeps every property it has.
+    const res = await fetch(`${stack.api}/protocols/ai-sdk/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        id: 'chat-doc',
+        engine: 'replay',
+        messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Create hello.txt' }] }],
+      }),
+    });
+    await res.text();
+    const got = await fetch(`${stack.api}/protocols/ai-sdk/chat/chat-doc/messages`);
+    expect(got.status).toBe(200);
+    const { messages } = (await got.json()) as { messages: { metadata?: unknown; parts: object[] }[] };
+    expect(messages[1]?.metadata).toMatchObject({
+      agentlane: { threadId: 'chat-doc', stopReason: 'end_turn' },
+    });
+    expect(messages[1]?.parts).toContainEqual(
+      expect.objectContaining({ type: 'dynamic-tool', state: 'output-available', input: expect.any(Object) }),
+    );
+    const resumed = await fetch(`${stack.api}/protocols/ai-sdk/chat/chat-doc/stream`);
+    expect(resumed.status).toBe(204);
+    expect(await resumed.text()).toBe('');
   });
 
   it('lists on every route the errors any request can get, and the body errors on routes that take one', () => {

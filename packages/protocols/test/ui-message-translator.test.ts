@@ -1,5 +1,5 @@
 import type { CanonicalEvent } from '@agentlane/contract';
-import { isToolUIPart, type UIMessage, uiMessageChunkSchema } from 'ai';
+import { isToolUIPart, readUIMessageStream, type UIMessage, uiMessageChunkSchema } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { chunksToMessage } from '../src/ai-sdk-ui/chat-history';
 import { type UiChunk, UiMessageTranslator } from '../src/ai-sdk-ui/ui-message-translator';
@@ -46,6 +46,19 @@ const assistantText = (rows: { event: CanonicalEvent }[]) =>
       event.kind === 'message.completed' && event.payload.role === 'assistant' ? [event.payload.text] : [],
     )
     .join('');
+
+/** `message` continued with the chunks of a new stream, as useChat reads a resumed stream into it. */
+async function continueMessage(message: UIMessage, chunks: UiChunk[]): Promise<UIMessage> {
+  const stream = new ReadableStream<UiChunk>({
+    start(c) {
+      for (const chunk of chunks) c.enqueue(chunk);
+      c.close();
+    },
+  });
+  let last = message;
+  for await (const m of readUIMessageStream({ message, stream, terminateOnError: true })) last = m;
+  return structuredClone(last);
+}
 
 const textOf = (m: UIMessage) => m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
 
@@ -122,13 +135,44 @@ describe('canonical events → AI SDK UI message chunks, on recorded engine sess
         c.close();
       },
     });
-    const { readUIMessageStream } = await import('ai');
     let final: UIMessage | undefined;
     for await (const m of readUIMessageStream({ message: paused, stream, terminateOnError: true })) final = m;
     const whole = (await chunksToMessage(translateAll(rows))) as UIMessage;
     expect(textOf(final as UIMessage)).toBe(textOf(whole));
     expect(final?.parts.find(isToolUIPart)?.state).toBe('output-available');
   });
+
+  it.each(Object.keys(RECORDED) as RecordedName[])(
+    '%s: a stream cut after any row, continued from it, has the steps of the uninterrupted one',
+    async (name) => {
+      const rows = recordedRows(name);
+      const whole = (await chunksToMessage(translateAll(rows))) as UIMessage;
+      const steps = (m: UIMessage) => m.parts.filter((p) => p.type === 'step-start').length;
+      const reasoningOf = (m: UIMessage) =>
+        m.parts.flatMap((p) => (p.type === 'reasoning' ? [p.text] : [])).join('');
+      let checked = 0;
+      for (let k = 1; k < rows.length; k++) {
+        const first = new UiMessageTranslator({ threadId: 'thr', runId: 'run_fixture' });
+        const held = first.start();
+        for (const row of rows.slice(0, k)) held.push(...first.push(row));
+        // At a pending approval a live stream pauses, which ends the step (tested above).
+        if (first.pendingApprovals > 0) continue;
+        // The continuation, as `GET …/stream?after=` makes it: seeded with what the client holds.
+        const second = new UiMessageTranslator({ threadId: 'thr', runId: 'run_fixture' });
+        for (const row of rows.slice(0, k)) second.push(row);
+        second.forgetOpenParts();
+        const rest = second.start();
+        for (const row of rows.slice(k)) rest.push(...second.push(row));
+        rest.push(...second.finish());
+        const message = await continueMessage((await chunksToMessage(held)) as UIMessage, rest);
+        expect(steps(message), `${name} cut after row ${k}`).toBe(steps(whole));
+        expect(textOf(message), `${name} cut after row ${k}`).toBe(textOf(whole));
+        expect(reasoningOf(message), `${name} cut after row ${k}`).toBe(reasoningOf(whole));
+        checked++;
+      }
+      expect(checked).toBeGreaterThan(rows.length / 2);
+    },
+  );
 
   it('skips revisions of events already sent and ignores the user prompt', () => {
     const rows = recordedRows('claude-agent-acp');

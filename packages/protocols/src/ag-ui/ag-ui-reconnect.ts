@@ -1,9 +1,10 @@
 import type { RunAgentInput } from '@ag-ui/core';
-import { HttpError, type Principal, type ServerContext } from '@agentlane/server';
+import { HttpError, type Principal, quote, type ServerContext } from '@agentlane/server';
 import type { RunRecord, ThreadRecord } from '@agentlane/store';
 import { newestActiveRun } from '../active-run.js';
+import { readRunRows } from '../run-rows.js';
 import { answerResume, resumedRunId } from './ag-ui-resume.js';
-import { AG_UI_RUN_OPTION } from './ag-ui-stream.js';
+import { AG_UI_RUN_OPTION, framesOfRow, isFrameIndex } from './ag-ui-stream.js';
 import type { StreamPosition } from './event-id.js';
 
 export interface Reconnect {
@@ -19,8 +20,9 @@ const FIELD = 'headers.last-event-id';
 /**
  * The run a request with a Last-Event-ID streams. The id resumes the stream it was sent in, so the request
  * starts no run: a user message's runId must name a run it started before, resume entries name their
- * interrupts' run, and a request with neither follows the run of the id. An id of a frame of another run
- * than the one the request names is refused before anything is answered.
+ * interrupts' run, and a request with neither follows the run of the id. An id that is no frame of that
+ * run's stream (a frame of another run, a snapshot row the stream cannot have, an index its row never had)
+ * is refused before anything is answered.
  */
 export async function reconnectedRun(
   ctx: ServerContext,
@@ -39,10 +41,52 @@ export async function reconnectedRun(
       FIELD,
     );
   }
-  // An identical repeat of answers is a no-op; an unknown interrupt is refused here, with its field.
+  const run = named === undefined ? null : await ctx.store.getRun(named);
+  await assertFrameOf(ctx, thread.threadId, run, r);
+  // An identical repeat of answers is a no-op.
   if (input.resume && input.resume.length > 0)
     return answerResume(ctx, principal, thread.threadId, input.resume);
-  return named === undefined ? null : ctx.store.getRun(named);
+  return run;
+}
+
+/**
+ * The id is a frame the stream of `run` (null: a stream that followed no run) sent: a stream started by the
+ * request's user message (the POST that created the run, or the same POST again) is snapshotted before the
+ * run's first row, and the id's row and index are re-derived from the store as that stream derives them.
+ */
+async function assertFrameOf(
+  ctx: ServerContext,
+  threadId: string,
+  run: RunRecord | null,
+  r: Reconnect,
+): Promise<void> {
+  const { snapshotAt, row, index } = r.at;
+  if (row < snapshotAt)
+    throw new HttpError(
+      'invalid_request',
+      `Last-Event-ID names row ${row}, before its stream's snapshot row ${snapshotAt}: no frame has that id`,
+      FIELD,
+    );
+  const resumes = r.input.resume !== undefined && r.input.resume.length > 0;
+  if (run && r.prompted && !resumes) {
+    const [first] = await readRunRows(ctx.store, threadId, run.runId, snapshotAt);
+    if (first)
+      throw new HttpError(
+        'invalid_request',
+        `Last-Event-ID's snapshot row ${snapshotAt} is not that of a stream of runId ${quote(r.input.runId)}: its stream is snapshotted before the run's first row ${first.deliverySeq}`,
+        FIELD,
+      );
+  }
+  const frames = await framesOfRow(ctx, threadId, run?.runId ?? null, snapshotAt, row);
+  if (frames && isFrameIndex(frames, index)) return;
+  const why = !frames
+    ? `row ${row} is no row of the run it follows`
+    : `index ${index} is none of the ${frames.events} frame${frames.events === 1 ? '' : 's'} of row ${row} nor one ending the stream there`;
+  throw new HttpError(
+    'invalid_request',
+    `Last-Event-ID ${snapshotAt}-${row}-${index} is no frame of this stream: ${why}`,
+    FIELD,
+  );
 }
 
 /** The agentlane run of the frame the id names: its row's run; a stream's opening frames name none. */
@@ -63,7 +107,16 @@ async function namedRunId(
   framed: string | undefined,
 ): Promise<string | undefined> {
   const { thread, input } = r;
-  if (input.resume && input.resume.length > 0) return resumedRunId(ctx, thread.threadId, input.resume);
+  if (input.resume && input.resume.length > 0) {
+    const resumed = await resumedRunId(ctx, thread.threadId, input.resume);
+    if (resumed === undefined)
+      throw new HttpError(
+        'invalid_request',
+        `no interrupt ${quote(input.resume[0]?.interruptId ?? '')} in this thread`,
+        'body.resume[0].interruptId',
+      );
+    return resumed;
+  }
   if (!r.prompted) return framed ?? (await newestActiveRun(ctx.store, thread.threadId))?.runId;
   const started = (await ctx.store.listRuns(thread.threadId)).find(
     (run) => run.options[AG_UI_RUN_OPTION] === input.runId,

@@ -4,7 +4,7 @@ import type { ServerContext } from '@agentlane/server';
 import type { RunRecord } from '@agentlane/store';
 import type { FastifyReply } from 'fastify';
 import { followRun, PAUSE_GRACE_MS, type RunFollower } from '../run-follower.js';
-import { readRowsByRun } from '../run-rows.js';
+import { readRowsByRun, readRunRows } from '../run-rows.js';
 import { SseOut, type StreamRegistry } from '../sse-out.js';
 import { AgUiTranslator } from './ag-ui-translator.js';
 import type { StreamPosition } from './event-id.js';
@@ -133,6 +133,44 @@ export async function streamRunAsAgUi(
       code: 'stream_failed',
     });
   }
+}
+
+/** The frames one row of a stream holds: its events, and (at the row the stream ends at) its closing ones. */
+export interface RowFrames {
+  /** Frames `<snapshot>-<row>-0` … `-<events - 1>`. */
+  events: number;
+  /** Frames `<snapshot>-<row>-<TERMINAL>` … : what is open closed, then the terminal event. */
+  closing: number;
+}
+
+/**
+ * The frames of `row` in the stream of `followed` (null: no run) snapshotted at `snapshotAt`, derived the way
+ * streamRunAsAgUi derives them: the snapshot row has the three opening frames, a later row the events its
+ * run's rows up to it translate to. Undefined when the row is no frame's row of that stream (a row of
+ * another run, or a row after the snapshot of a stream that follows none).
+ */
+export async function framesOfRow(
+  ctx: ServerContext,
+  threadId: string,
+  followed: string | null,
+  snapshotAt: number,
+  row: number,
+): Promise<RowFrames | undefined> {
+  const translator = await seedTranslator(ctx, threadId, followed, snapshotAt);
+  if (row === snapshotAt) return { events: 3, closing: translator.close().length + 1 };
+  if (followed === null || row < snapshotAt) return undefined;
+  let events: number | undefined;
+  for (const r of await readRunRows(ctx.store, threadId, followed, row)) {
+    if (r.deliverySeq <= snapshotAt) continue;
+    const out = translator.push(r.event);
+    if (r.deliverySeq === row) events = out.length;
+  }
+  return events === undefined ? undefined : { events, closing: translator.close().length + 1 };
+}
+
+/** Whether frame `index` of a row is one of its frames (an event, or one closing the stream there). */
+export function isFrameIndex(frames: RowFrames, index: number): boolean {
+  return index < frames.events || (index >= TERMINAL && index < TERMINAL + frames.closing);
 }
 
 /**

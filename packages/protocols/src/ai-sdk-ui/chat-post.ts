@@ -1,4 +1,5 @@
 import { HttpError, quote, type ServerContext } from '@agentlane/server';
+import type { RunRecord } from '@agentlane/store';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isActive } from '../active-run.js';
 import type { StreamRegistry } from '../sse-out.js';
@@ -7,6 +8,7 @@ import { USER_MESSAGE_OPTION } from './chat-history.js';
 import { type ChatRequest, parseChatRequest } from './chat-request.js';
 import { streamRunAsUiMessages } from './chat-stream.js';
 import { loadChat, promptedChat } from './chat-thread.js';
+import { UiMessageTranslator } from './ui-message-translator.js';
 
 export interface AiSdkChatOptions {
   /** The engine of a chat id seen for the first time when the body names none; else the only configured one. */
@@ -38,7 +40,11 @@ async function postPrompt(
   { ctx, registry, options }: ChatDeps,
   chat: Extract<ChatRequest, { kind: 'prompt' }>,
 ): Promise<void> {
-  const thread = await promptedChat(ctx, request.principal, chat, options.defaultEngine);
+  // A regenerate naming no message of the chat is refused before anything is created for it.
+  const thread = await promptedChat(ctx, request.principal, chat, options.defaultEngine, () =>
+    assertRegenerated(chat, []),
+  );
+  if (chat.regenerates !== undefined) assertRegenerated(chat, await ctx.store.listRuns(thread.threadId));
   const head = await ctx.store.headDeliverySeq(thread.threadId);
   const { run, created } = await ctx.lane.createRun({
     threadId: thread.threadId,
@@ -68,7 +74,7 @@ async function postContinue(
     throw new HttpError(
       'invalid_request',
       `run ${quote(chat.runId)} is not a run of chat ${quote(chat.chatId)}`,
-      'body.messages.metadata.agentlane.runId',
+      chat.runIdField,
     );
   }
   if (isActive(run)) await answerApprovals(ctx, request.principal, run, chat.approvals);
@@ -78,4 +84,25 @@ async function postContinue(
     after: chat.after,
     seed: chat.after,
   });
+}
+
+/**
+ * useChat's `regenerate({ messageId })` names the message it regenerates: one the request carries (a user
+ * message), or one of the chat's (its answer, `msg-<runId>`, which useChat drops from the request).
+ */
+function assertRegenerated(chat: Extract<ChatRequest, { kind: 'prompt' }>, runs: RunRecord[]): void {
+  const id = chat.regenerates;
+  if (id === undefined || chat.messageIds.includes(id)) return;
+  const known = runs.some(
+    (run) =>
+      id === UiMessageTranslator.messageId(run.runId) ||
+      id === run.options[USER_MESSAGE_OPTION] ||
+      id === `user-${run.runId}`,
+  );
+  if (!known)
+    throw new HttpError(
+      'invalid_request',
+      `messageId ${quote(id)} names no message of chat ${quote(chat.chatId)} to regenerate`,
+      'body.messageId',
+    );
 }

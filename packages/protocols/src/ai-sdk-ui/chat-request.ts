@@ -4,17 +4,33 @@ import { assertPromptLength } from '../protocol-thread.js';
 
 /** What a useChat POST asks for, read from DefaultChatTransport's body. */
 export type ChatRequest =
-  | { kind: 'prompt'; chatId: string; engine?: string; prompt: string; userMessageId: string; retry: boolean }
+  | {
+      kind: 'prompt';
+      chatId: string;
+      engine?: string;
+      prompt: string;
+      userMessageId: string;
+      retry: boolean;
+      /** `regenerate-message`: the message useChat regenerates, when it names one. */
+      regenerates?: string;
+      /** The ids of the messages the request carries. */
+      messageIds: string[];
+    }
   | {
       kind: 'continue';
       chatId: string;
       runId: string;
+      /** Where the run id is in the body, for errors: `body.messages[<last>].metadata.agentlane.runId`. */
+      runIdField: string;
       /** The last thread row the client's assistant message holds. */
       after: number;
       approvals: { approvalId: string; approved: boolean; reason?: string }[];
     };
 
 const CHAT_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+/** The triggers of a useChat POST: a new (or edited) user message, or a regenerated answer. */
+const TRIGGERS = ['submit-message', 'regenerate-message'];
 
 /** A chat id in a path: what a POST may name, else 400 (never a lookup of `../..`). */
 export function assertChatIdParam(id: string): void {
@@ -44,6 +60,11 @@ export async function parseChatRequest(body: unknown): Promise<ChatRequest> {
     throw bad('id must be a chat id of 1-128 letters, digits or _.:-', 'body.id');
   if (b.engine !== undefined && (typeof b.engine !== 'string' || b.engine === ''))
     throw bad('engine must be a non-empty string', 'body.engine');
+  // What DefaultChatTransport posts: `resume-stream` is its GET …/stream, never a POST.
+  if (b.trigger !== undefined && !TRIGGERS.includes(b.trigger as string))
+    throw bad(`trigger must be one of ${TRIGGERS.join(', ')}`, 'body.trigger');
+  if (b.messageId !== undefined && b.messageId !== null && typeof b.messageId !== 'string')
+    throw bad('messageId must be a string', 'body.messageId');
   const checked = await safeValidateUIMessages({ messages: b.messages });
   if (!checked.success) throw bad(`messages: ${checked.error.message.split('\n')[0]}`, 'body.messages');
   const messages: UIMessage[] = checked.data;
@@ -63,6 +84,10 @@ export async function parseChatRequest(body: unknown): Promise<ChatRequest> {
       prompt,
       userMessageId: last.id,
       retry: b.trigger !== 'regenerate-message',
+      ...(b.trigger === 'regenerate-message' && typeof b.messageId === 'string'
+        ? { regenerates: b.messageId }
+        : {}),
+      messageIds: messages.map((m) => m.id),
     };
   }
   const field = `body.messages[${messages.length - 1}].metadata.agentlane`;
@@ -84,5 +109,12 @@ export async function parseChatRequest(body: unknown): Promise<ChatRequest> {
         ]
       : [],
   );
-  return { kind: 'continue', chatId: b.id, runId: meta.runId, after, approvals };
+  return {
+    kind: 'continue',
+    chatId: b.id,
+    runId: meta.runId,
+    runIdField: `${field}.runId`,
+    after,
+    approvals,
+  };
 }

@@ -30,14 +30,44 @@ const CHAT_RECONNECT = {
   summary: "useChat's resume: the active run's UI message stream from its start (or ?after=deliverySeq)",
   response: {
     200: sseResponse('The AI SDK UI message stream'),
-    204: { description: 'No run is active' },
+    // No body: `type: 'null'` documents the status without content.
+    204: { type: 'null', description: 'No run is active' },
     ...errors,
   },
+};
+// The AI SDK's UIMessage, loosely: every object keeps the properties it has (this schema also serializes the
+// reply, and a property it does not list must not be dropped).
+const UI_MESSAGE = {
+  type: 'object',
+  required: ['id', 'role', 'parts'],
+  properties: {
+    id: { type: 'string' },
+    role: { type: 'string', enum: ['system', 'user', 'assistant'] },
+    metadata: {},
+    parts: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['type'],
+        properties: { type: { type: 'string' } },
+        additionalProperties: true,
+      },
+    },
+  },
+  additionalProperties: true,
 };
 const CHAT_MESSAGES = {
   tags,
   summary: "The chat's messages as UIMessage[] ({ messages }), to start useChat with",
-  response: errors,
+  response: {
+    200: {
+      description: 'The messages useChat holds for the chat (an active run has only its prompt)',
+      type: 'object',
+      required: ['messages'],
+      properties: { messages: { type: 'array', items: UI_MESSAGE } },
+    },
+    ...errors,
+  },
 };
 
 /**

@@ -3,16 +3,23 @@ import type { ThreadRecord } from '@agentlane/store';
 import { protocolThread } from '../protocol-thread.js';
 import { assertChatIdParam, type ChatRequest } from './chat-request.js';
 
-/** The chat a prompt posts to: the chat id's thread, or a new one on the engine the body names. */
+/**
+ * The chat a prompt posts to: the chat id's thread, or a new one on the engine the body names (`beforeCreate`
+ * may refuse the request first, once the principal may start a chat).
+ */
 export function promptedChat(
   ctx: ServerContext,
   principal: Principal,
   request: Extract<ChatRequest, { kind: 'prompt' }>,
   defaultEngine: string | undefined,
+  beforeCreate: () => void = () => {},
 ): Promise<ThreadRecord> {
   return protocolThread(ctx, principal, {
     threadId: request.chatId,
-    engine: () => request.engine,
+    engine: () => {
+      beforeCreate();
+      return request.engine;
+    },
     defaultEngine,
     noun: 'chat',
     field: 'body',

@@ -93,11 +93,13 @@ export class UiMessageTranslator {
   }
 
   /**
-   * The client of a new stream holds no open text or reasoning part and no open step (the AI SDK resets them
-   * per stream): after replaying what it already holds, the next delta opens a new part.
+   * After replaying what the client of a new stream already holds: it holds no open text or reasoning part
+   * (the AI SDK resets them per stream), so the next delta opens a new part; the step its message is in goes
+   * on as in an uninterrupted stream (no second `start-step`), except at a pending approval, where a stream
+   * pauses and its `finish-step` ended the step (the continuation after the answer starts the next one).
    */
   forgetOpenParts(): void {
-    this.#steps.forgetOpenParts();
+    this.#steps.forgetOpenParts(this.pendingApprovals > 0);
   }
 
   push(row: { deliverySeq: number; event: CanonicalEvent }): UiChunk[] {

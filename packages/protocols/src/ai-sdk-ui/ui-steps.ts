@@ -22,10 +22,15 @@ export class UiSteps {
   #toolSettledInStep = false;
   #reopened = 0;
 
-  /** The client of a new stream holds no open part and no open step: the next delta opens a new part. */
-  forgetOpenParts(): void {
+  /**
+   * The client of a new stream holds no open part (the AI SDK resets them per stream): the next delta opens a
+   * new part. Its message still holds the step it was in, which goes on (no second `start-step`) unless
+   * `stepEnded`: the stream that ended there closed it (a pause's `finish-step`).
+   */
+  forgetOpenParts(stepEnded: boolean): void {
     this.#text.clear();
     this.#reasoning.clear();
+    if (!stepEnded) return;
     this.#stepOpen = false;
     this.#toolSettledInStep = false;
   }
