@@ -1,5 +1,6 @@
 import type { CanonicalStreamEvent, DeliveryRow, StreamEvent } from '@agentlane/contract';
 import type { HubSignal } from './hub-signals.js';
+import type { SubscriptionFlow } from './types.js';
 
 // One subscription of the publish hub: a cursor that is only ever handed committed rows, in order.
 
@@ -19,7 +20,7 @@ export interface HubSubscription {
 /** What a subscription needs of its hub. */
 export interface SubscriptionHost {
   readonly pageSize: number;
-  read(threadId: string, after: number): Promise<DeliveryRow[]>;
+  read(threadId: string, after: number, limit?: number): Promise<DeliveryRow[]>;
   detach(sub: Subscription): void;
   listenerFailed(err: unknown): void;
 }
@@ -49,6 +50,8 @@ export class Subscription implements HubSubscription {
     readonly threadId: string,
     after: number,
     private readonly listener: (event: StreamEvent) => void,
+    /** Paces the replay to a consumer that writes to a socket (see SubscriptionFlow). */
+    private readonly flow?: SubscriptionFlow,
   ) {
     this.cursor = after;
   }
@@ -123,7 +126,8 @@ export class Subscription implements HubSubscription {
         let stalled = false;
         // Read until a short page (the store had nothing more), then drain what was buffered meanwhile.
         for (;;) {
-          const rows = await this.hub.read(this.threadId, this.cursor);
+          const limit = this.flow?.pageSize() ?? this.hub.pageSize;
+          const rows = await this.hub.read(this.threadId, this.cursor, limit);
           if (this.closed) return;
           for (const row of rows) {
             if (row.deliverySeq <= this.cursor) continue;
@@ -132,8 +136,14 @@ export class Subscription implements HubSubscription {
               break;
             }
             this.deliverRow(row);
+            // A replay writes no faster than its consumer reads: a page of large rows handed over at once sat
+            // whole in the socket's buffer (16 MB and more per stream) and cut a fast reader as a slow one.
+            if (this.flow && !this.flow.ready()) {
+              await this.flow.writable();
+              if (this.closed) return;
+            }
           }
-          if (stalled || rows.length < this.hub.pageSize) break;
+          if (stalled || rows.length < limit) break;
           // More pages follow: let the event loop run between them. A store read that answers synchronously
           // (SQLite) resolves as a microtask, so a replay of a long thread otherwise ran as one task, blocking
           // every other request for seconds, and went on after its client had gone.

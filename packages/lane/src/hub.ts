@@ -13,6 +13,7 @@ import {
   Subscription,
   type SubscriptionHost,
 } from './hub-subscription.js';
+import type { SubscriptionFlow } from './types.js';
 
 export type { HubSignal } from './hub-signals.js';
 export { type HubSubscription, rowToStreamEvent } from './hub-subscription.js';
@@ -138,9 +139,10 @@ export class PublishHub implements SubscriptionHost {
     threadId: string,
     after: number,
     listener: (event: StreamEvent) => void,
+    flow?: SubscriptionFlow,
   ): Promise<HubSubscription> {
     if (this.closed) throw new Error('the lane is stopped');
-    const sub = new Subscription(this, threadId, after, listener);
+    const sub = new Subscription(this, threadId, after, listener, flow);
     let subs = this.threads.get(threadId);
     if (!subs) {
       subs = new Set();
@@ -205,8 +207,8 @@ export class PublishHub implements SubscriptionHost {
   }
 
   /** @internal */
-  read(threadId: string, after: number): Promise<DeliveryRow[]> {
-    return this.store.readEvents(threadId, after, this.pageSize);
+  read(threadId: string, after: number, limit = this.pageSize): Promise<DeliveryRow[]> {
+    return this.store.readEvents(threadId, after, limit);
   }
 
   /** @internal */

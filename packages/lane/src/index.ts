@@ -28,4 +28,5 @@ export {
   type LaneListener,
   type LaneOptions,
   type LaneSubscription,
+  type SubscriptionFlow,
 } from './types.js';

@@ -165,8 +165,8 @@ export function createLane(options: LaneOptions): Lane {
       return recordAnswer(runId, 'question', questionId, answer);
     },
 
-    subscribe(threadId, after, listener) {
-      return hub.subscribe(threadId, after, listener);
+    subscribe(threadId, after, listener, flow) {
+      return hub.subscribe(threadId, after, listener, flow);
     },
 
     async start() {

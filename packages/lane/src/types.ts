@@ -89,6 +89,19 @@ export interface LaneSubscription {
 
 export type LaneListener = (event: StreamEvent) => void;
 
+/**
+ * How a consumer that writes to a socket paces the catch-up of its subscription (optional; live rows are
+ * never held back for it). Without one, a replay hands every stored row as fast as the store reads them.
+ */
+export interface SubscriptionFlow {
+  /** False while the consumer holds as much unsent as it wants: the replay waits for `writable()`. */
+  ready(): boolean;
+  /** Resolves once the consumer can take more, or is gone. */
+  writable(): Promise<void>;
+  /** Rows per store read of the replay: what the consumer's frames weigh decides (bounded memory per page). */
+  pageSize(): number;
+}
+
 /** The facade the HTTP server calls. Every write is committed to the store before it resolves. */
 export interface Lane {
   /** Durable run.create; a retry with the same idempotency key returns the first run (created: false). */
@@ -111,7 +124,12 @@ export interface Lane {
    * synchronously per event and must not throw; resolves once the subscription is registered (replay runs
    * in the background and is followed by live rows).
    */
-  subscribe(threadId: string, after: number, listener: LaneListener): Promise<LaneSubscription>;
+  subscribe(
+    threadId: string,
+    after: number,
+    listener: LaneListener,
+    flow?: SubscriptionFlow,
+  ): Promise<LaneSubscription>;
   /** The canonicalization worker and the executor (which first settles the runs of dead processes). */
   start(): Promise<void>;
   /**

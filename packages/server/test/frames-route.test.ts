@@ -100,6 +100,16 @@ describe('GET /sessions/:id/runs/:runId/frames', () => {
     const doc = await readJson(await fetch(`${t.api}/openapi.json`));
     const op = doc.paths['/api/harness/sessions/{id}/runs/{runId}/frames']?.get;
     expect(op).toBeDefined();
-    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '403', '404', '429', '503']);
+    expect(Object.keys(op.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '404',
+      '414',
+      '429',
+      '431',
+      '503',
+    ]);
   });
 });

@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import type { StreamEvent } from '@agentlane/contract';
+import { type CanonicalEvent, SCHEMA_VERSION, type StreamEvent } from '@agentlane/contract';
 import { createParser } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, startTestServer, type TestServer } from './support/harness';
@@ -40,6 +40,54 @@ function stalledSubscriber(url: string) {
   });
   return { frames, done, opened, resume: () => response?.resume() };
 }
+
+describe('a replay of large rows', () => {
+  it('reaches a client that reads as fast as it can whole, never as a slow consumer, and is paced to it', async () => {
+    // 200 rows of ~50 KB (10 MB): one page of them written at once was past the 8 MB burst allowance.
+    const id = await t.createSession();
+    const { run } = await t.store.createRun({ threadId: id, prompt: 'p' });
+    const text = 'x'.repeat(50_000);
+    for (let from = 0; from < 200; from += 50) {
+      const writes = Array.from({ length: 50 }, (_, k) => ({
+        event: {
+          schemaVersion: SCHEMA_VERSION,
+          eventId: `${run.runId}:big:${from + k}`,
+          seq: from + k + 1,
+          runId: run.runId,
+          threadId: id,
+          turnId: 'turn_1',
+          ts: new Date().toISOString(),
+          identity: { provider: 'scripted' },
+          kind: 'message.delta',
+          payload: { messageId: 'm1', partId: `p${from + k}`, delta: text },
+        } as CanonicalEvent,
+      }));
+      await t.store.appendEvents(id, writes, true);
+    }
+    // The session's own opening rows land beside these: wait until the head stops moving.
+    let head = -1;
+    for (let now = await t.store.headDeliverySeq(id); now !== head; now = await t.store.headDeliverySeq(id)) {
+      head = now;
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    let peak = 0;
+    const watch = setInterval(() => {
+      for (const conn of t.server.context.connections)
+        peak = Math.max(peak, (conn as { res: { writableLength: number } }).res.writableLength);
+    }, 1);
+    const reader = new SseReader(`${t.api}/threads/${id}/events`);
+    await reader.waitFor(
+      (r) => r.seqs.at(-1) === head || r.events.some((e) => e.type === 'stream.closing'),
+      60_000,
+    );
+    clearInterval(watch);
+    expect(reader.events.filter((e) => e.type === 'stream.closing')).toEqual([]);
+    expect(reader.seqs).toEqual(Array.from({ length: head }, (_, i) => i + 1));
+    // Written as the client read: never more than the buffer allowance (64 KiB) plus a frame or so unsent.
+    expect(peak).toBeLessThan(1024 * 1024);
+    reader.close();
+  });
+});
 
 describe('a subscriber that stops reading', () => {
   it('is dropped with a retry hint past the buffer, others are unaffected, and it resumes without loss', async () => {

@@ -14,17 +14,22 @@ export function observeLane(lane: LanePort, metrics: Metrics): LanePort {
     cancelRun: (runId, key) => lane.cancelRun(runId, key),
     answerApproval: (input) => lane.answerApproval(input),
     answerQuestion: (input) => lane.answerQuestion(input),
-    subscribe(threadId, after, listener) {
+    subscribe(threadId, after, listener, flow) {
       let head = Number.POSITIVE_INFINITY;
-      return lane.subscribe(threadId, after, (event: StreamEvent) => {
-        if (event.type === 'stream.opened') head = event.headDeliverySeq;
-        else if ('event' in event && event.revision === 1 && event.deliverySeq > head) {
-          const receivedAt = Date.parse(event.event.ts);
-          if (Number.isFinite(receivedAt))
-            metrics.frameToSubscriberSeconds.observe(Math.max(0, (Date.now() - receivedAt) / 1000));
-        }
-        listener(event);
-      });
+      return lane.subscribe(
+        threadId,
+        after,
+        (event: StreamEvent) => {
+          if (event.type === 'stream.opened') head = event.headDeliverySeq;
+          else if ('event' in event && event.revision === 1 && event.deliverySeq > head) {
+            const receivedAt = Date.parse(event.event.ts);
+            if (Number.isFinite(receivedAt))
+              metrics.frameToSubscriberSeconds.observe(Math.max(0, (Date.now() - receivedAt) / 1000));
+          }
+          listener(event);
+        },
+        flow,
+      );
     },
   };
 }

@@ -80,7 +80,7 @@ export async function openThreadStream(
     if (conn.send(event)) hooks.onSent?.(event);
   };
   try {
-    const subscription = await ctx.lane.subscribe(threadId, after, deliver);
+    const subscription = await ctx.lane.subscribe(threadId, after, deliver, conn);
     conn.onClose(() => subscription.close());
     conn.onClose(ctx.hub.subscribe(threadId, deliver));
     return { conn, subscription };

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { StreamEvent } from '@agentlane/contract';
+import type { SubscriptionFlow } from '@agentlane/lane';
 import { formatSseComment, formatSseFrame } from './sse-format.js';
 
 export interface SseConnectionOptions {
@@ -27,8 +28,16 @@ export interface SseConnectionOptions {
 export class FrameCache {
   readonly #byObject = new WeakMap<object, { key: string; frame: string }>();
   readonly #lru = new Map<string, string>();
+  #lruChars = 0;
 
-  constructor(private readonly maxEntries = 20_000) {}
+  /**
+   * Bounded by count and by size: 20,000 frames of a thread of 60 KB rows were 1.2 GB, held for as long as
+   * the server ran.
+   */
+  constructor(
+    private readonly maxEntries = 20_000,
+    private readonly maxChars = 32 * 1024 * 1024,
+  ) {}
 
   frame(event: StreamEvent): string {
     if (!('event' in event)) return formatSseFrame({ event: event.type, data: JSON.stringify(event) });
@@ -40,9 +49,11 @@ export class FrameCache {
     if (frame === undefined) {
       frame = formatSseFrame({ id: event.deliverySeq, event: event.type, data: JSON.stringify(event) });
       this.#lru.set(key, frame);
-      if (this.#lru.size > this.maxEntries) {
-        const oldest = this.#lru.keys().next().value;
-        if (oldest !== undefined) this.#lru.delete(oldest);
+      this.#lruChars += frame.length;
+      while (this.#lru.size > this.maxEntries || (this.#lruChars > this.maxChars && this.#lru.size > 1)) {
+        const [oldest, dropped] = this.#lru.entries().next().value as [string, string];
+        this.#lru.delete(oldest);
+        this.#lruChars -= dropped.length;
       }
     }
     this.#byObject.set(e, { key, frame });
@@ -55,8 +66,19 @@ export class FrameCache {
  * reading), the stream is ended with `stream.closing` (slow_consumer) instead of growing server memory;
  * the client reconnects with Last-Event-ID and resumes from the store.
  */
-export class SseConnection {
+/** Replay page sizes: a first page of PAGE_FIRST rows, then as many as weigh about PAGE_BYTES as sent. */
+const PAGE_FIRST = 64;
+const PAGE_MIN = 16;
+const PAGE_MAX = 2000;
+const PAGE_BYTES = 4 * 1024 * 1024;
+
+export class SseConnection implements SubscriptionFlow {
   #closed = false;
+  #framesSent = 0;
+  #charsSent = 0;
+  #writableWait: Promise<void> | undefined;
+  /** Ends the current writable() wait (the socket drained, or the stream closed). */
+  #wake: (() => void) | undefined;
   #heartbeat: NodeJS.Timeout | undefined;
   #slowTimer: NodeJS.Timeout | undefined;
   readonly #closeListeners: (() => void)[] = [];
@@ -106,7 +128,39 @@ export class SseConnection {
   }
 
   send(event: StreamEvent): boolean {
-    return this.#write(this.frames.frame(event));
+    const frame = this.frames.frame(event);
+    this.#framesSent++;
+    this.#charsSent += frame.length;
+    return this.#write(frame);
+  }
+
+  // SubscriptionFlow: the replay of a thread is written no faster than the client reads it, in pages whose
+  // size follows what this stream's frames weigh (a page of 2,000 rows of 60 KB was 120 MB per stream).
+
+  ready(): boolean {
+    return this.#closed || this.res.writableLength <= this.options.maxBufferBytes;
+  }
+
+  writable(): Promise<void> {
+    if (this.ready()) return Promise.resolve();
+    // One wait per drain, however often the replay asks: a listener per ask would pile up on a long replay.
+    this.#writableWait ??= new Promise<void>((resolve) => {
+      const wake = () => {
+        this.res.off('drain', wake);
+        this.#wake = undefined;
+        this.#writableWait = undefined;
+        resolve();
+      };
+      this.#wake = wake;
+      this.res.on('drain', wake);
+    });
+    return this.#writableWait;
+  }
+
+  pageSize(): number {
+    if (this.#framesSent === 0) return PAGE_FIRST;
+    const perFrame = this.#charsSent / this.#framesSent;
+    return Math.max(PAGE_MIN, Math.min(PAGE_MAX, Math.floor(PAGE_BYTES / perFrame)));
   }
 
   /** Ends the stream on purpose, telling the client when to come back. */
@@ -150,6 +204,7 @@ export class SseConnection {
     this.#closed = true;
     clearInterval(this.#heartbeat);
     clearTimeout(this.#slowTimer);
+    this.#wake?.();
     for (const listener of this.#closeListeners.splice(0)) listener();
   }
 }
