@@ -12,7 +12,7 @@ import type {
 } from '@agentlane/store';
 import type { PublishHub } from './hub.js';
 import { Materializer } from './offload.js';
-import { errorMessage, RunTranslation } from './run-translation.js';
+import { type BuiltEvent, errorMessage, RunTranslation } from './run-translation.js';
 import type { AuditSink } from './types.js';
 
 export interface CanonicalizerOptions {
@@ -40,9 +40,10 @@ export type CanonicalizeOutcome =
 /**
  * The outbox worker of the completion discipline. For each finalized run: seal the source lane (late frames
  * are refused from now on), re-translate the sealed source from scratch, write only what differs from the
- * latest stored revisions, re-read the watermark (max native seq + content signature) and write the
- * completion record only if it held. If it did not (a frame was rewritten in place meanwhile), the entry is
- * released and retried later. After the record exists, `run.canonicalized` is published on the thread.
+ * latest stored revisions (per eventId, the re-translation's last emission: at most one new revision),
+ * re-read the watermark (max native seq + content signature) and write the completion record only if it
+ * held. If it did not (a frame was rewritten in place meanwhile), the entry is released and retried later.
+ * After the record exists, `run.canonicalized` is published on the thread.
  */
 export class Canonicalizer {
   private timer: NodeJS.Timeout | null = null;
@@ -154,7 +155,9 @@ export class Canonicalizer {
       if (end.audit) audit.push(...end.audit);
       await this.recordAudit(run.runId, audit);
       // Only what differs from the latest stored revision is written: the final pass makes no needless revisions.
-      const writes = await materializer.toWrites({ events, artifacts });
+      // Per eventId only the last emission of the re-translation is compared (see finalEmissions): the final
+      // pass appends at most one revision per eventId, none where the live pass already stored the end state.
+      const writes = await materializer.toWrites({ events: finalEmissions(events), artifacts });
       if (writes.length > 0) {
         const result = await store.appendEvents(run.threadId, writes, true);
         revised = result.inserted.length;
@@ -206,6 +209,44 @@ export class Canonicalizer {
       });
     }
   }
+}
+
+/**
+ * The re-translated events with each eventId once: the content of its LAST emission, in the slot of its
+ * FIRST.
+ *
+ * The final pass writes the end state of the run, not its history again. Intermediate emissions of an
+ * eventId (a key revised N times) are working state the live pass already streamed; compared one by one with
+ * the latest stored revision (the last of them) each looked new, and the pass re-appended the whole history:
+ * readers saw the text go back to its first version and come forward again. Comparing only the last emission
+ * with the latest stored revision writes nothing when the live pass stored the end state, and exactly one
+ * revision when it did not (a frame it missed, a failed live write, a source rewritten before sealing).
+ *
+ * Not "the i-th emission against the i-th stored revision": the stored history is no function of the
+ * emissions (the live pass drops identical re-emissions, a failed or refused live write leaves a hole, a
+ * retried final pass follows one whose writes came from another source), and wherever the two differ,
+ * appending the missing intermediate versions after a newer one is the very regression described above.
+ *
+ * The first emission's slot: readers place an eventId at the first deliverySeq it had (the client's and the
+ * web timeline), and pieces in the append form follow their tool's `tool.started`. When the live pass stored
+ * nothing of the run (a crash), the rows come in the order the live pass would first have written them
+ * (deliverySeq order = seq order); an eventId already stored keeps its place whatever slot its revision has.
+ *
+ * Everything else is unchanged: one appendEvents (persisted, then published; the store allocates deliverySeq
+ * in order and revision + 1 per eventId, rows are appended, never updated), then the watermark check and the
+ * completion record. Artifacts of every emission are still stored: rows the live pass wrote may name them.
+ */
+function finalEmissions(events: BuiltEvent[]): BuiltEvent[] {
+  const slot = new Map<string, number>();
+  const out: BuiltEvent[] = [];
+  for (const built of events) {
+    const at = slot.get(built.event.eventId);
+    if (at === undefined) {
+      slot.set(built.event.eventId, out.length);
+      out.push(built);
+    } else out[at] = built;
+  }
+  return out;
 }
 
 /** Lets the event loop run what is due (I/O, timers) before going on. */
