@@ -17,7 +17,7 @@ import { useJsonBodyParser } from './json-body.js';
 import type { LanePort } from './lane-port.js';
 import { PerKeyCounter, RateLimiter, resolveLimits, type ServerLimits } from './limits.js';
 import type { Observability } from './observability/index.js';
-import { requestId, requestLog } from './observability/request-log.js';
+import { requestId, requestLog, requestSerializers } from './observability/request-log.js';
 import { documentCommonErrors } from './openapi-responses.js';
 import { assertRequestFraming } from './request-framing.js';
 import { routeNotFound } from './route-not-found.js';
@@ -128,9 +128,15 @@ function serverContext(options: ServerOptions, limits: ServerLimits): ServerCont
 /** The Fastify instance with the limits applied (timeouts, body size, connection cap). */
 function fastifyApp(options: ServerOptions, limits: ServerLimits) {
   const app = Fastify({
+    // Every logger gets the redacting request serializer (a child's serializers win over Fastify's own).
     ...(options.loggerInstance
-      ? { loggerInstance: options.loggerInstance }
-      : { logger: options.logger ?? false }),
+      ? { loggerInstance: options.loggerInstance.child({}, { serializers: requestSerializers }) }
+      : {
+          logger:
+            options.logger === undefined || options.logger === false
+              ? false
+              : { ...(options.logger === true ? {} : options.logger), serializers: requestSerializers },
+        }),
     genReqId: requestId,
     schemaController: { compilersFactory: lazySerializers },
     bodyLimit: options.bodyLimitBytes ?? 1024 * 1024,

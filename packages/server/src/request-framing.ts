@@ -10,8 +10,20 @@ import { HttpError } from './errors.js';
 export function assertRequestFraming(request: FastifyRequest): void {
   const raw = request.raw.rawHeaders;
   let hosts = 0;
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]?.toLowerCase() === 'host') hosts++;
+  let authorizations = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]?.toLowerCase();
+    if (name === 'host') hosts++;
+    else if (name === 'authorization') authorizations++;
+  }
   if (hosts > 1) throw new HttpError('invalid_request', 'a request carries one Host header', 'headers.host');
+  // Node keeps the first and drops the rest: which credential counted would depend on their order.
+  if (authorizations > 1)
+    throw new HttpError(
+      'invalid_request',
+      'a request carries at most one Authorization header',
+      'headers.authorization',
+    );
   if (hosts === 0 && request.raw.httpVersionMajor === 1 && request.raw.httpVersionMinor >= 1)
     throw new HttpError('invalid_request', 'an HTTP/1.1 request must carry a Host header', 'headers.host');
   const coding = request.headers['content-encoding']?.trim().toLowerCase();

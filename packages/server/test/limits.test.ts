@@ -198,6 +198,14 @@ describe('Host check in loopback-only mode (no tokens)', () => {
       `GET /api/harness/sessions HTTP/1.1\r\nHost: localhost:${port}\r\nHost: attacker.example\r\nConnection: close\r\n\r\n`,
     ]);
     expect([twice.status, JSON.parse(twice.body).error.field]).toEqual([400, 'headers.host']);
+    // Two Authorization headers: Node would keep the first, so which credential counted depended on order.
+    const twoTokens = await rawRequest(t.url, [
+      `GET /api/harness/sessions HTTP/1.1\r\nHost: localhost:${port}\r\nAuthorization: Bearer a\r\nAuthorization: Bearer b\r\nConnection: close\r\n\r\n`,
+    ]);
+    expect([twoTokens.status, JSON.parse(twoTokens.body).error.field]).toEqual([
+      400,
+      'headers.authorization',
+    ]);
     // No Host at all in HTTP/1.1 is a JSON 400 too (Node's own answer would be an empty 400); HTTP/1.0 has no
     // Host requirement, so there it is only the loopback check's 403.
     const none = await rawRequest(t.url, ['GET /api/harness/sessions HTTP/1.1\r\nConnection: close\r\n\r\n']);

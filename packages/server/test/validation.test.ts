@@ -365,6 +365,14 @@ const cases: Case[] = [
     field: 'params.id',
   },
   {
+    name: 'cancel: a body it would ignore',
+    method: 'POST',
+    path: () => `/runs/${run}/cancel`,
+    body: { reason: 'x' },
+    status: 400,
+    field: 'body',
+  },
+  {
     name: 'approval: bad outcome',
     method: 'POST',
     path: () => `/runs/${run}/approvals/ap1`,

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { assertThreadAccess } from '../auth.js';
 import type { ServerContext } from '../context.js';
+import { HttpError } from '../errors.js';
 import {
   CreateRunBody,
   ErrorSchema,
@@ -65,6 +66,10 @@ export const runRoutes =
         },
       },
       async (request, reply) => {
+        // The route takes no body: fields a client believes it sends (a reason, a force flag) would be ignored.
+        const body = request.body as unknown;
+        if (body !== undefined && body !== null && !isEmptyObject(body))
+          throw new HttpError('invalid_request', 'run.cancel takes no body (send none, or {})', 'body');
         const run = await loadRun(ctx, request.principal, request.params.id);
         const key = request.headers['idempotency-key'];
         await keyConflict(key, 'to cancel another run', () =>
@@ -77,3 +82,6 @@ export const runRoutes =
 
     answerRoutes(app, ctx);
   };
+
+const isEmptyObject = (value: unknown): boolean =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
