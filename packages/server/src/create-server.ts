@@ -37,6 +37,7 @@ import { useSecurityHeaders } from './security-headers.js';
 import { FrameCache } from './sse/sse-connection.js';
 import { ThreadHub } from './thread-hub.js';
 import { lazySerializers, validatorCompiler } from './validator.js';
+import { workDirGuardedLane } from './workdir-guarded-lane.js';
 import { workspaceGuard } from './workspace-root.js';
 
 export const API_PREFIX = '/api/harness';
@@ -99,9 +100,10 @@ export interface AgentlaneServer {
 /** The state every route shares, from the options. */
 function serverContext(options: ServerOptions, limits: ServerLimits): ServerContext {
   const defaultWorkDir = options.defaultWorkDir ?? process.cwd();
+  const checkWorkDir = workspaceGuard(options.workspaceRoot ?? defaultWorkDir);
   return {
     store: options.store,
-    lane: options.lane,
+    lane: workDirGuardedLane(options.lane, options.store, checkWorkDir),
     checkpoints: options.checkpoints,
     hub: new ThreadHub(options.store),
     engines: options.engines,
@@ -116,7 +118,7 @@ function serverContext(options: ServerOptions, limits: ServerLimits): ServerCont
     connections: new Set(),
     frames: new FrameCache(),
     defaultWorkDir,
-    checkWorkDir: workspaceGuard(options.workspaceRoot ?? defaultWorkDir),
+    checkWorkDir,
     streamSlots: new PerKeyCounter(limits.maxStreamsPerToken, 'open streams'),
     runSlots: new RunSlots(options.store, limits.maxRunsPerToken),
     version: options.version ?? '0.1.0',

@@ -31,6 +31,8 @@ beforeAll(async () => {
     store: t.store,
     lane: t.lane,
     engines: t.server.context.engines,
+    // The same workspace: a run starts only while its session's workDir lies inside the root.
+    defaultWorkDir: t.server.context.defaultWorkDir,
     tokens: [
       { token: ALL, threads: '*', name: 'admin' },
       { token: SCOPED, threads: [mine], name: 'scoped' },

@@ -1,11 +1,92 @@
 import { createHash } from 'node:crypto';
+import type { StreamEvent } from '@agentlane/contract';
+import type { EngineDriver, Translator } from '@agentlane/engine-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, readJson, startTestServer, type TestServer } from './support/harness';
+import { createScriptedDriver } from './support/scripted-engine';
 import { SseReader } from './support/sse-reader';
+
+/**
+ * An engine that resolves an approval itself, as a replayed recording does: its turn asks `ap1` and resolves
+ * it (no answer of the API involved), asks `ap3` and `q1` without ever waiting for them (their answers stay
+ * recorded, undelivered), asks `ap2` and waits for its answer, then runs until cancelled.
+ */
+function selfResolvingDriver(): EngineDriver {
+  const scripted = createScriptedDriver('self-resolving');
+  const translator: Translator = {
+    ...scripted.translator,
+    translate(record, state, ctx) {
+      const frame = record.frame as { t?: string; id?: string; optionId?: string };
+      const key = `k${record.nativeSeq}`;
+      if (frame.t === 'resolved')
+        return {
+          state,
+          events: [
+            {
+              key,
+              draft: {
+                kind: 'approval.resolved',
+                payload: {
+                  approvalId: String(frame.id),
+                  outcome: 'selected',
+                  optionId: String(frame.optionId),
+                },
+              },
+            },
+          ],
+        };
+      if (frame.t === 'question')
+        return {
+          state,
+          events: [
+            {
+              key,
+              draft: {
+                kind: 'question.requested',
+                payload: {
+                  questionId: String(frame.id),
+                  prompt: 'Which one?',
+                  choices: [
+                    { id: 'a', label: 'A' },
+                    { id: 'b', label: 'B' },
+                  ],
+                  multiple: false,
+                  allowFreeText: false,
+                },
+              },
+            },
+          ],
+        };
+      return scripted.translator.translate(record, state, ctx);
+    },
+  };
+  return {
+    ...scripted,
+    translator,
+    async openSession(options) {
+      const session = await scripted.openSession(options);
+      return {
+        ...session,
+        async runTurn(_turn, io) {
+          io.emit({ t: 'approval', id: 'ap1' });
+          io.emit({ t: 'resolved', id: 'ap1', optionId: 'yes' });
+          io.emit({ t: 'approval', id: 'ap3' });
+          io.emit({ t: 'question', id: 'q1' });
+          io.emit({ t: 'approval', id: 'ap2' });
+          const answer = await io.awaitApproval('ap2');
+          io.emit({ t: 'text', text: `answer:${answer.optionId ?? answer.outcome}` });
+          if (!io.signal.aborted)
+            await new Promise((resolve) => io.signal.addEventListener('abort', resolve, { once: true }));
+          return { outcome: 'cancelled' };
+        },
+      };
+    },
+  };
+}
 
 let t: TestServer;
 beforeAll(async () => {
-  t = await startTestServer();
+  t = await startTestServer({}, { drivers: [selfResolvingDriver()] });
 });
 afterAll(async () => {
   await t.close();
@@ -81,6 +162,113 @@ describe('approvals, replies, cancel', () => {
       expect(late.json.error.message).toContain('has ended (cancelled)');
     }
     stream.close();
+  });
+});
+
+describe('answers to requests already answered or resolved', () => {
+  const payloadOf = (e: StreamEvent, kind: string, id: string) =>
+    'event' in e && e.event.kind === kind && (e.event.payload as { approvalId?: string }).approvalId === id;
+
+  /** A run of the self-resolving engine, once it waits for ap2 (ap1 resolved by the engine, ap3 and q1 asked). */
+  async function waitingRun() {
+    const id = await t.createSession({}, 'self-resolving');
+    const stream = new SseReader(`${t.api}/threads/${id}/events`);
+    const created = await postJson(`${t.api}/threads/${id}/runs`, { prompt: 'go' });
+    expect(created.status).toBe(201);
+    const runId = created.json.run.runId as string;
+    await stream.waitFor((r) => r.events.some((e) => payloadOf(e, 'approval.requested', 'ap2')));
+    return {
+      stream,
+      answer: (approvalId: string, body: object) =>
+        postJson(`${t.api}/runs/${runId}/approvals/${approvalId}`, body),
+      question: (body: object) => postJson(`${t.api}/runs/${runId}/questions/q1`, body),
+      async end() {
+        expect((await postJson(`${t.api}/runs/${runId}/cancel`, {})).status).toBe(202);
+        await stream.waitFor((r) => r.events.some((e) => e.type === 'run.canonicalized'));
+        stream.close();
+      },
+    };
+  }
+
+  it('an approval the engine resolved itself refuses every answer (409 naming params.approvalId)', async () => {
+    const run = await waitingRun();
+    const byEngine = run.stream.events.find((e) => payloadOf(e, 'approval.resolved', 'ap1'));
+    expect(byEngine && 'event' in byEngine && byEngine.event.payload).toEqual({
+      approvalId: 'ap1',
+      outcome: 'selected',
+      optionId: 'yes',
+    });
+    // Even the option it was resolved with: this client did not answer it, and the answer would reach nothing.
+    for (const body of [{ outcome: 'selected', optionId: 'yes' }, { outcome: 'cancelled' }]) {
+      const late = await run.answer('ap1', body);
+      expect(late.status).toBe(409);
+      expect(late.json.error).toEqual({
+        code: 'conflict',
+        message:
+          'approval "ap1" is already resolved (selected "yes"); only a repeat of the answer that resolved it is accepted',
+        field: 'params.approvalId',
+      });
+    }
+    await run.end();
+  });
+
+  it('a second, different answer is refused naming the request; the same answer again is 202', async () => {
+    const run = await waitingRun();
+    // ap3 is asked but never awaited: its first answer is recorded and stays undelivered.
+    const [first, second] = await Promise.all([
+      run.answer('ap3', { outcome: 'selected', optionId: 'yes' }),
+      run.answer('ap3', { outcome: 'selected', optionId: 'no' }),
+    ]);
+    expect([first.status, second.status].sort()).toEqual([202, 409]);
+    const refused = first.status === 409 ? first : second;
+    const kept = first.status === 202 ? 'yes' : 'no';
+    expect(refused.json.error).toEqual({
+      code: 'conflict',
+      message: 'approval "ap3" was already answered differently; only its first answer counts',
+      field: 'params.approvalId',
+    });
+    expect((await run.answer('ap3', { outcome: 'selected', optionId: kept })).status).toBe(202);
+    const cancelled = await run.answer('ap3', { outcome: 'cancelled' });
+    expect(cancelled.status).toBe(409);
+    expect(cancelled.json.error.field).toBe('params.approvalId');
+
+    // The same for a question.
+    expect((await run.question({ outcome: 'answered', choiceIds: ['a'] })).status).toBe(202);
+    expect((await run.question({ outcome: 'answered', choiceIds: ['a'] })).status).toBe(202);
+    const otherChoice = await run.question({ outcome: 'answered', choiceIds: ['b'] });
+    expect(otherChoice.status).toBe(409);
+    expect(otherChoice.json.error).toEqual({
+      code: 'conflict',
+      message: 'question "q1" was already answered differently; only its first answer counts',
+      field: 'params.questionId',
+    });
+    await run.end();
+  });
+
+  it('an approval resolved by this client answer: a repeat is 202, another answer 409', async () => {
+    const run = await waitingRun();
+    expect((await run.answer('ap2', { outcome: 'selected', optionId: 'no' })).status).toBe(202);
+    await run.stream.waitFor((r) =>
+      r.events.some(
+        (e) => 'event' in e && e.event.kind === 'message.delta' && e.event.payload.delta === 'answer:no',
+      ),
+    );
+    const resolved = run.stream.events.find((e) => payloadOf(e, 'approval.resolved', 'ap2'));
+    expect(resolved && 'event' in resolved && resolved.event.payload).toMatchObject({
+      outcome: 'selected',
+      optionId: 'no',
+      answeredBy: 'local',
+    });
+    expect((await run.answer('ap2', { outcome: 'selected', optionId: 'no' })).status).toBe(202);
+    const changed = await run.answer('ap2', { outcome: 'selected', optionId: 'yes' });
+    expect(changed.status).toBe(409);
+    expect(changed.json.error).toEqual({
+      code: 'conflict',
+      message:
+        'approval "ap2" is already resolved (selected "no" by "local"); only a repeat of the answer that resolved it is accepted',
+      field: 'params.approvalId',
+    });
+    await run.end();
   });
 });
 

@@ -6,7 +6,7 @@ import { createLane, type Lane } from '@agentlane/lane';
 import { openStore, type Store } from '@agentlane/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AgentlaneServer, createObservability, createServer, type Observability } from '../src';
-import { postJson } from './support/harness';
+import { type AnyJson, postJson } from './support/harness';
 import { createScriptedDriver } from './support/scripted-engine';
 import { SseReader } from './support/sse-reader';
 
@@ -26,8 +26,62 @@ function value(text: string, name: string, labels: Record<string, string> = {}):
   return undefined;
 }
 
+/**
+ * Holds the canonicalizer's outbox lease, so a test can delete a session between its run settling and its
+ * canonicalization: `before` holds the next lease before the store takes it, `after` holds a lease that
+ * took a run of the thread named once the store has taken it (leased, the run about to be canonicalized).
+ */
+class OutboxGate {
+  #hold: { at: 'before' | 'after'; threadId: string } | undefined;
+  #release: () => void = () => {};
+  #released: Promise<void> = Promise.resolve();
+  #reached: () => void = () => {};
+  /** Resolves once a lease is held at the gate. */
+  reached: Promise<void> = Promise.resolve();
+
+  hold(at: 'before' | 'after', threadId: string): void {
+    this.#hold = { at, threadId };
+    this.#released = new Promise((resolve) => {
+      this.#release = resolve;
+    });
+    this.reached = new Promise((resolve) => {
+      this.#reached = resolve;
+    });
+  }
+
+  release(): void {
+    this.#hold = undefined;
+    this.#release();
+  }
+
+  wrap(raw: Store): Store {
+    const leaseOutbox: Store['leaseOutbox'] = async (workerId, limit, leaseMs) => {
+      if (this.#hold?.at === 'before') {
+        this.#reached();
+        await this.#released;
+      }
+      const entries = await raw.leaseOutbox(workerId, limit, leaseMs);
+      const hold = this.#hold;
+      if (hold?.at === 'after' && entries.some((e) => e.threadId === hold.threadId)) {
+        this.#reached();
+        await this.#released;
+      }
+      return entries;
+    };
+    return new Proxy(raw, {
+      get(target, property) {
+        if (property === 'leaseOutbox') return leaseOutbox;
+        const value = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+  }
+}
+
 let dir: string;
 let store: Store;
+const gate = new OutboxGate();
+const laneLog: string[] = [];
 let lane: Lane;
 let server: AgentlaneServer;
 let observability: Observability;
@@ -38,9 +92,15 @@ const auth = (token: string) => ({ authorization: `Bearer ${token}` });
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'agentlane-metrics-'));
   observability = createObservability();
-  store = observability.observeStore(await openStore(join(dir, 'm.db')));
+  store = observability.observeStore(gate.wrap(await openStore(join(dir, 'm.db'))));
   const drivers = [createScriptedDriver()];
-  lane = createLane({ store, drivers, ownerId: 'metrics-test', pollIntervalMs: 20 });
+  lane = createLane({
+    store,
+    drivers,
+    ownerId: 'metrics-test',
+    pollIntervalMs: 20,
+    log: (_level, message) => void laneLog.push(message),
+  });
   await lane.start();
   server = await createServer({
     store,
@@ -178,6 +238,81 @@ describe('GET /metrics', () => {
     text = await own.metrics.registry.metrics();
     expect(value(text, 'agentlane_run_leases_held')).toBe(2);
     expect(value(text, 'agentlane_run_leases_reclaimed_total')).toBe(3);
+    await raw.close();
+  });
+
+  it('drops from the outbox a run whose session is deleted before or during its canonicalization', async () => {
+    const engine = 'scripted';
+    // A session whose run settles, deleted before (`before`) or after (`after`) the canonicalizer leased the
+    // run: either way the run and its outbox row are gone and its canonicalization can never happen.
+    const settleThenDelete = async (at: 'before' | 'after') => {
+      const session = await postJson(`${api}/sessions`, { engine, title: at }, auth(ALL));
+      const threadId = session.json.session.id as string;
+      const reader = new SseReader(`${api}/threads/${threadId}/events`, { headers: auth(ALL) });
+      await reader.waitFor((r) => r.events.length > 0);
+      gate.hold(at, threadId);
+      const created = await postJson(`${api}/threads/${threadId}/runs`, { prompt: 'hello' }, auth(ALL));
+      expect(created.status).toBe(201);
+      const runId = created.json.run.runId as string;
+      const settled = (e: AnyJson) =>
+        e.type === 'run.status' && e.runId === runId && e.status === 'completed';
+      await reader.waitFor((r) => r.events.some(settled), 30_000);
+      await gate.reached;
+      // Settled, not canonicalized: it waits in the outbox.
+      expect(value(await scrape(), 'agentlane_outbox_depth')).toBe(1);
+      const deleted = await fetch(`${api}/sessions/${threadId}`, { method: 'DELETE', headers: auth(ALL) });
+      expect(deleted.status).toBe(204);
+      reader.close();
+      gate.release();
+      return runId;
+    };
+
+    // The runs of the tests before (the slow consumer's may still be running) end and are canonicalized first.
+    const idle = (text: string) =>
+      value(text, 'agentlane_outbox_depth') === 0 &&
+      !value(text, 'agentlane_runs_active', { engine, status: 'queued' }) &&
+      !value(text, 'agentlane_runs_active', { engine, status: 'running' });
+    const drained = Date.now() + 30_000;
+    while (!idle(await scrape()) && Date.now() < drained) await new Promise((r) => setTimeout(r, 50));
+    const canonicalizedBefore = value(await scrape(), 'agentlane_canonicalization_lag_seconds_count');
+    await settleThenDelete('before');
+    let text = await scrape();
+    expect(value(text, 'agentlane_outbox_depth')).toBe(0);
+    expect(value(text, 'agentlane_outbox_lag_seconds')).toBe(0);
+
+    // The probe's case: the lease was taken, the canonicalizer then finds the run gone (and logs a retry).
+    const runId = await settleThenDelete('after');
+    const deadline = Date.now() + 10_000;
+    while (!laneLog.some((m) => m.includes(runId)) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(laneLog.find((m) => m.includes(runId))).toContain('failed; will retry');
+    text = await scrape();
+    expect(value(text, 'agentlane_outbox_depth')).toBe(0);
+    expect(value(text, 'agentlane_outbox_lag_seconds')).toBe(0);
+    // Neither deleted run counts as canonicalized.
+    expect(value(text, 'agentlane_canonicalization_lag_seconds_count')).toBe(canonicalizedBefore);
+  }, 60_000);
+
+  it('drops from the outbox a run another process canonicalized', async () => {
+    // Its own database and observability: this process settles the run, "another" (the raw store) completes it.
+    const own = createObservability();
+    const raw = await openStore(join(dir, 'elsewhere.db'));
+    const observed = own.observeStore(raw);
+    await raw.createThread({
+      threadId: 't-elsewhere',
+      engine: 'scripted',
+      title: null,
+      workDir: null,
+      metadata: {},
+    });
+    const { run } = await raw.createRun({ threadId: 't-elsewhere', prompt: 'x' });
+    expect(await raw.claimRun(run.runId, 'me', 60_000)).not.toBeNull();
+    await observed.finalizeRun(run.runId, 'completed');
+    expect(value(await own.metrics.registry.metrics(), 'agentlane_outbox_depth')).toBe(1);
+    expect(await raw.completeCanonicalization(run.runId, await raw.sealSource(run.runId))).not.toBeNull();
+    const text = await own.metrics.registry.metrics();
+    expect(value(text, 'agentlane_outbox_depth')).toBe(0);
+    expect(value(text, 'agentlane_outbox_lag_seconds')).toBe(0);
     await raw.close();
   });
 });

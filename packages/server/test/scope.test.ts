@@ -1,4 +1,4 @@
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type CanonicalEvent, SCHEMA_VERSION } from '@agentlane/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -144,5 +144,23 @@ describe('workspace root', () => {
     for (const inside of [root, join(root, 'project'), join(root, 'project', 'new')]) {
       expect((await create(inside)).status, inside).toBe(201);
     }
+  });
+
+  it('starts no run in a session whose workDir was replaced by a link out of the root after it was created', async () => {
+    mkdirSync(join(root, 'swapped'));
+    const session = await create(join(root, 'swapped'));
+    expect(session.status).toBe(201);
+    const id = session.json.session.id;
+    const run = (prompt: string) => postJson(`${t.api}/threads/${id}/runs`, { prompt }, bearer(ADMIN));
+    // What an approved command could do: the folder becomes a link to anywhere.
+    rmSync(join(root, 'swapped'), { recursive: true });
+    symlinkSync('/etc', join(root, 'swapped'));
+    const refused = await run('x');
+    expect([refused.status, refused.json.error?.field]).toEqual([409, 'params.id']);
+    expect(refused.json.error.message).toMatch(/no longer lies inside the workspace root/);
+    // Put back as a folder, the session runs again.
+    rmSync(join(root, 'swapped'));
+    mkdirSync(join(root, 'swapped'));
+    expect((await run('y')).status).toBe(201);
   });
 });

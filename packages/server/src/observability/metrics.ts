@@ -10,8 +10,13 @@ const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0
 export function createMetrics() {
   const registry = new Registry();
   const registers = [registry];
-  // Gauges read at scrape time from whoever owns the figure (the server's connections, the store decorator).
-  const sampled = { openStreams: () => 0, outboxDepth: () => 0, outboxLagSeconds: () => 0 };
+  // Gauges read at scrape time from whoever owns the figure (the server's connections, the store decorator,
+  // which checks its outbox entries against the store first).
+  const sampled: {
+    openStreams: () => number;
+    outboxDepth: () => number | Promise<number>;
+    outboxLagSeconds: () => number | Promise<number>;
+  } = { openStreams: () => 0, outboxDepth: () => 0, outboxLagSeconds: () => 0 };
   return {
     registry,
     sampled,
@@ -66,16 +71,16 @@ export function createMetrics() {
     outboxDepth: new Gauge({
       name: 'agentlane_outbox_depth',
       help: 'Settled runs waiting for canonicalization, as this process has seen them',
-      collect() {
-        this.set(sampled.outboxDepth());
+      async collect() {
+        this.set(await sampled.outboxDepth());
       },
       registers,
     }),
     outboxLagSeconds: new Gauge({
       name: 'agentlane_outbox_lag_seconds',
       help: 'Age of the oldest settled run still waiting for canonicalization (0 when none)',
-      collect() {
-        this.set(sampled.outboxLagSeconds());
+      async collect() {
+        this.set(await sampled.outboxLagSeconds());
       },
       registers,
     }),

@@ -3,9 +3,16 @@ import type { Metrics } from './metrics.js';
 
 const seconds = (startedAt: number) => (performance.now() - startedAt) / 1000;
 
+/** Outbox entries checked against the store per scrape, oldest first (so the lag is always checked). */
+const RECONCILE_LIMIT = 100;
+
 /**
  * The run metrics observeStore keeps across calls: the runs active by engine and status, and the settled
  * runs waiting for canonicalization (the outbox depth and lag are sampled from them at scrape time).
+ *
+ * An outbox entry leaves when this process completes its canonicalization, or when a scrape finds that it
+ * never will here: the run is gone (its session was deleted, by this process or another, before or during
+ * its canonicalization: the outbox row went with it) or it was canonicalized by another process.
  */
 export class RunMeter {
   readonly #store: Store;
@@ -14,12 +21,17 @@ export class RunMeter {
   readonly #active = new Map<string, { engine: string; status: 'queued' | 'running' }>();
   /** Settled runs waiting for canonicalization, with when they entered the outbox (ms since epoch). */
   readonly #outbox = new Map<string, number>();
+  #reconciling: Promise<void> | undefined;
 
   constructor(store: Store, metrics: Metrics) {
     this.#store = store;
     this.#metrics = metrics;
-    metrics.sampled.outboxDepth = () => this.#outbox.size;
-    metrics.sampled.outboxLagSeconds = () => {
+    metrics.sampled.outboxDepth = async () => {
+      await this.#reconciled();
+      return this.#outbox.size;
+    };
+    metrics.sampled.outboxLagSeconds = async () => {
+      await this.#reconciled();
       let oldest = Number.POSITIVE_INFINITY;
       for (const at of this.#outbox.values()) oldest = Math.min(oldest, at);
       return this.#outbox.size === 0 ? 0 : Math.max(0, (Date.now() - oldest) / 1000);
@@ -63,6 +75,29 @@ export class RunMeter {
     this.#outbox.delete(runId);
     if (enqueuedAt !== undefined)
       this.#metrics.canonicalizationSeconds.observe(Math.max(0, (Date.now() - enqueuedAt) / 1000));
+  }
+
+  /**
+   * The outbox as the store has it, before a scrape reads depth and lag (both gauges share one pass): an
+   * entry whose run no longer exists or is already canonicalized is dropped. Checked at scrape time, not on
+   * a timer: the figures are only read then, and an empty outbox (the usual case) costs no query. A store
+   * that cannot answer now leaves the entries as they are.
+   */
+  #reconciled(): Promise<void> {
+    this.#reconciling ??= this.#reconcile().finally(() => {
+      this.#reconciling = undefined;
+    });
+    return this.#reconciling;
+  }
+
+  async #reconcile(): Promise<void> {
+    const oldest = [...this.#outbox].sort((a, b) => a[1] - b[1]).slice(0, RECONCILE_LIMIT);
+    await Promise.all(
+      oldest.map(async ([runId]) => {
+        const run = await this.#store.getRun(runId).catch(() => undefined);
+        if (run === null || (run !== undefined && run.canonicalizedAt !== null)) this.#outbox.delete(runId);
+      }),
+    );
   }
 
   /** A commit's duration, as the lane awaited it. */

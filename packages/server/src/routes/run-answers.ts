@@ -1,3 +1,5 @@
+import type { ApprovalResolvedPayload } from '@agentlane/contract';
+import { StoreError } from '@agentlane/store';
 import type { ServerContext } from '../context.js';
 import { HttpError, quote } from '../errors.js';
 import {
@@ -26,6 +28,7 @@ export function answerRoutes(app: RouteApp, ctx: ServerContext): void {
     },
     async (request, reply) => {
       const { outcome, optionId } = request.body;
+      const { approvalId } = request.params;
       if (outcome === 'selected' && optionId === undefined) {
         throw new HttpError(
           'invalid_request',
@@ -34,8 +37,9 @@ export function answerRoutes(app: RouteApp, ctx: ServerContext): void {
         );
       }
       const run = await loadOpenRun(ctx, request.principal, request.params.id);
-      const asked = await requestOf(ctx, run, 'approval.requested', request.params.approvalId);
-      if (!asked) throw notAsked('approval', request.params.approvalId, 'params.approvalId');
+      const events = await runEvents(ctx, run);
+      const asked = events.find('approval.requested', 'approvalId', approvalId);
+      if (!asked) throw notAsked('approval', approvalId, 'params.approvalId');
       const offered = (asked as { options?: { optionId: string }[] }).options ?? [];
       if (optionId !== undefined && !offered.some((o) => o.optionId === optionId))
         throw new HttpError(
@@ -43,15 +47,23 @@ export function answerRoutes(app: RouteApp, ctx: ServerContext): void {
           `optionId ${quote(optionId)} is not one this approval offered (${offered.map((o) => o.optionId).join(', ')})`,
           'body.optionId',
         );
-      await lane.answerApproval({
-        runId: run.runId,
-        approvalId: request.params.approvalId,
-        answer: {
-          outcome,
-          ...(optionId !== undefined ? { optionId } : {}),
-          answeredBy: request.principal.name,
-        },
-      });
+      const answer = {
+        outcome,
+        ...(optionId !== undefined ? { optionId } : {}),
+        answeredBy: request.principal.name,
+      };
+      // Already resolved (by an answer, by the engine itself, by the approval timeout): a new answer would
+      // reach nothing. Only a repeat of the answer that resolved it is accepted again, and changes nothing.
+      const resolved = events.find('approval.resolved', 'approvalId', approvalId) as
+        | ApprovalResolvedPayload
+        | undefined;
+      if (resolved) {
+        if (!sameApproval(resolved, answer)) throw alreadyResolved(approvalId, resolved);
+      } else {
+        await firstAnswer('approval', approvalId, 'params.approvalId', () =>
+          lane.answerApproval({ runId: run.runId, approvalId, answer }),
+        );
+      }
       reply.code(202);
       return { accepted: true };
     },
@@ -68,38 +80,91 @@ export function answerRoutes(app: RouteApp, ctx: ServerContext): void {
       },
     },
     async (request, reply) => {
+      const { questionId } = request.params;
       const run = await loadOpenRun(ctx, request.principal, request.params.id);
-      if (!(await requestOf(ctx, run, 'question.requested', request.params.questionId)))
-        throw notAsked('question', request.params.questionId, 'params.questionId');
+      if (!(await runEvents(ctx, run)).find('question.requested', 'questionId', questionId))
+        throw notAsked('question', questionId, 'params.questionId');
       const { outcome, choiceIds, text } = request.body;
-      await lane.answerQuestion({
-        runId: run.runId,
-        questionId: request.params.questionId,
-        answer: {
-          outcome,
-          ...(choiceIds !== undefined ? { choiceIds } : {}),
-          ...(text !== undefined ? { text } : {}),
-          answeredBy: request.principal.name,
-        },
-      });
+      await firstAnswer('question', questionId, 'params.questionId', () =>
+        lane.answerQuestion({
+          runId: run.runId,
+          questionId,
+          answer: {
+            outcome,
+            ...(choiceIds !== undefined ? { choiceIds } : {}),
+            ...(text !== undefined ? { text } : {}),
+            answeredBy: request.principal.name,
+          },
+        }),
+      );
       reply.code(202);
       return { accepted: true };
     },
   );
 }
 
-/** The payload of the run's request with this id (approval or question), if the run asked it. */
-async function requestOf(
-  ctx: ServerContext,
-  run: { threadId: string; runId: string },
-  kind: 'approval.requested' | 'question.requested',
-  id: string,
-): Promise<object | undefined> {
+/** The latest revision of each of the run's events, searched for a request or its resolution by id. */
+async function runEvents(ctx: ServerContext, run: { threadId: string; runId: string }) {
   const rows = await ctx.store.latestEvents({ threadId: run.threadId, runId: run.runId });
-  const field = kind === 'approval.requested' ? 'approvalId' : 'questionId';
-  return rows.find(
-    (r) => r.event.kind === kind && (r.event.payload as unknown as Record<string, unknown>)[field] === id,
-  )?.event.payload;
+  return {
+    /** The payload of the run's event of this kind whose `field` is `id`, if it has one. */
+    find(kind: string, field: 'approvalId' | 'questionId', id: string): object | undefined {
+      return rows.find(
+        (r) => r.event.kind === kind && (r.event.payload as unknown as Record<string, unknown>)[field] === id,
+      )?.event.payload;
+    },
+  };
+}
+
+/** The answer that resolved an approval, sent again by whoever sent it (an option only counts when selected). */
+function sameApproval(
+  resolved: ApprovalResolvedPayload,
+  answer: { outcome: string; optionId?: string; answeredBy: string },
+): boolean {
+  return (
+    resolved.outcome === answer.outcome &&
+    (answer.outcome !== 'selected' || resolved.optionId === answer.optionId) &&
+    resolved.answeredBy === answer.answeredBy
+  );
+}
+
+function alreadyResolved(approvalId: string, resolved: ApprovalResolvedPayload): HttpError {
+  const how = [
+    resolved.outcome,
+    ...(resolved.outcome === 'selected' && resolved.optionId !== undefined ? [quote(resolved.optionId)] : []),
+    ...(resolved.answeredBy !== undefined ? [`by ${quote(resolved.answeredBy)}`] : []),
+  ].join(' ');
+  return new HttpError(
+    'conflict',
+    `approval ${quote(approvalId)} is already resolved (${how}); only a repeat of the answer that resolved it is accepted`,
+    'params.approvalId',
+  );
+}
+
+/**
+ * Records an answer through the lane. The first answer to a request wins: the lane refuses a different one
+ * with the store's conflict, named here by the request's id (the answer that counts is on the thread's stream
+ * as soon as it is delivered). Any other conflict of the lane's is about the run (not executing anywhere).
+ */
+async function firstAnswer(
+  what: 'approval' | 'question',
+  id: string,
+  field: string,
+  record: () => Promise<unknown>,
+): Promise<void> {
+  try {
+    await record();
+  } catch (err) {
+    if (!(err instanceof StoreError) || err.code !== 'conflict') throw err;
+    // The store's words for a second, different answer (its `recordAnswer`).
+    if (err.message === `${what} ${id} was already answered differently`)
+      throw new HttpError(
+        'conflict',
+        `${what} ${quote(id)} was already answered differently; only its first answer counts`,
+        field,
+      );
+    throw new HttpError('conflict', err.message, 'params.id');
+  }
 }
 
 function notAsked(what: string, id: string, field: string): HttpError {
