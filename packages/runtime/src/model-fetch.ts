@@ -1,12 +1,18 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { nextSlice, sliceSpent } from './loop-slice.js';
+import { EmptyDataLines, SseProgress } from './sse-guard.js';
 
 /** How long the engine waits on a model server of its own accord (Node's own limit is 300 s of silence). */
 export interface ModelTimeouts {
   /** From sending the request to the first event of the answer (headers included). Default 120 s. */
   firstByteMs?: number;
-  /** Between two events of a streamed answer; keep-alive comments and pings are not progress. Default 60 s. */
+  /**
+   * Between two events of a streamed answer that carry some of it (text, reasoning, a tool call, a finish);
+   * keep-alive comments, pings and empty chunks are not progress. Default 60 s.
+   */
   idleMs?: number;
+  /** The whole call, from the first request to the stream's end, rate-limit waits included. Default 10 min. */
+  totalMs?: number;
 }
 
 /** Rate limits: a 429 (or a 503 with Retry-After) is sent again after the wait the server asks for. */
@@ -20,7 +26,7 @@ export interface RateLimitRetries {
 /** The most bytes of a model stream handed to the SDK in one piece: a 16 KB slice parses in a few ms. */
 const MAX_SLICE_BYTES = 16 * 1024;
 
-export const DEFAULT_TIMEOUTS = { firstByteMs: 120_000, idleMs: 60_000 } as const;
+export const DEFAULT_TIMEOUTS = { firstByteMs: 120_000, idleMs: 60_000, totalMs: 600_000 } as const;
 export const DEFAULT_RETRIES = { attempts: 3, maxDelayMs: 30_000 } as const;
 
 /** The error a stalled model call ends with: its message says it timed out (the SDK passes it through). */
@@ -40,26 +46,67 @@ export interface GuardOptions {
   finalEvent?: string;
 }
 
+/** The limits of one call, resolved. */
+interface Limits {
+  firstByteMs: number;
+  idleMs: number;
+  totalMs: number;
+  /** performance.now() at which the call's total time is up. */
+  deadline: number;
+  finalEvent: string | undefined;
+}
+
 /**
  * Wraps the provider's fetch with what the AI SDK leaves to the transport: a first-byte and an idle timeout
- * that count only real events (an SSE comment or ping resets nothing), a check that a stream which must end
- * with a final event did, and bounded retries of rate-limited requests honouring Retry-After.
+ * that count only events carrying some of the answer (an SSE comment, a ping or an empty chunk resets
+ * nothing), a deadline for the whole call, a check that a stream which must end with a final event did, a
+ * bound on what is held without an event boundary, empty `data:` lines dropped, and bounded retries of
+ * rate-limited requests honouring Retry-After.
  */
 export function guardedFetch(base: typeof fetch, options: GuardOptions): typeof fetch {
-  const firstByteMs = options.timeouts?.firstByteMs ?? DEFAULT_TIMEOUTS.firstByteMs;
-  const idleMs = options.timeouts?.idleMs ?? DEFAULT_TIMEOUTS.idleMs;
+  const t = { ...DEFAULT_TIMEOUTS, ...definedOnly(options.timeouts ?? {}) };
   const attempts = options.retries?.attempts ?? DEFAULT_RETRIES.attempts;
   const maxDelayMs = options.retries?.maxDelayMs ?? DEFAULT_RETRIES.maxDelayMs;
   return async (input, init) => {
+    const limits: Limits = { ...t, deadline: performance.now() + t.totalMs, finalEvent: options.finalEvent };
     for (let attempt = 0; ; attempt++) {
-      const response = await timedFetch(base, input, init, firstByteMs, idleMs, options.finalEvent);
+      const response = await timedFetch(base, input, init, limits);
       const retryAfter = response.headers.get('retry-after');
       const limited = response.status === 429 || (response.status === 503 && retryAfter !== null);
       if (!limited || attempt >= attempts) return response;
-      await response.body?.cancel().catch(() => {});
       const wait = Math.min(maxDelayMs, retryDelayMs(response.headers) ?? 1000 * 2 ** attempt);
+      // A wait that would outlast the call's deadline is not waited: the rate limit is the call's error.
+      if (performance.now() + wait >= limits.deadline) return response;
+      await response.body?.cancel().catch(() => {});
       await sleep(wait, undefined, init?.signal ? { signal: init.signal } : undefined);
     }
+  };
+}
+
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/**
+ * The timers of one request, each aborting it with a ModelStreamTimeout: the first-byte limit (restarted as
+ * the idle limit by every event that is progress) and the call's deadline.
+ */
+function callTimers(own: AbortController, limits: Limits): { progress(): void; stop(): void } {
+  const timeout = (what: string) => own.abort(new ModelStreamTimeout(`the model server timed out: ${what}`));
+  let idle = setTimeout(() => timeout(`no response for ${limits.firstByteMs} ms`), limits.firstByteMs);
+  const deadline = setTimeout(
+    () => timeout(`the call took longer than ${limits.totalMs} ms (modelTimeouts.totalMs)`),
+    Math.max(0, limits.deadline - performance.now()),
+  );
+  return {
+    progress() {
+      clearTimeout(idle);
+      idle = setTimeout(() => timeout(`no stream event for ${limits.idleMs} ms`), limits.idleMs);
+    },
+    stop() {
+      clearTimeout(idle);
+      clearTimeout(deadline);
+    },
   };
 }
 
@@ -79,29 +126,28 @@ async function timedFetch(
   base: typeof fetch,
   input: Parameters<typeof fetch>[0],
   init: RequestInit | undefined,
-  firstByteMs: number,
-  idleMs: number,
-  finalEvent: string | undefined,
+  limits: Limits,
 ): Promise<Response> {
   const own = new AbortController();
   const signal = init?.signal ? AbortSignal.any([init.signal, own.signal]) : own.signal;
-  const timeout = (what: string, ms: number) =>
-    own.abort(new ModelStreamTimeout(`the model server timed out: ${what} for ${ms} ms`));
-  let timer = setTimeout(() => timeout('no response', firstByteMs), firstByteMs);
+  const timers = callTimers(own, limits);
   let response: Response;
   try {
     response = await base(input, { ...init, signal });
   } catch (err) {
-    clearTimeout(timer);
+    timers.stop();
     throw own.signal.aborted ? own.signal.reason : err;
   }
   const body = response.body;
   if (!body) {
-    clearTimeout(timer);
+    timers.stop();
     return response;
   }
   const sse = /text\/event-stream/i.test(response.headers.get('content-type') ?? '');
-  const events = sse ? new SseProgress(finalEvent) : null;
+  // Every body is bounded by what it holds without an event boundary; only an event stream's events are
+  // progress (another body's bytes are) and only its empty data lines are dropped.
+  const events = new SseProgress(sse ? limits.finalEvent : undefined);
+  const lines = sse ? new EmptyDataLines() : null;
   const reader = body.getReader();
   // A timeout aborts the request: the pending read then ends (or fails), and the stream fails with the reason.
   own.signal.addEventListener('abort', () => reader.cancel(own.signal.reason).catch(() => {}), {
@@ -127,29 +173,31 @@ async function timedFetch(
         const next = await reader.read();
         if (own.signal.aborted) throw own.signal.reason;
         if (next.done) {
-          clearTimeout(timer);
-          if (events && response.ok && !events.finished)
+          timers.stop();
+          if (sse && response.ok && !events.finished)
             throw new ModelStreamTruncated(
-              `the model stream ended without its final ${finalEvent} event (cut short)`,
+              `the model stream ended without its final ${limits.finalEvent} event (cut short)`,
             );
+          const held = lines?.flush();
+          if (held) controller.enqueue(held);
           controller.close();
           return;
         }
-        // Only a real event is progress: a keep-alive comment or a ping leaves the timer running, and until
-        // the first event the first-byte limit runs on (headers alone are no answer).
-        if (events ? events.feed(next.value) : next.value.byteLength > 0) {
-          clearTimeout(timer);
-          timer = setTimeout(() => timeout('no stream event', idleMs), idleMs);
-        }
-        handOn(controller, next.value);
+        const bytes = lines ? lines.clean(next.value) : next.value;
+        // Only an event with some of the answer is progress: a keep-alive comment, a ping or an empty chunk
+        // leaves the timer running, and until the first such event the first-byte limit runs on (headers
+        // alone are no answer).
+        const progress = events.feed(bytes);
+        if (sse ? progress : next.value.byteLength > 0) timers.progress();
+        handOn(controller, bytes);
       } catch (err) {
-        clearTimeout(timer);
+        timers.stop();
         reader.cancel().catch(() => {});
         controller.error(own.signal.aborted ? own.signal.reason : err);
       }
     },
     cancel(reason) {
-      clearTimeout(timer);
+      timers.stop();
       return reader.cancel(reason);
     },
   });
@@ -158,35 +206,4 @@ async function timedFetch(
     statusText: response.statusText,
     headers: response.headers,
   });
-}
-
-/** Reads SSE event boundaries from bytes: which events carry data, and whether the final event came. */
-class SseProgress {
-  private readonly decoder = new TextDecoder();
-  private pending = '';
-  finished: boolean;
-  constructor(private readonly finalEvent: string | undefined) {
-    this.finished = finalEvent === undefined;
-  }
-  /** Whether the bytes completed at least one event with data that is not a ping. */
-  feed(bytes: Uint8Array): boolean {
-    this.pending += this.decoder.decode(bytes, { stream: true }).replace(/\r\n?/g, '\n');
-    let progress = false;
-    for (let end = this.pending.indexOf('\n\n'); end >= 0; end = this.pending.indexOf('\n\n')) {
-      const block = this.pending.slice(0, end);
-      this.pending = this.pending.slice(end + 2);
-      let event = '';
-      let data = '';
-      for (const line of block.split('\n')) {
-        if (line.startsWith('event:')) event = line.slice(6).trim();
-        else if (line.startsWith('data:')) data += line.slice(5).trim();
-      }
-      if (data === '') continue;
-      const type = event || /"type"\s*:\s*"([^"]+)"/.exec(data)?.[1] || '';
-      if (type === 'ping') continue;
-      if (this.finalEvent !== undefined && type === this.finalEvent) this.finished = true;
-      progress = true;
-    }
-    return progress;
-  }
 }

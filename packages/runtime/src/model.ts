@@ -15,7 +15,7 @@ export interface ModelSettings {
   baseURL?: string;
   /** From configuration; when absent the provider reads its usual environment variable. Never logged. */
   apiKey?: string;
-  /** The engine's own first-byte and idle limits on a model call (defaults in model-fetch.ts). */
+  /** The engine's own first-byte, idle and total limits on a model call (defaults in model-fetch.ts). */
   timeouts?: ModelTimeouts;
   /** Retries of a rate-limited request (429, or 503 with Retry-After). */
   retries?: RateLimitRetries;
@@ -37,6 +37,15 @@ const ENV_KEYS: Record<ModelApi, string> = {
 
 export function authMethodOf(settings: ModelSettings): 'api_key' | 'none' {
   return settings.apiKey || process.env[ENV_KEYS[settings.api]] ? 'api_key' : 'none';
+}
+
+/**
+ * The secrets a model call carries: the configured key and the provider's environment variable (either may be
+ * what the provider sends). A model server may echo them back; model-call.ts redacts them (see redact.ts).
+ */
+export function secretsOf(settings: ModelSettings): string[] {
+  const env = process.env[ENV_KEYS[settings.api]];
+  return [settings.apiKey, env].filter((k): k is string => typeof k === 'string' && k !== '');
 }
 
 /**

@@ -13,6 +13,13 @@ import { OutputSpool, type SpilledOutput } from './tools/output-spool.js';
 export interface OutputBounds {
   /** Model text (answers and reasoning) of one turn, all calls together. */
   turnTextBytes: number;
+  /**
+   * Model text of one turn past `turnTextBytes` kept in its overflow files; past it the model call is stopped
+   * and the turn fails (an endless answer was read, held by the SDK and written to disk without end).
+   */
+  turnTextOverflowBytes: number;
+  /** Tool calls of one model step that are run; the calls past it are answered as refused, never run. */
+  maxToolCallsPerStep: number;
   /** One tool call's result as JSON. */
   toolResultBytes: number;
   /** Where overflow files go. */
@@ -22,6 +29,10 @@ export interface OutputBounds {
 export const DEFAULT_OUTPUT_BOUNDS: OutputBounds = {
   // A model's longest single answer (64k-128k output tokens) is well under 1 MB of text.
   turnTextBytes: 1_000_000,
+  // Past turnTextBytes only a runaway or hostile stream is left: keep a sample of it, then stop the call.
+  turnTextOverflowBytes: 8_000_000,
+  // Far more than a model asks for in one message (parallel calls come in handfuls).
+  maxToolCallsPerStep: 128,
   // Above read_file's 256 KiB, so a whole read passes; far above what a model's context takes in.
   toolResultBytes: 512 * 1024,
   outputDir: join(tmpdir(), 'agentlane-tool-output'),
@@ -84,6 +95,7 @@ type TextKind = 'text' | 'reasoning';
  */
 export class TurnTextBound {
   private used = 0;
+  private spilled = 0;
   private warned = false;
 
   constructor(
@@ -93,9 +105,22 @@ export class TurnTextBound {
     private readonly onLimit: (bound: number) => void,
   ) {}
 
-  /** The bound for one model call; `callId` names its overflow files. */
-  call(callId: string): CallTextBound {
-    return new CallTextBound(this.dir, callId, this);
+  /**
+   * The bound for one model call; `callId` names its overflow files, which hold at most `overflowBytes` for the
+   * whole turn (past it the call must stop: see CallTextBound.overflowed).
+   */
+  call(callId: string, overflowBytes = Number.POSITIVE_INFINITY): CallTextBound {
+    return new CallTextBound(this.dir, callId, this, overflowBytes);
+  }
+
+  /** Room left in the turn's overflow files under `cap`. */
+  spillRoom(cap: number): number {
+    return Math.max(0, cap - this.spilled);
+  }
+
+  /** Bytes written to an overflow file. */
+  spilt(bytes: number): void {
+    this.spilled += bytes;
   }
 
   /** Takes up to `bytes` of what is left; answers how many were granted (all, or the rest of the bound). */
@@ -115,12 +140,19 @@ export class TurnTextBound {
 
 export class CallTextBound {
   private readonly spools = new Map<TextKind, OutputSpool>();
+  private full = false;
 
   constructor(
     private readonly dir: string,
     private readonly callId: string,
     private readonly turn: TurnTextBound,
+    private readonly overflowBytes: number,
   ) {}
+
+  /** The turn's text passed its bound and its overflow bound: nothing more is kept, the call must stop. */
+  overflowed(): boolean {
+    return this.full;
+  }
 
   /** A text or reasoning delta cut to what may be shown (null: none of it), any other part as it is. */
   pass<P extends { type: string }>(part: P): P | null {
@@ -135,14 +167,26 @@ export class CallTextBound {
     // Cut at a character: never half a UTF-8 sequence shown and its other half in the file.
     while (cut > 0 && ((data[cut] as number) & 0xc0) === 0x80) cut--;
     this.turn.exhaust();
+    this.spill(kind, data.subarray(cut));
+    return cut === 0 ? null : { ...part, text: data.subarray(0, cut).toString('utf8') };
+  }
+
+  /** Text past the shown bound to the call's overflow file of its kind, as far as the overflow bound lets. */
+  private spill(kind: TextKind, rest: Buffer): void {
+    let room = Math.min(rest.byteLength, this.turn.spillRoom(this.overflowBytes));
+    if (room < rest.byteLength) {
+      this.full = true;
+      while (room > 0 && ((rest[room] as number) & 0xc0) === 0x80) room--;
+    }
+    if (room === 0) return;
     let spool = this.spools.get(kind);
     if (!spool) {
       // Bound 0: a plain writer, everything it takes goes to the file.
       spool = new OutputSpool(this.dir, `${this.callId}-${kind}`, 0, false);
       this.spools.set(kind, spool);
     }
-    spool.take(data.subarray(cut), () => true);
-    return cut === 0 ? null : { ...part, text: data.subarray(0, cut).toString('utf8') };
+    this.turn.spilt(room);
+    spool.take(rest.subarray(0, room), () => true);
   }
 
   /** An overflow file has more buffered than it wants: wait for drained() before reading on. */

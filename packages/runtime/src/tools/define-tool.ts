@@ -8,6 +8,14 @@ export interface ToolContext {
   signal: AbortSignal;
   /** The session's workspace folder; workspace tools never leave it. */
   workspace: string;
+  /**
+   * The workspace's real path, pinned by the runtime before the session's first tool call: the workspace
+   * tools work under it and refuse to run once `workspace` no longer resolves to it (the folder was replaced,
+   * e.g. by a link out of the workspace). Absent (a context made by hand): `workspace`'s real path per call.
+   */
+  workspaceRoot?: string;
+  /** Values that must never reach a command's environment (the model's API key): run_command drops them. */
+  secrets?: readonly string[];
   toolCallId: string;
   /** A tool.progress line. */
   progress(message: string): void;
@@ -73,7 +81,10 @@ export interface ToolDefinition<I = unknown> {
   /** true, or a function deciding per input (and describing the card). Default false. */
   needsApproval?:
     | boolean
-    | ((input: I, ctx: { workspace: string }) => ApprovalAsk | null | Promise<ApprovalAsk | null>);
+    | ((
+        input: I,
+        ctx: { workspace: string; workspaceRoot?: string },
+      ) => ApprovalAsk | null | Promise<ApprovalAsk | null>);
   execute(input: I, ctx: ToolContext): Promise<JsonValue>;
 }
 

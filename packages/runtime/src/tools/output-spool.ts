@@ -9,11 +9,19 @@ export type SpilledOutput = {
   sha256: string;
   /** Bytes that were shown as terminal.output before the bound. */
   shownBytes: number;
+  /** Bytes past the file's own bound that were dropped (the file says where); absent when none were. */
+  droppedBytes?: number;
 };
+
+/** What a capped file keeps of the end of the output (the last lines are where errors are). */
+const TAIL_BYTES = 64 * 1024;
 
 /**
  * A command's output: the first `bound` bytes are shown (terminal.output), the rest is streamed to a file
- * (never held in memory; the writer's backpressure pauses the command's pipes), hashed as it goes.
+ * (never held in memory; the writer's backpressure pauses the command's pipes), hashed as it goes. The file
+ * itself is bounded by `fileBound` (a command printing without end must not fill the disk, nor the store the
+ * file becomes an artifact in): it keeps the head of what passed the terminal bound and the last 64 KiB, with
+ * a line saying how many bytes were dropped between them.
  */
 export class OutputSpool {
   private shownBytes = 0;
@@ -23,6 +31,11 @@ export class OutputSpool {
   private readonly hash = createHash('sha256');
   private full = false;
   private failed: Error | null = null;
+  /** Past the file's head: the last bytes (at most `tailBound`), and how many went neither to the file nor here. */
+  private tail: Buffer[] = [];
+  private tailBytes = 0;
+  private dropped = 0;
+  private readonly tailBound: number;
 
   constructor(
     private readonly dir: string,
@@ -30,7 +43,11 @@ export class OutputSpool {
     private bound: number,
     /** Shows a line naming the file when output first passes the bound (a command's terminal: yes). */
     private readonly note = true,
-  ) {}
+    /** The file's bound (default none: the turn's model text is bounded by its calls' timeouts). */
+    private readonly fileBound = Number.POSITIVE_INFINITY,
+  ) {
+    this.tailBound = Math.min(TAIL_BYTES, Math.floor(fileBound / 2));
+  }
 
   /**
    * Shows what fits under the bound through `show`, spools the rest; returns the bytes shown. `show` answers
@@ -62,12 +79,51 @@ export class OutputSpool {
         if (this.note)
           show(`\n[output past ${this.shownBytes} bytes is written to ${this.path}, not shown]\n`);
       }
-      this.spilled += rest.length;
-      this.hash.update(rest);
       // stdout and stderr past the bound share the file, in the order they came.
-      if (!this.failed) this.full = !this.file.write(rest);
+      const head = rest.subarray(0, Math.max(0, this.fileBound - this.tailBound - this.spilled));
+      this.spilled += head.length;
+      this.hash.update(head);
+      if (!this.failed && head.length > 0) this.full = !this.file.write(head);
+      if (head.length < rest.length) this.keepTail(rest.subarray(head.length));
     }
     return shown;
+  }
+
+  /** Output past the file's head: only its last tailBound bytes are kept (in memory, bounded), the rest counted. */
+  private keepTail(data: Buffer): void {
+    this.tail.push(Buffer.from(data));
+    this.tailBytes += data.length;
+    while (this.tailBytes > this.tailBound) {
+      const first = this.tail[0] as Buffer;
+      const over = this.tailBytes - this.tailBound;
+      if (first.length <= over) this.tail.shift();
+      else this.tail[0] = first.subarray(over);
+      const cut = Math.min(first.length, over);
+      this.tailBytes -= cut;
+      this.dropped += cut;
+    }
+  }
+
+  /** The dropped-bytes line and the tail, at the end of a capped file. */
+  private writeTail(file: WriteStream): void {
+    if (this.dropped === 0 && this.tailBytes === 0) return;
+    let tail = Buffer.concat(this.tail);
+    // Start the tail at a character (the bytes cut off count as dropped).
+    let skip = 0;
+    while (skip < tail.length && ((tail[skip] as number) & 0xc0) === 0x80) skip++;
+    this.dropped += skip;
+    tail = tail.subarray(skip);
+    const line = Buffer.from(
+      `\n[agentlane: ${this.dropped} bytes of output dropped here; this file keeps the first ${this.spilled} ` +
+        `and the last ${tail.length} bytes]\n`,
+    );
+    for (const part of [line, tail]) {
+      this.spilled += part.length;
+      this.hash.update(part);
+      file.write(part);
+    }
+    this.tail = [];
+    this.tailBytes = 0;
   }
 
   busy(): boolean {
@@ -93,6 +149,7 @@ export class OutputSpool {
   async close(): Promise<SpilledOutput | null> {
     const file = this.file;
     if (!file || this.failed) return null;
+    this.writeTail(file);
     await new Promise<void>((resolve) => {
       file.once('error', () => resolve());
       file.end(() => resolve());
@@ -103,6 +160,7 @@ export class OutputSpool {
       bytes: this.spilled,
       sha256: this.hash.digest('hex'),
       shownBytes: this.shownBytes,
+      ...(this.dropped > 0 ? { droppedBytes: this.dropped } : {}),
     };
   }
 }

@@ -10,10 +10,14 @@ import { ToolError } from './define-tool.js';
  * inside. The files themselves are opened with O_NOFOLLOW and checked again (workspace-files.ts).
  */
 export function insideWorkspace(workspace: string, path: string, mode: 'read' | 'write' = 'read'): string {
+  return resolveInside(realpathSync(workspace), path, mode);
+}
+
+/** insideWorkspace under a root already known to be the workspace's real path (workspaceRoot). */
+export function resolveInside(root: string, path: string, mode: 'read' | 'write' = 'read'): string {
   if (typeof path !== 'string' || path.length === 0) throw new ToolError('path must be a non-empty string');
   if (isAbsolute(path))
     throw new ToolError(`absolute paths are refused: ${path} (use a path relative to the workspace)`);
-  const root = realpathSync(workspace);
   const target = resolve(root, path);
   if (!within(root, target)) throw new ToolError(`path leaves the workspace: ${path}`);
   const parts = relative(root, target)
@@ -60,6 +64,30 @@ export function within(root: string, target: string): boolean {
   return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 }
 
-export function displayPath(workspace: string, absolute: string): string {
-  return relative(realpathSync(workspace), absolute) || '.';
+/** A path under the workspace's real root as the model and the events show it. */
+export function displayPath(root: string, absolute: string): string {
+  return relative(root, absolute) || '.';
+}
+
+/**
+ * The root a workspace tool works under: the real path the runtime pinned for the session, refused when the
+ * workspace folder no longer resolves to it — an earlier command may have replaced it with a link out of the
+ * workspace (`rm -r ws && ln -s /elsewhere ws`), and every path the tools check would then lead there.
+ * Everything after this is opened from the pinned root and checked against it (workspace-fd.ts), so a swap
+ * after this check is caught too.
+ */
+export function workspaceRoot(ctx: { workspace: string; workspaceRoot?: string }): string {
+  let now: string;
+  try {
+    now = realpathSync(ctx.workspace);
+  } catch {
+    throw new ToolError(`the workspace folder is gone: ${ctx.workspace}`);
+  }
+  const pinned = ctx.workspaceRoot ?? now;
+  if (now !== pinned)
+    throw new ToolError(
+      `the workspace folder ${ctx.workspace} no longer resolves to ${pinned}, where the session started ` +
+        '(it was moved or replaced, e.g. by a link): the file tools refuse to work there',
+    );
+  return pinned;
 }

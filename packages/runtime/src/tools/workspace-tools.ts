@@ -1,12 +1,12 @@
-import { lstat, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { Type } from 'typebox';
 import { type DefinedTool, defineTool, ToolError } from './define-tool.js';
-import { runCommandTool } from './run-command.js';
-import { MAX_READ, readInside, readInsideIfExists, writeInside } from './workspace-files.js';
-import { displayPath, insideWorkspace } from './workspace-path.js';
+import { MAX_TIMER_MS, runCommandTool } from './run-command.js';
+import { listInside, MAX_READ, readInside, readInsideIfExists, writeInside } from './workspace-files.js';
+import { displayPath, resolveInside, workspaceRoot } from './workspace-path.js';
+import { searchInside } from './workspace-search.js';
 
 export function unifiedDiff(path: string, before: string | null, after: string) {
   const patch = createTwoFilesPatch(
@@ -40,17 +40,37 @@ export interface WorkspaceToolOptions {
   /** Default command timeout (default 60 s). */
   commandTimeoutMs?: number;
   /**
+   * The longest timeout a run_command call may ask for with its own `timeoutMs` (default 30 min; a longer one
+   * is cut to it, the result says `timeoutCappedAt`). At most 2147483647, Node's longest timer.
+   */
+  maxCommandTimeoutMs?: number;
+  /**
    * Bytes of a command's output shown as terminal.output (default 1 MB); what passes it is streamed to a file
    * in `outputDir` (never held in memory, never an event) that the tool result names.
    */
   maxCommandOutputBytes?: number;
+  /**
+   * The most a command's overflow file keeps (default 64 MiB): its head and its last 64 KiB, with a line
+   * saying how many bytes between them were dropped (the result's `overflow.droppedBytes`). It becomes an
+   * artifact in the store, so this bounds the disk and the store per command too.
+   */
+  maxCommandOutputFileBytes?: number;
   /** Where output past the bound goes (default `<tmpdir>/agentlane-tool-output`). */
   outputDir?: string;
 }
 
+/** Default of maxCommandTimeoutMs. */
+export const MAX_COMMAND_TIMEOUT_MS = 30 * 60_000;
+/** Default of maxCommandOutputFileBytes. */
+export const MAX_COMMAND_FILE_BYTES = 64 * 1024 * 1024;
+
 /** The tools a coding agent needs, confined to the session's workspace. */
 export function workspaceTools(options: WorkspaceToolOptions = {}): DefinedTool[] {
   const approveWrites = options.approveWrites ?? true;
+  const maxTimeoutMs = limit('maxCommandTimeoutMs', options.maxCommandTimeoutMs, MAX_COMMAND_TIMEOUT_MS);
+  const timeoutMs = limit('commandTimeoutMs', options.commandTimeoutMs, 60_000);
+  if (timeoutMs > maxTimeoutMs)
+    throw new Error(`commandTimeoutMs (${timeoutMs}) is longer than maxCommandTimeoutMs (${maxTimeoutMs})`);
   return [
     readFileTool(),
     writeFileTool(approveWrites),
@@ -59,12 +79,27 @@ export function workspaceTools(options: WorkspaceToolOptions = {}): DefinedTool[
     searchFilesTool(),
     runCommandTool({
       approve: options.approveCommands ?? true,
-      timeoutMs: options.commandTimeoutMs ?? 60_000,
+      timeoutMs,
+      maxTimeoutMs,
       outputBound: options.maxCommandOutputBytes ?? 1_000_000,
+      outputFileBound: limit(
+        'maxCommandOutputFileBytes',
+        options.maxCommandOutputFileBytes,
+        MAX_COMMAND_FILE_BYTES,
+        Number.MAX_SAFE_INTEGER,
+      ),
       outputDir: options.outputDir ?? join(tmpdir(), 'agentlane-tool-output'),
     }),
     askUserTool(),
   ] as DefinedTool[];
+}
+
+/** A positive integer option (at most `max`: a timer past Node's longest fires at once), else its default. */
+function limit(name: string, value: number | undefined, fallback: number, max = MAX_TIMER_MS): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1 || value > max)
+    throw new Error(`${name} must be an integer from 1 to ${max} (got ${String(value)})`);
+  return value;
 }
 
 /** read_file. */
@@ -75,7 +110,8 @@ function readFileTool() {
     kind: 'read',
     inputSchema: Type.Object({ path: Type.String({ minLength: 1 }) }),
     async execute({ path }, ctx) {
-      return await readInside(insideWorkspace(ctx.workspace, path), ctx.workspace, path, MAX_READ);
+      const root = workspaceRoot(ctx);
+      return await readInside(root, resolveInside(root, path), path, MAX_READ);
     },
   });
 }
@@ -88,20 +124,22 @@ function writeFileTool(approveWrites: boolean) {
     kind: 'edit',
     inputSchema: Type.Object({ path: Type.String({ minLength: 1 }), content: Type.String() }),
     needsApproval: approveWrites
-      ? async ({ path, content }, { workspace }) => {
-          const abs = insideWorkspace(workspace, path, 'write');
-          const before = await readInsideIfExists(abs, workspace, path, MAX_EDIT);
+      ? async ({ path, content }, where) => {
+          const root = workspaceRoot(where);
+          const abs = resolveInside(root, path, 'write');
+          const before = await readInsideIfExists(root, abs, path, MAX_EDIT);
           return {
             title: `Write ${path}`,
             subject: { kind: 'file_edit', path },
-            diff: unifiedDiff(displayPath(workspace, abs), before, content).patch,
+            diff: unifiedDiff(displayPath(root, abs), before, content).patch,
           };
         }
       : false,
     async execute({ path, content }, ctx) {
-      const abs = insideWorkspace(ctx.workspace, path, 'write');
-      const before = await writeInside(abs, ctx.workspace, path, content);
-      const shown = displayPath(ctx.workspace, abs);
+      const root = workspaceRoot(ctx);
+      const abs = resolveInside(root, path, 'write');
+      const before = await writeInside(root, abs, path, content);
+      const shown = displayPath(root, abs);
       const d = unifiedDiff(shown, before, content);
       ctx.fileChanged({
         path: shown,
@@ -130,15 +168,16 @@ function editFileTool(approveWrites: boolean) {
       ? ({ path }) => ({ title: `Edit ${path}`, subject: { kind: 'file_edit', path } })
       : false,
     async execute({ path, oldText, newText }, ctx) {
-      const abs = insideWorkspace(ctx.workspace, path, 'write');
-      const before = await readInside(abs, ctx.workspace, path, MAX_EDIT);
+      const root = workspaceRoot(ctx);
+      const abs = resolveInside(root, path, 'write');
+      const before = await readInside(root, abs, path, MAX_EDIT);
       const at = before.indexOf(oldText);
       if (at < 0) throw new ToolError('oldText was not found in the file');
       if (before.indexOf(oldText, at + 1) >= 0)
         throw new ToolError('oldText occurs more than once; give more context');
       const after = before.slice(0, at) + newText + before.slice(at + oldText.length);
-      await writeInside(abs, ctx.workspace, path, after);
-      const shown = displayPath(ctx.workspace, abs);
+      await writeInside(root, abs, path, after);
+      const shown = displayPath(root, abs);
       const d = unifiedDiff(shown, before, after);
       ctx.fileChanged({
         path: shown,
@@ -160,9 +199,9 @@ function listFilesTool() {
     kind: 'read',
     inputSchema: Type.Object({ path: Type.Optional(Type.String()) }),
     async execute({ path }, ctx) {
-      const abs = insideWorkspace(ctx.workspace, path && path.length > 0 ? path : '.');
-      const entries = await readdir(abs, { withFileTypes: true });
-      return entries.map((e) => (e.isDirectory() ? `${e.name}/` : e.name)).sort();
+      const root = workspaceRoot(ctx);
+      const shown = path && path.length > 0 ? path : '.';
+      return await listInside(root, resolveInside(root, shown), shown);
     },
   });
 }
@@ -175,28 +214,9 @@ function searchFilesTool() {
     kind: 'search',
     inputSchema: Type.Object({ pattern: Type.String({ minLength: 1 }), path: Type.Optional(Type.String()) }),
     async execute({ pattern, path }, ctx) {
-      const root = insideWorkspace(ctx.workspace, path && path.length > 0 ? path : '.');
-      const matches: string[] = [];
-      const walk = async (dir: string): Promise<void> => {
-        for (const e of await readdir(dir, { withFileTypes: true })) {
-          if (matches.length >= 200 || ctx.signal.aborted) return;
-          if (e.name === 'node_modules' || e.name === '.git') continue;
-          const full = join(dir, e.name);
-          if (e.isDirectory()) await walk(full);
-          else if (e.isFile()) {
-            // Links are not followed (Dirent does not), hard-linked files are skipped like read_file refuses them.
-            const info = await lstat(full);
-            if (info.size > MAX_READ || info.nlink > 1) continue;
-            const lines = (await readFile(full, 'utf8')).split('\n');
-            lines.forEach((line, i) => {
-              if (matches.length < 200 && line.includes(pattern))
-                matches.push(`${relative(ctx.workspace, full)}:${i + 1}: ${line}`);
-            });
-          }
-        }
-      };
-      await walk(root);
-      return matches;
+      const root = workspaceRoot(ctx);
+      const shown = path && path.length > 0 ? path : '.';
+      return await searchInside(root, resolveInside(root, shown), shown, pattern, ctx.signal);
     },
   });
 }

@@ -1,16 +1,19 @@
 import type { AuditStatus, JsonObject, JsonValue, StageId } from '@agentlane/contract';
-import { jsonSchema, type ModelMessage, streamText, type ToolSet, tool } from 'ai';
+import { jsonSchema, type ModelMessage, streamText, type TextStreamPart, type ToolSet, tool } from 'ai';
 import { sdkNeedsApproval, withApprovalParts } from '../approvals.js';
-import { jsonSafe, toModelMessages } from '../conversation.js';
+import { toModelMessages } from '../conversation.js';
 import { DeltaCoalescer } from '../delta-coalescer.js';
 import { nextSlice, sliceSpent } from '../loop-slice.js';
-import { authMethodOf, type HttpObservation } from '../model.js';
+import { authMethodOf, type HttpObservation, secretsOf } from '../model.js';
 import { costOf } from '../prices.js';
+import { Redactor } from '../redact.js';
 import { addSpend } from '../spend.js';
+import { ModelStreamUnbounded } from '../sse-guard.js';
 import { withUniqueCallId } from '../tool-call-ids.js';
 import { audit, PREVIEW } from './audit.js';
 import type { TurnContext } from './context.js';
 import { errorText, numbers, partText, safePart } from './parts.js';
+import { StreamFlow } from './stream-flow.js';
 
 export interface ToolCall {
   toolCallId: string;
@@ -31,6 +34,8 @@ export interface ModelCallResult {
 /** What the stream of one call showed, as it was read. */
 interface Streamed {
   error: unknown;
+  /** The call's error went out already: an error part (the translator's harness.warning) or a warning. */
+  errorShown: boolean;
   text: string;
   toolCalls: ToolCall[];
   approvalRequests: Map<string, string>;
@@ -39,6 +44,21 @@ interface Streamed {
 }
 
 type CallRequest = { messageCount: number; toolNames: string[]; promptPreview?: string };
+
+/** The model's text passed turnTextBytes and turnTextOverflowBytes: the call was stopped. */
+export class ModelTextLimit extends Error {
+  override name = 'ModelTextLimit';
+}
+
+/** What one call's stream is read with. */
+interface Reading {
+  ctx: TurnContext;
+  stage: StageId;
+  step: number;
+  out: Streamed;
+  deltas: DeltaCoalescer;
+  redact: Redactor;
+}
 
 /** One streamed model call; every stream part is emitted; returns what the step produced. */
 export async function modelCall(
@@ -75,7 +95,10 @@ export async function modelCall(
   return finish(ctx, stage, started, request, streamed);
 }
 
-/** The call's stream, read to its end: each part emitted (deltas coalesced), the step's results collected. */
+/**
+ * The call's stream, read to its end: each part emitted (deltas coalesced, the engine's secrets redacted), the
+ * step's results collected. The call is stopped when the turn's text passes its bound and its overflow bound.
+ */
 async function stream(
   ctx: TurnContext,
   stage: StageId,
@@ -86,21 +109,35 @@ async function stream(
 ): Promise<Streamed> {
   const out: Streamed = {
     error: null,
+    errorShown: false,
     text: '',
     toolCalls: [],
     approvalRequests: new Map(),
     finishReason: null,
     usage: {},
   };
-  const callText = ctx.output.text.call(`${ctx.deps.scope ?? ''}${ctx.turn.turnId}-${stage}-${step}`);
-  const deltas = new DeltaCoalescer(ctx.emit, ctx.deps.coalesceDeltas !== false);
+  const callText = ctx.output.text.call(
+    `${ctx.deps.scope ?? ''}${ctx.turn.turnId}-${stage}-${step}`,
+    ctx.output.bounds.turnTextOverflowBytes,
+  );
+  const r: Reading = {
+    ctx,
+    stage,
+    step,
+    out,
+    deltas: new DeltaCoalescer(ctx.emit, ctx.deps.coalesceDeltas !== false),
+    redact: new Redactor(secretsOf(ctx.settings)),
+  };
+  const stop = new AbortController();
+  // The SDK reads the provider's stream eagerly: the flow holds it to the pace of this loop (stream-flow.ts).
+  const flow = new StreamFlow(ctx.deps.coalesceDeltas !== false);
   try {
     const result = streamText({
-      model: ctx.model,
+      model: flow.model(ctx.model),
       system,
       messages,
       ...(withTools ? { tools: sdkTools(ctx) } : {}),
-      abortSignal: ctx.io.signal,
+      abortSignal: AbortSignal.any([ctx.io.signal, stop.signal]),
       maxRetries: 0,
       onError: ({ error }) => {
         out.error = error;
@@ -108,37 +145,32 @@ async function stream(
     });
     ctx.callIds.startCall();
     for await (const sdkPart of result.fullStream) {
+      flow.took(sdkPart);
       // The SDK's own pipeline may run far ahead of the network slices (model-fetch.ts): the consumer
       // also lets the event loop in every few ms.
       if (sliceSpent()) await nextSlice();
-      const part = callText.pass(withUniqueCallId(sdkPart, ctx.callIds));
-      // Text past the turn's bound goes to the call's overflow file: read on once the file caught up.
+      // Text past the turn's bound goes to the call's overflow file (redacted first: the file is an artifact).
+      const part = callText.pass(redactDelta(r.redact, withUniqueCallId(sdkPart, ctx.callIds)));
+      if (part !== null) take(r, part);
+      if (callText.overflowed()) {
+        // The SDK keeps the whole text of a call in memory: an endless answer is stopped, not read on.
+        textLimit(r);
+        stop.abort(out.error);
+        break;
+      }
+      // Read on once the overflow file caught up.
       if (callText.busy()) await callText.drained();
-      if (part === null) continue;
-      const safe = safePart(part as unknown as Record<string, unknown>);
-      // A step's cost rides on its finish-step frame (the translator makes it the step's usage.updated).
-      const cost =
-        part.type === 'finish-step' ? costOf(ctx.price, numbers(safe.usage as JsonObject)) : undefined;
-      if (stage !== 'anchor-plan') deltas.part(stage, step, safe, cost);
-      if (part.type === 'text-delta') out.text += part.text;
-      else if (part.type === 'tool-call')
-        out.toolCalls.push({
-          toolCallId: part.toolCallId,
-          toolName: part.toolName,
-          input: jsonSafe(part.input),
-        });
-      else if (part.type === 'tool-approval-request')
-        out.approvalRequests.set(part.toolCall.toolCallId, part.approvalId);
-      else if (part.type === 'finish-step') {
-        out.finishReason = part.finishReason;
-        out.usage = safe.usage as JsonObject;
-      } else if (part.type === 'error') out.error = part.error;
     }
   } catch (err) {
-    out.error = err;
+    if (!(out.error instanceof ModelTextLimit)) out.error = err;
   } finally {
-    deltas.flush();
+    flow.release();
+    r.deltas.flush();
   }
+  // A call that failed without an error part (a stall mid-stream ends the SDK's stream without one) still
+  // says so as the stream's error, like one that failed before its first byte.
+  if (out.error && !out.errorShown && !ctx.io.signal.aborted && stage !== 'anchor-plan')
+    ctx.emit({ rt: 'part', stage, step, part: { type: 'error', message: callError(r.redact, out.error) } });
   for (const { kind, spilled } of await callText.close())
     ctx.emit({
       rt: 'artifact',
@@ -147,6 +179,69 @@ async function stream(
       file: spilled,
     });
   return out;
+}
+
+/** One stream part (its text already bounded): emitted JSON-safe and redacted, and noted in the call's result. */
+function take(r: Reading, part: TextStreamPart<ToolSet>): void {
+  const { ctx, stage, step, out } = r;
+  const safe = r.redact.part(safePart(part as unknown as Record<string, unknown>));
+  if (part.type === 'error') {
+    safe.message = callError(r.redact, part.error);
+    out.error = part.error;
+    if (stage !== 'anchor-plan') out.errorShown = true;
+  }
+  // A step's cost rides on its finish-step frame (the translator makes it the step's usage.updated).
+  const cost = part.type === 'finish-step' ? costOf(ctx.price, numbers(safe.usage as JsonObject)) : undefined;
+  if (stage !== 'anchor-plan') r.deltas.part(stage, step, safe, cost);
+  if (part.type === 'text-delta') out.text += safe.text as string;
+  else if (part.type === 'tool-call')
+    out.toolCalls.push({
+      toolCallId: part.toolCallId,
+      toolName: part.toolName,
+      input: safe.input ?? null,
+    });
+  else if (part.type === 'tool-approval-request')
+    out.approvalRequests.set(part.toolCall.toolCallId, part.approvalId);
+  else if (part.type === 'finish-step') {
+    out.finishReason = part.finishReason;
+    out.usage = safe.usage as JsonObject;
+  }
+}
+
+/** Text and reasoning deltas with the engine's secrets redacted, before they are shown or spilled. */
+function redactDelta<P extends { type: string }>(redact: Redactor, part: P): P {
+  if (part.type !== 'text-delta' && part.type !== 'reasoning-delta') return part;
+  const text = (part as unknown as { text: string }).text;
+  const clean = redact.text(text);
+  return clean === text ? part : { ...part, text: clean };
+}
+
+/** The turn's text passed its bound and its overflow bound: the call's error, said once as a warning. */
+function textLimit(r: Reading): void {
+  const { ctx, out } = r;
+  const { turnTextBytes, turnTextOverflowBytes } = ctx.output.bounds;
+  const total = turnTextBytes + turnTextOverflowBytes;
+  out.error = new ModelTextLimit(
+    `the model's answer passed ${total} bytes (turnTextBytes ${turnTextBytes} + turnTextOverflowBytes ${turnTextOverflowBytes}): the call was stopped`,
+  );
+  out.errorShown = true;
+  r.deltas.flush();
+  ctx.emit({
+    rt: 'warning',
+    code: 'model_text_limit',
+    message: (out.error as Error).message,
+    detail: { limit: total },
+  });
+}
+
+/**
+ * A model call's error as it leaves the runtime (the run's error, the ledger row, the error part): the
+ * engine's own stream errors say what happened, and the secrets are redacted.
+ */
+function callError(redact: Redactor, err: unknown): string {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++)
+    if (e instanceof ModelStreamUnbounded) return redact.error(e.message);
+  return redact.error(errorText(err));
 }
 
 /** The turn's tools as the SDK offers them to the model (approval decided per call, see approvals.ts). */
@@ -170,6 +265,7 @@ function finish(
   s: Streamed,
 ): ModelCallResult {
   const obs = ctx.observed.last as HttpObservation | null;
+  const error = s.error ? callError(new Redactor(secretsOf(ctx.settings)), s.error) : undefined;
   const latency = performance.now() - started;
   const cancelled = ctx.io.signal.aborted;
   const status: AuditStatus = cancelled ? 'cancelled' : s.error ? 'error' : 'ok';
@@ -197,7 +293,7 @@ function finish(
             },
           }
         : {}),
-      ...(s.error && !cancelled ? { error: errorText(s.error) } : {}),
+      ...(error !== undefined && !cancelled ? { error } : {}),
     },
     { finish_reason: cancelled ? 'cancelled' : s.finishReason, http_status: obs?.status ?? null },
   );
@@ -206,6 +302,6 @@ function finish(
     text: s.text,
     toolCalls: s.toolCalls,
     approvalRequests: s.approvalRequests,
-    error: s.error ? errorText(s.error) : undefined,
+    error,
   };
 }

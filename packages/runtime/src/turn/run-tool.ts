@@ -7,7 +7,7 @@ import { audit, PREVIEW } from './audit.js';
 import { outputLimit, type TurnContext } from './context.js';
 import type { ToolCall } from './model-call.js';
 import { CancelledError } from './parts.js';
-import { toolContext } from './tool-context.js';
+import { pinnedRoot, toolContext, withRoot } from './tool-context.js';
 
 /** How one tool call went, filled in as it runs. */
 interface ToolRun {
@@ -44,9 +44,11 @@ export async function runTool(
     if (!def) throw new ToolError(`no tool named ${call.toolName}`);
     const problems = def.check(call.input);
     if (problems.length > 0) throw new ToolError(`invalid input for ${def.name}: ${problems.join('; ')}`);
-    if (sdkApprovalId !== undefined) await askApproval(ctx, call, def, sdkApprovalId, run);
-    const tctx = toolContext(ctx, call);
-    run.output = jsonSafe(await def.execute(call.input as never, tctx));
+    // Pinned before anything of the call runs (its approval card reads files too).
+    const root = pinnedRoot(ctx);
+    if (sdkApprovalId !== undefined) await askApproval(ctx, call, def, sdkApprovalId, run, root);
+    const tctx = toolContext(ctx, call, root);
+    run.output = jsonSafe(await withRoot(root, () => def.execute(call.input as never, tctx)));
     if (ctx.io.signal.aborted) throw new CancelledError();
     await boundOutput(ctx, call, tctx, run);
   } catch (err) {
@@ -71,11 +73,11 @@ async function askApproval(
   def: DefinedTool,
   sdkApprovalId: string,
   run: ToolRun,
+  root: string | undefined,
 ): Promise<void> {
+  const where = { workspace: ctx.deps.workspace, ...(root !== undefined ? { workspaceRoot: root } : {}) };
   const described =
-    typeof def.needsApproval === 'function'
-      ? await def.needsApproval(call.input as never, { workspace: ctx.deps.workspace })
-      : null;
+    typeof def.needsApproval === 'function' ? await def.needsApproval(call.input as never, where) : null;
   const ask = described ?? { title: `Run ${def.name}`, subject: { kind: 'tool_call' as const } };
   const approvalId = `apr-${ctx.deps.scope ?? ''}${call.toolCallId}`;
   ctx.emit({

@@ -1,13 +1,49 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { realpathSync } from 'node:fs';
+import { secretsOf } from '../model.js';
 import type { ToolContext } from '../tools/define-tool.js';
 import type { TurnContext } from './context.js';
+import type { SessionMemory } from './deps.js';
 import type { ToolCall } from './model-call.js';
 
+/** The workspace's real path each session pinned, by its memory (which lives exactly as long as the session). */
+const pinned = new WeakMap<SessionMemory, string>();
+/** The root of the tool call running now: a sub-agent, which runs inside its parent's `task` call, keeps it. */
+const callRoot = new AsyncLocalStorage<string>();
+
+/**
+ * The workspace's real path, resolved once, before the session's first tool call (a sub-agent's session
+ * takes its parent's): the workspace tools refuse to work once the folder resolves elsewhere — a command may
+ * have replaced it with a link out (workspaceRoot). Undefined while the folder does not exist.
+ */
+export function pinnedRoot(ctx: TurnContext): string | undefined {
+  let root = pinned.get(ctx.mem) ?? callRoot.getStore();
+  if (root === undefined) {
+    try {
+      root = realpathSync(ctx.deps.workspace);
+    } catch {
+      return undefined;
+    }
+  }
+  pinned.set(ctx.mem, root);
+  return root;
+}
+
+/** Runs a tool with its root as the call's (what a sub-agent started inside it pins). */
+export function withRoot<T>(root: string | undefined, run: () => Promise<T>): Promise<T> {
+  return root === undefined ? run() : callRoot.run(root, run);
+}
+
 /** What a running tool can do: report progress and terminal output, files and artifacts, ask the user. */
-export function toolContext(ctx: TurnContext, call: ToolCall): ToolContext {
+export function toolContext(ctx: TurnContext, call: ToolCall, root = pinnedRoot(ctx)): ToolContext {
   const { emit } = ctx;
   const tctx: ToolContext = {
     signal: ctx.io.signal,
     workspace: ctx.deps.workspace,
+    ...(root !== undefined ? { workspaceRoot: root } : {}),
+    // The model's keys (the configured one and the provider's variable): no variable holding one reaches a
+    // command, whatever its name.
+    secrets: secretsOf(ctx.settings),
     toolCallId: call.toolCallId,
     progress: (message) => emit({ rt: 'tool.progress', toolCallId: call.toolCallId, message }),
     terminal: (c) => terminal(ctx, call, c),

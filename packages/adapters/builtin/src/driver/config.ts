@@ -35,8 +35,9 @@ export interface BuiltinDriverConfig {
   /** Per-turn cost budget, in the price table's currency; only for a model `prices` names. Default off. */
   turnCostBudget?: number;
   /**
-   * The engine's own limits on a model call: `firstByteMs` (request sent → first stream event, default 120 s)
-   * and `idleMs` (between stream events, default 60 s). Keep-alive comments and pings are not progress.
+   * The engine's own limits on a model call: `firstByteMs` (request sent → first stream event, default 120 s),
+   * `idleMs` (between stream events, default 60 s) and `totalMs` (the whole call, rate-limit waits included,
+   * default 10 min). Keep-alive comments, pings and empty chunks are not progress.
    */
   modelTimeouts?: ModelTimeouts;
   /** A 429 (or a 503 with Retry-After) is sent again: `attempts` (default 3), waits capped at `maxDelayMs` (30 s). */
@@ -49,6 +50,13 @@ export interface BuiltinDriverConfig {
   turnOutputBytes?: number;
   /** Model text (answers and reasoning) shown per turn (default 1 MB); the rest goes to an artifact. */
   turnTextBytes?: number;
+  /**
+   * Model text per turn past `turnTextBytes` kept in the artifact (default 8 MB); past it the model call is
+   * stopped and the turn fails (a harness.warning `model_text_limit` says so).
+   */
+  turnTextOverflowBytes?: number;
+  /** Tool calls of one model step that are run (default 128); the calls past it are refused, not run. */
+  maxToolCallsPerStep?: number;
   /** One tool result, as JSON (default 512 KiB); a larger one goes to an artifact, a preview stays. */
   toolResultBytes?: number;
   /** Where overflow files go (default `<tmpdir>/agentlane-tool-output`; also the workspace tools' default). */
@@ -108,6 +116,7 @@ export function checkConfig(config: BuiltinDriverConfig): void {
   if (t !== undefined) {
     positiveInteger('modelTimeouts.firstByteMs', t.firstByteMs, 1);
     positiveInteger('modelTimeouts.idleMs', t.idleMs, 1);
+    positiveInteger('modelTimeouts.totalMs', t.totalMs, 1);
   }
   const r = config.rateLimitRetries;
   if (r !== undefined) {
@@ -116,6 +125,8 @@ export function checkConfig(config: BuiltinDriverConfig): void {
   }
   positiveInteger('turnOutputBytes', config.turnOutputBytes, 1);
   positiveInteger('turnTextBytes', config.turnTextBytes, 1);
+  positiveInteger('turnTextOverflowBytes', config.turnTextOverflowBytes, 0);
+  positiveInteger('maxToolCallsPerStep', config.maxToolCallsPerStep, 1);
   positiveInteger('toolResultBytes', config.toolResultBytes, 1);
   if (config.outputDir !== undefined && (typeof config.outputDir !== 'string' || config.outputDir === ''))
     throw new Error('outputDir must be a folder path');

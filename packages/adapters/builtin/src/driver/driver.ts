@@ -78,6 +78,10 @@ function sharedDeps(config: BuiltinDriverConfig): SharedDeps {
     ...(config.turnOutputBytes ? { turnOutputBytes: config.turnOutputBytes } : {}),
     outputBounds: {
       ...(config.turnTextBytes ? { turnTextBytes: config.turnTextBytes } : {}),
+      ...(config.turnTextOverflowBytes !== undefined
+        ? { turnTextOverflowBytes: config.turnTextOverflowBytes }
+        : {}),
+      ...(config.maxToolCallsPerStep ? { maxToolCallsPerStep: config.maxToolCallsPerStep } : {}),
       ...(config.toolResultBytes ? { toolResultBytes: config.toolResultBytes } : {}),
       ...(config.outputDir ? { outputDir: config.outputDir } : {}),
     },

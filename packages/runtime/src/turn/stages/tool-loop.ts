@@ -1,7 +1,8 @@
 import type { ConversationMessage } from '@agentlane/contract';
 import { budgetHit, type LimitHit } from '../../budget.js';
+import { audit } from '../audit.js';
 import type { TurnContext } from '../context.js';
-import { type ModelCallResult, modelCall } from '../model-call.js';
+import { type ModelCallResult, modelCall, type ToolCall } from '../model-call.js';
 import { advancePlan, planSystem } from '../plan.js';
 import { systemFor } from '../plugins.js';
 import { runTool } from '../run-tool.js';
@@ -62,14 +63,27 @@ function limitHit(ctx: TurnContext, step: number): LimitHit | null {
   return budgetHit(ctx.deps.budget ?? {}, ctx.spend, ctx.price !== undefined);
 }
 
-/** The step's tool calls one after the other; their results become the step's tool message. */
+/**
+ * The step's tool calls one after the other; their results become the step's tool message. Past
+ * maxToolCallsPerStep the calls are not run: each is answered as refused (3000 calls in one message ran for a
+ * minute, one after the other).
+ */
 async function runToolCalls(
   ctx: TurnContext,
   out: ModelCallResult,
   step: number,
 ): Promise<'ok' | 'cancelled'> {
+  const cap = ctx.output.bounds.maxToolCallsPerStep;
+  const calls = out.toolCalls;
+  if (calls.length > cap)
+    ctx.emit({
+      rt: 'warning',
+      code: 'tool_call_limit',
+      message: `the model asked for ${calls.length} tool calls in one step: the ${calls.length - cap} past maxToolCallsPerStep (${cap}) were not run`,
+      detail: { limit: cap, calls: calls.length },
+    });
   const results: ConversationMessage['parts'] = [];
-  for (const call of out.toolCalls) {
+  for (const call of calls.slice(0, cap)) {
     const r = await runTool(ctx, call, out.approvalRequests.get(call.toolCallId));
     results.push({
       type: 'tool-result',
@@ -83,6 +97,29 @@ async function runToolCalls(
       return 'cancelled';
     }
   }
+  for (const call of calls.slice(cap)) results.push(refuse(ctx, call, cap));
   ctx.conversation.push({ id: `${ctx.turn.turnId}:t${step}`, role: 'tool', parts: results });
   return 'ok';
+}
+
+/** A call past maxToolCallsPerStep: started and failed without running (its events and ledger row say so). */
+function refuse(ctx: TurnContext, call: ToolCall, cap: number): ConversationMessage['parts'][number] {
+  const error = `not run: too many tool calls in one step (maxToolCallsPerStep ${cap})`;
+  const kind = ctx.toolsByName.get(call.toolName)?.kind ?? 'other';
+  ctx.emit({ rt: 'tool.start', toolCallId: call.toolCallId, name: call.toolName, kind, input: call.input });
+  ctx.emit({ rt: 'tool.end', toolCallId: call.toolCallId, status: 'failed', error, durationMs: 0 });
+  audit(ctx, 'tool-loop', 'tool', 'error', 0, {
+    kind: 'tool_call',
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    input: call.input,
+    error,
+  });
+  return {
+    type: 'tool-result',
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    output: error,
+    isError: true,
+  };
 }

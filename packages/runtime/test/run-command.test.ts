@@ -1,0 +1,269 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { JsonValue } from '@agentlane/contract';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  type DefinedTool,
+  type ToolContext,
+  ToolError,
+  type WorkspaceToolOptions,
+  workspaceTools,
+} from '../src/index';
+import { commandEnv } from '../src/tools/command-env';
+import { KILL_GRACE_MS } from '../src/tools/process-group';
+import { commandTimeout } from '../src/tools/run-command';
+
+/** run_command against hostile commands: secrets in the environment, escaping processes, endless output. */
+let work: string;
+let out: string;
+const pids: number[] = [];
+
+beforeEach(async () => {
+  work = await mkdtemp(join(tmpdir(), 'rt-cmd-'));
+  out = await mkdtemp(join(tmpdir(), 'rt-cmd-out-'));
+});
+afterEach(async () => {
+  // Whatever a failing test left running.
+  for (const pid of pids.splice(0)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+  await rm(work, { recursive: true, force: true });
+  await rm(out, { recursive: true, force: true });
+});
+
+type Result = {
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  output: string;
+  timeoutCappedAt?: number;
+  overflow?: { path: string; bytes: number; sha256: string; shownBytes: number; droppedBytes?: number };
+};
+
+function command(options: WorkspaceToolOptions = {}) {
+  const tool = workspaceTools({ approveCommands: false, outputDir: out, ...options }).find(
+    (t) => t.name === 'run_command',
+  ) as DefinedTool;
+  const chunks: string[] = [];
+  const run = async (input: Record<string, unknown>, over: Partial<ToolContext> = {}) => {
+    const ctx: ToolContext = {
+      signal: new AbortController().signal,
+      workspace: work,
+      toolCallId: 'call_c',
+      progress: () => {},
+      terminal: (c) => {
+        chunks.push(c.chunk);
+        return true;
+      },
+      fileChanged: () => {},
+      artifact: () => {},
+      ask: async () => ({ outcome: 'cancelled' }),
+      ...over,
+    };
+    const started = Date.now();
+    const result = (await tool.execute(input as never, ctx)) as JsonValue as unknown as Result;
+    return { result, ms: Date.now() - started, terminal: () => chunks.join('') };
+  };
+  return run;
+}
+
+/** The pid a command wrote to `name` in the workspace (remembered, so a failing test does not leave it). */
+async function pidIn(name: string): Promise<number> {
+  const pid = Number((await readFile(join(work, name), 'utf8')).trim());
+  pids.push(pid);
+  return pid;
+}
+
+/** Gone, or a zombie: an orphan that no one reaps (a container's PID 1 that is no init) is dead all the same. */
+function dead(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return true;
+  }
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') ?? false;
+  } catch {
+    return true;
+  }
+}
+
+describe("a command's environment", () => {
+  const SECRETS: Record<string, string> = {
+    OPENAI_API_KEY: 'sk-openai-leak-1',
+    ANTHROPIC_API_KEY: 'sk-ant-leak-2',
+    GEMINI_API_KEY: 'gem-leak-3',
+    GOOGLE_GENERATIVE_AI_API_KEY: 'goog-leak-4',
+    GOOGLE_API_KEY: 'goog-leak-5',
+    AGENTLANE_TOKEN: 'al-token-leak-6',
+    AGENTLANE_TOKENS: 'al-tokens-leak-7,al-tokens-leak-8',
+    SOME_SERVICE_API_KEY: 'svc-leak-9',
+    GITHUB_TOKEN: 'ghp-leak-10',
+    DEPLOY_SECRET: 'dep-leak-11',
+    DB_PASSWORD: 'pw-leak-12',
+    AWS_SECRET_ACCESS_KEY: 'aws-leak-13',
+    AGENTLANE_DB: 'postgres://agent:pw-leak-14@db/agentlane',
+    // Not a secret by its name: the model's key the tool context knows (from the driver's config).
+    INNOCENT_LOOKING: 'config-key-leak-15',
+  };
+  let saved: NodeJS.ProcessEnv;
+  beforeEach(() => {
+    saved = { ...process.env };
+    Object.assign(process.env, SECRETS, { KEEP_ME: 'visible-value' });
+  });
+  afterEach(() => {
+    for (const name of [...Object.keys(SECRETS), 'KEEP_ME']) delete process.env[name];
+    Object.assign(process.env, saved);
+  });
+
+  it('`env` shows none of the provider keys, server tokens, credentials or known secrets', async () => {
+    const { result, terminal } = await command()({ command: 'env' }, { secrets: ['config-key-leak-15'] });
+    expect(result.exitCode).toBe(0);
+    const shown = terminal();
+    expect(shown).toContain('KEEP_ME=visible-value');
+    expect(shown).toContain('PATH=');
+    for (const value of Object.values(SECRETS)) expect(shown).not.toContain(value.split(',')[0]);
+  });
+
+  it('the rule, as a function', () => {
+    const env = commandEnv(
+      { HOME: '/h', LANG: 'C', MY_TOKEN: 't', x_api_key: 'k', OTHER: 'the-known-secret', URL: 'https://h/p' },
+      ['the-known-secret'],
+    );
+    expect(env).toEqual({ HOME: '/h', LANG: 'C', URL: 'https://h/p' });
+  });
+});
+
+describe("a command's processes end with it", () => {
+  it('a process escaped to its own session (setsid) holding the output pipe does not keep the call', async () => {
+    const { result, ms } = await command()({
+      // Escaped for sure before the shell exits (a process still in the group when it does is ended).
+      command:
+        "setsid sh -c 'echo $$ > escaped.pid; exec sleep 60' & while [ ! -s escaped.pid ]; do sleep 0.01; done; echo started",
+    });
+    await pidIn('escaped.pid');
+    expect(result.exitCode).toBe(0);
+    expect(result.output).toContain('started');
+    expect(ms).toBeLessThan(5_000);
+  }, 15_000);
+
+  it('a background job is dead once the command returned', async () => {
+    const { result, ms } = await command()({ command: 'sleep 60 & echo $! > bg.pid; echo started' });
+    expect(result.output).toContain('started');
+    expect(ms).toBeLessThan(5_000);
+    expect(dead(await pidIn('bg.pid'))).toBe(true);
+  }, 15_000);
+
+  it('so is a nohup job with its output elsewhere (it never held the pipe)', async () => {
+    await command()({ command: 'nohup sleep 60 > /dev/null 2>&1 & echo $! > nohup.pid' });
+    expect(dead(await pidIn('nohup.pid'))).toBe(true);
+  }, 15_000);
+
+  it('a job that ignores SIGTERM gets SIGKILL after the grace', async () => {
+    const { ms } = await command()({
+      command: `sh -c 'trap "" TERM; echo $$ > trap.pid; sleep 60; true' > /dev/null 2>&1 & sleep 0.2`,
+    });
+    expect(dead(await pidIn('trap.pid'))).toBe(true);
+    expect(ms).toBeGreaterThanOrEqual(KILL_GRACE_MS);
+    expect(ms).toBeLessThan(5_000);
+  }, 15_000);
+
+  it('a timeout ends the command and its jobs, a shell that ignores SIGTERM included', async () => {
+    const run = command();
+    const plain = await run({ command: 'sleep 60 & echo $! > t.pid; wait', timeoutMs: 300 });
+    expect(plain.result.timedOut).toBe(true);
+    expect(plain.ms).toBeLessThan(5_000);
+    expect(dead(await pidIn('t.pid'))).toBe(true);
+    const stubborn = await run({ command: "trap '' TERM; sleep 60; true", timeoutMs: 300 });
+    expect(stubborn.result.timedOut).toBe(true);
+    expect(stubborn.ms).toBeLessThan(5_000);
+  }, 20_000);
+
+  it('run.cancel ends the command and its jobs', async () => {
+    const abort = new AbortController();
+    setTimeout(() => abort.abort(), 300);
+    const { ms } = await command()({ command: 'sleep 60 & echo $! > c.pid; wait' }, { signal: abort.signal });
+    expect(ms).toBeLessThan(5_000);
+    expect(dead(await pidIn('c.pid'))).toBe(true);
+  }, 15_000);
+});
+
+describe("a command's timeout", () => {
+  const options = { approve: false, timeoutMs: 60_000, maxTimeoutMs: 1_800_000 } as never;
+
+  it('is cut to the maximum, and a value that is no positive finite number is refused', () => {
+    expect(commandTimeout(undefined, options)).toBe(60_000);
+    expect(commandTimeout(5_000, options)).toBe(5_000);
+    expect(commandTimeout(2_147_483_647, options)).toBe(1_800_000);
+    expect(commandTimeout(1e12, options)).toBe(1_800_000);
+    for (const bad of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, '100'])
+      expect(() => commandTimeout(bad, options)).toThrow(ToolError);
+  });
+
+  it('1e12 ms runs the command (no timer overflow that kills it at once) and says it was cut', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      const { result } = await command()({ command: 'sleep 0.1; echo ok', timeoutMs: 1e12 });
+      expect(result).toMatchObject({ exitCode: 0, timedOut: false, timeoutCappedAt: 1_800_000 });
+      expect(result.output).toBe('ok\n');
+      await new Promise((r) => setTimeout(r, 10));
+      expect(warnings).not.toContain('TimeoutOverflowWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
+  it('a negative one is a tool error the model reads', async () => {
+    await expect(command()({ command: 'echo no', timeoutMs: -5 })).rejects.toThrow(
+      /timeoutMs must be a positive number of milliseconds, at most 1800000/,
+    );
+  });
+
+  it('the options are checked when the tools are made', () => {
+    expect(() => workspaceTools({ commandTimeoutMs: 1e12 })).toThrow(/commandTimeoutMs/);
+    expect(() => workspaceTools({ maxCommandTimeoutMs: 0 })).toThrow(/maxCommandTimeoutMs/);
+    expect(() => workspaceTools({ commandTimeoutMs: 120_000, maxCommandTimeoutMs: 60_000 })).toThrow(
+      /longer/,
+    );
+    expect(() => workspaceTools({ maxCommandOutputFileBytes: -1 })).toThrow(/maxCommandOutputFileBytes/);
+  });
+});
+
+describe("a command's output on disk", () => {
+  it('is capped: the file keeps its head and tail, says what was dropped, and is what the result names', async () => {
+    const total = 3_000_000;
+    const { result } = await command({ maxCommandOutputBytes: 1_000, maxCommandOutputFileBytes: 300_000 })({
+      command: `head -c ${total} /dev/zero | tr '\\0' a; echo; echo THE-END`,
+    });
+    const overflow = result.overflow as NonNullable<Result['overflow']>;
+    const file = await readFile(overflow.path);
+    expect(file.length).toBe(overflow.bytes);
+    expect(overflow.bytes).toBeLessThanOrEqual(300_000 + 200);
+    expect(createHash('sha256').update(file).digest('hex')).toBe(overflow.sha256);
+    const text = file.toString('utf8');
+    expect(text.endsWith('a\nTHE-END\n')).toBe(true);
+    const line = /\n\[agentlane: (\d+) bytes of output dropped here;[^\n]*\]\n/.exec(text);
+    expect(Number(line?.[1])).toBe(overflow.droppedBytes);
+    // Shown, kept in the file and dropped add up to what the command printed.
+    const kept = file.length - (line?.[0].length ?? 0);
+    expect(overflow.shownBytes + kept + (overflow.droppedBytes ?? 0)).toBe(total + 1 + 'THE-END\n'.length);
+  });
+
+  it('under the cap the file is the whole rest, nothing dropped', async () => {
+    const { result } = await command({ maxCommandOutputBytes: 1_000 })({
+      command: "head -c 50000 /dev/zero | tr '\\0' b",
+    });
+    const overflow = result.overflow as NonNullable<Result['overflow']>;
+    expect(overflow.bytes).toBe(49_000);
+    expect(overflow.droppedBytes).toBeUndefined();
+  });
+});
