@@ -156,8 +156,8 @@ async function firstAnswer(
     await record();
   } catch (err) {
     if (!(err instanceof StoreError) || err.code !== 'conflict') throw err;
-    // The store's words for a second, different answer (its `recordAnswer`).
-    if (err.message === `${what} ${id} was already answered differently`)
+    // A second, different answer (the store's `recordAnswer` says so in `detail`).
+    if (err.detail === 'answered_differently')
       throw new HttpError(
         'conflict',
         `${what} ${quote(id)} was already answered differently; only its first answer counts`,

@@ -27,6 +27,7 @@ export class SqlInteractions implements InteractionStore {
         throw new StoreError(
           'conflict',
           `${answer.kind} ${answer.targetId} was already answered differently`,
+          'answered_differently',
         );
       }
       if (!(await one(c, 'SELECT 1 AS x FROM threads WHERE thread_id = ?', [answer.threadId]))) {
