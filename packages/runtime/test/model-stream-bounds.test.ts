@@ -77,7 +77,6 @@ describe('an endless answer', () => {
     expect(read.bytes()).toBeLessThan(300_000 + AHEAD_CHARS + 256 * 1024);
     expect(server.closedByClient).toBe(true);
     expect(server.bytes).toBeLessThan(16_000_000);
-    expect(r.ms).toBeLessThan(10_000);
     // What was read past the bound is in the overflow file, which holds no more than its bound.
     const files = await readdir(outputDir);
     const sizes = await Promise.all(files.map(async (f) => (await stat(join(outputDir, f))).size));
@@ -103,7 +102,6 @@ describe('a stream that never sends an event boundary', () => {
     expect(r.outcome.error).toMatch(/more than 16777216 bytes without an event boundary/);
     expect(server.closedByClient).toBe(true);
     expect(server.bytes).toBeLessThan(40_000_000);
-    expect(r.ms).toBeLessThan(12_000);
     expect(warnings(r.events).map((w) => w.code)).toContain('builtin.model_stream_error');
   });
 });

@@ -143,7 +143,8 @@ describe("a command's environment", () => {
 
 describe("a command's processes end with it", () => {
   it('a process escaped to its own session (setsid) holding the output pipe does not keep the call', async () => {
-    const { result, ms } = await command()({
+    // Escaped for sure and sleeping 60 s: only a call that stops waiting for the pipe ends within the test's time.
+    const { result } = await command()({
       // Escaped for sure before the shell exits (a process still in the group when it does is ended).
       command:
         "setsid sh -c 'echo $$ > escaped.pid; exec sleep 60' & while [ ! -s escaped.pid ]; do sleep 0.01; done; echo started",
@@ -151,13 +152,11 @@ describe("a command's processes end with it", () => {
     await pidIn('escaped.pid');
     expect(result.exitCode).toBe(0);
     expect(result.output).toContain('started');
-    expect(ms).toBeLessThan(5_000);
   }, 15_000);
 
   it('a background job is dead once the command returned', async () => {
-    const { result, ms } = await command()({ command: 'sleep 60 & echo $! > bg.pid; echo started' });
+    const { result } = await command()({ command: 'sleep 60 & echo $! > bg.pid; echo started' });
     expect(result.output).toContain('started');
-    expect(ms).toBeLessThan(5_000);
     expect(dead(await pidIn('bg.pid'))).toBe(true);
   }, 15_000);
 
@@ -172,25 +171,21 @@ describe("a command's processes end with it", () => {
     });
     expect(dead(await pidIn('trap.pid'))).toBe(true);
     expect(ms).toBeGreaterThanOrEqual(KILL_GRACE_MS);
-    expect(ms).toBeLessThan(5_000);
   }, 15_000);
 
   it('a timeout ends the command and its jobs, a shell that ignores SIGTERM included', async () => {
     const run = command();
     const plain = await run({ command: 'sleep 60 & echo $! > t.pid; wait', timeoutMs: 300 });
     expect(plain.result.timedOut).toBe(true);
-    expect(plain.ms).toBeLessThan(5_000);
     expect(dead(await pidIn('t.pid'))).toBe(true);
     const stubborn = await run({ command: "trap '' TERM; sleep 60; true", timeoutMs: 300 });
     expect(stubborn.result.timedOut).toBe(true);
-    expect(stubborn.ms).toBeLessThan(5_000);
   }, 20_000);
 
   it('run.cancel ends the command and its jobs', async () => {
     const abort = new AbortController();
     setTimeout(() => abort.abort(), 300);
-    const { ms } = await command()({ command: 'sleep 60 & echo $! > c.pid; wait' }, { signal: abort.signal });
-    expect(ms).toBeLessThan(5_000);
+    await command()({ command: 'sleep 60 & echo $! > c.pid; wait' }, { signal: abort.signal });
     expect(dead(await pidIn('c.pid'))).toBe(true);
   }, 15_000);
 });
