@@ -45,6 +45,8 @@ const LimitsEntry = Type.Object(
     maxRunsPerToken: Type.Optional(Type.Integer({ minimum: 1 })),
     requestsPerSecond: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
     requestBurst: Type.Optional(Type.Integer({ minimum: 1 })),
+    wrongTokensPerAddress: Type.Optional(Type.Integer({ minimum: 1 })),
+    wrongTokenWindowMs: Type.Optional(Type.Integer({ minimum: 1 })),
   },
   { additionalProperties: false },
 );

@@ -71,12 +71,22 @@ describe('serve configuration', () => {
     const config = file('ws.json', {
       workDir: 'work',
       allowedHosts: ['box.lan'],
-      limits: { maxRunsPerToken: 2, requestTimeoutMs: 5000 },
+      limits: {
+        maxRunsPerToken: 2,
+        requestTimeoutMs: 5000,
+        wrongTokensPerAddress: 5,
+        wrongTokenWindowMs: 30000,
+      },
     });
     const c = resolveServeConfig({ config }, {});
     expect(c.workspaceRoot).toBe(join(dir, 'work'));
     expect(c.allowedHosts).toEqual(['box.lan']);
-    expect(c.limits).toEqual({ maxRunsPerToken: 2, requestTimeoutMs: 5000 });
+    expect(c.limits).toEqual({
+      maxRunsPerToken: 2,
+      requestTimeoutMs: 5000,
+      wrongTokensPerAddress: 5,
+      wrongTokenWindowMs: 30000,
+    });
     const flagged = resolveServeConfig(
       { config, workspaceRoot: '/srv/projects' },
       { AGENTLANE_ALLOWED_HOSTS: 'a.lan, b.lan' },

@@ -68,8 +68,10 @@ export interface ServerOptions {
   defaultWorkDir?: string;
   /** No session's workDir may lie outside this folder (real paths). Default: defaultWorkDir. */
   workspaceRoot?: string;
-  /** Timeouts, connection cap and per-token limits (see ServerLimits for the defaults). */
+  /** Timeouts, connection cap, per-token and per-address limits (see ServerLimits for the defaults). */
   limits?: Partial<ServerLimits>;
+  /** The clock of the wrong-token limit (monotonic ms; tests move it). Default performance.now. */
+  authClock?: () => number;
   /** Host names accepted besides localhost, 127.0.0.1 and [::1] when no tokens are configured. */
   allowedHosts?: string[];
   /** A built web UI (e.g. packages/web/dist) served at `/` when the folder exists. */
@@ -107,7 +109,11 @@ function serverContext(options: ServerOptions, limits: ServerLimits): ServerCont
     checkpoints: options.checkpoints,
     hub: new ThreadHub(options.store),
     engines: options.engines,
-    auth: new Authenticator(options.tokens ?? []),
+    auth: new Authenticator(options.tokens ?? [], {
+      maxWrong: limits.wrongTokensPerAddress,
+      windowMs: limits.wrongTokenWindowMs,
+      ...(options.authClock ? { now: options.authClock } : {}),
+    }),
     sse: {
       heartbeatMs: options.heartbeatMs ?? 10_000,
       maxBufferBytes: options.maxBufferBytes ?? 1024 * 1024,

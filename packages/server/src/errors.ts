@@ -17,7 +17,10 @@ export const ERROR_STATUS = {
   uri_too_long: 414,
   unsupported_media_type: 415,
   range_not_satisfiable: 416,
-  /** A per-token limit: request rate, open streams or concurrent runs; `Retry-After` says when to retry. */
+  /**
+   * A per-token limit (request rate, open streams, concurrent runs) or an address refused for wrong bearer
+   * tokens; `Retry-After` says when to retry.
+   */
   rate_limited: 429,
   headers_too_large: 431,
   unavailable: 503,

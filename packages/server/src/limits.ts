@@ -23,6 +23,13 @@ export interface ServerLimits {
   requestsPerSecond: number;
   /** …and the burst it may spend at once. */
   requestBurst: number;
+  /**
+   * Wrong bearer tokens one address (an IPv6 /64) may send within `wrongTokenWindowMs` of its first; then
+   * every request of it that needs auth gets 429 until the window passes, a correct token included.
+   */
+  wrongTokensPerAddress: number;
+  /** The window of `wrongTokensPerAddress`. */
+  wrongTokenWindowMs: number;
 }
 
 export const DEFAULT_LIMITS: ServerLimits = {
@@ -35,6 +42,8 @@ export const DEFAULT_LIMITS: ServerLimits = {
   maxRunsPerToken: 8,
   requestsPerSecond: 50,
   requestBurst: 200,
+  wrongTokensPerAddress: 20,
+  wrongTokenWindowMs: 60_000,
 };
 
 export function resolveLimits(partial: Partial<ServerLimits> = {}): ServerLimits {

@@ -17,8 +17,8 @@ const OPEN_PATHS = ['/health', '/openapi.json'];
 /**
  * Answers every route can give whatever it does, which route schemas left out: request framing and
  * validation (400), bearer tokens (401), Host and thread scope (403), body size and media type (413, 415,
- * routes that take a body), an over-long path id (414), headers past the limit (431), the rate limit (429)
- * and shutting down (503). Added to the schema only where the
+ * routes that take a body), an over-long path id (414), headers past the limit (431), the rate limits (429:
+ * a token's request rate, or an address refused for wrong bearer tokens) and shutting down (503). Added to the schema only where the
  * route does not declare the status itself, so a route's own, richer body (a cursor error's head) stays.
  */
 export function documentCommonErrors(app: FastifyInstance): void {

@@ -20,6 +20,9 @@ const JsonObject = Type.Record(Type.String(), Type.Unknown());
 /** The error body of every 4xx/5xx answer (the contract's ErrorBody). */
 export const ErrorSchema = ErrorBodySchema;
 
+/** The error body as one status of one route documents it: the same shape, described for that route. */
+export const errorResponse = (description: string) => ({ ...ErrorSchema, description });
+
 export const ThreadParams = Type.Object({ id: Id });
 export const RunParams = Type.Object({ id: Id });
 export const ApprovalParams = Type.Object({ id: Id, approvalId: Id });

@@ -183,6 +183,9 @@ Limits (config file "limits": {…}; defaults for a small team):
   maxRunsPerToken      ${DEFAULT_LIMITS.maxRunsPerToken}       runs queued or running per token, per process (429)
   requestsPerSecond    ${DEFAULT_LIMITS.requestsPerSecond}      sustained requests per token (429 with Retry-After)…
   requestBurst         ${DEFAULT_LIMITS.requestBurst}     …and the burst it may spend at once
+  wrongTokensPerAddress ${DEFAULT_LIMITS.wrongTokensPerAddress}   wrong bearer tokens per address (IPv6 /64) per window; then 429
+                       with Retry-After for every request of that address, a correct token too
+  wrongTokenWindowMs   ${DEFAULT_LIMITS.wrongTokenWindowMs}  that window
 
 Security:
   Without tokens the server binds loopback only and accepts only Host localhost, 127.0.0.1 or [::1]

@@ -1,4 +1,4 @@
-import type { ApprovalResolvedPayload } from '@agentlane/contract';
+import type { ApprovalResolvedPayload, JsonObject, QuestionResolvedPayload } from '@agentlane/contract';
 import { StoreError } from '@agentlane/store';
 import type { ServerContext } from '../context.js';
 import { HttpError, quote } from '../errors.js';
@@ -7,11 +7,36 @@ import {
   ApprovalBody,
   ApprovalParams,
   ErrorSchema,
+  errorResponse,
   QuestionBody,
   QuestionParams,
 } from '../schemas.js';
 import type { RouteApp } from './route-app.js';
 import { loadOpenRun } from './run-access.js';
+
+type Kind = 'approval' | 'question';
+
+const REQUEST = {
+  approval: { asked: 'approval.requested', resolved: 'approval.resolved', id: 'approvalId' },
+  question: { asked: 'question.requested', resolved: 'question.resolved', id: 'questionId' },
+} as const;
+
+/** What both answer routes document: who wins, and when an answer is refused. */
+const ANSWER_RULES =
+  'The first answer recorded wins; the same answer again (compared as canonical JSON: key order and ' +
+  'whitespace do not count) gets 202 again and changes nothing. 409 naming the path id when the request is ' +
+  'already resolved (by the engine itself, by the approval timeout, or by a different answer); 409 naming ' +
+  '`params.id` when the run has ended or is not executing.';
+
+const answerResponses = (what: Kind) => ({
+  202: AcceptedReply,
+  400: ErrorSchema,
+  404: errorResponse(`No such run, or the run asked no such ${what}.`),
+  409: errorResponse(
+    `The ${what} already has a different answer or is already resolved (by the engine itself or the approval ` +
+      `timeout): field \`params.${REQUEST[what].id}\`; or the run has ended or is not executing: field \`params.id\`.`,
+  ),
+});
 
 /** POST /runs/:id/approvals/:approvalId and /runs/:id/questions/:questionId: answers for a running run. */
 export function answerRoutes(app: RouteApp, ctx: ServerContext): void {
@@ -21,9 +46,10 @@ export function answerRoutes(app: RouteApp, ctx: ServerContext): void {
     {
       schema: {
         summary: 'Answer an approval request; reaches the engine and emits approval.resolved',
+        description: ANSWER_RULES,
         params: ApprovalParams,
         body: ApprovalBody,
-        response: { 202: AcceptedReply, 400: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema },
+        response: answerResponses('approval'),
       },
     },
     async (request, reply) => {
@@ -38,8 +64,8 @@ export function answerRoutes(app: RouteApp, ctx: ServerContext): void {
       }
       const run = await loadOpenRun(ctx, request.principal, request.params.id);
       const events = await runEvents(ctx, run);
-      const asked = events.find('approval.requested', 'approvalId', approvalId);
-      if (!asked) throw notAsked('approval', approvalId, 'params.approvalId');
+      const asked = events.find('approval', 'asked', approvalId);
+      if (!asked) throw notAsked('approval', approvalId);
       const offered = (asked as { options?: { optionId: string }[] }).options ?? [];
       if (optionId !== undefined && !offered.some((o) => o.optionId === optionId))
         throw new HttpError(
@@ -52,18 +78,9 @@ export function answerRoutes(app: RouteApp, ctx: ServerContext): void {
         ...(optionId !== undefined ? { optionId } : {}),
         answeredBy: request.principal.name,
       };
-      // Already resolved (by an answer, by the engine itself, by the approval timeout): a new answer would
-      // reach nothing. Only a repeat of the answer that resolved it is accepted again, and changes nothing.
-      const resolved = events.find('approval.resolved', 'approvalId', approvalId) as
-        | ApprovalResolvedPayload
-        | undefined;
-      if (resolved) {
-        if (!sameApproval(resolved, answer)) throw alreadyResolved(approvalId, resolved);
-      } else {
-        await firstAnswer('approval', approvalId, 'params.approvalId', () =>
-          lane.answerApproval({ runId: run.runId, approvalId, answer }),
-        );
-      }
+      await answerOnce(ctx, run, events, { kind: 'approval', id: approvalId, answer }, () =>
+        lane.answerApproval({ runId: run.runId, approvalId, answer }),
+      );
       reply.code(202);
       return { accepted: true };
     },
@@ -74,28 +91,26 @@ export function answerRoutes(app: RouteApp, ctx: ServerContext): void {
     {
       schema: {
         summary: 'Answer a question; reaches the engine and emits question.resolved',
+        description: ANSWER_RULES,
         params: QuestionParams,
         body: QuestionBody,
-        response: { 202: AcceptedReply, 400: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema },
+        response: answerResponses('question'),
       },
     },
     async (request, reply) => {
       const { questionId } = request.params;
       const run = await loadOpenRun(ctx, request.principal, request.params.id);
-      if (!(await runEvents(ctx, run)).find('question.requested', 'questionId', questionId))
-        throw notAsked('question', questionId, 'params.questionId');
+      const events = await runEvents(ctx, run);
+      if (!events.find('question', 'asked', questionId)) throw notAsked('question', questionId);
       const { outcome, choiceIds, text } = request.body;
-      await firstAnswer('question', questionId, 'params.questionId', () =>
-        lane.answerQuestion({
-          runId: run.runId,
-          questionId,
-          answer: {
-            outcome,
-            ...(choiceIds !== undefined ? { choiceIds } : {}),
-            ...(text !== undefined ? { text } : {}),
-            answeredBy: request.principal.name,
-          },
-        }),
+      const answer = {
+        outcome,
+        ...(choiceIds !== undefined ? { choiceIds } : {}),
+        ...(text !== undefined ? { text } : {}),
+        answeredBy: request.principal.name,
+      };
+      await answerOnce(ctx, run, events, { kind: 'question', id: questionId, answer }, () =>
+        lane.answerQuestion({ runId: run.runId, questionId, answer }),
       );
       reply.code(202);
       return { accepted: true };
@@ -103,70 +118,96 @@ export function answerRoutes(app: RouteApp, ctx: ServerContext): void {
   );
 }
 
+type RunEvents = Awaited<ReturnType<typeof runEvents>>;
+
 /** The latest revision of each of the run's events, searched for a request or its resolution by id. */
 async function runEvents(ctx: ServerContext, run: { threadId: string; runId: string }) {
   const rows = await ctx.store.latestEvents({ threadId: run.threadId, runId: run.runId });
   return {
-    /** The payload of the run's event of this kind whose `field` is `id`, if it has one. */
-    find(kind: string, field: 'approvalId' | 'questionId', id: string): object | undefined {
+    /** The payload of the run's request of this kind with this id (`asked`), or of its resolution. */
+    find(kind: Kind, which: 'asked' | 'resolved', id: string): object | undefined {
+      const { [which]: eventKind, id: field } = REQUEST[kind];
       return rows.find(
-        (r) => r.event.kind === kind && (r.event.payload as unknown as Record<string, unknown>)[field] === id,
+        (r) =>
+          r.event.kind === eventKind && (r.event.payload as unknown as Record<string, unknown>)[field] === id,
       )?.event.payload;
     },
   };
 }
 
-/** The answer that resolved an approval, sent again by whoever sent it (an option only counts when selected). */
-function sameApproval(
-  resolved: ApprovalResolvedPayload,
-  answer: { outcome: string; optionId?: string; answeredBy: string },
-): boolean {
-  return (
-    resolved.outcome === answer.outcome &&
-    (answer.outcome !== 'selected' || resolved.optionId === answer.optionId) &&
-    resolved.answeredBy === answer.answeredBy
-  );
-}
-
-function alreadyResolved(approvalId: string, resolved: ApprovalResolvedPayload): HttpError {
-  const how = [
-    resolved.outcome,
-    ...(resolved.outcome === 'selected' && resolved.optionId !== undefined ? [quote(resolved.optionId)] : []),
-    ...(resolved.answeredBy !== undefined ? [`by ${quote(resolved.answeredBy)}`] : []),
-  ].join(' ');
-  return new HttpError(
-    'conflict',
-    `approval ${quote(approvalId)} is already resolved (${how}); only a repeat of the answer that resolved it is accepted`,
-    'params.approvalId',
-  );
-}
-
 /**
- * Records an answer through the lane. The first answer to a request wins: the lane refuses a different one
- * with the store's conflict, named here by the request's id (the answer that counts is on the thread's stream
- * as soon as it is delivered). Any other conflict of the lane's is about the run (not executing anywhere).
+ * Records a client's answer, then hands it to the lane (which wakes the waiting turn). The store checks and
+ * records in one transaction against the engine's own resolution (`unlessResolved`): of the two exactly one
+ * comes first, and an answer that comes second is refused here. The first answer to a request wins: the same
+ * answer again is the recorded one (canonical JSON), so a retry gets what the first attempt got. A conflict
+ * of the lane's is about the run (not executing anywhere).
  */
-async function firstAnswer(
-  what: 'approval' | 'question',
-  id: string,
-  field: string,
-  record: () => Promise<unknown>,
+async function answerOnce(
+  ctx: ServerContext,
+  run: { threadId: string; runId: string },
+  events: RunEvents,
+  request: { kind: Kind; id: string; answer: object },
+  deliver: () => Promise<unknown>,
 ): Promise<void> {
+  const { kind, id } = request;
   try {
-    await record();
+    await ctx.store.recordAnswer({
+      threadId: run.threadId,
+      runId: run.runId,
+      kind,
+      targetId: id,
+      answer: request.answer as JsonObject,
+      unlessResolved: true,
+    });
+  } catch (err) {
+    const detail = err instanceof StoreError && err.code === 'conflict' ? err.detail : undefined;
+    if (detail !== 'already_resolved' && detail !== 'answered_differently') throw err;
+    // How it was resolved, when the stream says (read again: the resolution may be newer than the first read).
+    const resolved =
+      events.find(kind, 'resolved', id) ?? (await runEvents(ctx, run)).find(kind, 'resolved', id);
+    if (resolved || detail === 'already_resolved') throw alreadyResolved(kind, id, resolved);
+    throw new HttpError(
+      'conflict',
+      `${kind} ${quote(id)} was already answered differently; only its first answer counts`,
+      fieldOf(kind),
+    );
+  }
+  try {
+    await deliver();
   } catch (err) {
     if (!(err instanceof StoreError) || err.code !== 'conflict') throw err;
-    // A second, different answer (the store's `recordAnswer` says so in `detail`).
-    if (err.detail === 'answered_differently')
-      throw new HttpError(
-        'conflict',
-        `${what} ${quote(id)} was already answered differently; only its first answer counts`,
-        field,
-      );
     throw new HttpError('conflict', err.message, 'params.id');
   }
 }
 
-function notAsked(what: string, id: string, field: string): HttpError {
-  return new HttpError('not_found', `this run asked no ${what} ${quote(id)}`, field);
+const fieldOf = (kind: Kind) => `params.${REQUEST[kind].id}`;
+
+/** How a request was resolved, for the refusal: outcome, choice, who. A free-text answer is not echoed. */
+function howResolved(kind: Kind, resolved: object): string {
+  const { outcome, answeredBy } = resolved as { outcome?: string; answeredBy?: string };
+  let picked: string[];
+  if (kind === 'approval') {
+    const { optionId } = resolved as Partial<ApprovalResolvedPayload>;
+    picked = [outcome === 'selected' && optionId !== undefined ? quote(optionId) : ''];
+  } else {
+    const { answer } = resolved as Partial<QuestionResolvedPayload>;
+    const choices = (answer?.choiceIds ?? []).map((c) => quote(c)).join(', ');
+    picked = [choices, answer?.text !== undefined ? 'with text' : ''];
+  }
+  return [outcome, ...picked, answeredBy !== undefined ? `by ${quote(answeredBy)}` : '']
+    .filter((part) => part !== undefined && part !== '')
+    .join(' ');
+}
+
+function alreadyResolved(kind: Kind, id: string, resolved: object | undefined): HttpError {
+  const how = resolved ? ` (${howResolved(kind, resolved)})` : '';
+  return new HttpError(
+    'conflict',
+    `${kind} ${quote(id)} is already resolved${how}; only a repeat of the answer that resolved it is accepted`,
+    fieldOf(kind),
+  );
+}
+
+function notAsked(kind: Kind, id: string): HttpError {
+  return new HttpError('not_found', `this run asked no ${kind} ${quote(id)}`, fieldOf(kind));
 }
