@@ -44,3 +44,19 @@ it('GET /health lists each engine with its static capabilities where it has a ma
   expect(Object.keys(manifest.capabilities)).toHaveLength(20);
   expect(byName.get('scripted')).not.toHaveProperty('capabilities');
 });
+
+it('GET /health is 503 degraded with Retry-After while the database cannot answer', async () => {
+  const listThreads = t.store.listThreads;
+  t.store.listThreads = async () => {
+    throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+  };
+  try {
+    const res = await fetch(`${t.api}/health`);
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('2');
+    expect((await readJson(res)).status).toBe('degraded');
+  } finally {
+    t.store.listThreads = listThreads;
+  }
+  expect((await fetch(`${t.api}/health`)).headers.get('retry-after')).toBeNull();
+});

@@ -30,6 +30,9 @@ const CONNECTION_MESSAGES = [
   'not queryable',
   'timeout exceeded when trying to connect',
   'terminating connection',
+  // SQLSTATE 55000 (object_not_in_prerequisite_state) at connect: `ALTER DATABASE … ALLOW_CONNECTIONS false`
+  // during maintenance. The code alone is too broad (it also names other refusals), so its message decides.
+  'is not currently accepting connections',
 ];
 
 /** SQLite: another connection holds the write lock (the file is fine; try again shortly). */

@@ -1,7 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { APPLICATION_NAME, acquirePgPool, createPgListener, pgTransaction } from '../src/index';
+import {
+  APPLICATION_NAME,
+  acquirePgPool,
+  createPgListener,
+  isDatabaseUnavailable,
+  pgTransaction,
+} from '../src/index';
 import { PG_URL, pgAvailable } from '../src/testing/pg-available';
 
 const available = await pgAvailable();
@@ -94,5 +100,25 @@ describe.skipIf(!available)('PostgreSQL connections killed under the SQL layer',
       await listener.close();
     }
     expect(uncaught).toEqual([]);
+  });
+
+  it('a database closed to connections (ALLOW_CONNECTIONS false) is unavailable, not a wrong request', async () => {
+    const db = `sql_closed_${randomBytes(4).toString('hex')}`;
+    await admin.query(`CREATE DATABASE "${db}"`);
+    try {
+      await admin.query(`ALTER DATABASE "${db}" ALLOW_CONNECTIONS false`);
+      const url = new URL(PG_URL);
+      url.pathname = `/${db}`;
+      const client = new pg.Client({ connectionString: url.toString() });
+      const refused = await client.connect().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      await client.end().catch(() => {});
+      expect((refused as { code?: string }).code).toBe('55000');
+      expect(isDatabaseUnavailable(refused)).toBe(true);
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS "${db}"`);
+    }
   });
 });

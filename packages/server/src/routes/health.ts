@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ServerContext } from '../context.js';
+import { RETRY_AFTER_SECONDS } from '../errors.js';
 import { HealthReply } from '../schemas.js';
 
 export const healthRoutes =
@@ -32,6 +33,8 @@ export const healthRoutes =
             ? 'ok'
             : 'degraded';
         reply.code(status === 'ok' ? 200 : 503);
+        // A load balancer or client polling health is told when to look again, as every other 503 does.
+        if (status !== 'ok') reply.header('retry-after', String(RETRY_AFTER_SECONDS));
         // An engine that failed its start probe is not offered; it does not make the server unhealthy.
         const engineChecks = Object.fromEntries(
           (ctx.unavailableEngines ?? []).map((e) => [
