@@ -20,6 +20,13 @@ export interface OutputBounds {
   turnTextOverflowBytes: number;
   /** Tool calls of one model step that are run; the calls past it are answered as refused, never run. */
   maxToolCallsPerStep: number;
+  /**
+   * The tool-call input one model call streams, every tool call of it together (UTF-8 bytes of its
+   * tool-input deltas); past it the call is stopped and the turn fails. A tool needs its whole input, so unlike
+   * text there is no part to show and rest to spill: the provider and the SDK hold a call's input whole while it
+   * streams, and an endless one was held without end.
+   */
+  toolInputBytes: number;
   /** One tool call's result as JSON. */
   toolResultBytes: number;
   /** Where overflow files go. */
@@ -33,6 +40,9 @@ export const DEFAULT_OUTPUT_BOUNDS: OutputBounds = {
   turnTextOverflowBytes: 8_000_000,
   // Far more than a model asks for in one message (parallel calls come in handfuls).
   maxToolCallsPerStep: 128,
+  // 16 MiB: far above any input a model writes (its whole output is 64k-128k tokens, well under 1 MB), so only a
+  // runaway or hostile stream meets it; counted per model call, so a turn's steps may each write large files.
+  toolInputBytes: 16 * 1024 * 1024,
   // Above read_file's 256 KiB, so a whole read passes; far above what a model's context takes in.
   toolResultBytes: 512 * 1024,
   outputDir: join(tmpdir(), 'agentlane-tool-output'),
@@ -208,5 +218,22 @@ export class CallTextBound {
       if (spilled) out.push({ kind, spilled });
     }
     return out;
+  }
+}
+
+/**
+ * One model call's streamed tool-call input against `toolInputBytes` (every tool call of the call together, so
+ * many calls each under the bound do not add up to more).
+ */
+export class CallToolInputBound {
+  private bytes = 0;
+
+  constructor(readonly bound: number) {}
+
+  /** Counts a tool-input delta: false when it passes the bound (it is not taken; the call must stop). */
+  take(part: { type: string; delta?: unknown }): boolean {
+    if (part.type !== 'tool-input-delta' || typeof part.delta !== 'string') return true;
+    this.bytes += Buffer.byteLength(part.delta, 'utf8');
+    return this.bytes <= this.bound;
   }
 }

@@ -90,6 +90,78 @@ describe('an endless answer', () => {
   });
 });
 
+describe('an endless tool-call input', () => {
+  /** A tool call whose input never ends: its start, then pieces of 8,000 characters of one JSON string. */
+  const head = `${ROLE}${chunk({
+    tool_calls: [
+      { index: 0, id: 'call_w', type: 'function', function: { name: 'write', arguments: '{"content":"' } },
+    ],
+  })}`;
+  const piece = chunk({ tool_calls: [{ index: 0, function: { arguments: 'w'.repeat(8000) } }] });
+  const write = defineTool({
+    name: 'write',
+    description: 'writes',
+    inputSchema: Type.Object({ content: Type.String() }),
+    execute: async () => 'written',
+  });
+  /** The characters of tool input the turn's frames and events carry. */
+  const held = (r: Awaited<ReturnType<typeof runTurn>>) => {
+    let frames = 0;
+    for (const f of r.frames as { rt?: string; part?: { type?: string; delta?: string } }[])
+      if (f.rt === 'part' && f.part?.type === 'tool-input-delta') frames += f.part.delta?.length ?? 0;
+    let events = 0;
+    for (const e of r.events)
+      if (e.kind === 'tool.progress' && typeof e.payload.inputDelta === 'string')
+        events += e.payload.inputDelta.length;
+    return { frames, events };
+  };
+
+  it('is stopped once the call’s tool input passes toolInputBytes, read at the pace of the turn', async () => {
+    const s = sent();
+    // Bounded by the test: without the stop it would read 200 MB (or 20 s), all of it held by the provider.
+    model.script(endless(() => piece, { bytes: 200_000_000, ms: 20_000, head }, s.report));
+    const read = countRead();
+    const r = await runTurn(model.url, work.dir, { tools: [write], toolInputBytes: 200_000 }).finally(
+      read.stop,
+    );
+    const server = await s.done;
+    expect(r.outcome.outcome).toBe('failed');
+    expect(r.outcome.error).toMatch(
+      /the model's tool-call input passed 200000 bytes \(toolInputBytes\): the call was stopped/,
+    );
+    expect(warnings(r.events).map((w) => w.code)).toEqual(['model_tool_input_limit']);
+    // The engine read the bound and what the SDK may hold ahead of the reader (AHEAD_CHARS of deltas, text and
+    // tool input alike, plus their SSE envelopes), not 200 MB; the server saw the client go away.
+    expect(read.bytes()).toBeLessThan(200_000 + AHEAD_CHARS + 256 * 1024);
+    expect(server.closedByClient).toBe(true);
+    expect(server.bytes).toBeLessThan(16_000_000);
+    // What the turn keeps of the input: at most the bound in its frames and events, none in its checkpoint.
+    const kept = held(r);
+    expect(kept.frames).toBeGreaterThan(100_000);
+    expect(kept.frames).toBeLessThanOrEqual(200_000);
+    expect(kept.events).toBe(kept.frames);
+    expect(JSON.stringify(r.checkpoint ?? null).length).toBeLessThan(20_000);
+    // The call was never run; its start is closed with the turn, and the model call's row says it failed.
+    const done = r.events.filter((e) => e.kind === 'tool.completed').map((e) => e.payload);
+    expect(done).toEqual([expect.objectContaining({ toolCallId: 'call_w', status: 'failed' })]);
+    expect(r.audit.find((a) => a.call_class === 'model')).toMatchObject({ status: 'error' });
+  });
+
+  it('the default bound is 16 MiB of tool input a model call', async () => {
+    const s = sent();
+    model.script(endless(() => piece, { bytes: 200_000_000, ms: 60_000, head }, s.report));
+    const read = countRead();
+    const r = await runTurn(model.url, work.dir, { tools: [write] }).finally(read.stop);
+    const server = await s.done;
+    expect(r.outcome.error).toMatch(/the model's tool-call input passed 16777216 bytes \(toolInputBytes\)/);
+    expect(server.closedByClient).toBe(true);
+    // The bound and the read-ahead, in SSE chunks of 8,000 characters each.
+    const perChar = Buffer.byteLength(piece) / 8000;
+    expect(read.bytes()).toBeLessThan((16 * 1024 * 1024 + AHEAD_CHARS) * perChar + 1024 * 1024);
+    expect(held(r).frames).toBeLessThanOrEqual(16 * 1024 * 1024);
+  });
+});
+
 describe('a stream that never sends an event boundary', () => {
   it('fails the call at 16 MiB held without one, instead of buffering it all', async () => {
     const s = sent();

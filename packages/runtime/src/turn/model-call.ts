@@ -5,6 +5,7 @@ import { toModelMessages } from '../conversation.js';
 import { DeltaCoalescer } from '../delta-coalescer.js';
 import { nextSlice, sliceSpent } from '../loop-slice.js';
 import { authMethodOf, type HttpObservation, secretsOf } from '../model.js';
+import { CallToolInputBound } from '../output-bound.js';
 import { costOf } from '../prices.js';
 import { Redactor } from '../redact.js';
 import { addSpend } from '../spend.js';
@@ -45,9 +46,17 @@ interface Streamed {
 
 type CallRequest = { messageCount: number; toolNames: string[]; promptPreview?: string };
 
+/** A bound on what the model streams stopped the call (the turn fails with this error). */
+export class ModelOutputLimit extends Error {}
+
 /** The model's text passed turnTextBytes and turnTextOverflowBytes: the call was stopped. */
-export class ModelTextLimit extends Error {
+export class ModelTextLimit extends ModelOutputLimit {
   override name = 'ModelTextLimit';
+}
+
+/** The tool-call input the call streamed passed toolInputBytes: the call was stopped. */
+export class ModelToolInputLimit extends ModelOutputLimit {
+  override name = 'ModelToolInputLimit';
 }
 
 /** What one call's stream is read with. */
@@ -120,6 +129,7 @@ async function stream(
     `${ctx.deps.scope ?? ''}${ctx.turn.turnId}-${stage}-${step}`,
     ctx.output.bounds.turnTextOverflowBytes,
   );
+  const toolInput = new CallToolInputBound(ctx.output.bounds.toolInputBytes);
   const r: Reading = {
     ctx,
     stage,
@@ -149,6 +159,12 @@ async function stream(
       // The SDK's own pipeline may run far ahead of the network slices (model-fetch.ts): the consumer
       // also lets the event loop in every few ms.
       if (sliceSpent()) await nextSlice();
+      // The provider and the SDK hold a call's tool input whole: an endless one is stopped, not read on.
+      if (!toolInput.take(sdkPart)) {
+        toolInputLimit(r, toolInput.bound);
+        stop.abort(out.error);
+        break;
+      }
       // Text past the turn's bound goes to the call's overflow file (redacted first: the file is an artifact).
       const part = callText.pass(redactDelta(r.redact, withUniqueCallId(sdkPart, ctx.callIds)));
       if (part !== null) take(r, part);
@@ -162,7 +178,7 @@ async function stream(
       if (callText.busy()) await callText.drained();
     }
   } catch (err) {
-    if (!(out.error instanceof ModelTextLimit)) out.error = err;
+    if (!(out.error instanceof ModelOutputLimit)) out.error = err;
   } finally {
     flow.release();
     r.deltas.flush();
@@ -216,22 +232,26 @@ function redactDelta<P extends { type: string }>(redact: Redactor, part: P): P {
   return clean === text ? part : { ...part, text: clean };
 }
 
-/** The turn's text passed its bound and its overflow bound: the call's error, said once as a warning. */
+/** The turn's text passed its bound and its overflow bound: the call is stopped. */
 function textLimit(r: Reading): void {
-  const { ctx, out } = r;
-  const { turnTextBytes, turnTextOverflowBytes } = ctx.output.bounds;
+  const { turnTextBytes, turnTextOverflowBytes } = r.ctx.output.bounds;
   const total = turnTextBytes + turnTextOverflowBytes;
-  out.error = new ModelTextLimit(
-    `the model's answer passed ${total} bytes (turnTextBytes ${turnTextBytes} + turnTextOverflowBytes ${turnTextOverflowBytes}): the call was stopped`,
-  );
-  out.errorShown = true;
+  const message = `the model's answer passed ${total} bytes (turnTextBytes ${turnTextBytes} + turnTextOverflowBytes ${turnTextOverflowBytes}): the call was stopped`;
+  limitStop(r, new ModelTextLimit(message), 'model_text_limit', total);
+}
+
+/** The call's tool-call input passed toolInputBytes: the call is stopped. */
+function toolInputLimit(r: Reading, bound: number): void {
+  const message = `the model's tool-call input passed ${bound} bytes (toolInputBytes): the call was stopped`;
+  limitStop(r, new ModelToolInputLimit(message), 'model_tool_input_limit', bound);
+}
+
+/** A bound stopped the call: its error, said once as a harness.warning of `code` (the error part is not sent). */
+function limitStop(r: Reading, error: ModelOutputLimit, code: string, limit: number): void {
+  r.out.error = error;
+  r.out.errorShown = true;
   r.deltas.flush();
-  ctx.emit({
-    rt: 'warning',
-    code: 'model_text_limit',
-    message: (out.error as Error).message,
-    detail: { limit: total },
-  });
+  r.ctx.emit({ rt: 'warning', code, message: error.message, detail: { limit } });
 }
 
 /**

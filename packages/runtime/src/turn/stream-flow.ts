@@ -3,14 +3,28 @@ import { MAX_COALESCED_CHARS } from '../delta-coalescer.js';
 
 type StreamResult = Awaited<ReturnType<NonNullable<LanguageModelMiddleware['wrapStream']>>>;
 type ProviderPart = StreamResult['stream'] extends ReadableStream<infer P> ? P : never;
-type Delta = Extract<ProviderPart, { type: 'text-delta' | 'reasoning-delta' }>;
+type Delta = Extract<ProviderPart, { type: 'text-delta' | 'reasoning-delta' | 'tool-input-delta' }>;
 
-/** How far the provider's stream may run ahead of the reader of the call's parts: in deltas, in characters. */
+/**
+ * How far the provider's stream may run ahead of the reader of the call's parts: in deltas, in characters (text,
+ * reasoning and tool input together).
+ */
 export const AHEAD_DELTAS = 1024;
 export const AHEAD_CHARS = 256 * 1024;
 
 const isDelta = (part: ProviderPart): part is Delta =>
-  part.type === 'text-delta' || part.type === 'reasoning-delta';
+  part.type === 'text-delta' || part.type === 'reasoning-delta' || part.type === 'tool-input-delta';
+
+/** The characters of a part of streamText's stream that a delta counted on its way in (0: none). */
+function deltaChars(part: { type: string; text?: unknown; delta?: unknown }): number {
+  const piece =
+    part.type === 'text-delta' || part.type === 'reasoning-delta'
+      ? part.text
+      : part.type === 'tool-input-delta'
+        ? part.delta
+        : undefined;
+  return typeof piece === 'string' ? piece.length : 0;
+}
 
 /**
  * Between a model call's provider stream and the reader of streamText's parts (model-call.ts):
@@ -18,14 +32,16 @@ const isDelta = (part: ProviderPart): part is Delta =>
  * - Backpressure. The AI SDK reads the provider's stream eagerly (its tool transformation pipes it into a
  *   queue that never says "full"), so a model server faster than the reader filled memory without bound: an
  *   endless answer was read at network speed (500 MB in 6 s, all of it held by the SDK) while the reader had
- *   taken 9 MB of it and was about to stop the call. Text and reasoning deltas that are not empty (which the
- *   SDK hands on one for one) are counted as they enter the SDK and as the reader takes them; while the
- *   reader is more than AHEAD_DELTAS or AHEAD_CHARS behind, the provider's stream waits until it caught up
- *   half of that, and with it the network read (TCP does the rest).
+ *   taken 9 MB of it and was about to stop the call. Text, reasoning and tool-input deltas that are not empty
+ *   (which the SDK hands on one for one) are counted as they enter the SDK and as the reader takes them; while
+ *   the reader is more than AHEAD_DELTAS or AHEAD_CHARS behind, the provider's stream waits until it caught up
+ *   half of that, and with it the network read (TCP does the rest). Tool input counts like text: the provider
+ *   keeps a call's input whole while it streams, and an endless one was read as fast as the network gave it.
  * - Fewer deltas. The SDK keeps a call's text by appending every delta (several times over: a rope node of
- *   32 bytes each), and every part costs it a pass through a dozen web streams; deltas of one block that the
- *   provider hands over in the same turn of the event loop enter it as one (at most MAX_COALESCED_CHARS), as
- *   the DeltaCoalescer joins the frames. Off with `coalesceDeltas: false` (the recorded-turn corpus).
+ *   32 bytes each), and every part costs it a pass through a dozen web streams; deltas of one block (text,
+ *   reasoning, a call's tool input) that the provider hands over in the same turn of the event loop enter it as
+ *   one (at most MAX_COALESCED_CHARS), as the DeltaCoalescer joins the frames. Off with
+ *   `coalesceDeltas: false` (the recorded-turn corpus).
  *
  * One flow per call.
  */
@@ -55,11 +71,11 @@ export class StreamFlow {
   }
 
   /** The reader took a part of streamText's stream. */
-  took(part: { type: string; text?: unknown }): void {
-    if (part.type !== 'text-delta' && part.type !== 'reasoning-delta') return;
-    if (typeof part.text !== 'string' || part.text === '') return;
+  took(part: { type: string; text?: unknown; delta?: unknown }): void {
+    const chars = deltaChars(part);
+    if (chars === 0) return;
     this.taken++;
-    this.takenChars += part.text.length;
+    this.takenChars += chars;
     if (this.wake && !this.behind(2)) this.resume();
   }
 

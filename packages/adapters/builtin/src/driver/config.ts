@@ -57,6 +57,11 @@ export interface BuiltinDriverConfig {
   turnTextOverflowBytes?: number;
   /** Tool calls of one model step that are run (default 128); the calls past it are refused, not run. */
   maxToolCallsPerStep?: number;
+  /**
+   * Tool-call input one model call streams, all its tool calls together (default 16 MiB); past it the model call
+   * is stopped and the turn fails (a harness.warning `model_tool_input_limit` says so).
+   */
+  toolInputBytes?: number;
   /** One tool result, as JSON (default 512 KiB); a larger one goes to an artifact, a preview stays. */
   toolResultBytes?: number;
   /** Where overflow files go (default `<tmpdir>/agentlane-tool-output`; also the workspace tools' default). */
@@ -127,6 +132,7 @@ export function checkConfig(config: BuiltinDriverConfig): void {
   positiveInteger('turnTextBytes', config.turnTextBytes, 1);
   positiveInteger('turnTextOverflowBytes', config.turnTextOverflowBytes, 0);
   positiveInteger('maxToolCallsPerStep', config.maxToolCallsPerStep, 1);
+  positiveInteger('toolInputBytes', config.toolInputBytes, 1);
   positiveInteger('toolResultBytes', config.toolResultBytes, 1);
   if (config.outputDir !== undefined && (typeof config.outputDir !== 'string' || config.outputDir === ''))
     throw new Error('outputDir must be a folder path');

@@ -82,6 +82,7 @@ function sharedDeps(config: BuiltinDriverConfig): SharedDeps {
         ? { turnTextOverflowBytes: config.turnTextOverflowBytes }
         : {}),
       ...(config.maxToolCallsPerStep ? { maxToolCallsPerStep: config.maxToolCallsPerStep } : {}),
+      ...(config.toolInputBytes ? { toolInputBytes: config.toolInputBytes } : {}),
       ...(config.toolResultBytes ? { toolResultBytes: config.toolResultBytes } : {}),
       ...(config.outputDir ? { outputDir: config.outputDir } : {}),
     },

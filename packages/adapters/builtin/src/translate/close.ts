@@ -1,5 +1,6 @@
 import { endReasoning, endText } from './blocks.js';
 import { cutoffRows, emptyTrack } from './cutoff-rows.js';
+import { idEntries, idHas, idKeys, idSet } from './id-map.js';
 import { inScope } from './scope.js';
 import type { Step } from './state.js';
 
@@ -8,7 +9,7 @@ import type { Step } from './state.js';
  * process died mid-tool) ends that call too, so the thread never shows a tool running forever.
  */
 export function endOpenTools(step: Step, status: 'failed' | 'cancelled', error: string): void {
-  for (const path of Object.keys(step.state.children ?? {}))
+  for (const path of idKeys(step.state.children))
     inScope(step, path.split('/'), (sub) => endOpenTools(sub, status, error));
   // Nobody can answer an approval or a question of a turn that is over: they end cancelled, by the system.
   for (const [id, ask] of Object.entries(step.state.openAsks ?? {}))
@@ -23,16 +24,16 @@ export function endOpenTools(step: Step, status: 'failed' | 'cancelled', error: 
         payload: { questionId: id, outcome: 'cancelled', answeredBy: 'system' },
       });
   step.state = { ...step.state, openAsks: {} };
-  const ended = { ...(step.state.toolsEnded ?? {}) };
-  for (const toolCallId of Object.keys(step.state.tools)) {
-    if (ended[toolCallId]) continue;
-    ended[toolCallId] = true;
+  let ended = step.state.toolsEnded;
+  for (const [toolCallId] of idEntries(step.state.tools)) {
+    if (idHas(ended, toolCallId)) continue;
+    ended = idSet(ended, toolCallId, true);
     step.emit(`tool.completed:${toolCallId}`, {
       kind: 'tool.completed',
       payload: { toolCallId, status, error },
     });
   }
-  step.state = { ...step.state, toolsEnded: ended };
+  if (ended) step.state = { ...step.state, toolsEnded: ended };
   // The ledger rule: every call that started gets a row, also one a crash cut off (see cutoff-rows.ts).
   const cut = cutoffRows(
     step.state.ledger ?? emptyTrack('', ''),
@@ -46,7 +47,7 @@ export function endOpenTools(step: Step, status: 'failed' | 'cancelled', error: 
 
 /** Closes text and reasoning blocks a step left open (a cancelled stream never sends their end), sub-agents' too. */
 export function closeOpen(step: Step): void {
-  for (const path of Object.keys(step.state.children ?? {}))
+  for (const path of idKeys(step.state.children))
     inScope(step, path.split('/'), (sub) => {
       for (const key of Object.keys(sub.state.texts)) endText(sub, key);
       for (const key of Object.keys(sub.state.reasoning)) endReasoning(sub, key);

@@ -6,6 +6,7 @@ import {
   type JsonValue,
 } from '@agentlane/contract';
 import { auditKey, deterministicUlid } from '@agentlane/engine-kit';
+import { emptyIdMap, type IdMap, idHas, idSet } from './id-map.js';
 
 const PREVIEW = 200;
 
@@ -43,8 +44,8 @@ export type LedgerTrack = {
   turnId: string;
   /** The highest seq_within_turn seen: the runtime numbers rows in the order calls end. */
   seq: number;
-  /** Tool calls that have their row. */
-  rows: Record<string, true>;
+  /** Tool calls that have their row (a persistent map: a turn has as many as it has calls). */
+  rows: IdMap<true>;
   /** Tool calls started and without a row yet, in start order. */
   started: StartedTool[];
   /** The model call under way: calls of a scope run one at a time, and each ends with its row. */
@@ -54,7 +55,7 @@ export type LedgerTrack = {
 };
 
 export function emptyTrack(sessionId: string, turnId: string): LedgerTrack {
-  return { sessionId, turnId, seq: 0, rows: {}, started: [], lastAt: '' };
+  return { sessionId, turnId, seq: 0, rows: emptyIdMap(), started: [], lastAt: '' };
 }
 
 export function seen(t: LedgerTrack, at: string): LedgerTrack {
@@ -69,7 +70,7 @@ export function noteRow(t: LedgerTrack, row: AuditableCall): LedgerTrack {
     return {
       ...t,
       ...key,
-      rows: { ...t.rows, [id]: true },
+      rows: idSet(t.rows, id, true),
       started: t.started.filter((s) => s.toolCallId !== id),
     };
   }
@@ -98,7 +99,7 @@ export function noteStart(
   f: { toolCallId: string; name: string; input: JsonValue },
   at: string,
 ): LedgerTrack {
-  if (t.rows[f.toolCallId] || t.started.some((s) => s.toolCallId === f.toolCallId)) return t;
+  if (idHas(t.rows, f.toolCallId) || t.started.some((s) => s.toolCallId === f.toolCallId)) return t;
   return {
     ...t,
     started: [...t.started, { toolCallId: f.toolCallId, name: f.name, input: f.input, startedAt: at }],
@@ -192,9 +193,9 @@ export function cutoffRows(
       payload,
     };
   };
-  const done = { ...t.rows };
+  let done = t.rows;
   for (const s of t.started) {
-    done[s.toolCallId] = true;
+    done = idSet(done, s.toolCallId, true);
     const ended = s.ended;
     const call: RowCall = {
       call_class: 'tool',

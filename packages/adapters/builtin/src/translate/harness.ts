@@ -8,6 +8,7 @@ import {
 import type { LimitCode } from '@agentlane/runtime';
 import { closeOpen, endOpenTools } from './close.js';
 import { noteAnswer } from './cutoff-rows.js';
+import { idGet } from './id-map.js';
 import { BUILTIN_PROVIDER } from './provider-id.js';
 import { inScope } from './scope.js';
 import { APPROVAL_OPTIONS, LIMIT_STOP, markAnswered, nextCount, type Step, track } from './state.js';
@@ -32,7 +33,7 @@ export const HARNESS: HarnessHandlers<Step> = {
     step.emit('turn.started', { kind: 'turn.started', payload: turnStartedPayload(f) });
   },
   'approval.answered': (step, f) => {
-    const where = step.state.scoped?.[`approval:${f.approvalId}`];
+    const where = idGet(step.state.scoped, `approval:${f.approvalId}`);
     if (where) {
       inScope(step, where, (sub) => HARNESS['approval.answered'](sub, f));
       return;
@@ -54,7 +55,7 @@ export const HARNESS: HarnessHandlers<Step> = {
     });
   },
   'question.answered': (step, f) => {
-    const where = step.state.scoped?.[`question:${f.questionId}`];
+    const where = idGet(step.state.scoped, `question:${f.questionId}`);
     if (where) {
       inScope(step, where, (sub) => HARNESS['question.answered'](sub, f));
       return;

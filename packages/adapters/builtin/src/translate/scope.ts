@@ -1,4 +1,5 @@
 import type { RuntimeFrame } from '@agentlane/runtime';
+import { idGet, idSet } from './id-map.js';
 import { initialState, newStep, type Step } from './state.js';
 
 const SCOPE_CTX = { threadId: '', turnId: '' };
@@ -9,14 +10,13 @@ const SCOPE_CTX = { threadId: '', turnId: '' };
  */
 export function inScope(step: Step, namespace: string[], body: (sub: Step) => void): void {
   const path = namespace.join('/');
-  const children = step.state.children ?? {};
   const sub = newStep(
-    children[path] ?? { ...initialState(SCOPE_CTX), children: {}, scoped: {} },
+    idGet(step.state.children, path) ?? initialState(SCOPE_CTX),
     step.frameKey,
     step.receivedAt,
   );
   body(sub);
-  step.state = { ...step.state, children: { ...children, [path]: sub.state } };
+  step.state = { ...step.state, children: idSet(step.state.children, path, sub.state) };
   for (const e of sub.events) step.events.push({ ...e, key: `child:${path}:${e.key}`, namespace });
   step.artifacts.push(...sub.artifacts);
   step.audit.push(...sub.audit);
@@ -43,7 +43,7 @@ export function childFrame(
       : inner.rt === 'question'
         ? `question:${inner.questionId}`
         : null;
-  if (asked) step.state = { ...step.state, scoped: { ...(step.state.scoped ?? {}), [asked]: namespace } };
+  if (asked) step.state = { ...step.state, scoped: idSet(step.state.scoped, asked, namespace) };
   // The session's model metadata is the parent's; a child's own turn does not restate it.
   if (inner.rt === 'model') return;
   const frameInScope = inner;

@@ -2,29 +2,37 @@ import type { ApprovalOptionKind, JsonValue, StopReason } from '@agentlane/contr
 import { StepBuilder, type TranslationContext } from '@agentlane/engine-kit';
 import type { LimitCode } from '@agentlane/runtime';
 import { emptyTrack, type LedgerTrack } from './cutoff-rows.js';
+import { emptyIdMap, type IdMap } from './id-map.js';
 
 type OpenText = { id: string; text: string };
 
-/** The translator's state: plain JSON, replaced (never mutated) by every step. */
+/**
+ * A tool call: its name, how many characters of its input were streamed so far (the offset in the keys of its
+ * input deltas) and, once the whole input was sent (the tool-call part), a short hash of it (so the tool's
+ * start does not send it again).
+ */
+export type ToolEntry = { name: string; inputChars: number; started: boolean; inputHash?: string };
+
+/**
+ * The translator's state: plain JSON, replaced (never mutated) by every step. What grows with the turn's tool
+ * calls (and sub-agents) is kept in persistent maps (id-map.ts), so a step copies a bounded part of it.
+ */
 export type RuntimeTranslatorState = {
   texts: Record<string, OpenText>;
   reasoning: Record<string, OpenText>;
-  /**
-   * Tool calls by id: name, the raw input text received so far and, once the whole input was sent (the
-   * tool-call part), a short hash of it (so the tool's start does not send it again).
-   */
-  tools: Record<string, { name: string; input: string; started: boolean; inputHash?: string }>;
+  /** Tool calls by id. */
+  tools: IdMap<ToolEntry>;
   warnings: number;
   usageSteps: number;
   turnStartedAt: string | null;
   stopReason: string | null;
   ended: boolean;
   /** Each sub-agent's own translator state, keyed by its namespace path joined with '/'. */
-  children?: Record<string, RuntimeTranslatorState>;
+  children?: IdMap<RuntimeTranslatorState>;
   /** Approval / question ids asked inside a sub-agent → its namespace (their answers arrive at the top). */
-  scoped?: Record<string, string[]>;
+  scoped?: IdMap<string[]>;
   /** Tool calls that have their tool.completed (the others are closed when the turn ends without them). */
-  toolsEnded?: Record<string, true>;
+  toolsEnded?: IdMap<true>;
   /** Approvals and questions asked and not answered yet, by id. */
   openAsks?: Record<string, 'approval' | 'question'>;
   /** This scope's ledger rows and started tool calls: a call cut off without a row gets one at the turn's end. */
@@ -36,14 +44,14 @@ export function initialState(ctx: Pick<TranslationContext, 'threadId' | 'turnId'
   return {
     texts: {},
     reasoning: {},
-    tools: {},
+    tools: emptyIdMap(),
     warnings: 0,
     usageSteps: 0,
     turnStartedAt: null,
     stopReason: null,
     ended: false,
-    children: {},
-    scoped: {},
+    children: emptyIdMap(),
+    scoped: emptyIdMap(),
     ledger: emptyTrack(ctx.threadId, ctx.turnId),
   };
 }

@@ -2,7 +2,9 @@ import { makeArtifact } from '@agentlane/engine-kit';
 import { noteApproval, noteEnd, noteStart } from './cutoff-rows.js';
 import type { FrameHandlers, FrameOf } from './frame-types.js';
 import { hashOf } from './hash.js';
+import { idGet, idSet } from './id-map.js';
 import { APPROVAL_OPTIONS, markAsked, nextCount, type Step, track } from './state.js';
+import { setTool } from './tool-input.js';
 
 /** The runtime's tool calls: start, progress, end, the approvals and questions they ask, their terminals. */
 export const TOOL_FRAMES: FrameHandlers<
@@ -18,7 +20,7 @@ export const TOOL_FRAMES: FrameHandlers<
   },
   'tool.end': (step, f) => {
     track(step, (t) => noteEnd(t, f));
-    step.state = { ...step.state, toolsEnded: { ...(step.state.toolsEnded ?? {}), [f.toolCallId]: true } };
+    step.state = { ...step.state, toolsEnded: idSet(step.state.toolsEnded, f.toolCallId, true) };
     step.emit(`tool.completed:${f.toolCallId}`, {
       kind: 'tool.completed',
       payload: {
@@ -79,12 +81,9 @@ export const TOOL_FRAMES: FrameHandlers<
 
 function toolStart(step: Step, f: FrameOf<'tool.start'>): void {
   track(step, (t) => noteStart(t, f, step.receivedAt));
-  const known = step.state.tools[f.toolCallId];
+  const known = idGet(step.state.tools, f.toolCallId);
   if (!known?.started) {
-    step.state = {
-      ...step.state,
-      tools: { ...step.state.tools, [f.toolCallId]: { name: f.name, input: '', started: true } },
-    };
+    setTool(step, f.toolCallId, { name: f.name, inputChars: 0, started: true });
     step.emit(`tool.started:${f.toolCallId}`, {
       kind: 'tool.started',
       payload: {
