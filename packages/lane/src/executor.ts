@@ -29,6 +29,15 @@ export class RunExecutor {
   private polling = false;
   private leasing: Promise<void> | null = null;
   private stopped = true;
+  /**
+   * When this process last saw the database fail or stall (a lease call that threw or took longer than a
+   * renewal period). An outage stops every process's renewals alike, so a lease that expired during it says
+   * nothing about its owner: runs are reclaimed only after a full lease period of calls answered in time,
+   * which gives every live owner its renewals back first.
+   */
+  private outageSeenAt = Number.NEGATIVE_INFINITY;
+  /** Leases held at the last renewal. */
+  private leasesHeld = 0;
 
   constructor(private readonly o: RunExecutorOptions) {
     this.sessions = new EngineSessions(o);
@@ -152,20 +161,34 @@ export class RunExecutor {
   private leaseTick(): void {
     if (this.leasing) return;
     this.leasing = this.renewAndReclaim()
-      .catch((err) => this.o.log?.('warn', 'renewing run leases failed', { error: errorMessage(err) }))
+      .catch((err) => {
+        this.outageSeenAt = Date.now();
+        this.o.log?.('warn', 'renewing run leases failed', { error: errorMessage(err) });
+      })
       .finally(() => {
         this.leasing = null;
       });
+  }
+
+  /** Runs `call`; one that outlasts a renewal period (retried through an outage) counts as an outage seen. */
+  private async timedLeaseCall<T>(call: () => Promise<T>): Promise<T> {
+    const started = Date.now();
+    const value = await call();
+    if (Date.now() - started > this.o.leaseRenewMs) this.outageSeenAt = Date.now();
+    return value;
   }
 
   /** Renews this process's leases (a run it lost to another process is stopped), then reclaims dead ones. */
   private async renewAndReclaim(): Promise<void> {
     // Only runs launched before the renewal are judged by it: a claim committing meanwhile is not missing.
     const asked = [...this.active.values()];
-    if (asked.length > 0) {
-      const held = new Set(
-        (await this.o.store.renewRunLeases(this.o.ownerId, this.o.leaseMs)).map((h) => h.runId),
+    // Once more after the last run left: the answer (none held) is what a gauge of held leases shows.
+    if (asked.length > 0 || this.leasesHeld > 0) {
+      const renewed = await this.timedLeaseCall(() =>
+        this.o.store.renewRunLeases(this.o.ownerId, this.o.leaseMs),
       );
+      this.leasesHeld = renewed.length;
+      const held = new Set(renewed.map((h) => h.runId));
       for (const a of asked) {
         if (held.has(a.run.runId) || a.settling || a.released || a.lost) continue;
         a.lost = true;
@@ -182,7 +205,10 @@ export class RunExecutor {
    * (takeExpiredRun), settles it as failed naming the lost process, and has it canonicalized.
    */
   private async reclaimExpired(): Promise<void> {
-    for (const run of await this.o.store.listExpiredRuns()) {
+    const expired = await this.timedLeaseCall(() => this.o.store.listExpiredRuns());
+    // After an outage (see outageSeenAt) the owners of these runs may be alive and not have renewed yet.
+    if (Date.now() - this.outageSeenAt < this.o.leaseMs) return;
+    for (const run of expired) {
       if (this.active.has(run.runId) || this.stopped) continue;
       const taken = await this.o.store.takeExpiredRun(run.runId, this.o.ownerId, this.o.leaseMs);
       if (!taken) continue;

@@ -61,7 +61,12 @@ export class RunPipeline {
   /** Flushes so far: framesStored / flushes is the mean group-commit batch. */
   flushes = 0;
 
-  constructor(private readonly o: RunPipelineOptions) {}
+  /** Live rows are refused once the run's lane is sealed (a run this process lost): see AppendOptions. */
+  private readonly live: { liveRunId: string };
+
+  constructor(private readonly o: RunPipelineOptions) {
+    this.live = { liveRunId: o.runId };
+  }
 
   /** Queues a frame; `raw` (the frame as the engine's wire carried it) goes to the store's bounded raw sidecar. */
   emit(frame: JsonValue, raw?: string | Uint8Array): void {
@@ -153,7 +158,8 @@ export class RunPipeline {
     }
     // Same tick: the store's group commit puts both into one transaction.
     const framesWritten = this.o.store.appendFrames(this.o.runId, batch);
-    const eventsWritten = writes.length > 0 ? this.o.store.appendEvents(this.o.threadId, writes, true) : null;
+    const eventsWritten =
+      writes.length > 0 ? this.o.store.appendEvents(this.o.threadId, writes, true, this.live) : null;
     const [frames, events] = await Promise.allSettled([framesWritten, eventsWritten]);
     if (frames.status === 'fulfilled') {
       this.framesStored += frames.value.length;
@@ -181,6 +187,11 @@ export class RunPipeline {
     if (events.status === 'fulfilled' && events.value) {
       this.rowsPublished += events.value.inserted.length;
       this.o.hub.publishRows(this.o.threadId, events.value.inserted);
+    } else if (events.status === 'rejected' && isSealed(events.reason)) {
+      this.o.log?.(
+        'warn',
+        `live rows of sealed run ${this.o.runId} not written: the final pass writes its rows`,
+      );
     } else if (events.status === 'rejected') {
       this.o.log?.(
         'warn',
@@ -222,7 +233,7 @@ export class RunPipeline {
       this.writeAudit(translated.audit);
       const writes = await translated.writes;
       if (writes.length === 0) return;
-      const result = await this.o.store.appendEvents(this.o.threadId, writes, true);
+      const result = await this.o.store.appendEvents(this.o.threadId, writes, true, this.live);
       this.rowsPublished += result.inserted.length;
       this.o.hub.publishRows(this.o.threadId, result.inserted);
     } catch (err) {

@@ -123,6 +123,105 @@ describe('run leases (SQLite, a SIGKILLed process and several live ones on one f
     expect(settledAfterMs).toBeLessThan(15_000);
   }, 60_000);
 
+  it('a database outage longer than the lease fails no run whose process lives: leases are renewed first', async () => {
+    t = await sqliteTestStore({ fast: true });
+    const path = t.path as string;
+    await t.store.createThread({ threadId: 'th', engine: 'test', title: null, workDir: null, metadata: {} });
+    // Both processes lose the database (their lease calls fail as a refused connection would); the one that
+    // will reclaim gets it back first, the run's owner a moment later, as reconnects happen in any order.
+    const down = { owner: false, other: false };
+    const outage = (store: Store, side: keyof typeof down): Store =>
+      new Proxy(store, {
+        get(target, key, receiver) {
+          const value = Reflect.get(target, key, receiver);
+          if (typeof value !== 'function') return value;
+          const leaseCall = ['renewRunLeases', 'listExpiredRuns', 'takeExpiredRun'].includes(String(key));
+          return (...args: unknown[]) => {
+            if (leaseCall && down[side])
+              return Promise.reject(
+                Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+              );
+            return value.apply(target, args);
+          };
+        },
+      });
+    const open = async (name: string, side: keyof typeof down) => {
+      const store = createSqliteStore({ path });
+      await store.migrate();
+      const lane = createLane({
+        store: outage(store, side),
+        drivers: [createTestDriver()],
+        ownerId: name,
+        pollIntervalMs: 20,
+        runLeaseMs: 1000,
+        runLeaseRenewMs: 100,
+      });
+      opened.push({ lane, store });
+      return lane;
+    };
+    const owner = await open('owner', 'owner');
+    await owner.start();
+    const { run } = await owner.createRun({
+      threadId: 'th',
+      prompt: 'delta before\nsleep 3000\ndelta after',
+    });
+    await waitFor(async () => ((await t.store.getRun(run.runId))?.status === 'running' ? true : null));
+    const other = await open('other', 'other');
+    await other.start();
+    down.owner = true;
+    down.other = true;
+    await new Promise((r) => setTimeout(r, 1300)); // past the 1000 ms lease
+    down.other = false;
+    await new Promise((r) => setTimeout(r, 300)); // the reclaiming process sees the expired lease meanwhile
+    down.owner = false;
+    const settled = await waitFor(async () => {
+      const r = await t.store.getRun(run.runId);
+      return r?.status === 'completed' || r?.status === 'failed' ? r : null;
+    }, 20_000);
+    expect(settled.status).toBe('completed');
+    expect(settled.error).toBeNull();
+    const texts = (await t.store.latestEvents({ threadId: 'th', runId: run.runId }))
+      .filter((r) => r.kind === 'message.delta')
+      .map((r) => (r.event.payload as { delta: string }).delta);
+    expect(texts).toEqual(['before', 'after']);
+  });
+
+  it('after its last run ends the process renews once more, so what it reports holding drops to none', async () => {
+    t = await sqliteTestStore({ fast: true });
+    const { store } = t;
+    await store.createThread({ threadId: 'th', engine: 'test', title: null, workDir: null, metadata: {} });
+    const answers: number[] = [];
+    const counted = new Proxy(store, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver);
+        if (key !== 'renewRunLeases' || typeof value !== 'function') return value;
+        return async (...args: unknown[]) => {
+          const held = (await value.apply(target, args)) as unknown[];
+          answers.push(held.length);
+          return held;
+        };
+      },
+    });
+    const lane = createLane({
+      store: counted,
+      drivers: [createTestDriver()],
+      ownerId: 'idle-after',
+      pollIntervalMs: 20,
+      runLeaseMs: 1000,
+      runLeaseRenewMs: 50,
+    });
+    await lane.start();
+    const { run } = await lane.createRun({ threadId: 'th', prompt: 'delta a\nsleep 300' });
+    await waitFor(async () => ((await store.getRun(run.runId))?.status === 'completed' ? true : null));
+    await waitFor(async () => (answers.at(-1) === 0 ? true : null));
+    const calls = answers.length;
+    await new Promise((r) => setTimeout(r, 300));
+    // Idle: no more renewals once none is held.
+    expect(answers.length).toBe(calls);
+    expect(answers.some((n) => n === 1)).toBe(true);
+    await lane.stop();
+  });
+
   it('an answer to a running run whose lease expired, or to a queued run, is refused with conflict', async () => {
     t = await sqliteTestStore({ fast: true });
     const { store } = t;

@@ -315,4 +315,29 @@ describe('GET /metrics', () => {
     expect(value(text, 'agentlane_outbox_lag_seconds')).toBe(0);
     await raw.close();
   });
+
+  it('drops from runs_active a run another process claimed or settled', async () => {
+    // This process created two runs; "another" (the raw store) claims one and settles the other.
+    const own = createObservability();
+    const raw = await openStore(join(dir, 'active-elsewhere.db'));
+    const observed = own.observeStore(raw);
+    await raw.createThread({
+      threadId: 't-active',
+      engine: 'scripted',
+      title: null,
+      workDir: null,
+      metadata: {},
+    });
+    const claimed = (await observed.createRun({ threadId: 't-active', prompt: 'a' })).run;
+    const settled = (await observed.createRun({ threadId: 't-active', prompt: 'b' })).run;
+    const queued = { engine: 'scripted', status: 'queued' };
+    expect(value(await own.metrics.registry.metrics(), 'agentlane_runs_active', queued)).toBe(2);
+    expect(await raw.claimRun(claimed.runId, 'another', 60_000)).not.toBeNull();
+    expect(await raw.claimRun(settled.runId, 'another', 60_000)).not.toBeNull();
+    await raw.finalizeRun(settled.runId, 'completed');
+    const text = await own.metrics.registry.metrics();
+    expect(value(text, 'agentlane_runs_active', queued)).toBe(0);
+    expect(value(text, 'agentlane_runs_active', { engine: 'scripted', status: 'running' }) ?? 0).toBe(0);
+    await raw.close();
+  });
 });

@@ -16,7 +16,9 @@ export function createMetrics() {
     openStreams: () => number;
     outboxDepth: () => number | Promise<number>;
     outboxLagSeconds: () => number | Promise<number>;
-  } = { openStreams: () => 0, outboxDepth: () => 0, outboxLagSeconds: () => 0 };
+    /** Checks the active runs against the store before a scrape reads them (runs moved by other processes). */
+    activeRuns: () => void | Promise<void>;
+  } = { openStreams: () => 0, outboxDepth: () => 0, outboxLagSeconds: () => 0, activeRuns: () => undefined };
   return {
     registry,
     sampled,
@@ -30,6 +32,9 @@ export function createMetrics() {
       name: 'agentlane_runs_active',
       help: 'Runs this process created or claimed that are queued or running now, by engine and status',
       labelNames: ['engine', 'status'] as const,
+      async collect() {
+        await sampled.activeRuns();
+      },
       registers,
     }),
     eventsIngested: new Counter({
@@ -90,6 +95,19 @@ export function createMetrics() {
       buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers,
     }),
+    ...leaseMetrics(registers),
+    auditRows: new Counter({
+      name: 'agentlane_audit_rows_written_total',
+      help: 'Audit ledger rows inserted (an idempotent re-write of an existing row does not count)',
+      registers,
+    }),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
+
+function leaseMetrics(registers: Registry[]) {
+  return {
     leasesHeld: new Gauge({
       name: 'agentlane_run_leases_held',
       help: 'Run leases this process holds now',
@@ -100,12 +118,5 @@ export function createMetrics() {
       help: 'Run leases this process took over from an owner whose lease expired',
       registers,
     }),
-    auditRows: new Counter({
-      name: 'agentlane_audit_rows_written_total',
-      help: 'Audit ledger rows inserted (an idempotent re-write of an existing row does not count)',
-      registers,
-    }),
   };
 }
-
-export type Metrics = ReturnType<typeof createMetrics>;

@@ -81,8 +81,10 @@ function commitOverrides(
       metrics.framesIngested.inc(records.length);
       return records;
     },
-    async appendEvents(threadId, writes, provisional) {
-      const result = await meter.timed('events', () => store.appendEvents(threadId, writes, provisional));
+    async appendEvents(threadId, writes, provisional, options) {
+      const result = await meter.timed('events', () =>
+        store.appendEvents(threadId, writes, provisional, options),
+      );
       if (result.inserted.length > 0) metrics.eventsIngested.inc(result.inserted.length);
       return result;
     },

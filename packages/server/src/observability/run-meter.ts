@@ -22,6 +22,7 @@ export class RunMeter {
   /** Settled runs waiting for canonicalization, with when they entered the outbox (ms since epoch). */
   readonly #outbox = new Map<string, number>();
   #reconciling: Promise<void> | undefined;
+  #reconcilingActive: Promise<void> | undefined;
 
   constructor(store: Store, metrics: Metrics) {
     this.#store = store;
@@ -30,6 +31,7 @@ export class RunMeter {
       await this.#reconciled();
       return this.#outbox.size;
     };
+    metrics.sampled.activeRuns = () => this.#reconciledActive();
     metrics.sampled.outboxLagSeconds = async () => {
       await this.#reconciled();
       let oldest = Number.POSITIVE_INFINITY;
@@ -96,6 +98,32 @@ export class RunMeter {
       oldest.map(async ([runId]) => {
         const run = await this.#store.getRun(runId).catch(() => undefined);
         if (run === null || (run !== undefined && run.canonicalizedAt !== null)) this.#outbox.delete(runId);
+      }),
+    );
+  }
+
+  /**
+   * The active runs as the store has them, before a scrape reads the gauge: a run another process claimed,
+   * settled or deleted is no longer this process's (whoever moved it counts it). A store that cannot answer
+   * now leaves the runs as they are.
+   */
+  #reconciledActive(): Promise<void> {
+    this.#reconcilingActive ??= this.#reconcileActive().finally(() => {
+      this.#reconcilingActive = undefined;
+    });
+    return this.#reconcilingActive;
+  }
+
+  async #reconcileActive(): Promise<void> {
+    const checked = [...this.#active].slice(0, RECONCILE_LIMIT);
+    await Promise.all(
+      checked.map(async ([runId, active]) => {
+        const run = await this.#store.getRun(runId).catch(() => undefined);
+        if (run === undefined || (run !== null && run.status === active.status)) return;
+        // Re-read: a claim or settle of this process may have moved the entry while the store answered.
+        if (this.#active.get(runId) !== active) return;
+        this.#active.delete(runId);
+        this.#metrics.runsActive.dec({ engine: active.engine, status: active.status });
       }),
     );
   }

@@ -19,13 +19,30 @@ export interface AppendResult {
   unchanged: number;
 }
 
+/** How an append is made. */
+export interface AppendOptions {
+  /**
+   * The rows are the live pass of this run, derived from its frames as they arrive: refused with
+   * `source_sealed` (nothing of the call stored) once the run's source lane is sealed, checked in the same
+   * transaction as the seal is taken under. A process that lost its run (its lease expired and another
+   * process settled it) cannot then store rows from frames the sealed lane refused; the final pass over the
+   * sealed frames writes the run's rows.
+   */
+  liveRunId?: string;
+}
+
 /** Canonical events: per thread delivery order, per eventId revisions. */
 export interface EventStore {
   /**
    * Persists events: each gets the next deliverySeq of its thread and the next revision of its eventId;
    * an identical re-emission is a no-op. Resolves after commit with the inserted rows in deliverySeq order.
    */
-  appendEvents(threadId: string, writes: EventWrite[], provisional: boolean): Promise<AppendResult>;
+  appendEvents(
+    threadId: string,
+    writes: EventWrite[],
+    provisional: boolean,
+    options?: AppendOptions,
+  ): Promise<AppendResult>;
   /**
    * Rows with deliverySeq > afterDeliverySeq in deliverySeq order. `provisional` is derived at read time:
    * the stored flag, cleared for rows covered by the run's completion record (rows are never updated).

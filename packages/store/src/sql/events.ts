@@ -124,14 +124,21 @@ export function appendEventsJob(
   writes: readonly EventWrite[],
   provisional: boolean,
   now: () => string,
+  liveRunId?: string,
 ): WriteJob<AppendResult> {
   return {
     rows: writes.length,
     threadIds: [threadId],
-    runIds: [],
+    // The live pass locks its run's lane too: the seal and this check are serialised (AppendOptions).
+    runIds: liveRunId === undefined ? [] : [liveRunId],
     async exec(ctx: BatchContext): Promise<AppendResult> {
       let head = ctx.heads.get(threadId);
       if (head === undefined) throw new StoreError('not_found', `thread ${threadId} not found`);
+      if (liveRunId !== undefined && ctx.lanes.get(liveRunId)?.sealed)
+        throw new StoreError(
+          'source_sealed',
+          `run ${liveRunId}: its source lane is sealed; live rows are no longer written (the final pass writes them)`,
+        );
       // Claimed first writes are not looked up: if the claim is wrong, the insert breaks the unique index.
       const unknownIds = new Set<string>();
       let claims = 0;

@@ -51,6 +51,42 @@ export function sourceLaneTests(s: SuiteContext): void {
     );
   });
 
+  test('live rows of a run are refused once its lane is sealed; the final pass still writes', async ({
+    store,
+  }) => {
+    const threadId = await newThread();
+    const runId = await newRun(threadId);
+    const at = new Date().toISOString();
+    const row = (key: string, seq: number) => ({
+      event: {
+        schemaVersion: 1,
+        eventId: `ev_${runId}_${key}`,
+        seq,
+        runId,
+        threadId,
+        turnId: runId,
+        ts: at,
+        identity: { provider: 'suite' },
+        kind: 'message.delta',
+        payload: { messageId: 'm1', partId: key, delta: key },
+      } as never,
+    });
+    const live = { liveRunId: runId };
+    await store.appendFrames(runId, [{ receivedAt: at, frame: { n: 1 } }]);
+    expect((await store.appendEvents(threadId, [row('a', 1)], true, live)).inserted).toHaveLength(1);
+    await store.sealSource(runId);
+    // The same batch shape the live pass issues: its frames refused (and recorded), its rows refused.
+    const [frames, rows] = await Promise.allSettled([
+      store.appendFrames(runId, [{ receivedAt: at, frame: { n: 2 } }]),
+      store.appendEvents(threadId, [row('b', 2)], true, live),
+    ]);
+    expect(frames.status === 'rejected' && (frames.reason as { code?: string }).code).toBe('source_sealed');
+    expect(rows.status === 'rejected' && (rows.reason as { code?: string }).code).toBe('source_sealed');
+    expect((await store.readEvents(threadId, 0, 100)).map((r) => r.eventId)).toEqual([`ev_${runId}_a`]);
+    // Without liveRunId (the final pass over the sealed frames) rows are written.
+    expect((await store.appendEvents(threadId, [row('c', 2)], true)).inserted).toHaveLength(1);
+  });
+
   test('raw sidecar: inline up to the limit, larger raw as an artifact, omitted past the run budget', async ({
     store,
     fx,
@@ -94,6 +130,7 @@ export function sourceLaneTests(s: SuiteContext): void {
     expect(
       await code(store.appendFrames(runId, [{ receivedAt: at, frame: 1, raw: 5 as unknown as string }])),
     ).toBe('invalid');
+    await store.finalizeRun(runId, 'completed');
     await store.deleteThread(threadId);
     expect(await store.readRawFrames(runId)).toEqual([]);
   });

@@ -1,5 +1,5 @@
 import type { DeliveryRow } from '@agentlane/contract';
-import type { AppendResult, EventStore, EventWrite } from '../../roles/events.js';
+import type { AppendOptions, AppendResult, EventStore, EventWrite } from '../../roles/events.js';
 import { StoreError } from '../../store.js';
 import { appendEventsJob, latestEventRows, readEventRows, validateWrites } from '../events.js';
 import type { WriteQueue } from '../write-queue.js';
@@ -12,14 +12,19 @@ export class SqlEvents implements EventStore {
     private readonly queue: WriteQueue,
   ) {}
 
-  appendEvents(threadId: string, writes: EventWrite[], provisional: boolean): Promise<AppendResult> {
+  appendEvents(
+    threadId: string,
+    writes: EventWrite[],
+    provisional: boolean,
+    options: AppendOptions = {},
+  ): Promise<AppendResult> {
     try {
       validateWrites(threadId, writes);
     } catch (error) {
       return Promise.reject(error);
     }
     return this.queue.enqueue(
-      appendEventsJob(this.ctx.db, threadId, writes, provisional, () => this.ctx.now()),
+      appendEventsJob(this.ctx.db, threadId, writes, provisional, () => this.ctx.now(), options.liveRunId),
     );
   }
 
