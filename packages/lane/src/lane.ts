@@ -114,6 +114,7 @@ export function createLane(options: LaneOptions): Lane {
     kind: 'approval' | 'question',
     targetId: string,
     answer: unknown,
+    unlessResolved = false,
   ) => {
     const run = await requireExecuting(store, runId);
     const record = await store.recordAnswer({
@@ -122,6 +123,7 @@ export function createLane(options: LaneOptions): Lane {
       kind,
       targetId,
       answer: answer as JsonObject,
+      unlessResolved,
     });
     executor.wakeAnswers(runId);
     return record;
@@ -157,12 +159,12 @@ export function createLane(options: LaneOptions): Lane {
       return command;
     },
 
-    answerApproval({ runId, approvalId, answer }) {
-      return recordAnswer(runId, 'approval', approvalId, answer);
+    answerApproval({ runId, approvalId, answer, unlessResolved }) {
+      return recordAnswer(runId, 'approval', approvalId, answer, unlessResolved);
     },
 
-    answerQuestion({ runId, questionId, answer }) {
-      return recordAnswer(runId, 'question', questionId, answer);
+    answerQuestion({ runId, questionId, answer, unlessResolved }) {
+      return recordAnswer(runId, 'question', questionId, answer, unlessResolved);
     },
 
     subscribe(threadId, after, listener, flow) {

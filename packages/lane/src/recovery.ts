@@ -2,6 +2,8 @@ import type { JsonValue } from '@agentlane/contract';
 import type { HarnessFrame } from '@agentlane/engine-kit';
 import {
   type EventStore,
+  type InteractionAnswerRecord,
+  type InteractionStore,
   type RunRecord,
   type RunStore,
   type SourceLaneStore,
@@ -25,9 +27,17 @@ export const SYSTEM_ANSWERER = 'system';
 
 /**
  * Approvals and questions of the run that were requested and never resolved (from the run's committed
- * canonical rows): nobody can answer them now, so they are resolved as cancelled by `system`.
+ * canonical rows): nobody can answer them now, so they are resolved as cancelled by `system`, unless a
+ * client's answer was recorded first (accepted while the run's lease still held, its process already gone):
+ * the first answer recorded wins, as everywhere, so the stream says what the client was told was accepted.
  */
-async function openInteractions(store: EventStore, run: RunRecord): Promise<HarnessFrame[]> {
+async function openInteractions(
+  store: EventStore & InteractionStore,
+  run: RunRecord,
+): Promise<HarnessFrame[]> {
+  const recorded = new Map<string, InteractionAnswerRecord>();
+  for (const a of await store.pendingAnswers(run.runId)) recorded.set(`${a.kind}:${a.targetId}`, a);
+  const answerOf = (kind: string, id: string) => recorded.get(`${kind}:${id}`)?.answer as object | undefined;
   const rows = await store.latestEvents({ threadId: run.threadId, runId: run.runId });
   const approvals = new Set<string>();
   const questions = new Set<string>();
@@ -37,21 +47,21 @@ async function openInteractions(store: EventStore, run: RunRecord): Promise<Harn
     else if (event.kind === 'question.requested') questions.add(event.payload.questionId);
     else if (event.kind === 'question.resolved') questions.delete(event.payload.questionId);
   }
+  const cancelled = { outcome: 'cancelled', answeredBy: SYSTEM_ANSWERER } as const;
   return [
     ...[...approvals].map(
       (approvalId): HarnessFrame => ({
         harness: 'approval.answered',
         approvalId,
-        outcome: 'cancelled',
-        answeredBy: SYSTEM_ANSWERER,
+        ...((answerOf('approval', approvalId) as { outcome: 'selected' | 'cancelled' }) ?? cancelled),
       }),
     ),
     ...[...questions].map(
       (questionId): HarnessFrame => ({
         harness: 'question.answered',
         questionId,
-        outcome: 'cancelled',
-        answeredBy: SYSTEM_ANSWERER,
+        ...((answerOf('question', questionId) as { outcome: 'answered' | 'declined' | 'cancelled' }) ??
+          cancelled),
       }),
     ),
   ];
@@ -64,7 +74,7 @@ async function openInteractions(store: EventStore, run: RunRecord): Promise<Harn
  * then it is finalized as failed, which enqueues its canonicalization, and its run.status is published.
  */
 export async function settleLostRun(
-  store: EventStore & SourceLaneStore & RunStore,
+  store: EventStore & SourceLaneStore & RunStore & InteractionStore,
   hub: PublishHub,
   run: RunRecord,
   error: string,

@@ -108,16 +108,22 @@ export interface Lane {
   createRun(input: CreateRunInput): Promise<{ run: RunRecord; created: boolean }>;
   /** Durable run.cancel; the process running the run aborts its turn (this one at once, others on poll). */
   cancelRun(runId: string, idempotencyKey?: string | null): Promise<CommandRecord>;
-  /** Records the answer (StoreError not_found for an unknown run); the waiting engine turn receives it. */
+  /**
+   * Records the answer (StoreError not_found for an unknown run; conflict without a detail when no live
+   * process executes the run, checked before anything is recorded); the waiting engine turn receives it.
+   * `unlessResolved`: refused (conflict, detail `already_resolved`) once the request's resolution is stored.
+   */
   answerApproval(input: {
     runId: string;
     approvalId: string;
     answer: ApprovalAnswer;
+    unlessResolved?: boolean;
   }): Promise<InteractionAnswerRecord>;
   answerQuestion(input: {
     runId: string;
     questionId: string;
     answer: QuestionAnswer;
+    unlessResolved?: boolean;
   }): Promise<InteractionAnswerRecord>;
   /**
    * Subscribes to a thread from `after` (0 = from the start; an SSE Last-Event-ID). The listener is called

@@ -123,6 +123,44 @@ describe('run leases (SQLite, a SIGKILLed process and several live ones on one f
     expect(settledAfterMs).toBeLessThan(15_000);
   }, 60_000);
 
+  it('an answer accepted while a dead process’s lease still held is the resolution the settle writes', async () => {
+    t = await sqliteTestStore();
+    const path = t.path as string;
+    await t.store.createThread({ threadId: 'th', engine: 'test', title: null, workDir: null, metadata: {} });
+    const dead = startChild(path, 'th', 'approval a1\ndelta after');
+    children.push(dead.kill);
+    const runId = await dead.runId;
+    await waitFor(async () =>
+      (await t.store.latestEvents({ threadId: 'th', runId })).some((r) => r.kind === 'approval.requested'),
+    );
+    await dead.kill();
+    // Its lease (1000 ms, renewed every 250 ms) still holds: the answer is accepted, as the API would accept it.
+    const reader = createLane({ store: t.store, drivers: [], ownerId: 'reader', execute: false });
+    await reader.answerApproval({
+      runId,
+      approvalId: 'a1',
+      answer: { outcome: 'selected', optionId: 'allow', answeredBy: 'client' },
+      unlessResolved: true,
+    });
+    await reader.stop();
+    const { lane } = await liveLane(path, 'live');
+    await lane.start();
+    const run = await waitFor(async () => {
+      const r = await t.store.getRun(runId);
+      return r?.canonicalizedAt ? r : null;
+    }, 20_000);
+    expect(run.status).toBe('failed');
+    const resolved = (await t.store.latestEvents({ threadId: 'th', runId })).find(
+      (r) => r.kind === 'approval.resolved',
+    );
+    expect(resolved?.event.payload).toMatchObject({
+      approvalId: 'a1',
+      outcome: 'selected',
+      optionId: 'allow',
+      answeredBy: 'client',
+    });
+  });
+
   it('a database outage longer than the lease fails no run whose process lives: leases are renewed first', async () => {
     t = await sqliteTestStore({ fast: true });
     const path = t.path as string;

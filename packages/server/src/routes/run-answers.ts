@@ -1,4 +1,4 @@
-import type { ApprovalResolvedPayload, JsonObject, QuestionResolvedPayload } from '@agentlane/contract';
+import type { ApprovalResolvedPayload, QuestionResolvedPayload } from '@agentlane/contract';
 import { StoreError } from '@agentlane/store';
 import type { ServerContext } from '../context.js';
 import { HttpError, quote } from '../errors.js';
@@ -78,8 +78,8 @@ export function answerRoutes(app: RouteApp, ctx: ServerContext): void {
         ...(optionId !== undefined ? { optionId } : {}),
         answeredBy: request.principal.name,
       };
-      await answerOnce(ctx, run, events, { kind: 'approval', id: approvalId, answer }, () =>
-        lane.answerApproval({ runId: run.runId, approvalId, answer }),
+      await answerOnce(ctx, run, events, { kind: 'approval', id: approvalId }, () =>
+        lane.answerApproval({ runId: run.runId, approvalId, answer, unlessResolved: true }),
       );
       reply.code(202);
       return { accepted: true };
@@ -109,8 +109,8 @@ export function answerRoutes(app: RouteApp, ctx: ServerContext): void {
         ...(text !== undefined ? { text } : {}),
         answeredBy: request.principal.name,
       };
-      await answerOnce(ctx, run, events, { kind: 'question', id: questionId, answer }, () =>
-        lane.answerQuestion({ runId: run.runId, questionId, answer }),
+      await answerOnce(ctx, run, events, { kind: 'question', id: questionId }, () =>
+        lane.answerQuestion({ runId: run.runId, questionId, answer, unlessResolved: true }),
       );
       reply.code(202);
       return { accepted: true };
@@ -136,32 +136,28 @@ async function runEvents(ctx: ServerContext, run: { threadId: string; runId: str
 }
 
 /**
- * Records a client's answer, then hands it to the lane (which wakes the waiting turn). The store checks and
- * records in one transaction against the engine's own resolution (`unlessResolved`): of the two exactly one
- * comes first, and an answer that comes second is refused here. The first answer to a request wins: the same
- * answer again is the recorded one (canonical JSON), so a retry gets what the first attempt got. A conflict
- * of the lane's is about the run (not executing anywhere).
+ * Hands a client's answer to the lane, which checks that a live process executes the run (before anything is
+ * recorded: an answer nobody can deliver is refused, 409 naming `params.id`), then records it and wakes the
+ * waiting turn. The store checks and records in one transaction against the engine's own resolution
+ * (`unlessResolved`): of the two exactly one comes first, and an answer that comes second is refused here. The
+ * first answer to a request wins: the same answer again is the recorded one (canonical JSON), so a retry gets
+ * what the first attempt got.
  */
 async function answerOnce(
   ctx: ServerContext,
   run: { threadId: string; runId: string },
   events: RunEvents,
-  request: { kind: Kind; id: string; answer: object },
+  request: { kind: Kind; id: string },
   deliver: () => Promise<unknown>,
 ): Promise<void> {
   const { kind, id } = request;
   try {
-    await ctx.store.recordAnswer({
-      threadId: run.threadId,
-      runId: run.runId,
-      kind,
-      targetId: id,
-      answer: request.answer as JsonObject,
-      unlessResolved: true,
-    });
+    await deliver();
   } catch (err) {
-    const detail = err instanceof StoreError && err.code === 'conflict' ? err.detail : undefined;
-    if (detail !== 'already_resolved' && detail !== 'answered_differently') throw err;
+    if (!(err instanceof StoreError) || err.code !== 'conflict') throw err;
+    const detail = err.detail;
+    if (detail !== 'already_resolved' && detail !== 'answered_differently')
+      throw new HttpError('conflict', err.message, 'params.id');
     // How it was resolved, when the stream says (read again: the resolution may be newer than the first read).
     const resolved =
       events.find(kind, 'resolved', id) ?? (await runEvents(ctx, run)).find(kind, 'resolved', id);
@@ -171,12 +167,6 @@ async function answerOnce(
       `${kind} ${quote(id)} was already answered differently; only its first answer counts`,
       fieldOf(kind),
     );
-  }
-  try {
-    await deliver();
-  } catch (err) {
-    if (!(err instanceof StoreError) || err.code !== 'conflict') throw err;
-    throw new HttpError('conflict', err.message, 'params.id');
   }
 }
 
