@@ -51,7 +51,8 @@ describe('SQLite upgrade to clustered source frames', () => {
         const next = await store.appendFrames(run.runId, [{ receivedAt: at, frame: 'next', raw: 'next\n' }]);
         expect(next[0]?.nativeSeq).toBe(51);
         expect((await store.readRawFrames(run.runId)).map((r) => r.nativeSeq)).toEqual([51]);
-        // Deleting the thread still cascades to the rebuilt table.
+        // Deleting the thread (its run ended) still cascades to the rebuilt table.
+        await store.finalizeRun(run.runId, 'completed');
         await store.deleteThread('t');
         expect(await store.readFrames(run.runId)).toEqual([]);
       } finally {

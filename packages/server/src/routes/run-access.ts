@@ -63,14 +63,21 @@ export async function createRunFor(
   if (body.model !== undefined) options.model = body.model;
   if (body.mode !== undefined) options.mode = body.mode;
   const result = await keyConflict(idempotencyKey, createdOther, () =>
-    lane.createRun({
-      threadId,
-      prompt: body.prompt,
-      parentRunId: body.parentRunId ?? null,
-      options,
-      idempotencyKey: scopedKey(principal, idempotencyKey),
-      expectedGeneration: body.expectedGeneration,
-    }),
+    lane
+      .createRun({
+        threadId,
+        prompt: body.prompt,
+        parentRunId: body.parentRunId ?? null,
+        options,
+        idempotencyKey: scopedKey(principal, idempotencyKey),
+        expectedGeneration: body.expectedGeneration,
+      })
+      .catch((error: unknown) => {
+        // The session was deleted (by another process) since it was read above: as if it had been before.
+        if (error instanceof StoreError && error.code === 'not_found')
+          throw notFound('thread', threadId, 'params.id');
+        throw error;
+      }),
   );
   if (result.created) ctx.runSlots.add(principal.key, result.run.runId);
   return result;

@@ -87,17 +87,13 @@ export const sessionRoutes =
         const { id } = request.params;
         assertThreadAccess(request.principal, id);
         await loadThread(id);
-        // A run still queued or running would go on writing into a thread that is gone: cancel it first.
-        const active = (await store.listRuns(id)).find(
-          (r) => r.status === 'queued' || r.status === 'running',
-        );
-        if (active)
-          throw new HttpError(
-            'conflict',
-            `run ${active.runId} of this session is ${active.status}: cancel it, then delete the session`,
-            'params.id',
-          );
-        await store.deleteThread(id);
+        // A run still queued or running would go on writing into a thread that is gone: cancel it first. The
+        // store decides in the deleting transaction, against a run.create on another process at the same time.
+        await store.deleteThread(id).catch((error: unknown) => {
+          if (error instanceof StoreError && error.code === 'conflict' && error.detail === 'active_run')
+            throw new HttpError('conflict', error.message, 'params.id');
+          throw error;
+        });
         // Checkpoints are the session's state, not a ledger: they go with it (the audit ledger stays).
         await ctx.checkpoints?.deleteSession(id);
         // This process's streams of the thread end (their clients' reconnects get 404).

@@ -1,5 +1,6 @@
 import type { JsonValue, VersionVector } from '@agentlane/contract';
-import { compareVectors, hasSeen, mergeVectors, vectorEntry } from '@agentlane/contract';
+import { canonicalJson, compareVectors, hasSeen, mergeVectors, vectorEntry } from '@agentlane/contract';
+import { StoreError } from '@agentlane/store';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { assertThreadAccess } from '../auth.js';
 import type { ServerContext } from '../context.js';
@@ -88,11 +89,9 @@ export const syncRoutes =
           // Only the keys this sync writes can gain a conflict: the others are compared with nothing new.
           const touched = new Set(fresh.map((c) => c.key));
           const before = new Set(conflictsOf(stored, touched).map(conflictSignature));
-          // Already-seen (clientId, version) pairs are ignored by the store: a retry is harmless.
-          await ctx.store.appendSyncChanges(
-            sessionId,
-            changes.map((c) => ({ clientId, ...c, value: c.value as JsonValue })),
-          );
+          // Already-seen (clientId, version) pairs are ignored by the store: a retry is harmless. The store
+          // compares them again under its lock: another process may have stored one since `stored` was read.
+          await storeChanges(ctx, sessionId, clientId, changes);
           const all = (await ctx.store.listSyncChanges(sessionId)).map(toChange);
           let serverVector: VersionVector = {};
           for (const c of all) serverVector = mergeVectors(serverVector, c.vector);
@@ -110,6 +109,50 @@ export const syncRoutes =
       },
     );
   };
+
+/**
+ * Appends the sync's changes. A (clientId, version) that another server process stored with other content
+ * after this one read the session is refused by the store in its writing transaction: answered as the check
+ * above answers it when it sees the stored row (409 naming `body.changes[i].version` or `.vector`).
+ */
+async function storeChanges(
+  ctx: ServerContext,
+  sessionId: string,
+  clientId: string,
+  changes: readonly IncomingChange[],
+): Promise<void> {
+  try {
+    await ctx.store.appendSyncChanges(
+      sessionId,
+      changes.map((c) => ({ clientId, ...c, value: c.value as JsonValue })),
+    );
+  } catch (error) {
+    const refused = error instanceof StoreError && error.code === 'conflict' ? refusedChange(error) : null;
+    const change = refused && changes[refused.i];
+    if (!refused || !change) throw error;
+    throw storedOtherwise(clientId, change.version, refused.i, refused.field);
+  }
+}
+
+/** The change a store conflict names (detail `changes[i].version` / `changes[i].vector`), if it names one. */
+function refusedChange(error: StoreError): { i: number; field: 'version' | 'vector' } | null {
+  const match = /^changes\[(\d+)\]\.(version|vector)$/.exec(error.detail ?? '');
+  return match ? { i: Number(match[1]), field: match[2] === 'vector' ? 'vector' : 'version' } : null;
+}
+
+/** A stored (clientId, version) sent again with other content (`version`) or another vector (`vector`). */
+function storedOtherwise(
+  clientId: string,
+  version: number,
+  i: number,
+  field: 'version' | 'vector',
+): HttpError {
+  return new HttpError(
+    'conflict',
+    `changes[${i}]: version ${version} of ${quote(clientId)} is stored with ${field === 'version' ? 'other content' : 'another vector'}`,
+    `body.changes[${i}].${field}`,
+  );
+}
 
 /** Refuses a sync that would grow the session's state past SYNC_LIMITS (the work of every later sync). */
 function assertWithinLimits(sessionId: string, stored: SyncChange[], fresh: SyncChange[]): void {
@@ -227,19 +270,13 @@ function assertConsistent(
       );
     versions.add(c.version);
     const prior = byVersion.get(String(c.version));
-    if (prior && (prior.key !== c.key || JSON.stringify(prior.value) !== JSON.stringify(c.value)))
-      throw new HttpError(
-        'conflict',
-        `changes[${i}]: version ${c.version} of ${quote(clientId)} is stored with other content`,
-        `body.changes[${i}].version`,
-      );
+    // The same value is the same JSON as RFC 8785 canonical text (key order does not count), as the store
+    // compares it when it finds the row stored in its own transaction.
+    if (prior && (prior.key !== c.key || canonicalJson(prior.value) !== canonicalJson(c.value ?? null)))
+      throw storedOtherwise(clientId, c.version, i, 'version');
     // A retry whose vector differs would be answered 200 while its vector is dropped: the client must know.
     if (prior && compareVectors(prior.vector, c.vector) !== 'equal')
-      throw new HttpError(
-        'conflict',
-        `changes[${i}]: version ${c.version} of ${quote(clientId)} is stored with another vector`,
-        `body.changes[${i}].vector`,
-      );
+      throw storedOtherwise(clientId, c.version, i, 'vector');
   });
   const own = assertInOrder(clientId, changes, known.get(clientId) ?? 0, byVersion);
   assertVectorsGrow(clientId, vector, changes, byVersion);

@@ -30,12 +30,15 @@ export async function startTestServer(
     drivers?: EngineDriver[];
     /** Where the lane writes the audit rows translators surface. */
     audit?: LaneOptions['audit'];
+    /** The store the lane and the server use, around the opened one (a test's hooks into its calls). */
+    wrapStore?: (store: Store) => Store;
   } = {},
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'agentlane-server-'));
   // A SQLite file, or a postgres:// URL (with ?schema= of the test's own).
   const dbPath = shared.dbPath ?? join(dir, 'test.db');
-  const store = await openStore(dbPath);
+  const opened = await openStore(dbPath);
+  const store = shared.wrapStore ? shared.wrapStore(opened) : opened;
   const drivers: EngineDriver[] = [createScriptedDriver(), ...(shared.drivers ?? [])];
   const lane = createLane({
     store,
@@ -77,7 +80,7 @@ export async function startTestServer(
     async close() {
       await server.shutdown().catch(() => {});
       await lane.stop();
-      await store.close();
+      await opened.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

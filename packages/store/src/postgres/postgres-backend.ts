@@ -52,6 +52,7 @@ export function createPostgresBackend(options: PostgresBackendOptions): SqlBacke
   return {
     dialect: 'postgres',
     forUpdate: ' FOR UPDATE',
+    forShare: ' FOR SHARE',
     skipLocked: ' FOR UPDATE SKIP LOCKED',
     lower: 'LOWER',
     // Reads are safe to repeat: waited out while the database restarts.

@@ -62,6 +62,7 @@ export interface RunStore {
   /**
    * run.create: creates the run (queued) and its command in one transaction. A retry with the same
    * idempotency key returns the first run; the same key with a different body is an idempotency_conflict.
+   * A thread that does not exist (or is deleted meanwhile, see deleteThread) is `not_found`.
    */
   createRun(input: CreateRunInput): Promise<{ run: RunRecord; created: boolean }>;
   /** run.cancel: records the command and flags the run (cancelRequestedAt); the process owning the run acts on it. */

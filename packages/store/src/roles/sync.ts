@@ -17,7 +17,12 @@ export interface SyncChangeRecord {
 
 /** Sync (version vectors): the keyed changes of a session's clients. */
 export interface SyncStore {
-  /** Stores changes not stored yet; a (clientId, version) already present is ignored, so a retry is harmless. */
+  /**
+   * Stores changes not stored yet; a (clientId, version) already present with the same key, value (as
+   * canonical JSON) and vector is ignored, so a retry is harmless. Present with other content it is a
+   * `conflict` (detail `changes[i].version`; another vector: `changes[i].vector`) and nothing is stored:
+   * checked in the writing transaction, so of two stores racing one (clientId, version) exactly one writes it.
+   */
   appendSyncChanges(
     sessionId: string,
     changes: Omit<SyncChangeRecord, 'serverSeq' | 'receivedAt' | 'sessionId'>[],

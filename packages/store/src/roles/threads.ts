@@ -38,7 +38,12 @@ export interface ThreadStore {
     threadId: string,
     patch: Partial<Pick<ThreadRecord, 'title' | 'metadata'>>,
   ): Promise<ThreadRecord>;
-  /** Deletes the thread and everything under it (cascade); deleting a missing thread is a no-op. */
+  /**
+   * Deletes the thread and everything under it (cascade); deleting a missing thread is a no-op. While a run
+   * of the thread is queued or running it is refused (`conflict`, detail `active_run`), decided in the
+   * deleting transaction against createRun's: of a delete and a run.create racing on two processes, either
+   * the thread goes and run.create is `not_found`, or the run is created and the delete refused.
+   */
   deleteThread(threadId: string): Promise<void>;
   listThreads(query: ListThreadsQuery): Promise<Page<ThreadRecord>>;
 }

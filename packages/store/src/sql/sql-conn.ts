@@ -26,6 +26,11 @@ export interface SqlBackend {
   readonly dialect: 'sqlite' | 'postgres';
   /** ` FOR UPDATE` on PostgreSQL; empty on SQLite, where the single writer already serialises. */
   readonly forUpdate: string;
+  /**
+   * ` FOR SHARE` on PostgreSQL (a lock that waits for, and holds off, FOR UPDATE but not other FOR SHARE);
+   * empty on SQLite.
+   */
+  readonly forShare: string;
   /** ` FOR UPDATE SKIP LOCKED` on PostgreSQL; empty on SQLite. */
   readonly skipLocked: string;
   /** The SQL function that lower-cases text by Unicode rules (SQLite's LOWER folds ASCII only). */

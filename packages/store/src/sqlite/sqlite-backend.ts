@@ -93,6 +93,7 @@ export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
   return {
     dialect: 'sqlite',
     forUpdate: '',
+    forShare: '',
     skipLocked: '',
     lower: UNICODE_LOWER,
     read: (fn) => fn(r),

@@ -39,7 +39,8 @@ export function eventTests(s: SuiteContext): void {
         : `INSERT INTO canonical_events (${columns}) ${copy} ON CONFLICT (thread_id, delivery_seq) DO UPDATE SET kind = 'tampered'`;
     await expect(fx.execSql(rewrite, [threadId])).rejects.toThrow(/append-only/);
     expect((await store.readEvents(threadId, 0, 10)).map((r) => r.kind)).toEqual(['message.delta']);
-    // The store's own deletion still works, and leaves no grant behind.
+    // The store's own deletion still works (once the run has ended), and leaves no grant behind.
+    await store.finalizeRun(runId, 'completed');
     await store.deleteThread(threadId);
     expect(await store.readEvents(threadId, 0, 10)).toEqual([]);
     const other = await newThread();

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
+import { StoreError } from '../../src/index';
 import type { SuiteContext } from './context';
 
 /** ThreadStore: threads, their pages, and deleting one with everything under it. */
@@ -88,6 +89,8 @@ export function threadTests(s: SuiteContext): void {
     await store.deleteThread(ids[0] ?? '');
   });
 
+  deleteWhileRunningTests(s);
+
   test('deleteThread removes its frames and canonical rows; appends to it afterwards are refused', async ({
     store,
   }) => {
@@ -103,6 +106,8 @@ export function threadTests(s: SuiteContext): void {
       await store.appendFrames(r, [{ receivedAt: at, frame: { n: 1 } }]);
       await store.appendEvents(t, [event(t, r, 1)], true);
     }
+    // A thread is deleted once its runs have ended.
+    await store.finalizeRun(runId, 'completed');
     await store.deleteThread(threadId);
     expect(await store.readEvents(threadId, 0, 10)).toEqual([]);
     expect(await store.readFrames(runId)).toEqual([]);
@@ -125,5 +130,74 @@ export function threadTests(s: SuiteContext): void {
     expect(await store.readEvents(threadId, 0, 10)).toEqual([]);
     expect(await store.headDeliverySeq(threadId)).toBe(0);
     expect(await store.leaseOutbox('w', 10, 1000)).toEqual([]);
+  });
+}
+
+/** The StoreError a settled promise was rejected with (fails the test for anything else). */
+function storeError(result: PromiseSettledResult<unknown>): StoreError {
+  expect(result.status).toBe('rejected');
+  const reason = (result as PromiseRejectedResult).reason as unknown;
+  expect(reason).toBeInstanceOf(StoreError);
+  return reason as StoreError;
+}
+
+/**
+ * A thread with a queued or running run is not deleted (its run would go on writing into nothing), checked in
+ * the deleting transaction under the thread's lock, which run.create takes too.
+ */
+function deleteWhileRunningTests(s: SuiteContext): void {
+  const { test, newThread, newRun, code } = s;
+
+  test('deleteThread refuses while a run is queued or running; run.create on a deleted thread is not_found', async ({
+    store,
+  }) => {
+    const threadId = await newThread();
+    const runId = await newRun(threadId);
+    const [queued] = await Promise.allSettled([store.deleteThread(threadId)]);
+    expect(storeError(queued as PromiseSettledResult<unknown>)).toMatchObject({
+      code: 'conflict',
+      message: `run ${runId} of this session is queued: cancel it, then delete the session`,
+    });
+    expect(await store.claimRun(runId, 'owner')).toMatchObject({ status: 'running' });
+    const [running] = await Promise.allSettled([store.deleteThread(threadId)]);
+    expect(storeError(running as PromiseSettledResult<unknown>).message).toBe(
+      `run ${runId} of this session is running: cancel it, then delete the session`,
+    );
+    expect(await store.getRun(runId)).toMatchObject({ status: 'running' });
+    await store.finalizeRun(runId, 'completed');
+    await store.deleteThread(threadId);
+    expect(await store.getThread(threadId)).toBeNull();
+    expect(await code(store.createRun({ threadId, prompt: 'late' }))).toBe('not_found');
+  });
+
+  test('deleteThread racing run.create on two stores: the thread goes without the run, or stays with it', async ({
+    store,
+    fx,
+  }) => {
+    const peer = await fx.openPeer();
+    for (let trial = 0; trial < 20; trial++) {
+      const threadId = await newThread();
+      const [deleter, creator] = trial % 2 === 0 ? [store, peer] : [peer, store];
+      // Either call may be sent first (on SQLite the one sent first commits first).
+      const remove = () => deleter.deleteThread(threadId);
+      const create = () => creator.createRun({ threadId, prompt: 'race' });
+      const [deleted, created] =
+        trial % 4 < 2
+          ? await Promise.allSettled([remove(), create()])
+          : await Promise.allSettled([create(), remove()]).then(([c, d]) => [d, c] as const);
+      if (deleted.status === 'fulfilled') {
+        // Deleted first: run.create finds no thread (never a foreign-key error), and nothing is left.
+        expect(storeError(created).code, `trial ${trial}`).toBe('not_found');
+        expect(await store.getThread(threadId)).toBeNull();
+        expect(await store.listRuns(threadId)).toEqual([]);
+      } else {
+        // Created first: the delete is refused, and the run it accepted is there to run.
+        expect(storeError(deleted).code, `trial ${trial}`).toBe('conflict');
+        expect(created.status, `trial ${trial}`).toBe('fulfilled');
+        const { run } = (created as PromiseFulfilledResult<{ run: { runId: string } }>).value;
+        expect(await peer.getRun(run.runId)).toMatchObject({ threadId, status: 'queued' });
+        expect(await store.getThread(threadId)).not.toBeNull();
+      }
+    }
   });
 }

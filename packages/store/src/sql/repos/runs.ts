@@ -54,7 +54,7 @@ export class SqlRuns implements RunStore {
           if (run) return { run: toRun(run), created: false };
         }
       }
-      await checkRunTarget(c, input);
+      await checkRunTarget(c, input, this.ctx.db.forShare);
       // A process clock, no global lock: nothing reads createdAt as a cursor (cancels are a flag on the run).
       const now = this.ctx.now();
       const run: RunRecord = {
@@ -324,9 +324,14 @@ export class SqlRuns implements RunStore {
   }
 }
 
-/** run.create's checks inside its transaction: the thread exists, the generation holds, the parent is its. */
-async function checkRunTarget(c: SqlConn, input: CreateRunInput): Promise<void> {
-  if (!(await one(c, 'SELECT 1 AS x FROM threads WHERE thread_id = ?', [input.threadId]))) {
+/**
+ * run.create's checks inside its transaction: the thread exists, the generation holds, the parent is its.
+ * The thread's row is held (FOR SHARE on PostgreSQL; SQLite's writer is alone) until the run commits, so a
+ * deleteThread of another process, which locks it FOR UPDATE, either went first (no thread: `not_found`, never
+ * a foreign-key error) or waits and then sees this run (and refuses).
+ */
+async function checkRunTarget(c: SqlConn, input: CreateRunInput, forShare: string): Promise<void> {
+  if (!(await one(c, `SELECT 1 AS x FROM threads WHERE thread_id = ?${forShare}`, [input.threadId]))) {
     throw new StoreError('not_found', `thread ${input.threadId} not found`);
   }
   if (input.expectedGeneration !== undefined) {

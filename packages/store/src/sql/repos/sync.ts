@@ -1,3 +1,4 @@
+import { canonicalJson, compareVectors } from '@agentlane/contract';
 import type { SyncChangeRecord, SyncStore } from '../../roles/sync.js';
 import { StoreError } from '../../store.js';
 import { toSyncChange } from '../rows.js';
@@ -8,7 +9,11 @@ import { one, type SqlContext } from './context.js';
 export class SqlSync implements SyncStore {
   constructor(private readonly ctx: SqlContext) {}
 
-  /** Returns the changes stored by this call (a retried change already present is left out). */
+  /**
+   * Returns the changes stored by this call (a retried change already present is left out). A stored
+   * (clientId, version) sent again with another key or value, or another vector, is a `conflict` whose detail
+   * names the change's field (`changes[i].version`, `changes[i].vector`); nothing of the call is stored.
+   */
   async appendSyncChanges(
     sessionId: string,
     changes: Omit<SyncChangeRecord, 'serverSeq' | 'receivedAt' | 'sessionId'>[],
@@ -32,13 +37,19 @@ export class SqlSync implements SyncStore {
       let head = Number(headRow?.head ?? 0);
       const receivedAt = this.ctx.now();
       const stored: SyncChangeRecord[] = [];
-      for (const ch of changes) {
+      for (const [i, ch] of changes.entries()) {
+        // Checked under the counter row's lock, which every append to the session takes first: of two stores
+        // (processes) writing one (client, version), the second sees the first's row here, so a different
+        // write is refused instead of being dropped as if it were a repeat.
         const seen = await one(
           c,
-          'SELECT 1 AS x FROM sync_changes WHERE session_id = ? AND client_id = ? AND version = ?',
+          'SELECT key, value, vector FROM sync_changes WHERE session_id = ? AND client_id = ? AND version = ?',
           [sessionId, ch.clientId, ch.version],
         );
-        if (seen) continue;
+        if (seen) {
+          assertRepeat(i, ch, toStoredChange(seen));
+          continue;
+        }
         head += 1;
         const record: SyncChangeRecord = { ...ch, sessionId, serverSeq: head, receivedAt };
         await c.run(
@@ -68,4 +79,36 @@ export class SqlSync implements SyncStore {
     );
     return rows.map(toSyncChange);
   }
+}
+
+type IncomingChange = Pick<SyncChangeRecord, 'clientId' | 'version' | 'key' | 'value' | 'vector'>;
+
+const toStoredChange = (row: SqlRow): Pick<SyncChangeRecord, 'key' | 'value' | 'vector'> => ({
+  key: String(row.key),
+  value: JSON.parse(String(row.value)) as SyncChangeRecord['value'],
+  vector: JSON.parse(String(row.vector)) as SyncChangeRecord['vector'],
+});
+
+/**
+ * A change whose (clientId, version) is stored is a repeat only when it says what is stored: the same key,
+ * the same value as RFC 8785 canonical JSON (key order does not count), an equal vector.
+ */
+function assertRepeat(
+  i: number,
+  ch: IncomingChange,
+  stored: Pick<SyncChangeRecord, 'key' | 'value' | 'vector'>,
+): void {
+  const who = `version ${ch.version} of ${JSON.stringify(ch.clientId)}`;
+  if (stored.key !== ch.key || canonicalJson(stored.value) !== canonicalJson(ch.value ?? null))
+    throw new StoreError(
+      'conflict',
+      `changes[${i}]: ${who} is stored with other content`,
+      `changes[${i}].version`,
+    );
+  if (compareVectors(stored.vector, ch.vector) !== 'equal')
+    throw new StoreError(
+      'conflict',
+      `changes[${i}]: ${who} is stored with another vector`,
+      `changes[${i}].vector`,
+    );
 }

@@ -1,7 +1,7 @@
 import type { ListThreadsQuery, Page, ThreadRecord, ThreadStore } from '../../roles/threads.js';
 import { StoreError } from '../../store.js';
 import { toThread } from '../rows.js';
-import type { SqlParam, SqlRow } from '../sql-conn.js';
+import type { SqlConn, SqlParam, SqlRow } from '../sql-conn.js';
 import { one, type SqlContext } from './context.js';
 
 /** Threads in SQL; deleting one cascades to everything under it. */
@@ -74,7 +74,10 @@ export class SqlThreads implements ThreadStore {
     });
   }
 
-  /** Deletes the thread and everything under it (cascade); deleting a missing thread is a no-op. */
+  /**
+   * Deletes the thread and everything under it (cascade); deleting a missing thread is a no-op. A thread with
+   * a queued or running run is refused (`conflict`, detail `active_run`): that run would go on into nothing.
+   */
   async deleteThread(threadId: string): Promise<void> {
     await this.ctx.tx(async (c) => {
       // Frames and canonical rows are deleted here, not by a cascade (on PostgreSQL they have no foreign key,
@@ -82,6 +85,11 @@ export class SqlThreads implements ThreadStore {
       // either committed before (its rows are deleted below) or runs after and finds no thread or run.
       const { forUpdate } = this.ctx.db;
       await c.all(`SELECT head FROM thread_heads WHERE thread_id = ?${forUpdate}`, [threadId]);
+      // Then the thread's row, which run.create holds (FOR SHARE) while it adds a run: a run.create either
+      // committed before (its run is seen below and refuses the delete) or runs after and finds no thread.
+      // After the head row, as an answer's transaction takes them (head, then the thread's key by its insert).
+      await c.all(`SELECT thread_id FROM threads WHERE thread_id = ?${forUpdate}`, [threadId]);
+      await refuseActiveRuns(c, threadId);
       await c.all(`SELECT run_id FROM source_lanes WHERE thread_id = ? ORDER BY run_id${forUpdate}`, [
         threadId,
       ]);
@@ -137,6 +145,21 @@ export class SqlThreads implements ThreadStore {
       nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt, last.threadId) : null,
     };
   }
+}
+
+/** A run still queued or running would go on writing into a thread that is gone: it is cancelled first. */
+async function refuseActiveRuns(c: SqlConn, threadId: string): Promise<void> {
+  const active = await one(
+    c,
+    "SELECT run_id, status FROM runs WHERE thread_id = ? AND status IN ('queued', 'running') ORDER BY created_at, run_id LIMIT 1",
+    [threadId],
+  );
+  if (active)
+    throw new StoreError(
+      'conflict',
+      `run ${String(active.run_id)} of this session is ${String(active.status)}: cancel it, then delete the session`,
+      'active_run',
+    );
 }
 
 function encodeCursor(createdAt: string, threadId: string): string {
