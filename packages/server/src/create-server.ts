@@ -205,6 +205,10 @@ async function serveWeb(app: FastifyInstance, options: ServerOptions): Promise<v
 export async function createServer(options: ServerOptions): Promise<AgentlaneServer> {
   const limits = resolveLimits(options.limits);
   const context = serverContext(options, limits);
+  // A deleted session's streams end on every process (ThreadHub hears deletions made by the others too).
+  context.hub.onThreadDeleted((threadId) => {
+    for (const conn of [...context.connections]) if (conn.threadId === threadId) conn.end();
+  });
 
   const app = fastifyApp(options, limits);
 

@@ -3,15 +3,20 @@ import type { SignalStore } from '@agentlane/store';
 
 type Listener = (event: StreamEvent) => void;
 
+/** The store signal announcing a deleted session: never a StreamEvent, no subscriber is handed it. */
+const THREAD_DELETED = 'agentlane.thread_deleted';
+
 /**
  * Wire-only events the server itself produces (sync.conflict) for the SSE connections of this process, and,
  * through the store's signals, for those of the other server processes sharing the database.
- * Canonical rows and run signals come from the lane's own subscriptions, never from here.
+ * Canonical rows and run signals come from the lane's own subscriptions, never from here. A session deleted by
+ * any process is announced the same way, so every process ends its streams of the thread.
  */
 export class ThreadHub {
   readonly #threads = new Map<string, Set<Listener>>();
   readonly #store: SignalStore | undefined;
   readonly #stopHearing: () => void;
+  readonly #onDeleted = new Set<(threadId: string) => void>();
 
   constructor(store?: SignalStore) {
     this.#store = store;
@@ -19,7 +24,7 @@ export class ThreadHub {
       store?.onSignal((threadId, signal) => {
         if (signal.type === 'sync.conflict' && typeof signal.sessionId === 'string') {
           this.#deliver(threadId, signal as unknown as StreamEvent);
-        }
+        } else if (signal.type === THREAD_DELETED) this.#deleted(threadId);
       }) ?? (() => {});
   }
 
@@ -43,8 +48,24 @@ export class ThreadHub {
     this.#store?.broadcastSignal(threadId, event as unknown as JsonObject).catch(() => {});
   }
 
+  /** Calls `listener` when a thread is deleted, by this process or (through the store's signals) another. */
+  onThreadDeleted(listener: (threadId: string) => void): () => void {
+    this.#onDeleted.add(listener);
+    return () => this.#onDeleted.delete(listener);
+  }
+
+  /** The thread was deleted here: this process's listeners now, the other processes' through the store. */
+  threadDeleted(threadId: string): void {
+    this.#deleted(threadId);
+    this.#store?.broadcastSignal(threadId, { type: THREAD_DELETED }).catch(() => {});
+  }
+
   close(): void {
     this.#stopHearing();
+  }
+
+  #deleted(threadId: string): void {
+    for (const listener of this.#onDeleted) listener(threadId);
   }
 
   #deliver(threadId: string, event: StreamEvent): void {

@@ -5,6 +5,7 @@ import type { Store } from '@agentlane/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AnyJson, postJson, readJson, startTestServer, type TestServer } from './support/harness';
 import { pgAvailable, pgSchemaUrl } from './support/pg';
+import { SseReader } from './support/sse-reader';
 
 // Server processes sharing one database (as `agentlane serve` processes behind a load balancer), each with its
 // own store: what one checks before it writes, another may change in between. The store decides in the
@@ -193,6 +194,17 @@ function racesSuite(label: string, database: () => Promise<{ dbPath?: string; dr
       expect(created.status).toBe(404);
       expect(created.json.error).toMatchObject({ code: 'not_found', field: 'params.id' });
       expect(await a.store.listRuns(id)).toEqual([]);
+    });
+
+    it('a session deleted on one process ends its streams on the others', async () => {
+      const id = await a.createSession();
+      const onB = new SseReader(`${b.api}/threads/${id}/events`);
+      await onB.waitFor((r) => r.events.some((e) => e.type === 'stream.opened'));
+      expect((await del(a.api, id)).status).toBe(204);
+      await onB.done;
+      expect(onB.ended).toBe(true);
+      // Reconnecting finds no session.
+      expect((await fetch(`${b.api}/threads/${id}/events`)).status).toBe(404);
     });
   });
 }

@@ -96,8 +96,9 @@ export const sessionRoutes =
         });
         // Checkpoints are the session's state, not a ledger: they go with it (the audit ledger stays).
         await ctx.checkpoints?.deleteSession(id);
-        // This process's streams of the thread end (their clients' reconnects get 404).
-        for (const conn of [...ctx.connections]) if (conn.threadId === id) conn.end();
+        // The streams of the thread end, on this process and the others sharing the database (their clients'
+        // reconnects get 404).
+        ctx.hub.threadDeleted(id);
         reply.code(204).send(null);
       },
     );
