@@ -9,6 +9,7 @@ import { openCodeTranslator } from '../translate/translator.js';
 import { resolveOpenCodeBinary } from './binary.js';
 import { EventFeed } from './event-feed.js';
 import { FORKED_FROM, forkOpenCodeSession } from './fork.js';
+import { originBoundFetch } from './guarded-fetch.js';
 import { type OpenCodeServer, startOpenCodeServer } from './server-process.js';
 import { OpenCodeSession } from './session.js';
 
@@ -36,6 +37,10 @@ export interface OpenCodeDriverConfig {
   network?: 'loopback' | 'open';
   startTimeoutMs?: number;
   settleMs?: number;
+  /** How long an idle without busy waits for a busy before it ends the turn (default 2000 ms). */
+  idleGraceMs?: number;
+  /** The waits before each reconnect of the event stream (default 250, 1000, 3000 ms); then the turn fails. */
+  reconnectDelaysMs?: number[];
   onLog?(line: string): void;
 }
 
@@ -98,10 +103,16 @@ export function createDriver(config: OpenCodeDriverConfig = {}): OpenCodeDriver 
       const running = await opencodeServer.ensure(options.workDir);
       const url = running?.url ?? config.url;
       if (!url) throw new Error('no OpenCode server to talk to');
-      const client = createOpencodeClient({ baseUrl: url });
+      const fetch = originBoundFetch(url);
+      const client = createOpencodeClient({ baseUrl: url, fetch });
       const directory = options.workDir;
       // Subscribe first: nothing the session does from here on can be missed.
-      const feed = await EventFeed.open(client, directory);
+      const feed = await EventFeed.open({
+        baseUrl: url,
+        directory,
+        fetch,
+        ...(config.reconnectDelaysMs ? { reconnectDelaysMs: config.reconnectDelaysMs } : {}),
+      });
       try {
         // The model list is slow on a cold project instance (seconds): fetch it alongside, record it when ready.
         const providers = client.config
@@ -144,6 +155,7 @@ export function createDriver(config: OpenCodeDriverConfig = {}): OpenCodeDriver 
           binding,
           died,
           settleMs: config.settleMs ?? 200,
+          ...(config.idleGraceMs !== undefined ? { idleGraceMs: config.idleGraceMs } : {}),
           providers,
           onClose: async () => {
             sessions.delete(session);
@@ -160,7 +172,8 @@ export function createDriver(config: OpenCodeDriverConfig = {}): OpenCodeDriver 
       const running = await opencodeServer.ensure(request.workDir);
       const url = running?.url ?? config.url;
       if (!url) throw new Error('no OpenCode server to talk to');
-      return forkOpenCodeSession(createOpencodeClient({ baseUrl: url }), request, {
+      const client = createOpencodeClient({ baseUrl: url, fetch: originBoundFetch(url) });
+      return forkOpenCodeSession(client, request, {
         ...(config.url ? { url: config.url } : {}),
       });
     },

@@ -1,58 +1,63 @@
 import type { JsonObject } from '@agentlane/contract';
-import type { OpencodeClient } from '@opencode-ai/sdk/v2/client';
-import { SseTap } from './sse-tap.js';
+import { MAX_EVENT_CHARS, SseEventTooLarge, SseSplitter } from './sse-tap.js';
 
-/** One event of the stream, with the SSE `data:` text it came in when known. */
+/** One event of the stream, with the SSE `data:` text it came in. */
 type Listener = (event: JsonObject, raw: string | undefined) => void;
+
+export interface EventFeedOptions {
+  baseUrl: string;
+  directory: string;
+  fetch?: typeof fetch;
+  /** How long the first connection may take to deliver its first event (`server.connected`). */
+  connectTimeoutMs?: number;
+  /** The waits before each reconnect after the stream ended or broke; when used up, the feed fails. */
+  reconnectDelaysMs?: number[];
+  maxEventChars?: number;
+}
+
+const DEFAULT_RECONNECT_DELAYS = [250, 1_000, 3_000];
 
 /**
  * One `/event` SSE subscription per session's project directory, opened before anything is prompted so no
- * frame is missed. Turns attach a listener for their duration; the SDK reconnects a dropped stream (deltas
- * missed meanwhile are covered by the next whole-part snapshot).
+ * frame is missed. Turns attach a listener for their duration. The stream is read here, not by the SDK: its
+ * parser rescans the whole buffer per read (quadratic in an event's size), stops silently when the server
+ * ends the stream, and retries forever when it breaks. A stream that ends or breaks is reconnected a bounded
+ * number of times (a connection that delivered events resets the count); past that, or when one event
+ * exceeds the size cap, the feed fails: `onFailure` listeners (the running turn) learn why.
  */
 export class EventFeed {
   private readonly listeners = new Set<Listener>();
+  private readonly failureListeners = new Set<(error: Error) => void>();
+  private readonly reconnectListeners = new Set<() => void>();
   private readonly abort = new AbortController();
+  /** Why the feed stopped for good (null while it runs or reconnects). */
+  failure: Error | null = null;
+  private lastEventId: string | undefined;
 
-  private constructor() {}
+  private constructor(private readonly options: EventFeedOptions) {}
 
-  static async open(client: OpencodeClient, directory: string, timeoutMs = 15_000): Promise<EventFeed> {
-    const feed = new EventFeed();
-    let connected: () => void = () => {};
-    const ready = new Promise<void>((resolve) => {
-      connected = resolve;
-    });
-    const tap = new SseTap();
-    const { stream } = await client.event.subscribe(
-      { directory },
-      { signal: feed.abort.signal, fetch: tap.fetch },
-    );
-    void (async () => {
-      try {
-        for await (const event of stream) {
-          connected();
-          const type =
-            typeof event === 'object' && event !== null ? (event as { type?: unknown }).type : undefined;
-          const raw = tap.next(typeof type === 'string' ? type : undefined);
-          if (typeof event !== 'object' || event === null) continue;
-          for (const listener of feed.listeners) listener(event as unknown as JsonObject, raw);
-        }
-      } catch {
-        // closed (abort) or the server went away; the session notices through its process or requests.
-      }
-    })();
+  static async open(options: EventFeedOptions): Promise<EventFeed> {
+    const feed = new EventFeed(options);
+    const timeoutMs = options.connectTimeoutMs ?? 15_000;
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
+    let firstRun: Promise<number> = Promise.resolve(0);
+    const first = new Promise<void>((resolve, reject) => {
       timer = setTimeout(() => reject(new Error('the OpenCode event stream did not connect')), timeoutMs);
+      firstRun = feed.connect(resolve);
+      firstRun.then(
+        () => reject(new Error('the OpenCode event stream ended before it connected')),
+        (error: unknown) => reject(error instanceof Error ? error : new Error(String(error))),
+      );
     });
     try {
-      await Promise.race([ready, timeout]);
+      await first;
     } catch (error) {
       feed.close();
       throw error;
     } finally {
       clearTimeout(timer);
     }
+    void feed.keepReading(firstRun);
     return feed;
   }
 
@@ -61,8 +66,122 @@ export class EventFeed {
     return () => this.listeners.delete(listener);
   }
 
+  /** Called once when the feed fails for good (at once if it already has). */
+  onFailure(listener: (error: Error) => void): () => void {
+    if (this.failure) listener(this.failure);
+    else this.failureListeners.add(listener);
+    return () => this.failureListeners.delete(listener);
+  }
+
+  /** Called after each reconnect (events of the gap are lost: the listener may resynchronise). */
+  onReconnect(listener: () => void): () => void {
+    this.reconnectListeners.add(listener);
+    return () => this.reconnectListeners.delete(listener);
+  }
+
   close(): void {
     this.listeners.clear();
+    this.failureListeners.clear();
+    this.reconnectListeners.clear();
     this.abort.abort();
   }
+
+  /**
+   * Reads one connection to its end. `connected` is called at its first event. Resolves when the server
+   * ends the stream, rejects when it cannot be opened, breaks, or an event is too large.
+   */
+  private async connect(connected: () => void): Promise<number> {
+    const { baseUrl, directory } = this.options;
+    const url = new URL('/event', baseUrl);
+    url.searchParams.set('directory', directory);
+    const headers: Record<string, string> = { accept: 'text/event-stream' };
+    if (this.lastEventId !== undefined) headers['last-event-id'] = this.lastEventId;
+    const response = await (this.options.fetch ?? fetch)(url, { headers, signal: this.abort.signal });
+    if (!response.ok || !response.body) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new Error(`the OpenCode event stream failed: HTTP ${response.status}`);
+    }
+    const splitter = new SseSplitter(this.options.maxEventChars ?? MAX_EVENT_CHARS);
+    const reader = response.body.getReader();
+    let count = 0;
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return count;
+        for (const event of splitter.feed(value)) {
+          if (event.id !== undefined) this.lastEventId = event.id;
+          if (event.data === undefined) continue;
+          if (count++ === 0) connected();
+          this.deliver(event.data);
+        }
+        if (splitter.overflow) throw splitter.overflow;
+      }
+    } finally {
+      reader.releaseLock();
+      if (!this.abort.signal.aborted) void response.body.cancel().catch(() => undefined);
+    }
+  }
+
+  private deliver(data: string): void {
+    let event: unknown;
+    try {
+      event = JSON.parse(data);
+    } catch {
+      return; // not JSON: the SDK would yield the string, which no listener reads
+    }
+    if (typeof event !== 'object' || event === null || Array.isArray(event)) return;
+    for (const listener of this.listeners) listener(event as JsonObject, data);
+  }
+
+  /** Reads on after the first connection: reconnects when the stream ends or breaks, a bounded number of times. */
+  private async keepReading(current: Promise<number>): Promise<void> {
+    const delays = this.options.reconnectDelaysMs ?? DEFAULT_RECONNECT_DELAYS;
+    let attempt = 0;
+    for (;;) {
+      let reason = 'the server ended it';
+      try {
+        // A connection that carried more than its greeting worked: the count starts over.
+        if ((await current) > 1) attempt = 0;
+      } catch (error) {
+        if (this.abort.signal.aborted) return;
+        if (error instanceof SseEventTooLarge) return this.fail(error);
+        reason = error instanceof Error ? error.message : String(error);
+      }
+      if (this.abort.signal.aborted) return;
+      if (attempt >= delays.length) {
+        const tries = `${delays.length} attempt${delays.length === 1 ? '' : 's'}`;
+        return this.fail(
+          new Error(
+            `the OpenCode event stream ended (${reason}) and could not be re-established after ${tries}`,
+          ),
+        );
+      }
+      await sleep(delays[attempt] ?? 0, this.abort.signal);
+      attempt++;
+      if (this.abort.signal.aborted) return;
+      current = this.connect(() => {
+        for (const listener of this.reconnectListeners) listener();
+      });
+    }
+  }
+
+  private fail(error: Error): void {
+    if (this.failure) return;
+    this.failure = error;
+    for (const listener of this.failureListeners) listener(error);
+    this.failureListeners.clear();
+    this.abort.abort();
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
 }

@@ -16,6 +16,8 @@ export interface SessionDeps {
   died: Promise<string>;
   /** How long to keep recording after the turn went idle (trailing session.updated / session.diff). */
   settleMs: number;
+  /** How long an idle that came without busy waits for a busy before it ends the turn (default 2 s). */
+  idleGraceMs?: number;
   /** The response of GET /config/providers (the model list), recorded into the first turn that sees it. */
   providers: Promise<JsonObject | null>;
   onClose(): Promise<void>;
@@ -46,38 +48,12 @@ export class OpenCodeSession implements EngineSession {
     const { client, directory } = this.deps;
     if (io.signal.aborted) return { outcome: 'cancelled' };
     if (this.deadReason) throw new Error(this.deadReason);
-    let seenBusy = false;
-    let failure: string | null = null;
-    let finish: (reason: string | null) => void = () => {};
-    const finished = new Promise<string | null>((resolve) => {
-      finish = resolve;
-    });
-    const answering: Promise<void>[] = [];
-    const off = this.deps.feed.on((event, raw) => {
-      if (!this.isOurs(event)) return;
-      io.emit(event, raw);
-      const type = asString(event.type);
-      const props = asObject(event.properties) ?? {};
-      const isRoot = asString(props.sessionID) === this.sessionId;
-      if (type === 'permission.asked') answering.push(this.answerPermission(props, io));
-      else if (type === 'question.asked') answering.push(this.answerQuestion(props, io));
-      else if (isRoot && type === 'session.status') {
-        const status = asString(asObject(props.status)?.type);
-        if (status === 'busy') seenBusy = true;
-        if (status === 'idle' && seenBusy) finish(null);
-      } else if (isRoot && type === 'session.idle' && seenBusy) finish(null);
-      else if (isRoot && type === 'session.error') {
-        const error = asObject(props.error);
-        const name = asString(error?.name);
-        if (name !== 'MessageAbortedError') {
-          failure = asString(asObject(error?.data)?.message) ?? name ?? 'OpenCode reported an error';
-        }
-      }
-    });
+    if (this.deps.feed.failure) throw this.deps.feed.failure;
+    const watch = this.watchTurn(io);
     const onAbort = () => {
       void client.session.abort({ sessionID: this.sessionId, directory }).catch(() => undefined);
       // An aborted session goes idle at once; if it does not, stop waiting after a grace period.
-      setTimeout(() => finish(null), 5_000).unref();
+      setTimeout(() => watch.finish(null), 5_000).unref();
     };
     io.signal.addEventListener('abort', onAbort, { once: true });
     let turnOpen = true;
@@ -106,19 +82,114 @@ export class OpenCodeSession implements EngineSession {
       if (prompted.error !== undefined && prompted.response?.status !== 204) {
         return { outcome: 'failed', error: `OpenCode refused the prompt: ${JSON.stringify(prompted.error)}` };
       }
-      const died = await Promise.race([finished, this.deps.died]);
+      watch.accepted();
+      const died = await Promise.race([watch.finished, this.deps.died]);
       // Thrown, not returned: the harness then drops this session and the next run reopens (and restarts) it.
       if (died) throw new Error(died);
       await new Promise((resolve) => setTimeout(resolve, this.deps.settleMs));
-      await Promise.allSettled(answering);
+      await Promise.allSettled(watch.answering);
     } finally {
       turnOpen = false;
-      off();
+      watch.stop();
       io.signal.removeEventListener('abort', onAbort);
     }
     if (io.signal.aborted) return { outcome: 'cancelled' };
-    if (failure) return { outcome: 'failed', error: failure };
+    if (watch.failure()) return { outcome: 'failed', error: watch.failure() ?? '' };
     return { outcome: 'completed' };
+  }
+
+  /**
+   * Follows the turn on the event feed: records its frames, answers permissions and questions, and settles
+   * `finished` with null at its end or with a reason the session must be dropped (the feed failed).
+   *
+   * The end of the turn is `session.status idle` / `session.idle` after `busy`. An idle with no busy before it
+   * (a server that skips busy, or a stale idle of the previous turn) ends the turn only if no busy follows
+   * within `idleGraceMs` of the prompt being accepted: never a turn that waits forever, never one cut short
+   * by a stale idle while the real one runs.
+   */
+  private watchTurn(io: TurnIO) {
+    let seenBusy = false;
+    let lonelyIdle = false;
+    let accepted = false;
+    let grace: NodeJS.Timeout | undefined;
+    let failure: string | null = null;
+    let finish: (reason: string | null) => void = () => {};
+    const finished = new Promise<string | null>((resolve) => {
+      finish = resolve;
+    });
+    const answering: Promise<void>[] = [];
+    const endWithoutBusy = () => {
+      if (!accepted || seenBusy || !lonelyIdle) return;
+      clearTimeout(grace);
+      grace = setTimeout(() => {
+        if (!seenBusy) finish(null);
+      }, this.deps.idleGraceMs ?? 2_000);
+      grace.unref();
+    };
+    const onIdle = () => {
+      if (seenBusy) finish(null);
+      else {
+        lonelyIdle = true;
+        endWithoutBusy();
+      }
+    };
+    const off = this.deps.feed.on((event, raw) => {
+      if (!this.isOurs(event)) return;
+      io.emit(event, raw);
+      const type = asString(event.type);
+      const props = asObject(event.properties) ?? {};
+      const isRoot = asString(props.sessionID) === this.sessionId;
+      if (type === 'permission.asked') answering.push(this.answerPermission(props, io));
+      else if (type === 'question.asked') answering.push(this.answerQuestion(props, io));
+      else if (isRoot && type === 'session.status') {
+        const status = asString(asObject(props.status)?.type);
+        if (status === 'busy') {
+          seenBusy = true;
+          clearTimeout(grace);
+        }
+        if (status === 'idle') onIdle();
+      } else if (isRoot && type === 'session.idle') onIdle();
+      else if (isRoot && type === 'session.error') {
+        const error = asObject(props.error);
+        const name = asString(error?.name);
+        if (name !== 'MessageAbortedError') {
+          failure = asString(asObject(error?.data)?.message) ?? name ?? 'OpenCode reported an error';
+        }
+      }
+    });
+    const offFailure = this.deps.feed.onFailure((error) => finish(error.message));
+    // Events of a reconnect's gap are lost: if the session went idle meanwhile, that was the turn's end.
+    const offReconnect = this.deps.feed.onReconnect(() => {
+      if (accepted && seenBusy) void this.idleNow().then((idle) => idle && finish(null));
+    });
+    return {
+      finished,
+      answering,
+      finish: (reason: string | null) => finish(reason),
+      failure: () => failure,
+      accepted: () => {
+        accepted = true;
+        endWithoutBusy();
+      },
+      stop: () => {
+        clearTimeout(grace);
+        off();
+        offFailure();
+        offReconnect();
+      },
+    };
+  }
+
+  /** Whether OpenCode reports the session idle now (false when it cannot tell). */
+  private async idleNow(): Promise<boolean> {
+    try {
+      const { data } = await this.deps.client.session.status({ directory: this.deps.directory });
+      if (!data || typeof data !== 'object') return false;
+      const status = (data as Record<string, { type?: string } | undefined>)[this.sessionId];
+      return status === undefined || status.type === 'idle';
+    } catch {
+      return false;
+    }
   }
 
   async close(): Promise<void> {

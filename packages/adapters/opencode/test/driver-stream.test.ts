@@ -1,0 +1,159 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { JsonValue } from '@agentlane/contract';
+import type { TurnIO } from '@agentlane/engine-kit';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createDriver } from '../src';
+import { EventFeed } from '../src/driver/event-feed';
+import { CrossOriginRedirect, originBoundFetch } from '../src/driver/guarded-fetch';
+
+type Mode = 'idle-no-busy' | 'close-stream' | 'close-then-refuse' | 'normal';
+const servers: http.Server[] = [];
+afterEach(async () => {
+  for (const s of servers.splice(0)) {
+    s.closeAllConnections();
+    await new Promise((r) => s.close(r));
+  }
+});
+
+async function listen(handler: http.RequestListener): Promise<string> {
+  const server = http.createServer(handler);
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const sse = (type: string, properties: object) => `data: ${JSON.stringify({ type, properties })}\n\n`;
+
+/** A small OpenCode: one session, the turn's events chosen by `mode`. */
+async function fakeOpenCode(mode: Mode) {
+  const streams = new Set<http.ServerResponse>();
+  const stats = { eventConnections: 0 };
+  const send = (text: string) => {
+    for (const res of streams) res.write(text);
+  };
+  const url = await listen((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const json = (body: unknown) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    if (path === '/event') {
+      stats.eventConnections++;
+      if (mode === 'close-then-refuse' && stats.eventConnections > 1) return res.writeHead(503).end();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(sse('server.connected', {}));
+      streams.add(res);
+      req.on('close', () => streams.delete(res));
+      return;
+    }
+    if (path === '/session' && req.method === 'POST') return json({ id: 'ses_1', directory: '/w', time: {} });
+    if (path === '/session/ses_1') return json({ id: 'ses_1', directory: '/w', time: {} });
+    if (path === '/session/ses_1/prompt_async') {
+      res.writeHead(204).end();
+      const S = 'ses_1';
+      setTimeout(() => {
+        if (mode === 'idle-no-busy') {
+          send(sse('session.status', { sessionID: S, status: { type: 'idle' } }));
+          return;
+        }
+        send(sse('session.status', { sessionID: S, status: { type: 'busy' } }));
+        if (mode === 'normal') send(sse('session.status', { sessionID: S, status: { type: 'idle' } }));
+        else for (const s of streams) s.end();
+      }, 20);
+      return;
+    }
+    if (path === '/global/health') return json({ healthy: true, version: '0.0.0' });
+    if (path === '/config/providers') return json({ providers: [], default: {} });
+    res.writeHead(404).end();
+  });
+  return { url, stats };
+}
+
+function turnIO(frames: JsonValue[]): TurnIO {
+  return {
+    emit: (frame: JsonValue) => frames.push(frame),
+    signal: new AbortController().signal,
+    awaitApproval: async () => ({ outcome: 'cancelled' }),
+    awaitQuestion: async () => ({ outcome: 'cancelled' }),
+  } as unknown as TurnIO;
+}
+
+async function openRun(url: string) {
+  const driver = createDriver({ url, settleMs: 0, idleGraceMs: 50, reconnectDelaysMs: [0, 0] });
+  const session = await driver.openSession({
+    threadId: 'thr',
+    workDir: '/w',
+    generation: 1,
+    emit: () => undefined,
+  } as Parameters<typeof driver.openSession>[0]);
+  return { driver, session };
+}
+
+describe('OpenCode driver against a hostile event stream', () => {
+  it('ends a turn whose idle came without busy (after the prompt was accepted and a grace)', async () => {
+    const { url } = await fakeOpenCode('idle-no-busy');
+    const { driver, session } = await openRun(url);
+    const outcome = await session.runTurn({ prompt: 'hi' } as never, turnIO([]));
+    expect(outcome.outcome).toBe('completed');
+    await driver.dispose();
+  });
+
+  it('reconnects an event stream the server ended (the SDK stopped reading silently)', async () => {
+    const { url, stats } = await fakeOpenCode('close-stream');
+    const feed = await EventFeed.open({ baseUrl: url, directory: '/w', reconnectDelaysMs: [0, 0, 0] });
+    const seen: string[] = [];
+    const reconnected = new Promise<void>((resolve) => feed.onReconnect(resolve));
+    feed.on((event) => seen.push(String(event.type)));
+    const before = stats.eventConnections;
+    await fetch(`${url}/session/ses_1/prompt_async`, { method: 'POST' }); // busy, then the streams end
+    await reconnected;
+    expect(stats.eventConnections).toBe(before + 1);
+    expect(feed.failure).toBeNull();
+    expect(seen).toContain('session.status');
+    feed.close();
+  });
+
+  it('fails the running turn with a clear error when the stream cannot be re-established', async () => {
+    const { url, stats } = await fakeOpenCode('close-then-refuse');
+    const { driver, session } = await openRun(url);
+    await expect(session.runTurn({ prompt: 'hi' } as never, turnIO([]))).rejects.toThrow(
+      /event stream ended .* could not be re-established after 2 attempts/,
+    );
+    expect(stats.eventConnections).toBe(3);
+    // the session is spent: a second run fails at once instead of hanging
+    await expect(session.runTurn({ prompt: 'again' } as never, turnIO([]))).rejects.toThrow(/re-established/);
+    await driver.dispose();
+  });
+
+  it('fails the feed when one event exceeds the size cap', async () => {
+    const url = await listen((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(sse('server.connected', {}));
+      res.write(`data: {"type":"x","properties":{"d":"${'E'.repeat(5000)}`);
+    });
+    const feed = await EventFeed.open({ baseUrl: url, directory: '/w', maxEventChars: 1000 });
+    const error = await new Promise<Error>((resolve) => feed.onFailure(resolve));
+    expect(error.name).toBe('SseEventTooLarge');
+    feed.close();
+  });
+});
+
+describe('origin-bound fetch', () => {
+  it('refuses a redirect to another origin, and the other origin receives nothing', async () => {
+    const reached: string[] = [];
+    const other = await listen((req, res) => {
+      reached.push(String(req.url));
+      res.end('{}');
+    });
+    const url = await listen((req, res) => {
+      if (req.url === '/same') return res.writeHead(307, { location: '/landing' }).end();
+      if (req.url === '/landing') return res.end('landed');
+      res.writeHead(307, { location: `${other}/landing` }).end();
+    });
+    const guarded = originBoundFetch(url);
+    await expect(
+      guarded(`${url}/session/x/prompt_async`, { method: 'POST', body: 'secret' }),
+    ).rejects.toThrow(CrossOriginRedirect);
+    expect(reached).toEqual([]);
+    expect(await (await guarded(`${url}/same`, { method: 'POST', body: 'b' })).text()).toBe('landed');
+  });
+});
