@@ -13,6 +13,7 @@ import type {
   ThreadStore,
 } from '@agentlane/store';
 import type { Canonicalizer } from './canonicalizer.js';
+import type { FrameRouter } from './engine-sessions.js';
 import type { PublishHub } from './hub.js';
 import type { RunPipeline } from './run-pipeline.js';
 import type { AuditSink } from './types.js';
@@ -46,6 +47,14 @@ export interface RunExecutorOptions {
   workDirFor: (thread: ThreadRecord) => string;
   /** An approval or question unanswered this long is cancelled by `system` (0: never). */
   approvalTimeoutMs: number;
+  /**
+   * How long a turn may go on after its run was stopped (run.cancel, a lost lease, a hand-back) before the
+   * executor stops waiting for it: the thread's engine session is closed (its process ended) and the run
+   * ends as cancelled.
+   */
+  cancelGraceMs: number;
+  /** An engine session no run used for this long is closed (0: never). */
+  engineIdleMs: number;
   audit?: AuditSink;
   log?: Log;
 }
@@ -76,9 +85,18 @@ export interface ActiveRun {
 }
 
 export interface OpenSession {
+  threadId: string;
   session: EngineSession;
   driver: EngineDriver;
   generation: number;
+  /** Where the session's open-time emit delivers: the run using it, else a bounded between-turns buffer. */
+  router: FrameRouter;
+  /** Runs using the session now. */
+  users: number;
+  /** When the last run released it (epoch ms): a session idle for engineIdleMs is closed. */
+  idleSince: number;
+  /** Close it as soon as no run uses it (closeThreadEngine while a run was on it). */
+  closeWhenIdle?: boolean;
 }
 
 export function harness(frame: HarnessFrame): JsonValue {

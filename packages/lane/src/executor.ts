@@ -131,6 +131,14 @@ export class RunExecutor {
     for (const w of a.waiters) w.resolve(null);
   }
 
+  /**
+   * Closes a thread's engine session (its engine process ends): at once when no run uses it, else when the
+   * run using it ends. False when this process has no session of that thread open.
+   */
+  closeThreadEngine(threadId: string): Promise<boolean> {
+    return this.sessions.closeThread(threadId);
+  }
+
   /** Wakes the waiters of a run of this process (an answer was just recorded). */
   wakeAnswers(runId: string): void {
     const a = this.active.get(runId);
@@ -141,6 +149,7 @@ export class RunExecutor {
     if (this.polling) return;
     this.polling = true;
     try {
+      this.sessions.reapIdle(this.o.engineIdleMs);
       if (this.active.size > 0) await this.pollCancels();
       for (const a of this.active.values()) if (a.waiters.size > 0) await checkAnswers(this.o, a);
     } catch (err) {

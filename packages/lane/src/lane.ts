@@ -13,6 +13,8 @@ import { PublishHub } from './hub.js';
 import { DEFAULT_ARTIFACT_THRESHOLD_BYTES } from './offload.js';
 import {
   DEFAULT_APPROVAL_TIMEOUT_MS,
+  DEFAULT_CANCEL_GRACE_MS,
+  DEFAULT_ENGINE_IDLE_MS,
   DEFAULT_MAX_CONCURRENT_RUNS,
   type Lane,
   type LaneOptions,
@@ -36,8 +38,25 @@ function laneSettings(options: LaneOptions) {
   const approvalTimeoutMs = options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
   if (!(Number.isSafeInteger(approvalTimeoutMs) && approvalTimeoutMs >= 0))
     throw new Error(`approvalTimeoutMs (${approvalTimeoutMs}) must be a whole number of ms, 0 for never`);
+  const cancelGraceMs = wholeMs('cancelGraceMs', options.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS);
+  const engineIdleMs = wholeMs('engineIdleMs', options.engineIdleMs ?? DEFAULT_ENGINE_IDLE_MS);
   const driverFor = (engine: string) => drivers.get(engine);
-  return { driverFor, pollIntervalMs, leaseMs, leaseRenewMs, artifactThresholdBytes, approvalTimeoutMs };
+  return {
+    driverFor,
+    pollIntervalMs,
+    leaseMs,
+    leaseRenewMs,
+    artifactThresholdBytes,
+    approvalTimeoutMs,
+    cancelGraceMs,
+    engineIdleMs,
+  };
+}
+
+function wholeMs(name: string, value: number): number {
+  if (!(Number.isSafeInteger(value) && value >= 0))
+    throw new Error(`${name} (${value}) must be a whole number of ms`);
+  return value;
 }
 
 async function requireRun(store: Store, runId: string): Promise<RunRecord> {
@@ -65,8 +84,16 @@ async function requireExecuting(store: Store, runId: string): Promise<RunRecord>
 /** The lane's three workers: the publish hub, the canonicalizer and the run executor. */
 function laneWorkers(options: LaneOptions, settings: ReturnType<typeof laneSettings>) {
   const { store, ownerId, log } = options;
-  const { driverFor, pollIntervalMs, leaseMs, leaseRenewMs, artifactThresholdBytes, approvalTimeoutMs } =
-    settings;
+  const {
+    driverFor,
+    pollIntervalMs,
+    leaseMs,
+    leaseRenewMs,
+    artifactThresholdBytes,
+    approvalTimeoutMs,
+    cancelGraceMs,
+    engineIdleMs,
+  } = settings;
   const hub = new PublishHub(store, {
     headPollMs: Math.max(pollIntervalMs, 250),
     onListenerError: (err) => log?.('warn', 'a subscriber failed', { error: String(err) }),
@@ -92,6 +119,8 @@ function laneWorkers(options: LaneOptions, settings: ReturnType<typeof laneSetti
     leaseMs,
     leaseRenewMs,
     approvalTimeoutMs,
+    cancelGraceMs,
+    engineIdleMs,
     workDirFor: options.workDirFor ?? ((t) => t.workDir ?? process.cwd()),
     ...(options.audit ? { audit: options.audit } : {}),
     ...(log ? { log } : {}),
@@ -165,6 +194,10 @@ export function createLane(options: LaneOptions): Lane {
 
     answerQuestion({ runId, questionId, answer, unlessResolved }) {
       return recordAnswer(runId, 'question', questionId, answer, unlessResolved);
+    },
+
+    async closeThreadEngine(threadId) {
+      return execute ? executor.closeThreadEngine(threadId) : false;
     },
 
     subscribe(threadId, after, listener, flow) {

@@ -14,6 +14,8 @@ import { errorMessage } from './run-translation.js';
 
 export interface TurnDeps extends AnswerDeps {
   sessions: EngineSessions;
+  /** How long a stopped turn is waited for before its engine session is closed and the turn abandoned. */
+  cancelGraceMs: number;
 }
 
 /**
@@ -38,8 +40,12 @@ export async function runTurn(
     pipeline.emit(harness({ harness: 'engine.error', message, fatal: true }));
     return { outcome: 'failed', error: message };
   }
+  // Once the turn is abandoned (it ignored a stop), what it still emits is no part of the run.
+  let abandoned = false;
   const io: TurnIO = {
-    emit: (frame, raw) => pipeline.emit(frame, raw),
+    emit: (frame, raw) => {
+      if (!abandoned) pipeline.emit(frame, raw);
+    },
     signal: a.abort.signal,
     awaitApproval: async (approvalId) => {
       const answer = await awaitAnswer(deps, a, 'approval', approvalId);
@@ -61,7 +67,7 @@ export async function runTurn(
     },
   };
   try {
-    return await open.session.runTurn(
+    const turn = open.session.runTurn(
       {
         threadId: run.threadId,
         runId: run.runId,
@@ -73,12 +79,53 @@ export async function runTurn(
       },
       io,
     );
+    const result = await untilAbandoned(turn, a.abort.signal, deps.cancelGraceMs);
+    if (result !== ABANDONED) return result;
+    abandoned = true;
+    // The engine ignored the stop: its session is closed (the process ended) and the run is not held by it.
+    const why = errorMessage(a.abort.signal.reason ?? 'stopped');
+    const message = `the engine did not end the turn within ${deps.cancelGraceMs} ms of ${why}; its session was closed (engine process stopped)`;
+    pipeline.emit(harness({ harness: 'engine.error', message, fatal: false }));
+    deps.log?.('warn', `run ${run.runId}: ${message}`);
+    await deps.sessions.close(open);
+    return { outcome: 'cancelled' };
   } catch (err) {
     // An engine that throws is presumed broken: drop the session so the next run reopens it.
     const message = `the engine failed: ${errorMessage(err)}`;
     pipeline.emit(harness({ harness: 'engine.error', message, fatal: true }));
-    deps.sessions.drop(thread.threadId);
-    await open.session.close().catch(() => undefined);
+    await deps.sessions.close(open);
     return { outcome: 'failed', error: message };
+  } finally {
+    deps.sessions.release(open);
+  }
+}
+
+const ABANDONED = Symbol('abandoned');
+
+/**
+ * The turn's outcome, or ABANDONED once `graceMs` passed after `signal` aborted without the turn returning.
+ * An abandoned turn may still return or throw later: nothing waits for it any more.
+ */
+async function untilAbandoned<T>(
+  turn: Promise<T>,
+  signal: AbortSignal,
+  graceMs: number,
+): Promise<T | typeof ABANDONED> {
+  turn.catch(() => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort = () => {};
+  const abandoned = new Promise<typeof ABANDONED>((resolve) => {
+    onAbort = () => {
+      timer = setTimeout(() => resolve(ABANDONED), Math.max(0, graceMs));
+      timer.unref();
+    };
+  });
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await Promise.race([turn, abandoned]);
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', onAbort);
   }
 }

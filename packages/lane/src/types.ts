@@ -18,6 +18,16 @@ export const DEFAULT_MAX_CONCURRENT_RUNS = 16;
  */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 15 * 60_000;
 
+/**
+ * How long a turn stopped by run.cancel (or a lost lease, or a hand-back at shutdown) may take to end before
+ * the lane stops waiting for it unless configured: the engine session is closed (its process ended) and the
+ * run ends as cancelled. The same 5 s the OpenCode adapter gives an aborted session to go idle.
+ */
+export const DEFAULT_CANCEL_GRACE_MS = 5_000;
+
+/** How long an engine session no run uses stays open unless configured (its process holds memory). */
+export const DEFAULT_ENGINE_IDLE_MS = 10 * 60_000;
+
 /** How `createLane` is configured by the server (or the CLI, or a test). */
 export interface LaneOptions {
   store: Store;
@@ -44,6 +54,17 @@ export interface LaneOptions {
    * DEFAULT_APPROVAL_TIMEOUT_MS (15 min); 0: never.
    */
   approvalTimeoutMs?: number;
+  /**
+   * How long a stopped turn (run.cancel, a lost lease, a hand-back) is waited for before its engine session
+   * is closed (the engine process ended, a non-fatal `engine.error` says why) and the run ends as cancelled
+   * (a cancel settles `completed` with outcome `cancelled`). Default DEFAULT_CANCEL_GRACE_MS (5 s).
+   */
+  cancelGraceMs?: number;
+  /**
+   * An engine session no run has used for this many ms is closed (its process ended); the thread's next run
+   * reopens it from the persisted binding. Default DEFAULT_ENGINE_IDLE_MS (10 min); 0: never.
+   */
+  engineIdleMs?: number;
   /** Where an engine session of a thread works; default: the thread's workDir, else process.cwd(). */
   workDirFor?: (thread: ThreadRecord) => string;
   /** Runs the executor (claims queued runs). Default true; false makes a read/write-only lane (e.g. a test). */
@@ -136,6 +157,13 @@ export interface Lane {
     listener: LaneListener,
     flow?: SubscriptionFlow,
   ): Promise<LaneSubscription>;
+  /**
+   * Closes the thread's engine session in this process (its engine process ends), e.g. when the session is
+   * deleted: at once when no run uses it, else as soon as the run using it ends. Resolves false when this
+   * process has no session of that thread open (or does not execute runs). The thread's next run, if any,
+   * reopens it from the persisted binding.
+   */
+  closeThreadEngine(threadId: string): Promise<boolean>;
   /** The canonicalization worker and the executor (which first settles the runs of dead processes). */
   start(): Promise<void>;
   /**

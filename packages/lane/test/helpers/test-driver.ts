@@ -8,10 +8,17 @@ import { createTestTranslator } from './test-translator';
  *   approval <id> | question <id> (emits a request, waits for the answer, says what it got and goes on; an
  *   approval cancelled by nobody ends the turn cancelled) | fail <message> | throw <message> | wait-cancel
  *   die (the turn completes, then the session's "process" is gone: isAlive() turns false)
+ *   ignore-cancel (ignores the run's abort signal: goes on until the session is closed, i.e. its "process" is
+ *   killed, then emits a late delta and returns completed; at most 60 s)
+ * `closed` counts session closes; `emitBetweenTurns(threadId, frame)` emits through the open-time emit of the
+ * thread's latest session (as an engine does when it sends frames while no turn runs).
  */
 export function createTestDriver(options: { name?: string; spinMs?: number } = {}): EngineDriver & {
   opened: number;
+  closed: number;
+  emitBetweenTurns(threadId: string, frame: JsonValue): void;
 } {
+  const openEmits = new Map<string, (frame: JsonValue) => void>();
   // Each driver instance stands for one engine process: its runtime binding differs from any other's.
   const instance = Math.random().toString(36).slice(2, 10);
   const driver = {
@@ -20,6 +27,12 @@ export function createTestDriver(options: { name?: string; spinMs?: number } = {
     label: 'Test engine',
     translator: createTestTranslator(options.spinMs ?? 0),
     opened: 0,
+    closed: 0,
+    emitBetweenTurns(threadId: string, frame: JsonValue) {
+      const emit = openEmits.get(threadId);
+      if (!emit) throw new Error(`no session of thread ${threadId} was opened`);
+      emit(frame);
+    },
     async openSession(o: Parameters<EngineDriver['openSession']>[0]): Promise<EngineSession> {
       driver.opened++;
       const nativeSessionId = o.previous?.nativeSessionId ?? `native-${o.threadId}`;
@@ -31,6 +44,11 @@ export function createTestDriver(options: { name?: string; spinMs?: number } = {
         capabilities: {} as never,
       } as unknown as JsonValue);
       let alive = true;
+      openEmits.set(o.threadId, (frame) => o.emit(frame));
+      let markClosed = () => {};
+      const closedSignal = new Promise<void>((resolve) => {
+        markClosed = resolve;
+      });
       return {
         binding: {
           provider: 'test',
@@ -40,10 +58,19 @@ export function createTestDriver(options: { name?: string; spinMs?: number } = {
           capabilities: {} as never,
         },
         runTurn: (turn, io) =>
-          runScript(turn.prompt, io, () => {
-            alive = false;
-          }),
-        close: async () => {},
+          runScript(
+            turn.prompt,
+            io,
+            () => {
+              alive = false;
+            },
+            closedSignal,
+          ),
+        close: async () => {
+          driver.closed++;
+          alive = false;
+          markClosed();
+        },
         isAlive: () => alive,
       };
     },
@@ -60,7 +87,12 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     });
   });
 
-async function runScript(prompt: string, io: TurnIO, die: () => void): Promise<TurnOutcome> {
+async function runScript(
+  prompt: string,
+  io: TurnIO,
+  die: () => void,
+  closed: Promise<void>,
+): Promise<TurnOutcome> {
   for (const line of prompt.split('\n')) {
     if (io.signal.aborted) return { outcome: 'cancelled' };
     const [cmd, ...args] = line.trim().split(' ');
@@ -112,6 +144,11 @@ async function runScript(prompt: string, io: TurnIO, die: () => void): Promise<T
       case 'die':
         die();
         break;
+      case 'ignore-cancel':
+        // A hostile engine: the abort signal changes nothing, only killing its process ends the turn.
+        await Promise.race([closed, sleep(60_000)]);
+        io.emit({ t: 'delta', text: 'late' });
+        return { outcome: 'completed' };
       default:
         break;
     }
