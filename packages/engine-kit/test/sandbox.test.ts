@@ -79,6 +79,19 @@ describe('engine sandbox helpers', () => {
     expect(liveMembers(owned.pid)).toEqual([]);
   });
 
+  it('kills the children an engine left behind when it exited, although the engine itself is gone', async () => {
+    const owned = spawnOwned('sh', ['-c', "sleep 1000 & sh -c 'sleep 1001' & exit 3"], {
+      cwd: process.cwd(),
+      env: { PATH: process.env.PATH ?? '' },
+    });
+    expect((await owned.exited).code).toBe(3);
+    expect(liveMembers(owned.pid).length).toBeGreaterThanOrEqual(2);
+    expect((await owned.kill(500)).code).toBe(3);
+    for (let i = 0; i < 100 && liveMembers(owned.pid).length > 0; i++)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(liveMembers(owned.pid)).toEqual([]);
+  });
+
   it('kills the engine group when the owning process is SIGKILLed (no exit hook runs)', async () => {
     const harness = spawn(
       process.execPath,

@@ -1,6 +1,6 @@
 import type { AnyMessage } from '@agentclientprotocol/sdk';
 import type { JsonValue } from '@agentlane/contract';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { recordedNdJsonStream, type WireDirection } from '../src/internal';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -58,5 +58,98 @@ describe('recorded ndjson stream', () => {
       },
     ]);
     expect(written).toEqual([`${recorded[0]?.raw}\n`]);
+  });
+
+  it('a long line costs linear work: its chunks are decoded once, when the line ends', async () => {
+    const size = 20 * 1024 * 1024;
+    const chunkSize = 64 * 1024;
+    const head = '{"jsonrpc":"2.0","method":"session/update","params":{"text":"';
+    const tail = '"}}\n{"jsonrpc":"2.0","method":"after"}\n';
+    const body = new Uint8Array(chunkSize).fill(0x41);
+    let sent = 0;
+    let chunks = 0;
+    const input = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        chunks += 1;
+        if (sent === 0) controller.enqueue(bytes(head));
+        else if (sent < size) controller.enqueue(body);
+        else {
+          // The second line's first bytes share a chunk with the end of the first.
+          controller.enqueue(bytes(tail));
+          controller.close();
+        }
+        sent += sent === 0 ? 1 : chunkSize;
+      },
+    });
+    const decode = vi.spyOn(TextDecoder.prototype, 'decode');
+    try {
+      const recorded: string[] = [];
+      const stream = recordedNdJsonStream(new WritableStream(), input, (_d, _m, raw) => recorded.push(raw));
+      const messages = await readAll(stream.readable);
+      expect(messages).toHaveLength(2);
+      expect(recorded[0]?.length).toBeGreaterThan(size);
+      expect(chunks).toBeGreaterThan(300);
+      // One decode per line, not one per chunk (a growing string searched per chunk was flattened each time).
+      expect(decode.mock.calls.length).toBe(2);
+    } finally {
+      decode.mockRestore();
+    }
+  });
+
+  it('fails a line over 32 MiB as soon as it crosses the limit, counted in bytes', async () => {
+    const chunk = new Uint8Array(1024 * 1024).fill(0x41);
+    let pulled = 0;
+    const input = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled += 1;
+        if (pulled > 100) controller.close();
+        else controller.enqueue(chunk);
+      },
+    });
+    const stream = recordedNdJsonStream(new WritableStream(), input, () => undefined);
+    await expect(readAll(stream.readable)).rejects.toThrow(/longer than 33554432 bytes/);
+    expect(pulled).toBeLessThanOrEqual(34);
+  });
+
+  it('splits lines on bytes: a character cut between chunks and a line ending in CRLF arrive whole', async () => {
+    const line = '{"jsonrpc":"2.0","method":"m","params":{"t":"é€😀"}}';
+    const encoded = bytes(`${line}\r\n`);
+    const cut = encoded.indexOf(0xe2) + 1;
+    const input = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(encoded.subarray(0, cut));
+        controller.enqueue(encoded.subarray(cut));
+        controller.close();
+      },
+    });
+    const recorded: string[] = [];
+    const stream = recordedNdJsonStream(new WritableStream(), input, (_d, _m, raw) => recorded.push(raw));
+    expect(await readAll(stream.readable)).toEqual([JSON.parse(line)]);
+    expect(recorded).toEqual([line]);
+  });
+
+  it('hands each line that is no JSON object to the invalid hook, and tells the end of the input', async () => {
+    const invalid: string[] = [];
+    let ended: unknown = 'not yet';
+    const input = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(bytes('{garbage\n"str"\nnull\n[1,2,3]\n{"jsonrpc":"2.0","method":"ok"}\n'));
+        controller.close();
+      },
+    });
+    const stream = recordedNdJsonStream(new WritableStream(), input, () => undefined, {
+      invalid: (reason, raw) => invalid.push(`${reason} ${raw}`),
+      ended: (error) => {
+        ended = error;
+      },
+    });
+    expect(await readAll(stream.readable)).toEqual([{ jsonrpc: '2.0', method: 'ok' }]);
+    expect(invalid).toEqual([
+      'parse_error {garbage',
+      'not_an_object "str"',
+      'not_an_object null',
+      'not_an_object [1,2,3]',
+    ]);
+    expect(ended).toBeUndefined();
   });
 });

@@ -14,7 +14,11 @@ export interface OwnedProcess {
   exit(): ProcessExit | undefined;
   /** The last few KB of stderr, for the error that says why an engine died. */
   stderrTail(): string;
-  /** SIGTERM to the whole process group, SIGKILL after `graceMs`. Resolves when it is gone. */
+  /**
+   * SIGTERM to the whole process group, SIGKILL after `graceMs`; then SIGKILL to what is left of the group
+   * (children that outlived the engine). Resolves when the engine is gone. The group is signalled even when
+   * the engine itself already exited, and only then is the lifeline stopped.
+   */
   kill(graceMs?: number): Promise<ProcessExit>;
 }
 
@@ -35,14 +39,17 @@ function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.once('exit', () => {
-    for (const owned of live) killGroup(owned.pid, 'SIGKILL');
+    // Never the bare pid of an engine that already exited: the system may have given it to someone else.
+    for (const owned of live) killGroup(owned.pid, 'SIGKILL', owned.exit() !== undefined);
   });
 }
 
-function killGroup(pid: number, signal: NodeJS.Signals): void {
+/** Signals the process group led by `pid` (or the process alone where there is no group); `groupOnly` never the pid. */
+function killGroup(pid: number, signal: NodeJS.Signals, groupOnly = false): void {
   try {
     process.kill(-pid, signal);
   } catch {
+    if (groupOnly) return;
     try {
       process.kill(pid, signal);
     } catch {
@@ -127,22 +134,32 @@ export function spawnOwned(command: string, args: string[], options: SpawnOwnedO
     exit: () => exitInfo,
     stderrTail: () => tail,
     async kill(graceMs = 2000) {
-      if (exitInfo) return exitInfo;
-      if (owned.pid > 0) killGroup(owned.pid, 'SIGTERM');
-      const timer = setTimeout(() => {
-        if (owned.pid > 0) killGroup(owned.pid, 'SIGKILL');
-      }, graceMs);
-      const result = await exited;
-      clearTimeout(timer);
-      return result;
+      if (released) return exited;
+      if (!exitInfo) {
+        if (owned.pid > 0) killGroup(owned.pid, 'SIGTERM');
+        const timer = setTimeout(() => {
+          if (owned.pid > 0) killGroup(owned.pid, 'SIGKILL');
+        }, graceMs);
+        await exited;
+        clearTimeout(timer);
+      }
+      // The engine is gone; its children may not be (an engine that exited mid-turn leaves its shells).
+      release();
+      return exited;
     },
+  };
+  // Until kill() has signalled the group, the group stays in `live` (the exit hook kills it) and keeps its
+  // lifeline, even after the engine itself exited: the group may outlive its leader.
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    if (owned.pid > 0) killGroup(owned.pid, 'SIGKILL', true);
+    live.delete(owned);
+    stopLifeline?.();
   };
   live.add(owned);
   installExitHook();
   const stopLifeline = startLifeline(owned.pid);
-  void exited.then(() => {
-    live.delete(owned);
-    stopLifeline?.();
-  });
   return owned;
 }

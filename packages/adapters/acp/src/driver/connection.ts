@@ -7,7 +7,7 @@ import {
   type RequestPermissionResponse,
 } from '@agentclientprotocol/sdk';
 import type { OwnedProcess } from '@agentlane/engine-kit';
-import { type RecordWire, recordedNdJsonStream } from './ndjson.js';
+import { type NdJsonHooks, type RecordWire, recordedNdJsonStream } from './ndjson.js';
 
 export type { WireDirection } from './ndjson.js';
 
@@ -19,6 +19,8 @@ export interface AcpWireHandlers {
     params: RequestPermissionRequest,
     requestId: string | number,
   ): Promise<RequestPermissionResponse>;
+  /** Lines that are no JSON object, and the end (or failure) of the agent's output. */
+  wire?: NdJsonHooks;
 }
 
 /** Connects an ACP client (agentlane) to an engine process over its stdio. */
@@ -31,6 +33,7 @@ export function connectAcp(engine: OwnedProcess, handlers: AcpWireHandlers): Cli
     Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
     Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>,
     handlers.record,
+    handlers.wire,
   );
   const app = client({ name: 'agentlane' })
     .onRequest('session/request_permission', ({ params, requestId }) =>

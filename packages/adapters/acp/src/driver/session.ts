@@ -16,7 +16,7 @@ import {
 } from '@agentlane/engine-kit';
 import { approvalIdFor } from '../translate/approvals.js';
 import { negotiateAcpCapabilities } from '../translate/capabilities.js';
-import { ACP_COMMANDS_EVENT } from '../translate/translator.js';
+import { ACP_COMMANDS_EVENT, ACP_WIRE_WARNING_EVENT } from '../translate/translator.js';
 import type { AcpEngineConfig } from './config.js';
 import { connectAcp, type WireDirection } from './connection.js';
 import { spawnAcpEngine } from './engine-process.js';
@@ -31,6 +31,12 @@ const CANCEL_RESEND_MS = 2000;
 /** How long the agent must be silent after a session/load before the first prompt, and the most to wait. */
 const REPLAY_QUIET_MS = 250;
 const REPLAY_WAIT_MAX_MS = 5_000;
+
+/** How much of a line that is no JSON object goes into its warning. */
+const BAD_LINE_KEEP_CHARS = 1024;
+
+/** How long an engine whose output ended may take to exit by itself before its group is killed. */
+const OUTPUT_END_GRACE_MS = 1000;
 
 /** Requests whose successful response binds the native session (session.bound must follow it directly). */
 const SESSION_METHODS = new Set(['session/new', 'session/load', 'session/resume', 'session/fork']);
@@ -49,6 +55,15 @@ export class AcpSession implements EngineSession {
   private configOptions: JsonObject[] = [];
   private hasModes = false;
   private dead = false;
+  /** Why the wire to the agent is gone (its output ended or could not be read); the session is then unusable. */
+  private broken: string | null = null;
+  private closing = false;
+  /** Resolves (null) when the running turn is cancelled; one abort listener per turn, however many requests. */
+  private turnAborted: Promise<null> | null = null;
+  /** The driver killed the engine because its output could not be read: the turn reports that, not the exit. */
+  private killedForWire = false;
+  /** JSON-RPC ids of the client's requests not answered yet: a response to any other id is stray. */
+  private readonly openRequests = new Set<string | number>();
   /** JSON-RPC ids of the session/new|load|resume|fork requests sent while starting. */
   private readonly sessionRequests = new Set<string | number>();
   /**
@@ -99,7 +114,16 @@ export class AcpSession implements EngineSession {
       this.sessionRequests.add(id);
     }
     if (dir === 'agent->client') this.lastAgentFrameAt = Date.now();
+    if (dir === 'client->agent' && id !== undefined && rpc?.method !== undefined) this.openRequests.add(id);
     this.emit({ dir, msg }, raw);
+    if (
+      dir === 'agent->client' &&
+      id !== undefined &&
+      rpc?.method === undefined &&
+      !this.openRequests.delete(id)
+    ) {
+      this.emit({ event: ACP_WIRE_WARNING_EVENT, reason: 'stray_response', id });
+    }
     if (
       dir === 'agent->client' &&
       id !== undefined &&
@@ -140,6 +164,16 @@ export class AcpSession implements EngineSession {
     this.conn = connectAcp(this.engine, {
       record: this.record,
       requestPermission: (_params, requestId) => this.answerPermission(requestId),
+      wire: {
+        invalid: (reason, raw) =>
+          this.emit({
+            event: ACP_WIRE_WARNING_EVENT,
+            reason,
+            line: raw.slice(0, BAD_LINE_KEEP_CHARS),
+            length: raw.length,
+          }),
+        ended: (error) => this.outputEnded(error),
+      },
     });
     const { protocolVersion, agent, agentCapabilities, origin, result, sessionId } = await acpHandshake(
       this.conn,
@@ -193,14 +227,39 @@ export class AcpSession implements EngineSession {
     });
   }
 
+  /**
+   * The agent's output ended or failed (a line over the limit): no answer can reach this session any more.
+   * It reports itself dead, so the lane starts a new engine process for the next run, and the group goes:
+   * at once after a read failure, after a short grace (to exit by itself, with its own code) after an end.
+   */
+  private outputEnded(error: unknown): void {
+    if (this.closing) return;
+    this.broken =
+      error === undefined
+        ? 'the engine closed its output (ACP connection closed)'
+        : `the engine's output could not be read: ${errorMessage(error)}`;
+    if (error !== undefined) {
+      this.killedForWire = true;
+      void this.engine.kill(500);
+      return;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, OUTPUT_END_GRACE_MS);
+      timer.unref();
+    });
+    void Promise.race([this.engine.exited, grace]).then(() => {
+      clearTimeout(timer);
+      return this.engine.kill(500);
+    });
+  }
+
   private async answerPermission(requestId: string | number): Promise<RequestPermissionResponse> {
     const io = this.io;
     const cancelled: RequestPermissionResponse = { outcome: { outcome: 'cancelled' } };
-    if (!io || io.signal.aborted) return cancelled;
-    const aborted = new Promise<null>((resolve) =>
-      io.signal.addEventListener('abort', () => resolve(null), { once: true }),
-    );
-    const answer = await Promise.race([io.awaitApproval(approvalIdFor(requestId)), aborted]);
+    if (!io || io.signal.aborted || !this.turnAborted) return cancelled;
+    // Every pending request waits on the turn's one abort promise: a flood of requests adds no listener.
+    const answer = await Promise.race([io.awaitApproval(approvalIdFor(requestId)), this.turnAborted]);
     if (answer?.outcome === 'selected' && answer.optionId) {
       return { outcome: { outcome: 'selected', optionId: answer.optionId } };
     }
@@ -208,13 +267,14 @@ export class AcpSession implements EngineSession {
   }
 
   isAlive(): boolean {
-    return !this.dead && !this.engine.exit();
+    return !this.dead && this.broken === null && !this.conn?.signal.aborted && !this.engine.exit();
   }
 
   async runTurn(turn: TurnInput, io: TurnIO): Promise<TurnOutcome> {
     // The lane asks isAlive() before each turn; this only catches a death in the moment since.
     if (!this.isAlive()) {
-      throw new Error('the engine process is no longer running; the next run starts a new one');
+      const why = this.broken ?? 'the engine process is no longer running';
+      throw new Error(`${why}; the next run starts a new one`);
     }
     this.io = io;
     this.sink = (frame, raw) => io.emit(frame, raw);
@@ -226,7 +286,12 @@ export class AcpSession implements EngineSession {
     const cancel = () => {
       void this.conn.agent.notify('session/cancel', { sessionId: this.sessionId }).catch(() => undefined);
     };
+    let abortTurn: (value: null) => void = () => undefined;
+    this.turnAborted = new Promise<null>((resolve) => {
+      abortTurn = resolve;
+    });
     const onAbort = () => {
+      abortTurn(null);
       cancel();
       resend = setInterval(cancel, CANCEL_RESEND_MS);
     };
@@ -249,11 +314,20 @@ export class AcpSession implements EngineSession {
         ),
         exit,
       ]);
-      if ('exited' in settled) return this.died(settled.exited);
+      if ('exited' in settled && !this.killedForWire) return this.died(settled.exited);
       if ('error' in settled) {
         // A dead pipe rejects the prompt a moment before the exit event: prefer the exit.
         const late = await Promise.race([exit, new Promise<null>((r) => setTimeout(() => r(null), 200))]);
-        if (late) return this.died(late.exited);
+        if (late && !this.killedForWire) return this.died(late.exited);
+      }
+      // The wire broke (output closed, a line over the limit): throwing makes the lane drop the session.
+      if (this.broken !== null || this.conn.signal.aborted) {
+        const why =
+          this.broken ?? ('error' in settled ? errorMessage(settled.error) : 'ACP connection closed');
+        throw new Error(`${why}; the next run starts a new engine process`);
+      }
+      if ('exited' in settled) return this.died(settled.exited);
+      if ('error' in settled) {
         if (io.signal.aborted) return { outcome: 'cancelled' };
         return { outcome: 'failed', error: errorMessage(settled.error) };
       }
@@ -262,6 +336,9 @@ export class AcpSession implements EngineSession {
     } finally {
       io.signal.removeEventListener('abort', onAbort);
       clearInterval(resend);
+      // Requests still waiting (the agent ended its prompt without them) are answered cancelled.
+      abortTurn(null);
+      this.turnAborted = null;
       this.io = null;
       this.sink = null;
     }
@@ -310,6 +387,7 @@ export class AcpSession implements EngineSession {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     this.conn?.close();
     await this.engine.kill(2000);
   }

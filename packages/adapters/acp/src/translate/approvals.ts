@@ -1,5 +1,6 @@
 import type { ApprovalOption, ApprovalOptionKind, ApprovalSubject, JsonObject } from '@agentlane/contract';
 import { asObject, asString, compact, isObject, listOf } from '@agentlane/engine-kit';
+import { ownApproval } from './state.js';
 import type { Step } from './step.js';
 import { diffArtifact, onToolUpdate } from './tools.js';
 
@@ -74,7 +75,7 @@ export function resolveApproval(
   approvalId: string,
   answer: { outcome: 'selected' | 'cancelled'; optionId?: string; answeredBy?: string },
 ): void {
-  const approval = step.state.approvals[approvalId];
+  const approval = ownApproval(step.state, approvalId);
   if (approval?.resolved) return;
   if (approval) approval.resolved = true;
   const kind = approval?.options.find((o) => o.optionId === answer.optionId)?.kind as

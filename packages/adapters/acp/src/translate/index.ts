@@ -3,6 +3,7 @@ export type { AcpState } from './state.js';
 export {
   ACP_AUDIT_TRANSPORT,
   ACP_COMMANDS_EVENT,
+  ACP_WIRE_WARNING_EVENT,
   type AcpTranslatorOptions,
   acpTranslator,
   createAcpTranslator,

@@ -122,13 +122,11 @@ export function initialAcpState(): AcpState {
  * A copy the translator may mutate without touching the prior state. Cheaper than a deep clone: strings
  * are shared (immutable), and values the translator only ever replaces (capabilities, config options,
  * modes) are shared too, so a long message costs O(1) per chunk instead of copying its text each frame.
+ * Tools and approvals are copied on write: the maps are copied (one object each), their entries only when a
+ * step changes them (ownTool / ownApproval), so a turn with thousands of open tools or approvals (a flood of
+ * permission requests) does not copy every one of them on every frame.
  */
 export function cloneState(s: AcpState): AcpState {
-  const tools: AcpState['tools'] = {};
-  for (const [id, t] of Object.entries(s.tools))
-    tools[id] = { ...t, diffs: [...t.diffs], reported: [...t.reported] };
-  const approvals: AcpState['approvals'] = {};
-  for (const [id, a] of Object.entries(s.approvals)) approvals[id] = { ...a };
   return {
     ...s,
     clientRequests: { ...s.clientRequests },
@@ -137,8 +135,46 @@ export function cloneState(s: AcpState): AcpState {
     pendingSession: s.pendingSession ? { ...s.pendingSession } : null,
     message: s.message ? { ...s.message } : null,
     reasoning: s.reasoning ? { ...s.reasoning } : null,
-    tools,
-    approvals,
+    tools: { ...s.tools },
+    approvals: { ...s.approvals },
     children: { ...s.children },
   };
+}
+
+/** Entries a state (one step's copy) owns already; kept beside the state, which stays plain JSON. */
+const owned = new WeakMap<AcpState, Set<string>>();
+
+function ownsFirst(state: AcpState, key: string): boolean {
+  let keys = owned.get(state);
+  if (!keys) {
+    keys = new Set();
+    owned.set(state, keys);
+  }
+  if (keys.has(key)) return false;
+  keys.add(key);
+  return true;
+}
+
+/** A tool of this step's state that it may change (its entry copied once, the prior state's left alone). */
+export function ownTool(state: AcpState, id: string): ToolState | undefined {
+  const tool = state.tools[id];
+  if (!tool || !ownsFirst(state, `tool:${id}`)) return tool;
+  const copy = { ...tool, diffs: [...tool.diffs], reported: [...tool.reported] };
+  state.tools[id] = copy;
+  return copy;
+}
+
+/** Registers a tool made in this step (nothing to copy when the step changes it later). */
+export function addTool(state: AcpState, id: string, tool: ToolState): void {
+  ownsFirst(state, `tool:${id}`);
+  state.tools[id] = tool;
+}
+
+/** An approval of this step's state that it may change (copied once, like ownTool). */
+export function ownApproval(state: AcpState, id: string): ApprovalState | undefined {
+  const approval = state.approvals[id];
+  if (!approval || !ownsFirst(state, `approval:${id}`)) return approval;
+  const copy = { ...approval };
+  state.approvals[id] = copy;
+  return copy;
 }

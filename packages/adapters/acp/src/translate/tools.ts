@@ -1,7 +1,7 @@
 import type { JsonObject, JsonValue, ToolFinalStatus } from '@agentlane/contract';
 import { asNumber, asObject, asString, compact, isObject, listOf } from '@agentlane/engine-kit';
 import { makeArtifact, sha256Hex, unifiedDiff } from './artifacts.js';
-import type { DiffSeen, ToolState } from './state.js';
+import { addTool, type DiffSeen, ownTool, type ToolState } from './state.js';
 import type { Step } from './step.js';
 import { closeText } from './text.js';
 import { toolKind } from './tool-kind.js';
@@ -92,7 +92,7 @@ export function onToolUpdate(
   const rawInput = update.rawInput;
   const title = asString(update.title);
   const content = Array.isArray(update.content) ? listOf(update.content) : null;
-  let tool = state.tools[id];
+  let tool = ownTool(state, id);
   if (!tool) {
     const inputIsEmpty = rawInput === undefined || (isObject(rawInput) && Object.keys(rawInput).length === 0);
     tool = {
@@ -105,7 +105,7 @@ export function onToolUpdate(
       reported: [],
       startedAt: step.receivedAt,
     };
-    state.tools[id] = tool;
+    addTool(state, id, tool);
     if (content) absorbDiffs(tool, content);
     step.emit(`tool.started:${id}`, {
       kind: 'tool.started',
@@ -159,7 +159,7 @@ export function completeTool(
   rawOutput: JsonValue | undefined,
   content: JsonValue[] | null,
 ): void {
-  const tool = step.state.tools[id];
+  const tool = ownTool(step.state, id);
   if (!tool || tool.status === 'completed' || tool.status === 'failed' || tool.status === 'cancelled') return;
   tool.status = status;
   const text = content ? contentText(content) : '';

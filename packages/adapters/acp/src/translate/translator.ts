@@ -30,6 +30,19 @@ import { onCommands } from './updates.js';
 /** The durable provider event the driver stores for a command catalog (replayed as commands.updated). */
 export const ACP_COMMANDS_EVENT = 'acp.commands';
 
+/**
+ * The durable provider event the driver stores for what came over the wire but is no usable message: a line
+ * that is not a JSON object (`reason` parse_error / not_an_object, `line` its first KB), or a response to
+ * a request the client never sent (stray_response). Each becomes a harness.warning.
+ */
+export const ACP_WIRE_WARNING_EVENT = 'acp.wire_warning';
+
+const WIRE_WARNINGS: Record<string, string> = {
+  parse_error: 'the agent sent a line that is not JSON',
+  not_an_object: 'the agent sent a JSON line that is not an object',
+  stray_response: 'the agent answered a request the client never sent',
+};
+
 /** The `transport` of ACP engines' audit rows: JSON-RPC over the agent's stdio. */
 export const ACP_AUDIT_TRANSPORT = 'acp';
 
@@ -66,6 +79,10 @@ export function createAcpTranslator(options: AcpTranslatorOptions = {}): Transla
       dispatchHarnessFrame(step, frame, harness);
     } else if (isObject(frame) && frame.event === ACP_COMMANDS_EVENT) {
       onCommands(step, frame.availableCommands);
+    } else if (isObject(frame) && frame.event === ACP_WIRE_WARNING_EVENT) {
+      const reason = asString(frame.reason) ?? 'unknown';
+      const { event: _event, ...detail } = frame;
+      step.warn(`acp.${reason}`, WIRE_WARNINGS[reason] ?? 'the agent sent something unusable', detail);
     } else if (wire?.dir === 'agent->client') fromAgent(step, wire.msg, config);
     else if (wire?.dir === 'client->agent') fromClient(step, wire.msg, config);
     else step.warn('acp.bad_frame', 'a frame that is neither an ACP message nor a harness frame', frame);
