@@ -2,7 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EngineDriver } from '@agentlane/engine-kit';
+import type { SecretRedactor } from '@agentlane/lane';
 import { createEngineDriver, disposeDrivers, type EngineOffer } from './engine-registry.js';
+import { serverRedactor } from './secrets.js';
 
 /** An engine that was found but is not offered, and why (GET /health and the log say it). */
 export interface UnavailableEngine {
@@ -46,12 +48,20 @@ export async function probeDriver(driver: EngineDriver, timeoutMs: number): Prom
 
 /**
  * Builds and probes every offer; only the engines that started are offered, the others are reported with
- * the reason (their drivers disposed). Never throws. `progress` hears one line per engine.
+ * the reason (their drivers disposed). Never throws. `progress` hears one line per engine. A reason (which
+ * may quote the engine's stderr) has every secret redacted: `redactor`, else one built from the offers and
+ * the environment.
  */
 export async function probeOffers(
   offers: readonly EngineOffer[],
-  options: { database?: string; timeoutMs: number; progress?: (line: string) => void },
+  options: {
+    database?: string;
+    timeoutMs: number;
+    progress?: (line: string) => void;
+    redactor?: SecretRedactor;
+  },
 ): Promise<{ drivers: EngineDriver[]; unavailable: UnavailableEngine[] }> {
+  const redactor = options.redactor ?? serverRedactor({ offers });
   const drivers: EngineDriver[] = [];
   const unavailable: UnavailableEngine[] = [];
   for (const offer of offers) {
@@ -69,7 +79,7 @@ export async function probeOffers(
       drivers.push(driver);
     } catch (err) {
       if (driver) await disposeDrivers([driver]);
-      unavailable.push({ name, label: label ?? name, reason: firstLine(err) });
+      unavailable.push({ name, label: label ?? name, reason: redactor.text(firstLine(err)) });
     }
   }
   return { drivers, unavailable };

@@ -16,6 +16,7 @@ import type { Canonicalizer } from './canonicalizer.js';
 import type { FrameRouter } from './engine-sessions.js';
 import type { PublishHub } from './hub.js';
 import type { RunPipeline } from './run-pipeline.js';
+import type { SecretRedactor } from './secret-redactor.js';
 import type { AuditSink } from './types.js';
 
 // The run executor's options and the state it keeps per run and per thread.
@@ -33,6 +34,8 @@ export type ExecutorStore = ThreadStore &
 
 export interface RunExecutorOptions {
   store: ExecutorStore;
+  /** Redacts the secrets the server knows from every native frame and the run's error. */
+  redactor?: SecretRedactor;
   hub: PublishHub;
   canonicalizer: Canonicalizer;
   ownerId: string;

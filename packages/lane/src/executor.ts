@@ -294,6 +294,7 @@ export class RunExecutor {
       provider: driver.provider,
     });
     const pipeline = new RunPipeline({
+      ...(this.o.redactor ? { redactor: this.o.redactor } : {}),
       store,
       hub,
       threadId: run.threadId,
@@ -348,6 +349,8 @@ export class RunExecutor {
       error = errorMessage(err);
       outcome = { outcome: 'failed', error };
     }
+    // An engine's error text may quote what it was given (its key in a stderr tail).
+    if (error) error = pipeline.redactText(error);
     // Anything the engine emits from now on is late: stored as refused once sealed, never translated live.
     pipeline.close();
     if (a.lost || a.released) return;

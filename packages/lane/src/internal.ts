@@ -5,6 +5,14 @@ export { type CanonicalizeOutcome, Canonicalizer, type CanonicalizerOptions } fr
 export { deriveEventId } from './event-id.js';
 export { RunExecutor, type RunExecutorOptions } from './executor.js';
 export {
+  DROPPED_PREVIEW_CHARS,
+  FRAME_TOO_DEEP,
+  type GuardedFrame,
+  guardFrame,
+  MAX_FRAME_DEPTH,
+  nestedDeeperThan,
+} from './frame-guard.js';
+export {
   type HubOptions,
   type HubSignal,
   type HubSubscription,

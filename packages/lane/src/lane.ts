@@ -108,6 +108,7 @@ function laneWorkers(options: LaneOptions, settings: ReturnType<typeof laneSetti
     ...(log ? { log } : {}),
   });
   const executor = new RunExecutor({
+    ...(options.redactor ? { redactor: options.redactor } : {}),
     store,
     hub,
     canonicalizer,

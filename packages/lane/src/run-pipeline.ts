@@ -7,10 +7,12 @@ import {
   type SourceLaneStore,
   StoreError,
 } from '@agentlane/store';
+import { guardFrame } from './frame-guard.js';
 import type { PublishHub } from './hub.js';
 import type { Materializer } from './offload.js';
 import type { BuiltStep, RunTranslation } from './run-translation.js';
 import { errorMessage } from './run-translation.js';
+import type { SecretRedactor } from './secret-redactor.js';
 import type { AuditSink } from './types.js';
 
 /**
@@ -30,6 +32,12 @@ export interface RunPipelineOptions {
   materializer: Materializer;
   audit?: AuditSink;
   log?: (level: 'info' | 'warn' | 'error', message: string, detail?: unknown) => void;
+  /**
+   * Keeps the server's secrets (engine API keys, tokens) out of every stored frame (JSON and raw bytes), and
+   * so out of the events, audit rows and SSE derived from them, and out of the error texts this pipeline
+   * makes (redactText does the same for the run's error). None: frames are stored as the engine sent them.
+   */
+  redactor?: SecretRedactor;
 }
 
 /**
@@ -68,8 +76,17 @@ export class RunPipeline {
     this.live = { liveRunId: o.runId };
   }
 
-  /** Queues a frame; `raw` (the frame as the engine's wire carried it) goes to the store's bounded raw sidecar. */
-  emit(frame: JsonValue, raw?: string | Uint8Array): void {
+  /**
+   * Queues a frame; `raw` (the frame as the engine's wire carried it) goes to the store's bounded raw sidecar.
+   * A frame nested too deep to store is replaced by a non-fatal engine.error frame saying so (see frame-guard);
+   * secrets are redacted from the frame and the raw bytes before they are queued.
+   */
+  emit(original: JsonValue, originalRaw?: string | Uint8Array): void {
+    const { frame, raw, dropped } = guardFrame(original, originalRaw, this.o.redactor);
+    if (dropped)
+      this.o.log?.('warn', `run ${this.o.runId}: a frame from the engine was dropped (${dropped})`, {
+        runId: this.o.runId,
+      });
     this.pending.push(
       raw === undefined ? { receivedAt: receivedNow(), frame } : { receivedAt: receivedNow(), frame, raw },
     );
@@ -87,6 +104,11 @@ export class RunPipeline {
   /** The turn is over: later frames are late. Call after drain(), before the run is finalized. */
   close(): void {
     this.closed = true;
+  }
+
+  /** Text with the secrets this pipeline knows redacted: the executor passes the run's error through it. */
+  redactText(text: string): string {
+    return this.o.redactor ? this.o.redactor.text(text) : text;
   }
 
   /** Set when frames could not be stored (the run must fail: the source lane is incomplete). */
@@ -153,7 +175,7 @@ export class RunPipeline {
       writes = await translated.writes;
     } catch (err) {
       this.o.log?.('warn', `live translation of run ${this.o.runId} failed; the final pass will repair it`, {
-        error: errorMessage(err),
+        error: this.safeError(err),
       });
     }
     // Same tick: the store's group commit puts both into one transaction.
@@ -197,7 +219,7 @@ export class RunPipeline {
         'warn',
         `live rows of run ${this.o.runId} were not written; the final pass will repair it`,
         {
-          error: errorMessage(events.reason),
+          error: this.safeError(events.reason),
         },
       );
     }
@@ -221,7 +243,7 @@ export class RunPipeline {
     if (rows.length === 0 || !this.o.audit || !this.auditTrusted) return;
     this.o.audit.record(rows).catch((err) =>
       this.o.log?.('warn', `audit rows of run ${this.o.runId} were not recorded; the final pass retries`, {
-        error: errorMessage(err),
+        error: this.safeError(err),
       }),
     );
   }
@@ -238,7 +260,7 @@ export class RunPipeline {
       this.o.hub.publishRows(this.o.threadId, result.inserted);
     } catch (err) {
       this.o.log?.('warn', `live translation of run ${this.o.runId} failed; the final pass will repair it`, {
-        error: errorMessage(err),
+        error: this.safeError(err),
       });
     }
   }
@@ -252,8 +274,13 @@ export class RunPipeline {
     return true;
   }
 
+  /** An error's text, secrets redacted. */
+  private safeError(err: unknown): string {
+    return this.redactText(errorMessage(err));
+  }
+
   private fail(err: unknown): void {
-    this.failure = new Error(`could not store native frames: ${errorMessage(err)}`);
+    this.failure = new Error(`could not store native frames: ${this.safeError(err)}`);
     this.o.log?.('error', this.failure.message, { runId: this.o.runId });
   }
 }

@@ -7,6 +7,7 @@ import type {
   Store,
   ThreadRecord,
 } from '@agentlane/store';
+import type { SecretRedactor } from './secret-redactor.js';
 
 /** Runs one process executes at once unless configured (engines are processes: a few, not hundreds). */
 export const DEFAULT_MAX_CONCURRENT_RUNS = 16;
@@ -31,6 +32,8 @@ export const DEFAULT_ENGINE_IDLE_MS = 10 * 60_000;
 /** How `createLane` is configured by the server (or the CLI, or a test). */
 export interface LaneOptions {
   store: Store;
+  /** Secrets the server knows (engine keys, tokens): redacted from every native frame before it is stored. */
+  redactor?: SecretRedactor;
   /** The configured engines, keyed by `EngineDriver.name`; a thread's `engine` picks one. */
   drivers: ReadonlyMap<string, EngineDriver> | readonly EngineDriver[];
   /** Identifies this process as the owner of the runs it executes (crash recovery uses it). */

@@ -2,12 +2,13 @@ import { hostname } from 'node:os';
 import { Writable } from 'node:stream';
 import { type AgentApp, ndJsonStream } from '@agentclientprotocol/sdk';
 import { AgentlaneClient, type HealthResponse } from '@agentlane/client';
-import { createLane } from '@agentlane/lane';
+import { createLane, type LaneOptions, type SecretRedactor } from '@agentlane/lane';
 import { acpAgent, localAcpBackend, remoteAcpBackend, screenedStream } from '@agentlane/protocols';
 import { CliError, printable } from '../cli-error.js';
 import { resolveServeConfig, type ServeFlags } from '../config.js';
 import { buildDrivers, disposeDrivers } from '../engine-registry.js';
 import { bearerToken, parseServerUrl } from '../remote.js';
+import { serverRedactor } from '../secrets.js';
 import { openDatabase } from './serve.js';
 
 export interface AcpFlags extends Pick<ServeFlags, 'db' | 'config' | 'dataDir'> {
@@ -35,16 +36,21 @@ export async function runAcp(flags: AcpFlags): Promise<void> {
   }
   // serve's one-line refusal of a database it cannot open, not a stack trace.
   const store = await openDatabase(config);
-  const lane = createLane({
+  // Keeps the engines' keys out of stored frames, run errors and the log (see serve).
+  const redactor = serverRedactor({ engines: config.engines, tokens: config.tokens });
+  const laneOptions: LaneOptions & { redactor?: SecretRedactor } = {
     store,
     drivers,
+    redactor,
     ownerId: `acp-${hostname()}-${process.pid}`,
     approvalTimeoutMs: config.approvalTimeoutMs,
     workDirFor: (thread) => thread.workDir ?? config.workDir,
     log: (level, message) => {
-      if (level !== 'info') process.stderr.write(`agentlane: ${level}: ${printable(message)}\n`);
+      if (level !== 'info')
+        process.stderr.write(`agentlane: ${level}: ${printable(redactor.text(message))}\n`);
     },
-  });
+  };
+  const lane = createLane(laneOptions);
   await lane.start();
   const app = acpAgent({
     backend: localAcpBackend({

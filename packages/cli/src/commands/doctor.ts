@@ -6,6 +6,7 @@ import { CliError } from '../cli-error.js';
 import { resolveServeConfig, type ServeConfig, type ServeFlags } from '../config.js';
 import { probeDriver } from '../engine-probe.js';
 import { createEngineDriver, discoverEngines, disposeDrivers, type EngineOffer } from '../engine-registry.js';
+import { serverRedactor } from '../secrets.js';
 import type { CliCommand } from './command.js';
 import { openDatabase } from './serve.js';
 
@@ -130,7 +131,13 @@ export async function runDoctor(
       problem: `not built (no ${join(config.webRoot, 'index.html')}); the API works without it`,
       fix: 'run npm start once (it builds it), or npm run build -w @agentlane/web',
     });
-  return findings;
+  // A problem may quote an engine's stderr or error body: the keys it was given never reach the output.
+  const redactor = serverRedactor({ env, engines: config.engines, offers: found, tokens: config.tokens });
+  return findings.map((f) =>
+    f.ok
+      ? { ...f, what: redactor.text(f.what) }
+      : { ...f, what: redactor.text(f.what), problem: redactor.text(f.problem), fix: redactor.text(f.fix) },
+  );
 }
 
 export const formatFinding = (f: Finding): string =>

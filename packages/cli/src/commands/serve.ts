@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { openCheckpointSaver } from '@agentlane/checkpoints';
-import { createLane } from '@agentlane/lane';
+import type { JsonObject } from '@agentlane/contract';
+import { createLane, type LaneOptions, type SecretRedactor } from '@agentlane/lane';
 import { openLedger } from '@agentlane/ledger';
 import { protocolRoutes } from '@agentlane/protocols/routes';
 import {
@@ -21,6 +22,7 @@ import { resolveServeConfig, type ServeConfig, type ServeFlags } from '../config
 import { probeOffers } from '../engine-probe.js';
 import { buildDrivers, discoverEngines, disposeDrivers } from '../engine-registry.js';
 import { createLogger } from '../logging.js';
+import { serverRedactor } from '../secrets.js';
 import type { CliCommand } from './command.js';
 
 /** How long a found engine may take to start and negotiate before it is not offered. */
@@ -55,17 +57,21 @@ async function offeredEngines(config: ServeConfig, log: (line: string) => void) 
     recordedSessions: config.recordedSessions,
     database: config.db,
   });
+  const offers = config.discover ? await discoverEngines(process.env, process.cwd()) : [];
+  // Every secret this process knows: the engines' keys (configured or found) and the server's tokens.
+  const redactor = serverRedactor({ engines: config.engines, offers, tokens: config.tokens });
   const found = config.discover
-    ? await probeOffers(await discoverEngines(process.env, process.cwd()), {
+    ? await probeOffers(offers, {
         database: config.db,
         timeoutMs: PROBE_TIMEOUT_MS,
         progress: log,
+        redactor,
       })
     : { drivers: [], unavailable: [] };
   const taken = new Set(configured.map((d) => d.name));
   const drivers = [...found.drivers.filter((d) => !taken.has(d.name)), ...configured];
   for (const e of found.unavailable) log(`agentlane: engine ${e.name} is not offered: ${e.reason}`);
-  return { drivers, unavailable: found.unavailable };
+  return { drivers, unavailable: found.unavailable, redactor };
 }
 
 /** Why the server could not listen, in one line with what to do. */
@@ -93,7 +99,7 @@ export async function serve(
   } catch (err) {
     throw new CliError((err as Error).message);
   }
-  const { drivers, unavailable } = await offeredEngines(config, log);
+  const { drivers, unavailable, redactor } = await offeredEngines(config, log);
   // Metrics and traces see the store, the ledger and the lane port through decorators (docs/operations.md).
   const observability = createObservability({ log: (line) => log(`agentlane: warn: ${line}`) });
   // Ordered open: the store, then the ledger and the checkpoint tables are opened and migrated before the
@@ -105,9 +111,12 @@ export async function serve(
   const ledger = observability.observeAudit(await openLedger(config.db));
   // Checkpoints live next to the events: the same SQLite file (own tables) or the same PostgreSQL database.
   const checkpoints = await openCheckpointSaver(config.db);
-  const lane = createLane({
+  // `redactor` keeps the engines' keys out of stored frames and run errors (the lane hands it to each run's
+  // RunPipeline); typed apart so this compiles whether or not LaneOptions declares it yet.
+  const laneOptions: LaneOptions & { redactor?: SecretRedactor } = {
     store,
     drivers,
+    redactor,
     audit: ledger,
     ownerId: `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`,
     maxConcurrentRuns: config.maxConcurrentRuns,
@@ -115,11 +124,15 @@ export async function serve(
     runLeaseRenewMs: config.runLeaseRenewMs,
     approvalTimeoutMs: config.approvalTimeoutMs,
     workDirFor: (thread) => thread.workDir ?? config.workDir,
-    log: (level, message, detail) => {
+    log: (level, raw, rawDetail) => {
+      // A lane message may quote an engine's error: no key in the log either.
+      const message = redactor.text(raw);
+      const detail = isObject(rawDetail) ? redactor.json(rawDetail as JsonObject) : {};
       if (logger) logger[level]({ component: 'lane', ...(isObject(detail) ? detail : {}) }, message);
       else if (level !== 'info') log(`agentlane: ${level}: ${message}`);
     },
-  });
+  };
+  const lane = createLane(laneOptions);
   await lane.start();
   const server = await createServer({
     store,

@@ -1,0 +1,124 @@
+import type { JsonValue } from '@agentlane/contract';
+import type { HarnessFrame } from '@agentlane/engine-kit';
+import type { SecretRedactor } from './secret-redactor.js';
+
+/**
+ * How deep a native frame may nest (arrays and objects; the frame itself is level 1). Deeper frames are not
+ * stored: the store's JSON.stringify (and every recursive reader after it: translators, redaction, JSONB)
+ * would overflow the stack on a frame nested thousands of levels deep and lose the whole write batch. No
+ * engine protocol comes near this.
+ */
+export const MAX_FRAME_DEPTH = 256;
+
+/** How much of a dropped frame its warning quotes (characters of its raw text, else of its JSON). */
+export const DROPPED_PREVIEW_CHARS = 1024;
+
+/** The detail `reason` of the engine.error frame that replaces a frame nested too deep. */
+export const FRAME_TOO_DEEP = 'frame.too_deep';
+
+export interface GuardedFrame {
+  frame: JsonValue;
+  raw?: string | Uint8Array;
+  /** Why the engine's frame was replaced (then `frame` is the harness frame saying so). */
+  dropped?: string;
+}
+
+/**
+ * What RunPipeline stores for a frame the engine emitted: a frame nested deeper than MAX_FRAME_DEPTH becomes a
+ * non-fatal `engine.error` harness frame (every translator turns it into a non-fatal harness.error) with the
+ * reason and a redacted preview of the first 1 KB of its raw text; then secrets are redacted from the frame
+ * and its raw bytes. Never recursive on the engine's frame before its depth is known to be bounded.
+ */
+export function guardFrame(
+  frame: JsonValue,
+  raw?: string | Uint8Array,
+  redactor?: SecretRedactor,
+): GuardedFrame {
+  if (nestedDeeperThan(frame, MAX_FRAME_DEPTH)) {
+    const reason = `nested deeper than ${MAX_FRAME_DEPTH} levels`;
+    const rawBytes =
+      raw === undefined ? undefined : typeof raw === 'string' ? Buffer.byteLength(raw) : raw.byteLength;
+    const replacement: HarnessFrame = {
+      harness: 'engine.error',
+      message: `a frame from the engine was dropped: ${reason}`,
+      fatal: false,
+      detail: {
+        reason: FRAME_TOO_DEEP,
+        maxDepth: MAX_FRAME_DEPTH,
+        preview: preview(frame, raw, redactor),
+        ...(rawBytes !== undefined ? { rawBytes } : {}),
+      },
+    };
+    return { frame: replacement as unknown as JsonValue, dropped: reason };
+  }
+  if (!redactor?.active) return raw === undefined ? { frame } : { frame, raw };
+  const safeRaw = raw === undefined ? undefined : redactor.raw(raw);
+  const safe = redactor.json(frame);
+  return safeRaw === undefined ? { frame: safe } : { frame: safe, raw: safeRaw };
+}
+
+/** Whether a JSON value nests arrays/objects deeper than `max` levels; iterative, stops at the first too deep. */
+export function nestedDeeperThan(value: JsonValue, max: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  const values: object[] = [value];
+  const depths: number[] = [1];
+  while (values.length > 0) {
+    const v = values.pop() as object;
+    const depth = depths.pop() as number;
+    if (depth > max) return true;
+    const children = Array.isArray(v) ? v : Object.values(v);
+    for (const child of children) {
+      if (child !== null && typeof child === 'object') {
+        values.push(child);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return false;
+}
+
+/**
+ * The first DROPPED_PREVIEW_CHARS of the frame's raw text (else of its JSON, written without recursion),
+ * redacted. Redacted before it is cut, over a longer window, so a key crossing the cut is not half shown.
+ */
+function preview(frame: JsonValue, raw: string | Uint8Array | undefined, redactor?: SecretRedactor): string {
+  const window = DROPPED_PREVIEW_CHARS * 4;
+  let text: string;
+  if (typeof raw === 'string') text = raw.slice(0, window);
+  else if (raw !== undefined) text = new TextDecoder().decode(raw.subarray(0, window));
+  else text = jsonPrefix(frame, window);
+  const safe = redactor ? redactor.text(text) : text;
+  return safe.slice(0, DROPPED_PREVIEW_CHARS);
+}
+
+/** The first `limit` characters (about) of a value's JSON, written with an explicit stack. */
+function jsonPrefix(value: JsonValue, limit: number): string {
+  type Item = { lit: string } | { value: JsonValue };
+  const stack: Item[] = [{ value }];
+  let out = '';
+  while (stack.length > 0 && out.length < limit) {
+    const item = stack.pop() as Item;
+    if ('lit' in item) {
+      out += item.lit;
+      continue;
+    }
+    const v = item.value;
+    if (v === null || typeof v !== 'object') {
+      out += JSON.stringify(v) ?? 'null';
+      continue;
+    }
+    const arr = Array.isArray(v);
+    const entries: [string | null, JsonValue][] = arr
+      ? v.map((x): [null, JsonValue] => [null, x])
+      : Object.entries(v).map(([k, x]): [string, JsonValue] => [k, x as JsonValue]);
+    out += arr ? '[' : '{';
+    stack.push({ lit: arr ? ']' : '}' });
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [k, x] = entries[i] as [string | null, JsonValue];
+      stack.push({ value: x });
+      if (k !== null) stack.push({ lit: `${JSON.stringify(k)}:` });
+      if (i > 0) stack.push({ lit: ',' });
+    }
+  }
+  return out.slice(0, limit);
+}
