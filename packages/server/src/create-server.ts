@@ -205,9 +205,11 @@ async function serveWeb(app: FastifyInstance, options: ServerOptions): Promise<v
 export async function createServer(options: ServerOptions): Promise<AgentlaneServer> {
   const limits = resolveLimits(options.limits);
   const context = serverContext(options, limits);
-  // A deleted session's streams end on every process (ThreadHub hears deletions made by the others too).
+  // A deleted session's streams end and its engine process is closed on every process (ThreadHub hears
+  // deletions made by the others too).
   context.hub.onThreadDeleted((threadId) => {
     for (const conn of [...context.connections]) if (conn.threadId === threadId) conn.end();
+    context.lane.closeThreadEngine?.(threadId).catch(() => false);
   });
 
   const app = fastifyApp(options, limits);

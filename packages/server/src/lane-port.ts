@@ -7,4 +7,6 @@ import type { Lane } from '@agentlane/lane';
 export type LanePort = Pick<
   Lane,
   'createRun' | 'cancelRun' | 'answerApproval' | 'answerQuestion' | 'subscribe'
->;
+> &
+  // A deleted session's engine process is closed where it runs (optional: a lane that runs no engines).
+  Partial<Pick<Lane, 'closeThreadEngine'>>;

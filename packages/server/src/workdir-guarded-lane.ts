@@ -18,6 +18,12 @@ export function workDirGuardedLane(
     answerApproval: (input) => lane.answerApproval(input),
     answerQuestion: (input) => lane.answerQuestion(input),
     subscribe: (threadId, after, listener, flow) => lane.subscribe(threadId, after, listener, flow),
+    ...(lane.closeThreadEngine
+      ? {
+          closeThreadEngine: (threadId: string) =>
+            lane.closeThreadEngine?.(threadId) ?? Promise.resolve(false),
+        }
+      : {}),
     async createRun(input) {
       const thread = await store.getThread(input.threadId);
       if (thread?.workDir) {

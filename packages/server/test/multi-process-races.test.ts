@@ -196,6 +196,21 @@ function racesSuite(label: string, database: () => Promise<{ dbPath?: string; dr
       expect(await a.store.listRuns(id)).toEqual([]);
     });
 
+    it('a deleted session has its engine closed on the process that ran it', async () => {
+      const id = await a.createSession();
+      const run = await postJson(`${a.api}/threads/${id}/runs`, { prompt: 'hello' });
+      expect(run.status).toBe(201);
+      const runId = run.json.run.runId as string;
+      for (let i = 0; i < 200 && (await a.store.getRun(runId))?.status !== 'completed'; i++)
+        await new Promise((r) => setTimeout(r, 50));
+      expect((await a.store.getRun(runId))?.status).toBe('completed');
+      // Deleted through another process: the one that executed the run closes its engine session.
+      expect((await del(b.api, id)).status).toBe(204);
+      // The deletion reaches the other process as a store signal; closing an already closed session says false.
+      await new Promise((r) => setTimeout(r, 500));
+      expect(await a.lane.closeThreadEngine(id)).toBe(false);
+    });
+
     it('a session deleted on one process ends its streams on the others', async () => {
       const id = await a.createSession();
       const onB = new SseReader(`${b.api}/threads/${id}/events`);
