@@ -128,7 +128,7 @@ export class RunPipeline {
         }
         this.flushes++;
         if (this.closed) {
-          await this.storeFrames(batch);
+          await this.storeFrames(batch, this.nextNativeSeq ?? undefined);
         } else if (this.nextNativeSeq === null) {
           const records = await this.storeFrames(batch);
           const last = records[records.length - 1];
@@ -143,10 +143,19 @@ export class RunPipeline {
     }
   }
 
-  private async storeFrames(batch: SourceFrameInput[]): Promise<NativeFrameRecord[]> {
+  /**
+   * Stores frames alone, retried a few times. `expectedFirstSeq` (where this pipeline, the lane's only writer,
+   * knows its end): a retry after a commit whose outcome was unknown finds its frames stored and gets them
+   * back instead of appending them twice.
+   */
+  private async storeFrames(
+    batch: SourceFrameInput[],
+    expectedFirstSeq?: number,
+  ): Promise<NativeFrameRecord[]> {
+    const options = expectedFirstSeq === undefined ? undefined : { expectedFirstSeq };
     for (let attempt = 1; ; attempt++) {
       try {
-        const stored = await this.o.store.appendFrames(this.o.runId, batch);
+        const stored = await this.o.store.appendFrames(this.o.runId, batch, options);
         this.framesStored += stored.length;
         return stored;
       } catch (err) {
@@ -202,9 +211,11 @@ export class RunPipeline {
       this.auditTrusted = false;
     } else {
       this.auditTrusted = false;
-      // Not stored as one transaction: retry the frames alone; their rows come from the final pass.
+      // Not stored as one transaction: retry the frames alone; their rows come from the final pass. The
+      // commit may have gone through unheard (the connection broke during COMMIT): the retry then finds the
+      // frames at the seqs they were translated with instead of storing them twice.
       this.nextNativeSeq = null;
-      await this.storeFrames(batch);
+      await this.storeFrames(batch, firstSeq);
     }
     if (events.status === 'fulfilled' && events.value) {
       this.rowsPublished += events.value.inserted.length;

@@ -76,8 +76,8 @@ function commitOverrides(
   observer: StoreObserver,
 ): Partial<Store> {
   return {
-    async appendFrames(runId, frames) {
-      const records = await meter.timed('frames', () => store.appendFrames(runId, frames));
+    async appendFrames(runId, frames, options) {
+      const records = await meter.timed('frames', () => store.appendFrames(runId, frames, options));
       metrics.framesIngested.inc(records.length);
       return records;
     },

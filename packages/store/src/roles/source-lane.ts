@@ -60,10 +60,25 @@ export interface RefusedFrameRecord {
   reason: string;
 }
 
+/** How frames are appended. */
+export interface AppendFramesOptions {
+  /**
+   * The native seq the writer expects its first frame to get (it is the lane's only writer and knows its
+   * end). When the lane already holds these very frames at these seqs (received at the same time, the same
+   * content) they are returned as stored and not appended again: the retry of a commit whose outcome was
+   * unknown (the connection broke during COMMIT) stores nothing twice.
+   */
+  expectedFirstSeq?: number;
+}
+
 /** A run's source lane: the native frames as the engine sent them, sealed once the run settles. */
 export interface SourceLaneStore {
   /** Appends native frames in order; refused with source_sealed (and recorded) once the lane is sealed. */
-  appendFrames(runId: string, frames: SourceFrameInput[]): Promise<SourceFrameRecord[]>;
+  appendFrames(
+    runId: string,
+    frames: SourceFrameInput[],
+    options?: AppendFramesOptions,
+  ): Promise<SourceFrameRecord[]>;
   readFrames(runId: string, afterNativeSeq?: number): Promise<SourceFrameRecord[]>;
   /** The raw sidecar of frames appended with `raw`, nativeSeq > afterNativeSeq, in order. */
   readRawFrames(runId: string, afterNativeSeq?: number): Promise<RawFrameRecord[]>;

@@ -52,6 +52,7 @@ export function appendFramesJob(
   frames: readonly FrameInput[],
   now: () => string,
   rawLimits: RawSidecarLimits,
+  expectedFirstSeq?: number,
 ): WriteJob<SourceFrameRecord[]> {
   return {
     rows: frames.length,
@@ -76,6 +77,10 @@ export function appendFramesJob(
           ),
         );
       }
+      if (expectedFirstSeq !== undefined && lane.maxNativeSeq >= expectedFirstSeq + frames.length - 1) {
+        const stored = await storedAlready(ctx.conn, runId, expectedFirstSeq, frames);
+        if (stored) return stored;
+      }
       const records: SourceFrameRecord[] = [];
       const params: SqlParam[][] = [];
       let raws: SqlParam[][] | null = null;
@@ -94,6 +99,30 @@ export function appendFramesJob(
       return records;
     },
   };
+}
+
+/**
+ * The records of `frames` when the lane holds exactly them from `firstSeq` on (same receive time, same
+ * frame text): a retried batch whose first commit went through. Anything else is undefined.
+ */
+async function storedAlready(
+  conn: SqlConn,
+  runId: string,
+  firstSeq: number,
+  frames: readonly FrameInput[],
+): Promise<SourceFrameRecord[] | undefined> {
+  const rows = await conn.all<{ native_seq: number | string; received_at: string; frame: string }>(
+    'SELECT native_seq, received_at, frame FROM source_frames WHERE run_id = ? AND native_seq >= ? AND native_seq < ? ORDER BY native_seq',
+    [runId, firstSeq, firstSeq + frames.length],
+  );
+  if (rows.length !== frames.length) return undefined;
+  const records: SourceFrameRecord[] = [];
+  for (const [i, f] of frames.entries()) {
+    const row = rows[i] as { native_seq: number | string; received_at: string; frame: string };
+    if (row.received_at !== f.receivedAt || row.frame !== JSON.stringify(f.frame)) return undefined;
+    records.push({ runId, nativeSeq: Number(row.native_seq), receivedAt: f.receivedAt, frame: f.frame });
+  }
+  return records;
 }
 
 /**

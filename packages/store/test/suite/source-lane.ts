@@ -51,6 +51,30 @@ export function sourceLaneTests(s: SuiteContext): void {
     );
   });
 
+  test('a batch retried after its commit went through is not stored twice (expectedFirstSeq)', async ({
+    store,
+  }) => {
+    const threadId = await newThread();
+    const runId = await newRun(threadId);
+    const at = new Date().toISOString();
+    await store.appendFrames(runId, [{ receivedAt: at, frame: { n: 1 } }]);
+    const batch = [
+      { receivedAt: at, frame: { n: 2 } },
+      { receivedAt: at, frame: { n: 3 } },
+    ];
+    const first = await store.appendFrames(runId, batch, { expectedFirstSeq: 2 });
+    expect(first.map((f) => f.nativeSeq)).toEqual([2, 3]);
+    // The writer did not hear the commit and sends the same batch again, expecting the same seqs.
+    const again = await store.appendFrames(runId, batch, { expectedFirstSeq: 2 });
+    expect(again).toEqual(first);
+    expect((await store.readFrames(runId)).map((f) => f.frame)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    // Other frames at those seqs (another writer appended) are no retry: the batch is appended after them.
+    const moved = await store.appendFrames(runId, [{ receivedAt: at, frame: { n: 9 } }], {
+      expectedFirstSeq: 3,
+    });
+    expect(moved.map((f) => f.nativeSeq)).toEqual([4]);
+  });
+
   test('live rows of a run are refused once its lane is sealed; the final pass still writes', async ({
     store,
   }) => {

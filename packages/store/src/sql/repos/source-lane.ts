@@ -1,5 +1,6 @@
 import type { JsonValue } from '@agentlane/contract';
 import type {
+  AppendFramesOptions,
   RawFrameRecord,
   RawSidecarLimits,
   RefusedFrameRecord,
@@ -23,7 +24,11 @@ export class SqlSourceLane implements SourceLaneStore {
     private readonly rawLimits: RawSidecarLimits,
   ) {}
 
-  appendFrames(runId: string, frames: SourceFrameInput[]): Promise<SourceFrameRecord[]> {
+  appendFrames(
+    runId: string,
+    frames: SourceFrameInput[],
+    options: AppendFramesOptions = {},
+  ): Promise<SourceFrameRecord[]> {
     try {
       validateFrames(runId, frames);
     } catch (error) {
@@ -31,7 +36,14 @@ export class SqlSourceLane implements SourceLaneStore {
     }
     if (frames.length === 0) return this.readLaneExists(runId).then(() => []);
     return this.queue.enqueue(
-      appendFramesJob(this.ctx.db, runId, frames, () => this.ctx.now(), this.rawLimits),
+      appendFramesJob(
+        this.ctx.db,
+        runId,
+        frames,
+        () => this.ctx.now(),
+        this.rawLimits,
+        options.expectedFirstSeq,
+      ),
     );
   }
 
