@@ -35,6 +35,8 @@ export type HarnessFrame =
   | { harness: 'turn.cancel_requested'; requestedBy?: string }
   | { harness: 'engine.exited'; code: number | null; signal: string | null; stderrTail?: string }
   | { harness: 'engine.error'; message: string; fatal: boolean; detail?: JsonValue }
+  /** A native frame the lane did not store (e.g. nested too deep to serialise); it stands in its place. */
+  | { harness: 'frame.dropped'; reason: string; message: string; detail?: JsonValue }
   | { harness: 'turn.ended'; outcome: 'completed' | 'failed' | 'cancelled'; error?: string };
 
 export function isHarnessFrame(frame: JsonValue): frame is HarnessFrame & JsonObject {

@@ -80,6 +80,7 @@ export {
   type HarnessKind,
   turnStartedPayload,
   type Warns,
+  warnFrameDropped,
 } from './translate/harness.js';
 export {
   asArray,

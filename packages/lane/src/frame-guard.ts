@@ -13,7 +13,7 @@ export const MAX_FRAME_DEPTH = 256;
 /** How much of a dropped frame its warning quotes (characters of its raw text, else of its JSON). */
 export const DROPPED_PREVIEW_CHARS = 1024;
 
-/** The detail `reason` of the engine.error frame that replaces a frame nested too deep. */
+/** The `reason` of the frame.dropped harness frame that replaces a frame nested too deep. */
 export const FRAME_TOO_DEEP = 'frame.too_deep';
 
 export interface GuardedFrame {
@@ -25,7 +25,7 @@ export interface GuardedFrame {
 
 /**
  * What RunPipeline stores for a frame the engine emitted: a frame nested deeper than MAX_FRAME_DEPTH becomes a
- * non-fatal `engine.error` harness frame (every translator turns it into a non-fatal harness.error) with the
+ * `frame.dropped` harness frame (every translator turns it into a harness.warning) with the
  * reason and a redacted preview of the first 1 KB of its raw text; then secrets are redacted from the frame
  * and its raw bytes. Never recursive on the engine's frame before its depth is known to be bounded.
  */
@@ -39,11 +39,10 @@ export function guardFrame(
     const rawBytes =
       raw === undefined ? undefined : typeof raw === 'string' ? Buffer.byteLength(raw) : raw.byteLength;
     const replacement: HarnessFrame = {
-      harness: 'engine.error',
+      harness: 'frame.dropped',
+      reason: FRAME_TOO_DEEP,
       message: `a frame from the engine was dropped: ${reason}`,
-      fatal: false,
       detail: {
-        reason: FRAME_TOO_DEEP,
         maxDepth: MAX_FRAME_DEPTH,
         preview: preview(frame, raw, redactor),
         ...(rawBytes !== undefined ? { rawBytes } : {}),

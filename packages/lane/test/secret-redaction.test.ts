@@ -163,7 +163,7 @@ describe('RunPipeline refuses frames nested too deep', () => {
     expect(nestedDeeperThan('text', 1)).toBe(false);
   });
 
-  it('replaces a 5,000-level frame by a non-fatal engine.error; its neighbours are stored and the run goes on', async () => {
+  it('replaces a 5,000-level frame by frame.dropped (a harness.warning); its neighbours are stored and the run goes on', async () => {
     t = await sqliteTestStore({ fast: true });
     const redactor = new SecretRedactor([KEY]);
     const { pipeline, hub, seen, logs, runId } = await openPipeline(t, redactor);
@@ -190,9 +190,8 @@ describe('RunPipeline refuses frames nested too deep', () => {
     expect(frames[3]).toEqual({ t: 'delta', text: 'after' });
     expect(frames[5]).toEqual({ t: 'delta', text: 'later' });
     for (const dropped of [frames[2], frames[4]]) {
-      expect(dropped).toMatchObject({ harness: 'engine.error', fatal: false });
-      const detail = (dropped as { detail: { reason: string; maxDepth: number; preview: string } }).detail;
-      expect(detail.reason).toBe(FRAME_TOO_DEEP);
+      expect(dropped).toMatchObject({ harness: 'frame.dropped', reason: FRAME_TOO_DEEP });
+      const detail = (dropped as { detail: { maxDepth: number; preview: string } }).detail;
       expect(detail.maxDepth).toBe(MAX_FRAME_DEPTH);
       expect(detail.preview.length).toBeLessThanOrEqual(DROPPED_PREVIEW_CHARS);
       expect(detail.preview.length).toBeGreaterThan(100);
@@ -203,9 +202,10 @@ describe('RunPipeline refuses frames nested too deep', () => {
     expect((await t.store.readRawFrames(runId)).map((r) => r.nativeSeq)).toEqual([]);
 
     const rows = await t.store.readEvents('th', 0, 1000);
-    const errors = rows.filter((r) => r.kind === 'harness.error');
-    expect(errors).toHaveLength(2);
-    for (const e of errors) expect(e.event.payload).toMatchObject({ fatal: false });
+    const warnings = rows.filter((r) => r.kind === 'harness.warning');
+    expect(warnings).toHaveLength(2);
+    for (const w of warnings) expect(w.event.payload).toMatchObject({ code: 'harness.frame_dropped' });
+    expect(rows.filter((r) => r.kind === 'harness.error')).toEqual([]);
     expect(rows.filter((r) => r.kind === 'message.delta')).toHaveLength(3);
     expect(rows.some((r) => r.kind === 'turn.completed')).toBe(true);
     expect(JSON.stringify(seen)).toContain('a frame from the engine was dropped');

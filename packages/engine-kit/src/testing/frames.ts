@@ -65,6 +65,12 @@ export const HARNESS_SAMPLES: readonly (HarnessFrame & JsonObject)[] = [
   { harness: 'turn.cancel_requested', requestedBy: 'user' },
   { harness: 'engine.exited', code: 1, signal: null, stderrTail: 'boom' },
   { harness: 'engine.error', message: 'the engine failed', fatal: false },
+  {
+    harness: 'frame.dropped',
+    reason: 'frame.too_deep',
+    message: 'a frame was dropped',
+    detail: { maxDepth: 256 },
+  },
   { harness: 'turn.ended', outcome: 'completed' },
 ];
 

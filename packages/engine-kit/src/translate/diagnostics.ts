@@ -11,6 +11,8 @@ export const DIAGNOSTIC_CODES = {
   unknownHarnessFrame: 'harness.unknown_frame',
   /** A harness frame of a known kind whose fields are missing or of the wrong type. */
   badHarnessFrame: 'harness.bad_frame',
+  /** A native frame the lane did not store, replaced by harness frame frame.dropped. */
+  frameDropped: 'harness.frame_dropped',
 } as const;
 
 export type DiagnosticCode = (typeof DIAGNOSTIC_CODES)[keyof typeof DIAGNOSTIC_CODES];

@@ -109,6 +109,10 @@ const FIELDS: Record<HarnessKind, FieldRules> = {
     message: { type: 'string', required: true },
     fatal: { type: 'boolean', required: true },
   },
+  'frame.dropped': {
+    reason: { type: 'string', required: true },
+    message: { type: 'string', required: true },
+  },
   'turn.ended': {
     outcome: { type: 'string', required: true, oneOf: OUTCOMES },
     error: { type: 'string' },
@@ -171,6 +175,12 @@ export function engineExitedError(
 }
 
 /** The harness.error of an engine failure the harness reported. */
+/** The harness.warning every translator writes for a native frame the lane did not store. */
+export function warnFrameDropped(step: Warns, frame: HarnessFrameOf<'frame.dropped'>): void {
+  const detail = isObject(frame.detail) ? (frame.detail as JsonObject) : {};
+  step.warn(DIAGNOSTIC_CODES.frameDropped, frame.message, { ...detail, reason: frame.reason });
+}
+
 export function engineErrorPayload(frame: HarnessFrameOf<'engine.error'>): HarnessErrorPayload {
   return compact({
     code: DIAGNOSTIC_CODES.engineError,

@@ -59,6 +59,15 @@ export function createTestTranslator(spinMs = 0): Translator<TestState> {
               },
             });
             break;
+          case 'frame.dropped':
+            events.push({
+              key: `dropped:${n}`,
+              draft: {
+                kind: 'harness.warning',
+                payload: { code: 'harness.frame_dropped', message: f.message, detail: { reason: f.reason } },
+              },
+            });
+            break;
           case 'approval.answered':
             events.push({
               key: `approval.resolved:${f.approvalId}`,

@@ -4,6 +4,7 @@ import {
   engineExitedError,
   type HarnessHandlers,
   turnStartedPayload,
+  warnFrameDropped,
 } from '@agentlane/engine-kit';
 import { resolveApproval } from './approvals.js';
 import { type AcpTranslatorConfig, emitSessionStarted, flushPendingSession } from './session.js';
@@ -45,6 +46,7 @@ export function acpHarnessHandlers(config: AcpTranslatorConfig): HarnessHandlers
       step.state.fatalReported = true;
       step.emitHere({ kind: 'harness.error', payload: engineExitedError(frame, 'the engine process') });
     },
+    'frame.dropped': (step, frame) => warnFrameDropped(step, frame),
     'engine.error': (step, frame) => {
       // The lane reports the failure of a turn whose engine died; engine.exited already said it.
       if (frame.fatal && step.state.fatalReported) return;

@@ -4,6 +4,7 @@ import {
   engineExitedError,
   type HarnessHandlers,
   turnStartedPayload,
+  warnFrameDropped,
 } from '@agentlane/engine-kit';
 import type { LimitCode } from '@agentlane/runtime';
 import { closeOpen, endOpenTools } from './close.js';
@@ -86,6 +87,7 @@ export const HARNESS: HarnessHandlers<Step> = {
       kind: 'harness.error',
       payload: engineExitedError(f, 'the built-in engine'),
     }),
+  'frame.dropped': (step, f) => warnFrameDropped(step, f),
   'engine.error': (step, f) =>
     step.emit(`error:${nextCount(step)}`, { kind: 'harness.error', payload: engineErrorPayload(f) }),
   'turn.ended': (step, f) => turnEnded(step, f.outcome, f.error),

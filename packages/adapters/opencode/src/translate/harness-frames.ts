@@ -4,6 +4,7 @@ import {
   type HarnessHandlers,
   openTurnOnce,
   turnStartedPayload,
+  warnFrameDropped,
 } from '@agentlane/engine-kit';
 import { OPENCODE_CAPABILITIES } from './capabilities.js';
 import { resolveApproval, resolveQuestionFromHarness } from './interactions.js';
@@ -41,6 +42,7 @@ export const harnessHandlers: HarnessHandlers<Step> = {
     out.state.errorMessage = payload.message;
     out.emitHere({ kind: 'harness.error', payload });
   },
+  'frame.dropped': (out, frame) => warnFrameDropped(out, frame),
   'engine.error': (out, frame) => {
     if (frame.fatal) out.state.errorMessage = frame.message;
     out.emitHere({ kind: 'harness.error', payload: engineErrorPayload(frame) });
