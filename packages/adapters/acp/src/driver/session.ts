@@ -47,9 +47,13 @@ type Pending = { frame: JsonValue; raw?: RawFrame | undefined };
 /** One ACP session: its engine process, the wire to it, and the frames it emits into the run's source lane. */
 export class AcpSession implements EngineSession {
   binding!: SessionBinding;
-  private sink: ((frame: JsonValue, raw?: RawFrame) => void) | null;
-  /** Frames that arrive between turns; they go into the next run's source lane. */
-  private buffered: Pending[] = [];
+  private sink: (frame: JsonValue, raw?: RawFrame) => void;
+  /**
+   * Where frames go outside a turn: the open-time emit, which the lane keeps for the next run's source lane,
+   * bounded (it counts what it drops). Buffering them here was unbounded: an agent writing between turns
+   * grew the server by its whole output.
+   */
+  private readonly betweenTurns: (frame: JsonValue, raw?: RawFrame) => void;
   private io: TurnIO | null = null;
   private sessionId = '';
   private configOptions: JsonObject[] = [];
@@ -85,6 +89,7 @@ export class AcpSession implements EngineSession {
     emit: (frame: JsonValue, raw?: RawFrame) => void,
   ) {
     this.sink = emit;
+    this.betweenTurns = emit;
   }
 
   static async open(
@@ -101,7 +106,7 @@ export class AcpSession implements EngineSession {
       const tail = engine.stderrTail().trim().split('\n').slice(-5).join('\n');
       throw new Error(`${errorMessage(error)}${tail ? ` (engine stderr: ${tail})` : ''}`);
     }
-    session.sink = null;
+    session.sink = session.betweenTurns;
     return session;
   }
 
@@ -148,8 +153,7 @@ export class AcpSession implements EngineSession {
 
   private emit(frame: JsonValue, raw?: RawFrame): void {
     if (this.held) this.held.push({ frame, raw });
-    else if (this.sink) this.sink(frame, raw);
-    else this.buffered.push({ frame, raw });
+    else this.sink(frame, raw);
   }
 
   /** Emits session.bound right after the session response, then the frames that arrived in between. */
@@ -278,7 +282,6 @@ export class AcpSession implements EngineSession {
     }
     this.io = io;
     this.sink = (frame, raw) => io.emit(frame, raw);
-    for (const f of this.buffered.splice(0)) io.emit(f.frame, f.raw);
     // session/cancel is a notification nobody acknowledges, and an agent that is between two steps when it
     // arrives can miss it (Cline under load went on to stream its whole answer): it is sent again every
     // CANCEL_RESEND_MS until the prompt settles. A second cancel of the same prompt changes nothing.
@@ -340,7 +343,7 @@ export class AcpSession implements EngineSession {
       abortTurn(null);
       this.turnAborted = null;
       this.io = null;
-      this.sink = null;
+      this.sink = this.betweenTurns;
     }
   }
 
