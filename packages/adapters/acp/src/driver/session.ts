@@ -48,11 +48,7 @@ type Pending = { frame: JsonValue; raw?: RawFrame | undefined };
 export class AcpSession implements EngineSession {
   binding!: SessionBinding;
   private sink: (frame: JsonValue, raw?: RawFrame) => void;
-  /**
-   * Where frames go outside a turn: the open-time emit, which the lane keeps for the next run's source lane,
-   * bounded (it counts what it drops). Buffering them here was unbounded: an agent writing between turns
-   * grew the server by its whole output.
-   */
+  /** Frames outside a turn go to the open-time emit: the lane keeps them for the next run, bounded. */
   private readonly betweenTurns: (frame: JsonValue, raw?: RawFrame) => void;
   private io: TurnIO | null = null;
   private sessionId = '';
