@@ -4,7 +4,7 @@ import type { JsonValue } from '@agentlane/contract';
 import type { TurnIO } from '@agentlane/engine-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDriver } from '../src';
-import { EventFeed } from '../src/driver/event-feed';
+import { EventFeed, eventUrl } from '../src/driver/event-feed';
 import { CrossOriginRedirect, originBoundFetch } from '../src/driver/guarded-fetch';
 
 type Mode = 'idle-no-busy' | 'close-stream' | 'close-then-refuse' | 'normal';
@@ -155,5 +155,15 @@ describe('origin-bound fetch', () => {
     ).rejects.toThrow(CrossOriginRedirect);
     expect(reached).toEqual([]);
     expect(await (await guarded(`${url}/same`, { method: 'POST', body: 'b' })).text()).toBe('landed');
+  });
+});
+
+describe('eventUrl', () => {
+  it('keeps the base URL path (a server behind a path prefix), as the SDK does', () => {
+    expect(eventUrl('http://127.0.0.1:4096', '/w').toString()).toBe(
+      'http://127.0.0.1:4096/event?directory=%2Fw',
+    );
+    expect(eventUrl('http://h:1/prefix/', '/w').toString()).toBe('http://h:1/prefix/event?directory=%2Fw');
+    expect(eventUrl('http://h:1/a/b', 'd').pathname).toBe('/a/b/event');
   });
 });

@@ -92,8 +92,7 @@ export class EventFeed {
    */
   private async connect(connected: () => void): Promise<number> {
     const { baseUrl, directory } = this.options;
-    const url = new URL('/event', baseUrl);
-    url.searchParams.set('directory', directory);
+    const url = eventUrl(baseUrl, directory);
     const headers: Record<string, string> = { accept: 'text/event-stream' };
     if (this.lastEventId !== undefined) headers['last-event-id'] = this.lastEventId;
     const response = await (this.options.fetch ?? fetch)(url, { headers, signal: this.abort.signal });
@@ -184,4 +183,11 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     }
     signal.addEventListener('abort', done, { once: true });
   });
+}
+
+/** `/event` under the server's base URL, keeping its path (a server behind a proxy's path prefix), as the SDK does. */
+export function eventUrl(baseUrl: string, directory: string): URL {
+  const url = new URL(`${baseUrl.replace(/\/+$/, '')}/event`);
+  url.searchParams.set('directory', directory);
+  return url;
 }
