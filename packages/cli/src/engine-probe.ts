@@ -1,8 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { EngineDriver } from '@agentlane/engine-kit';
-import type { SecretRedactor } from '@agentlane/lane';
+import type { EngineDriver, SecretRedactor } from '@agentlane/engine-kit';
 import { createEngineDriver, disposeDrivers, type EngineOffer } from './engine-registry.js';
 import { serverRedactor } from './secrets.js';
 

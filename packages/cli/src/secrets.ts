@@ -1,4 +1,4 @@
-import { SecretRedactor, secretsFromEnv } from '@agentlane/lane';
+import { SecretRedactor, secretsFromEnv } from '@agentlane/engine-kit';
 import type { EngineConfig } from './config.js';
 import type { EngineOffer } from './engine-registry.js';
 

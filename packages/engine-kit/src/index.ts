@@ -47,6 +47,14 @@ export { type HarnessFrame, isHarnessFrame } from './harness-frame.js';
 export { isLoopbackUrl } from './loopback.js';
 export type { NativeFrameRecord } from './native-frame.js';
 export {
+  MIN_SECRET_CHARS,
+  PROVIDER_KEY_VARIABLES,
+  REDACTED,
+  SECRET_VARIABLE,
+  SecretRedactor,
+  secretsFromEnv,
+} from './redaction/secret-redactor.js';
+export {
   type DenyAllProxy,
   type ProxyAttempt,
   sharedDenyAllProxy,
@@ -60,6 +68,7 @@ export {
 } from './sandbox/owned-process.js';
 export { type SandboxEnvOptions, sandboxEnv } from './sandbox/sandbox-env.js';
 export { createEngineHome, type EngineHome } from './sandbox/temp-home.js';
+export { SseBlockSplitter } from './sse/sse-block-splitter.js';
 export {
   currentDiagnosticCode,
   DIAGNOSTIC_CODES,

@@ -1,5 +1,5 @@
 import type { JsonValue } from '@agentlane/contract';
-import type { EngineDriver, EngineSession, HarnessFrame } from '@agentlane/engine-kit';
+import type { EngineDriver, EngineSession, HarnessFrame, SecretRedactor } from '@agentlane/engine-kit';
 import type {
   ArtifactStore,
   EventStore,
@@ -16,7 +16,6 @@ import type { Canonicalizer } from './canonicalizer.js';
 import type { FrameRouter } from './engine-sessions.js';
 import type { PublishHub } from './hub.js';
 import type { RunPipeline } from './run-pipeline.js';
-import type { SecretRedactor } from './secret-redactor.js';
 import type { AuditSink } from './types.js';
 
 // The run executor's options and the state it keeps per run and per thread.

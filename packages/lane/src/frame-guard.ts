@@ -1,6 +1,5 @@
 import type { JsonValue } from '@agentlane/contract';
-import type { HarnessFrame } from '@agentlane/engine-kit';
-import type { SecretRedactor } from './secret-redactor.js';
+import type { HarnessFrame, SecretRedactor } from '@agentlane/engine-kit';
 
 /**
  * How deep a native frame may nest (arrays and objects; the frame itself is level 1). Deeper frames are not

@@ -20,13 +20,6 @@ export { createLane } from './lane.js';
 export { ENGINE_LOST, SYSTEM_ANSWERER } from './recovery.js';
 export { type BuiltEvent, type BuiltStep, RunTranslation } from './run-translation.js';
 export {
-  PROVIDER_KEY_VARIABLES,
-  REDACTED,
-  SECRET_VARIABLE,
-  SecretRedactor,
-  secretsFromEnv,
-} from './secret-redactor.js';
-export {
   type AuditSink,
   type CreateRunInput,
   DEFAULT_APPROVAL_TIMEOUT_MS,

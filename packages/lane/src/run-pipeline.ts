@@ -1,5 +1,5 @@
 import type { AuditableCall, JsonValue } from '@agentlane/contract';
-import type { NativeFrameRecord } from '@agentlane/engine-kit';
+import type { NativeFrameRecord, SecretRedactor } from '@agentlane/engine-kit';
 import {
   type EventStore,
   type EventWrite,
@@ -12,7 +12,6 @@ import type { PublishHub } from './hub.js';
 import type { Materializer } from './offload.js';
 import type { BuiltStep, RunTranslation } from './run-translation.js';
 import { errorMessage } from './run-translation.js';
-import type { SecretRedactor } from './secret-redactor.js';
 import type { AuditSink } from './types.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { AuditableCall, StreamEvent } from '@agentlane/contract';
-import type { ApprovalAnswer, EngineDriver, QuestionAnswer } from '@agentlane/engine-kit';
+import type { ApprovalAnswer, EngineDriver, QuestionAnswer, SecretRedactor } from '@agentlane/engine-kit';
 import type {
   CommandRecord,
   InteractionAnswerRecord,
@@ -7,7 +7,6 @@ import type {
   Store,
   ThreadRecord,
 } from '@agentlane/store';
-import type { SecretRedactor } from './secret-redactor.js';
 
 /** Runs one process executes at once unless configured (engines are processes: a few, not hundreds). */
 export const DEFAULT_MAX_CONCURRENT_RUNS = 16;

@@ -1,6 +1,7 @@
 import type { AuditableCall, JsonValue, StreamEvent } from '@agentlane/contract';
+import { REDACTED, SecretRedactor, secretsFromEnv } from '@agentlane/engine-kit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { REDACTED, RunTranslation, SecretRedactor, secretsFromEnv } from '../src';
+import { RunTranslation } from '../src';
 import {
   DROPPED_PREVIEW_CHARS,
   FRAME_TOO_DEEP,

@@ -1,3 +1,5 @@
+import { SseBlockSplitter } from '@agentlane/engine-kit';
+
 /**
  * What the model call's guarded fetch (model-fetch.ts) reads of a streamed answer before the AI SDK parses it:
  * where its events end, which of them are progress, and the empty `data:` lines it must not see.
@@ -78,54 +80,29 @@ export function carriesAnswer(type: string, data: string): boolean {
  * and rescanned on every read (90 MB in a minute, quadratic).
  */
 export class SseProgress {
-  private readonly decoder = new TextDecoder();
-  private pieces: string[] = [];
-  private pendingChars = 0;
-  private lastChar = '';
-  /** The last read ended with '\r': a '\n' first in the next one is the rest of that line end. */
-  private cr = false;
+  private readonly blocks: SseBlockSplitter;
   finished: boolean;
 
   constructor(
     private readonly finalEvent: string | undefined,
-    private readonly maxPending = MAX_PENDING_EVENT_CHARS,
+    maxPending = MAX_PENDING_EVENT_CHARS,
   ) {
     this.finished = finalEvent === undefined;
+    this.blocks = new SseBlockSplitter(
+      maxPending,
+      (max) =>
+        new ModelStreamUnbounded(
+          `the model stream sent more than ${max} bytes without an event boundary: the call was stopped`,
+        ),
+    );
   }
 
   /** Whether the bytes completed at least one event that carries some of the answer. */
   feed(bytes: Uint8Array): boolean {
-    let text = this.decoder.decode(bytes, { stream: true });
-    if (this.cr && text.startsWith('\n')) text = text.slice(1);
-    if (text === '') return false;
-    this.cr = text.endsWith('\r');
-    text = text.replace(/\r\n?/g, '\n');
-    const straddles = this.lastChar === '\n' && text.startsWith('\n');
-    if (!straddles && !text.includes('\n\n')) {
-      this.pieces.push(text);
-      this.hold(this.pendingChars + text.length, text);
-      return false;
-    }
-    const all = this.pieces.join('') + text;
     let progress = false;
-    let start = 0;
-    for (let end = all.indexOf('\n\n'); end >= 0; end = all.indexOf('\n\n', start)) {
-      if (this.event(all.slice(start, end))) progress = true;
-      start = end + 2;
-    }
-    const rest = all.slice(start);
-    this.pieces = rest === '' ? [] : [rest];
-    this.hold(rest.length, rest);
+    for (const block of this.blocks.feed(bytes)) if (this.event(block)) progress = true;
+    if (this.blocks.overflow) throw this.blocks.overflow;
     return progress;
-  }
-
-  private hold(chars: number, last: string): void {
-    this.pendingChars = chars;
-    this.lastChar = last.at(-1) ?? '';
-    if (chars > this.maxPending)
-      throw new ModelStreamUnbounded(
-        `the model stream sent more than ${this.maxPending} bytes without an event boundary: the call was stopped`,
-      );
   }
 
   private event(block: string): boolean {

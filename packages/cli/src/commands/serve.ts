@@ -3,7 +3,8 @@ import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { openCheckpointSaver } from '@agentlane/checkpoints';
 import type { JsonObject } from '@agentlane/contract';
-import { createLane, type LaneOptions, type SecretRedactor } from '@agentlane/lane';
+import type { SecretRedactor } from '@agentlane/engine-kit';
+import { createLane, type LaneOptions } from '@agentlane/lane';
 import { openLedger } from '@agentlane/ledger';
 import { protocolRoutes } from '@agentlane/protocols/routes';
 import {

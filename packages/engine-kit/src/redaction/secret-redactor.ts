@@ -1,9 +1,6 @@
 import type { JsonObject, JsonValue } from '@agentlane/contract';
 
-/**
- * What a secret is replaced with (the same marker as the built-in engine's redactor in
- * packages/runtime/src/redact.ts, whose approach this follows).
- */
+/** What a secret is replaced with. */
 export const REDACTED = '[REDACTED]';
 
 /** Secret values shorter than this are not looked for: a placeholder key like `k` would hit every word. */
@@ -14,6 +11,9 @@ export const MIN_SECRET_CHARS = 8;
  * `-._` (as every real one does), so prose ("the bearer instrument") is left alone.
  */
 const BEARER = /\bBearer\s+(?=[A-Za-z~+/]*[0-9\-._])[A-Za-z0-9\-._~+/]{8,}=*/gi;
+
+/** In an error's text any `Bearer <token>` is a credential, however short: errors are not prose. */
+const ANY_BEARER = /\bBearer\s+[A-Za-z0-9\-._~+/]+=*/gi;
 
 /**
  * The value of a credential header or field, however it is written: `authorization: Bearer …`,
@@ -52,16 +52,26 @@ export const SECRET_VARIABLE = /(?:^|_)(?:API_?KEY|TOKENS?|SECRET|PASSWORD|ACCES
 export class SecretRedactor {
   private readonly secrets: string[];
   private readonly headers: boolean;
+  private readonly errorText: boolean;
   private readonly encoder = new TextEncoder();
   private readonly decoder = new TextDecoder('utf-8', { fatal: true });
 
-  constructor(secrets: Iterable<string | undefined | null> = [], options: { headers?: boolean } = {}) {
+  /**
+   * `headers: false` replaces only the known values (a model's text, where `api_key=` may be prose).
+   * `errorText: true` is for an error's text: every `Bearer <token>` goes, and a credential header loses its
+   * scheme too (`authorization: [REDACTED]`).
+   */
+  constructor(
+    secrets: Iterable<string | undefined | null> = [],
+    options: { headers?: boolean; errorText?: boolean } = {},
+  ) {
     // The longest first, so a key that contains another is replaced whole.
     this.secrets = [...new Set([...secrets].filter((s): s is string => typeof s === 'string'))]
       .map((s) => s.trim())
       .filter((s) => s.length >= MIN_SECRET_CHARS)
       .sort((a, b) => b.length - a.length);
     this.headers = options.headers ?? true;
+    this.errorText = options.errorText ?? false;
   }
 
   /** How many secret values it looks for. */
@@ -83,10 +93,10 @@ export class SecretRedactor {
       .replace(HEADER_VALUE, (m, name: string, sep: string, value: string) => {
         if (value.endsWith(REDACTED)) return m;
         const quote = /^\\*["']/.exec(value)?.[0] ?? '';
-        const scheme = /^(?:bearer|basic)\s+/i.exec(value)?.[0] ?? '';
+        const scheme = this.errorText ? '' : (/^(?:bearer|basic)\s+/i.exec(value)?.[0] ?? '');
         return `${name}${sep}${quote}${scheme}${REDACTED}`;
       })
-      .replace(BEARER, `Bearer ${REDACTED}`);
+      .replace(this.errorText ? ANY_BEARER : BEARER, `Bearer ${REDACTED}`);
   }
 
   /**
