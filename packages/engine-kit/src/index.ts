@@ -47,6 +47,16 @@ export { type HarnessFrame, isHarnessFrame } from './harness-frame.js';
 export { isLoopbackUrl } from './loopback.js';
 export type { NativeFrameRecord } from './native-frame.js';
 export {
+  emptyIdMap,
+  type IdMap,
+  idDelete,
+  idEntries,
+  idGet,
+  idHas,
+  idKeys,
+  idSet,
+} from './persistent/id-map.js';
+export {
   MIN_SECRET_CHARS,
   PROVIDER_KEY_VARIABLES,
   REDACTED,

@@ -4,11 +4,17 @@ import {
   type JsonValue,
   parseCanonicalEventDraft,
 } from '@agentlane/contract';
-import { deterministicUlid, type TranslatedEvent } from '@agentlane/engine-kit';
+import {
+  deterministicUlid,
+  emptyIdMap,
+  idEntries,
+  idGet,
+  idSet,
+  type TranslatedEvent,
+} from '@agentlane/engine-kit';
 import { leftOpen } from '@agentlane/engine-kit/testing';
 import { describe, expect, it } from 'vitest';
 import { runtimeTranslator } from '../src/index';
-import { emptyIdMap, idEntries, idGet, idSet } from '../src/translate/id-map';
 
 const ctx = { threadId: 'thr_s', runId: 'run_s', turnId: 'run_s', provider: 'builtin' };
 const STEP = { rt: 'part', stage: 'tool-loop', step: 1 };

@@ -1,6 +1,6 @@
+import { idEntries, idHas, idKeys, idSet } from '@agentlane/engine-kit';
 import { endReasoning, endText } from './blocks.js';
 import { cutoffRows, emptyTrack } from './cutoff-rows.js';
-import { idEntries, idHas, idKeys, idSet } from './id-map.js';
 import { inScope } from './scope.js';
 import type { Step } from './state.js';
 

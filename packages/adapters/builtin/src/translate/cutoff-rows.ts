@@ -5,8 +5,7 @@ import {
   type AuditStatus,
   type JsonValue,
 } from '@agentlane/contract';
-import { auditKey, deterministicUlid } from '@agentlane/engine-kit';
-import { emptyIdMap, type IdMap, idHas, idSet } from './id-map.js';
+import { auditKey, deterministicUlid, emptyIdMap, type IdMap, idHas, idSet } from '@agentlane/engine-kit';
 
 const PREVIEW = 200;
 

@@ -3,13 +3,13 @@ import {
   engineErrorPayload,
   engineExitedError,
   type HarnessHandlers,
+  idGet,
   turnStartedPayload,
   warnFrameDropped,
 } from '@agentlane/engine-kit';
 import type { LimitCode } from '@agentlane/runtime';
 import { closeOpen, endOpenTools } from './close.js';
 import { noteAnswer } from './cutoff-rows.js';
-import { idGet } from './id-map.js';
 import { BUILTIN_PROVIDER } from './provider-id.js';
 import { inScope } from './scope.js';
 import { APPROVAL_OPTIONS, LIMIT_STOP, markAnswered, nextCount, type Step, track } from './state.js';

@@ -1,5 +1,5 @@
+import { idGet, idSet } from '@agentlane/engine-kit';
 import type { RuntimeFrame } from '@agentlane/runtime';
-import { idGet, idSet } from './id-map.js';
 import { initialState, newStep, type Step } from './state.js';
 
 const SCOPE_CTX = { threadId: '', turnId: '' };

@@ -1,8 +1,7 @@
 import type { ApprovalOptionKind, JsonValue, StopReason } from '@agentlane/contract';
-import { StepBuilder, type TranslationContext } from '@agentlane/engine-kit';
+import { emptyIdMap, type IdMap, StepBuilder, type TranslationContext } from '@agentlane/engine-kit';
 import type { LimitCode } from '@agentlane/runtime';
 import { emptyTrack, type LedgerTrack } from './cutoff-rows.js';
-import { emptyIdMap, type IdMap } from './id-map.js';
 
 type OpenText = { id: string; text: string };
 
@@ -15,7 +14,7 @@ export type ToolEntry = { name: string; inputChars: number; started: boolean; in
 
 /**
  * The translator's state: plain JSON, replaced (never mutated) by every step. What grows with the turn's tool
- * calls (and sub-agents) is kept in persistent maps (id-map.ts), so a step copies a bounded part of it.
+ * calls (and sub-agents) is kept in persistent maps (engine-kit's IdMap), so a step copies a bounded part of it.
  */
 export type RuntimeTranslatorState = {
   texts: Record<string, OpenText>;

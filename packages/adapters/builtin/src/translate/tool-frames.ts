@@ -1,8 +1,7 @@
-import { makeArtifact } from '@agentlane/engine-kit';
+import { idGet, idSet, makeArtifact } from '@agentlane/engine-kit';
 import { noteApproval, noteEnd, noteStart } from './cutoff-rows.js';
 import type { FrameHandlers, FrameOf } from './frame-types.js';
 import { hashOf } from './hash.js';
-import { idGet, idSet } from './id-map.js';
 import { APPROVAL_OPTIONS, markAsked, nextCount, type Step, track } from './state.js';
 import { setTool } from './tool-input.js';
 

@@ -1,7 +1,6 @@
 import type { JsonObject } from '@agentlane/contract';
-import { stringOrEmpty } from '@agentlane/engine-kit';
+import { idGet, idSet, stringOrEmpty } from '@agentlane/engine-kit';
 import { hashOf } from './hash.js';
-import { idGet, idSet } from './id-map.js';
 import type { Step, ToolEntry } from './state.js';
 
 /** AI SDK tool-input parts (the model writing a call's input). Returns false for a part of another type. */

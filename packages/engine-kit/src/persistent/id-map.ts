@@ -5,16 +5,21 @@ import type { JsonValue } from '@agentlane/contract';
  * A persistent map from ids to values, in plain JSON: a hash trie of 16-way branches (arrays, `null` for an
  * empty slot) over leaves of at most LEAF entries. A change copies the nodes on one path — at most 16 slots a
  * level, a level per 4 bits of the key's hash, so a bounded number whatever the size — and shares the rest;
- * every older version stays as it was. The translator's state is replaced, never mutated (a dropped step keeps
- * its prior state), and it used to copy a whole record of tool calls on every frame: a turn with 3,000 tool
- * calls took 15 s to translate, quadratic in the calls.
+ * every older version stays as it was. A translator's state is replaced, never mutated (a dropped step keeps
+ * its prior state), and translators used to copy whole records of tool calls, approvals or open requests on
+ * every frame: a turn with 3,000 tool calls took 15 s to translate, quadratic in the calls.
  *
- * The hash is sha256: a model chooses its tool-call ids, and ids made to collide on a weak hash would pile up in
- * one leaf. Entries are never removed. `idEntries` lists them in the order `Object.keys` would list a record's
- * keys (array indices ascending, then the others in the order they were first set), so what a translator emits
- * while walking a map is what it emitted walking the record this replaced.
+ * The hash is sha256: an engine or a model chooses the ids, and ids made to collide on a weak hash would pile
+ * up in one leaf. `idEntries` lists the entries in the order `Object.keys` would list a record's keys (array
+ * indices ascending, then the others in the order they were first set), so what a translator emits while
+ * walking a map is what it emitted walking the record this replaced.
  */
-export type IdMap<V extends JsonValue> = { size: number; root: IdNode<V> };
+export type IdMap<V extends JsonValue> = {
+  size: number;
+  /** The insertion order the next new key gets (absent in maps made before deletes existed: `size`). */
+  next?: number;
+  root: IdNode<V>;
+};
 
 /** A branch (slot = the next 4 bits of the hash) or a leaf of [key, value, insertion order] entries. */
 type IdNode<V extends JsonValue> = (IdNode<V> | null)[] | { e: IdEntry<V>[] };
@@ -56,9 +61,41 @@ export function idHas<V extends JsonValue>(map: IdMap<V> | undefined, key: strin
 /** The map with `key` set to `value` (a key set again keeps its place in the order). */
 export function idSet<V extends JsonValue>(map: IdMap<V> | undefined, key: string, value: V): IdMap<V> {
   const from = map ?? emptyIdMap<V>();
-  const entry: IdEntry<V> = [key, value, from.size];
+  const order = from.next ?? from.size;
+  const entry: IdEntry<V> = [key, value, order];
   const put = insert(from.root, entry, hashOf(key), 0);
-  return { size: from.size + (put.added ? 1 : 0), root: put.node };
+  if (!put.added) return { ...from, root: put.node };
+  return { size: from.size + 1, next: order + 1, root: put.node };
+}
+
+/** The map without `key` (the same map when it has none). */
+export function idDelete<V extends JsonValue>(map: IdMap<V> | undefined, key: string): IdMap<V> {
+  const from = map ?? emptyIdMap<V>();
+  if (from.size === 0) return from;
+  const node = remove(from.root, key, hashOf(key), 0);
+  if (node === undefined) return from;
+  return { size: from.size - 1, next: from.next ?? from.size, root: node };
+}
+
+/** The node without `key`, or undefined when it has no such key (nothing is copied then). */
+function remove<V extends JsonValue>(
+  node: IdNode<V>,
+  key: string,
+  hash: Buffer,
+  level: number,
+): IdNode<V> | undefined {
+  if (Array.isArray(node)) {
+    const slot = slotOf(hash, level);
+    const child = node[slot] ?? null;
+    const changed = child ? remove(child, key, hash, level + 1) : undefined;
+    if (changed === undefined) return undefined;
+    const copy = node.slice();
+    copy[slot] = changed;
+    return copy;
+  }
+  const at = node.e.findIndex((e) => e[0] === key);
+  if (at < 0) return undefined;
+  return { e: [...node.e.slice(0, at), ...node.e.slice(at + 1)] };
 }
 
 function insert<V extends JsonValue>(
