@@ -15,10 +15,7 @@ function reference(ops: Op[]): Record<string, number> {
 }
 
 const key = fc.oneof(fc.constantFrom('0', '1', '7', '42', 'a', 'b', 'toolu_1'), fc.string({ maxLength: 4 }));
-const op: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ set: key, value: fc.integer() }),
-  fc.record({ del: key }),
-);
+const op: fc.Arbitrary<Op> = fc.oneof(fc.record({ set: key, value: fc.integer() }), fc.record({ del: key }));
 
 describe('IdMap', () => {
   it('answers like a record under any sets and deletes, in Object.keys order, and keeps every older version', () => {

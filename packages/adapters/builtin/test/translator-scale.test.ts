@@ -12,7 +12,7 @@ import {
   idSet,
   type TranslatedEvent,
 } from '@agentlane/engine-kit';
-import { leftOpen } from '@agentlane/engine-kit/testing';
+import { freshFields, leftOpen } from '@agentlane/engine-kit/testing';
 import { describe, expect, it } from 'vitest';
 import { runtimeTranslator } from '../src/index';
 
@@ -66,24 +66,6 @@ function manyCalls(n: number): JsonValue[] {
   });
   frames.push({ harness: 'turn.ended', outcome: 'completed' });
   return frames;
-}
-
-/**
- * The fields of the objects and arrays in `state` that no earlier state had (`seen` holds those): what one
- * step built anew. A step that copies a map of every tool call builds one field per call.
- */
-function freshFields(state: unknown, seen: WeakSet<object>): number {
-  let fields = 0;
-  const stack: unknown[] = [state];
-  while (stack.length > 0) {
-    const v = stack.pop();
-    if (typeof v !== 'object' || v === null || seen.has(v)) continue;
-    seen.add(v);
-    const values = Array.isArray(v) ? v : Object.values(v);
-    fields += values.length;
-    for (const x of values) stack.push(x);
-  }
-  return fields;
 }
 
 /** Translates `frames` as the lane does; `viaJson` every that many frames the state crosses JSON. */

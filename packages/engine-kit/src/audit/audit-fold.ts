@@ -1,4 +1,5 @@
 import type { CanonicalEventDraft, ToolCompletedPayload, TurnCompletedPayload } from '@agentlane/contract';
+import { emptyIdMap, idGet, idSet } from '../persistent/id-map.js';
 import type { TranslatedEvent } from '../translator.js';
 import { usageOf } from './audit-rows.js';
 import type { EngineAuditState, ToolSeen, TurnSeen } from './audit-state.js';
@@ -11,12 +12,11 @@ export interface FoldResult {
 
 /**
  * The audit state being written by one step. Copy-on-write: most steps (text deltas) change nothing here, so
- * the turn and the maps are copied only when this step writes them, and the prior state is never touched.
+ * the turn is copied only when this step writes it; the maps are persistent (a write copies one path of
+ * them); the prior state is never touched.
  */
 export class AuditWriter {
   private ownTurn = false;
-  private ownTools = false;
-  private ownApprovals = false;
 
   constructor(readonly state: EngineAuditState) {}
 
@@ -31,16 +31,12 @@ export class AuditWriter {
     this.state.turn = turn;
   }
 
-  tools(): EngineAuditState['tools'] {
-    if (!this.ownTools) this.state.tools = { ...this.state.tools };
-    this.ownTools = true;
-    return this.state.tools;
+  setTool(toolCallId: string, tool: ToolSeen): void {
+    this.state.tools = idSet(this.state.tools, toolCallId, tool);
   }
 
-  approvals(): EngineAuditState['approvals'] {
-    if (!this.ownApprovals) this.state.approvals = { ...this.state.approvals };
-    this.ownApprovals = true;
-    return this.state.approvals;
+  setApproval(approvalId: string, toolCallId: string): void {
+    this.state.approvals = idSet(this.state.approvals, approvalId, toolCallId);
   }
 }
 
@@ -92,42 +88,42 @@ function foldEvent(
     }
     case 'tool.started': {
       const { toolCallId: id, input } = draft.payload;
-      if (!id || state.tools[id]) return;
+      if (!id || idGet(state.tools, id)) return;
       const name = draft.payload.name || 'tool';
-      w.tools()[id] = { name, input: input ?? {}, startedAt: when, approval: null, ended: false };
+      w.setTool(id, { name, input: input ?? {}, startedAt: when, approval: null, ended: false });
       const t = turn && root ? w.turn() : null;
       if (t) {
         t.active = true;
-        t.toolCalls = [...t.toolCalls, { toolCallId: id, toolName: name }];
+        t.toolCalls = idSet(t.toolCalls, `#${id}`, { toolCallId: id, toolName: name });
       }
       return;
     }
     case 'tool.progress': {
       const { toolCallId: id, input } = draft.payload;
-      const tool = state.tools[id ?? ''];
-      if (tool && !tool.ended && input !== undefined) w.tools()[id ?? ''] = { ...tool, input };
+      const tool = id ? idGet(state.tools, id) : undefined;
+      if (id && tool && !tool.ended && input !== undefined) w.setTool(id, { ...tool, input });
       return;
     }
     case 'approval.requested': {
       const { approvalId, toolCallId } = draft.payload;
-      if (approvalId && toolCallId) w.approvals()[approvalId] = toolCallId;
+      if (approvalId && toolCallId) w.setApproval(approvalId, toolCallId);
       return;
     }
     case 'approval.resolved': {
       const p = draft.payload;
-      const toolCallId = state.approvals[p.approvalId ?? ''];
-      const tool = toolCallId ? state.tools[toolCallId] : undefined;
+      const toolCallId = p.approvalId ? idGet(state.approvals, p.approvalId) : undefined;
+      const tool = toolCallId ? idGet(state.tools, toolCallId) : undefined;
       if (!toolCallId || !tool || tool.approval) return;
       const decision = p.decision ?? (p.outcome === 'cancelled' ? 'cancelled' : (p.optionId ?? 'selected'));
-      w.tools()[toolCallId] = { ...tool, approval: { decision, answeredBy: p.answeredBy ?? null } };
+      w.setTool(toolCallId, { ...tool, approval: { decision, answeredBy: p.answeredBy ?? null } });
       return;
     }
     case 'tool.completed': {
       const id = draft.payload.toolCallId;
       if (!id) return;
-      const tool = state.tools[id];
+      const tool = idGet(state.tools, id);
       if (tool?.ended) return;
-      if (!tool) w.tools()[id] = unseenTool();
+      if (!tool) w.setTool(id, unseenTool());
       result.ended.push({ toolCallId: id, end: draft.payload });
       return;
     }
@@ -161,7 +157,7 @@ function openTurn(prompt: string | undefined, when: string): TurnSeen {
     prompt: prompt ?? null,
     active: false,
     text: null,
-    toolCalls: [],
+    toolCalls: emptyIdMap(),
     error: null,
     turnUsage: null,
     stepUsage: {},

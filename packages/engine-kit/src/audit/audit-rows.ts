@@ -9,6 +9,7 @@ import {
   type TurnCompletedPayload,
   type UsageUpdatedPayload,
 } from '@agentlane/contract';
+import { idEntries } from '../persistent/id-map.js';
 import type { TranslationContext } from '../translator.js';
 import {
   ENGINE_AUDIT_STAGE,
@@ -122,7 +123,7 @@ export function modelRow(
       },
       response: {
         ...(turn.text !== null ? { textPreview: turn.text.slice(0, MAX_PREVIEW_CHARS) } : {}),
-        toolCalls: turn.toolCalls,
+        toolCalls: idEntries(turn.toolCalls).map(([, call]) => call),
       },
       ...(usage ? { usage } : {}),
       ...(status === 'error' ? { error: turn.error ?? 'the turn failed' } : {}),

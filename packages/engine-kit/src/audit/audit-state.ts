@@ -1,4 +1,5 @@
 import type { JsonValue } from '@agentlane/contract';
+import { emptyIdMap, type IdMap } from '../persistent/id-map.js';
 
 /** External engines show no stages: every row of their turn is in this one stage. */
 export const ENGINE_AUDIT_STAGE = 'engine-turn';
@@ -35,7 +36,8 @@ export type TurnSeen = {
   /** The engine did something a model does (text, reasoning, a tool call, usage): a model row is due. */
   active: boolean;
   text: string | null;
-  toolCalls: { toolCallId: string; toolName: string }[];
+  /** The turn's tool calls in the order they started, keyed `#<toolCallId>` (never an array index: see IdMap). */
+  toolCalls: IdMap<{ toolCallId: string; toolName: string }>;
   error: string | null;
   turnUsage: UsageSeen | null;
   /** Per-step usage by event key: a re-emitted step replaces itself instead of counting twice. */
@@ -53,11 +55,20 @@ export type EngineAuditState = {
   /** The run created the engine session, so session-cumulative figures are this turn's figures. */
   newSession: boolean;
   turn: TurnSeen | null;
-  tools: { [toolCallId: string]: ToolSeen };
+  /** By toolCallId; persistent, like approvals, so a step copies a bounded part of them, never all. */
+  tools: IdMap<ToolSeen>;
   /** approvalId → toolCallId, to put the decision on the tool's row. */
-  approvals: { [approvalId: string]: string };
+  approvals: IdMap<string>;
 };
 
 export function initialEngineAuditState(): EngineAuditState {
-  return { seq: 0, lastAt: null, model: null, newSession: false, turn: null, tools: {}, approvals: {} };
+  return {
+    seq: 0,
+    lastAt: null,
+    model: null,
+    newSession: false,
+    turn: null,
+    tools: emptyIdMap(),
+    approvals: emptyIdMap(),
+  };
 }

@@ -1,4 +1,5 @@
 import type { AuditableCall } from '@agentlane/contract';
+import { idGet } from '../persistent/id-map.js';
 import type { TranslatedEvent, TranslationContext } from '../translator.js';
 import { AuditWriter, foldEvents } from './audit-fold.js';
 import { buildRow, modelRow, type RowFields, toolRow } from './audit-rows.js';
@@ -45,9 +46,9 @@ export function auditEngineEvents(
     rows.push(buildRow(state.seq, when, ctx, options, fields));
   };
   for (const { toolCallId, end } of ended) {
-    const tool = state.tools[toolCallId];
+    const tool = idGet(state.tools, toolCallId);
     if (!tool) continue;
-    writer.tools()[toolCallId] = { ...tool, input: null, ended: true };
+    writer.setTool(toolCallId, { ...tool, input: null, ended: true });
     row(toolRow(toolCallId, tool, end, when));
   }
   if (turnEnd && state.turn) {

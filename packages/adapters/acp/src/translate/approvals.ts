@@ -1,5 +1,14 @@
 import type { ApprovalOption, ApprovalOptionKind, ApprovalSubject, JsonObject } from '@agentlane/contract';
-import { asObject, asString, compact, isObject, listOf } from '@agentlane/engine-kit';
+import {
+  asObject,
+  asString,
+  compact,
+  idEntries,
+  idGet,
+  idSet,
+  isObject,
+  listOf,
+} from '@agentlane/engine-kit';
 import { ownApproval } from './state.js';
 import type { Step } from './step.js';
 import { diffArtifact, onToolUpdate } from './tools.js';
@@ -34,12 +43,12 @@ export function onPermissionRequest(step: Step, requestId: string, params: JsonO
     if (!optionId || !kind || !OPTION_KINDS.includes(kind)) continue;
     options.push({ optionId, label: asString(o.name) ?? optionId, kind });
   }
-  step.state.approvals[approvalId] = {
+  step.state.approvals = idSet(step.state.approvals, approvalId, {
     toolCallId: toolCallId ?? null,
     options: options.map((o) => ({ optionId: o.optionId, kind: o.kind })),
     resolved: false,
-  };
-  const tool = toolCallId ? step.state.tools[toolCallId] : undefined;
+  });
+  const tool = toolCallId ? idGet(step.state.tools, toolCallId) : undefined;
   const title = (toolCall && asString(toolCall.title)) ?? tool?.title ?? 'Permission requested';
   const subject: ApprovalSubject = { kind: 'tool_call' };
   const rawInput = toolCall?.rawInput;
@@ -96,7 +105,7 @@ export function resolveApproval(
 
 /** The end of a turn answers every approval still pending as cancelled, answered by the system. */
 export function cancelOpenApprovals(step: Step): void {
-  for (const [id, approval] of Object.entries(step.state.approvals)) {
+  for (const [id, approval] of idEntries(step.state.approvals)) {
     if (!approval.resolved) resolveApproval(step, id, { outcome: 'cancelled', answeredBy: 'system' });
   }
 }

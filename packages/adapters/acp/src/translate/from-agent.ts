@@ -1,5 +1,5 @@
 import type { JsonObject } from '@agentlane/contract';
-import { asObject, asString, rpcId } from '@agentlane/engine-kit';
+import { asObject, asString, idSet, rpcId } from '@agentlane/engine-kit';
 import { onPermissionRequest } from './approvals.js';
 import { lateUpdateIsReplay } from './replay.js';
 import { onAgentResponse } from './responses.js';
@@ -46,7 +46,7 @@ function onAgentRequest(step: Step, method: string, id: string, params: JsonObje
   const state = step.state;
   // A request from the agent (a permission) is live output: a late replay is over.
   if (!state.replaying) state.replayLate = false;
-  state.agentRequests[id] = method;
+  state.agentRequests = idSet(state.agentRequests, id, method);
   if (method === 'session/request_permission') {
     onPermissionRequest(step, id, params);
     return;

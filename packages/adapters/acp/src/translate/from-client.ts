@@ -1,5 +1,5 @@
 import type { JsonObject } from '@agentlane/contract';
-import { asObject, asString, compact, rpcId } from '@agentlane/engine-kit';
+import { asObject, asString, compact, idDelete, idGet, idSet, rpcId } from '@agentlane/engine-kit';
 import { approvalIdFor, resolveApproval } from './approvals.js';
 import { endReplay, startReplay } from './replay.js';
 import { type AcpTranslatorConfig, flushPendingSession } from './session.js';
@@ -12,7 +12,8 @@ export function fromClient(step: Step, msg: JsonObject, config: AcpTranslatorCon
   const method = asString(msg.method);
   const id = rpcId(msg.id);
   if (method !== undefined) {
-    if (id !== undefined) state.clientRequests[id] = { method, params: asObject(msg.params) ?? {} };
+    if (id !== undefined)
+      state.clientRequests = idSet(state.clientRequests, id, { method, params: asObject(msg.params) ?? {} });
     if (method === 'session/prompt') {
       endReplay(step, true);
       flushPendingSession(step, config);
@@ -28,8 +29,8 @@ export function fromClient(step: Step, msg: JsonObject, config: AcpTranslatorCon
 
 /** Our answer to an agent request: only a permission answer resolves something. */
 function onClientAnswer(step: Step, id: string, msg: JsonObject): void {
-  const requestMethod = step.state.agentRequests[id];
-  delete step.state.agentRequests[id];
+  const requestMethod = idGet(step.state.agentRequests, id);
+  step.state.agentRequests = idDelete(step.state.agentRequests, id);
   if (requestMethod !== 'session/request_permission') return;
   const outcome = asObject(asObject(msg.result)?.outcome);
   const selected = outcome?.outcome === 'selected';

@@ -1,5 +1,5 @@
 import type { JsonObject } from '@agentlane/contract';
-import { asObject, asString } from '@agentlane/engine-kit';
+import { asObject, asString, idHas } from '@agentlane/engine-kit';
 import type { Step } from './step.js';
 
 /**
@@ -74,7 +74,7 @@ export function lateUpdateIsReplay(step: Step, params: JsonObject): boolean {
   if (kind === 'tool_call' && update) {
     const id = asString(update.toolCallId);
     const status = asString(update.status);
-    if ((status === 'completed' || status === 'failed') && (!id || !(id in state.tools))) return true;
+    if ((status === 'completed' || status === 'failed') && (!id || !idHas(state.tools, id))) return true;
   }
   state.replayLate = false;
   return false;

@@ -1,5 +1,5 @@
 import type { JsonObject, SessionOrigin } from '@agentlane/contract';
-import { asObject, asString, compact, isObject } from '@agentlane/engine-kit';
+import { asObject, asString, compact, idDelete, idGet, isObject } from '@agentlane/engine-kit';
 import { endReplay } from './replay.js';
 import {
   type AcpTranslatorConfig,
@@ -73,8 +73,8 @@ const RESULT_HANDLERS = new Map<string, ResultHandler>([
 /** A JSON-RPC response from the agent (`msg` has an id and no method). */
 export function onAgentResponse(step: Step, id: string, msg: JsonObject, config: AcpTranslatorConfig): void {
   const state = step.state;
-  const request = state.clientRequests[id];
-  delete state.clientRequests[id];
+  const request = idGet(state.clientRequests, id);
+  state.clientRequests = idDelete(state.clientRequests, id);
   const error = asObject(msg.error);
   const result = asObject(msg.result);
   const requestMethod = request?.method ?? inferMethod(result);

@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue, ToolFinalStatus } from '@agentlane/contract';
-import { asNumber, asObject, asString, compact, isObject, listOf } from '@agentlane/engine-kit';
+import { asNumber, asObject, asString, compact, idEntries, isObject, listOf } from '@agentlane/engine-kit';
 import { makeArtifact, sha256Hex, unifiedDiff } from './artifacts.js';
 import { addTool, type DiffSeen, ownTool, type ToolState } from './state.js';
 import type { Step } from './step.js';
@@ -242,7 +242,7 @@ function terminalOutput(step: Step, id: string, tool: ToolState, rawOutput: Json
 
 /** A turn that ends leaves no tool running: open tools end cancelled (or failed when the turn failed). */
 export function closeOpenTools(step: Step, status: 'cancelled' | 'failed'): void {
-  for (const [id, tool] of Object.entries(step.state.tools)) {
+  for (const [id, tool] of idEntries(step.state.tools)) {
     if (tool.status === 'pending' || tool.status === 'running')
       completeTool(step, id, status, undefined, null);
   }
