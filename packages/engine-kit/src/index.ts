@@ -56,6 +56,7 @@ export {
   idKeys,
   idSet,
 } from './persistent/id-map.js';
+export { stepOwnership } from './persistent/step-ownership.js';
 export {
   MIN_SECRET_CHARS,
   PROVIDER_KEY_VARIABLES,

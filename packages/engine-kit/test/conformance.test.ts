@@ -8,6 +8,7 @@ import {
   checkEventKeys,
   checkHarnessFrames,
   checkNeverThrows,
+  checkPure,
   checkResplit,
 } from '../src/testing';
 
@@ -63,5 +64,20 @@ describe('the translator conformance checks', () => {
     expect(checkHarnessFrames(subject).some((p) => p.includes('harness.unknown_frame'))).toBe(true);
     expect(checkClosedAtEnd(subject).some((p) => p.includes('tool.started tool never closed'))).toBe(true);
     expect(checkEventKeys(subject)).toContain('r: key tool repeated with the same content');
+  });
+
+  it('report a translator that writes into the state it was given', () => {
+    const mutating: Translator<{ seen: number[] }> = {
+      provider: 'mutating',
+      initialState: () => ({ seen: [] }),
+      translate(record, state) {
+        state.seen.push(record.nativeSeq); // the prior state changes under the lane's feet
+        return { state: { seen: state.seen }, events: [] };
+      },
+      finish: (state) => ({ state, events: [] }),
+    };
+    const problems = checkPure({ ...subject, translator: mutating as unknown as Translator<JsonValue> });
+    expect(problems[0]).toMatch(/^r frame 1 \(#0\): .*not extensible/);
+    expect(checkPure(subject)).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import type { JsonValue } from '@agentlane/contract';
-import { freshFields, leftOpen } from '@agentlane/engine-kit/testing';
+import { leftOpen, translateMeasured } from '@agentlane/engine-kit/testing';
 import { describe, expect, it } from 'vitest';
 import { acpTranslator } from '../src/index';
 import { CTX, readJsonl, records } from './trace';
@@ -39,21 +39,7 @@ function flood(n: number): JsonValue[] {
   return frames;
 }
 
-function translate(frames: JsonValue[]) {
-  let state = acpTranslator.initialState(CTX);
-  const seen = new WeakSet<object>();
-  freshFields(state, seen);
-  let maxFresh = 0;
-  const events = [];
-  for (const record of records(frames)) {
-    const step = acpTranslator.translate(record, state, CTX);
-    state = step.state;
-    maxFresh = Math.max(maxFresh, freshFields(state, seen));
-    events.push(...step.events);
-  }
-  events.push(...acpTranslator.finish(state, CTX).events);
-  return { events, maxFresh };
-}
+const translate = (frames: JsonValue[]) => translateMeasured(acpTranslator, records(frames), CTX);
 
 describe('a flood of 2,000 permission requests', () => {
   it('each frame builds a bounded part of the state, not a copy of every open tool, approval and request', () => {

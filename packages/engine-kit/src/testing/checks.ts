@@ -227,3 +227,43 @@ function cutPoints(length: number): number[] {
 function text(pass: Pass<unknown>): string {
   return JSON.stringify({ steps: pass.steps, state: pass.finalState });
 }
+
+/**
+ * translate() and finish() never change the state they are given: the lane keeps the prior state when a step
+ * is dropped, and the checks above re-use earlier states. Every state is deep-frozen before it is passed on,
+ * so a write to it (or to anything it shares with the next state) throws; its text must also stay the same.
+ */
+export function checkPure(subject: ConformanceSubject): Problems {
+  const problems: Problems = [];
+  const ctx = ctxOf(subject);
+  for (const recording of subject.recordings) {
+    let state = deepFreeze(subject.translator.initialState(ctx));
+    const records = recordsOf(recording.frames, ctx.runId);
+    for (const [i, record] of [...records, null].entries()) {
+      const before = JSON.stringify(state);
+      const label = `${recording.name} ${record ? `frame ${record.nativeSeq}` : 'finish'}`;
+      try {
+        const step = record
+          ? subject.translator.translate(record, state, ctx)
+          : subject.translator.finish(state, ctx);
+        if (JSON.stringify(state) !== before) problems.push(`${label}: changed the state it was given`);
+        state = deepFreeze(step.state);
+      } catch (error) {
+        problems.push(`${label} (#${i}): ${error instanceof Error ? error.message : String(error)}`);
+        break;
+      }
+    }
+  }
+  return problems;
+}
+
+function deepFreeze<T>(value: T): T {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v !== 'object' || v === null || Object.isFrozen(v)) continue;
+    Object.freeze(v);
+    for (const x of Array.isArray(v) ? v : Object.values(v)) stack.push(x);
+  }
+  return value;
+}

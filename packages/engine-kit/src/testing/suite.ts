@@ -7,6 +7,7 @@ import {
   checkEventKeys,
   checkHarnessFrames,
   checkNeverThrows,
+  checkPure,
   checkResplit,
 } from './checks.js';
 
@@ -35,6 +36,9 @@ export function describeTranslatorConformance<S extends JsonValue>(subject: Conf
     });
     it('closes everything it opened when the source ends, wherever it is cut', () => {
       expect(checkClosedAtEnd(s).slice(0, 20)).toEqual([]);
+    });
+    it('never changes the state it is given (each state deep-frozen before the next step)', () => {
+      expect(checkPure(s).slice(0, 20)).toEqual([]);
     });
     it('keys events uniquely (a repeated key is a revision of the same kind)', () => {
       expect(checkEventKeys(s).slice(0, 20)).toEqual([]);

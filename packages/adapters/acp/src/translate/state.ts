@@ -6,6 +6,7 @@ import {
   idGet,
   idSet,
   initialEngineAuditState,
+  stepOwnership,
 } from '@agentlane/engine-kit';
 
 // Plain JSON types (type aliases, `null` instead of optional) so the state is a JsonValue.
@@ -147,19 +148,8 @@ export function cloneState(s: AcpState): AcpState {
   };
 }
 
-/** Entries a state (one step's copy) owns already; kept beside the state, which stays plain JSON. */
-const owned = new WeakMap<AcpState, Set<string>>();
-
-function ownsFirst(state: AcpState, key: string): boolean {
-  let keys = owned.get(state);
-  if (!keys) {
-    keys = new Set();
-    owned.set(state, keys);
-  }
-  if (keys.has(key)) return false;
-  keys.add(key);
-  return true;
-}
+/** Whether this step's state takes an entry for the first time (then it copies it). */
+const ownsFirst = stepOwnership<AcpState>();
 
 /** A tool of this step's state that it may change (its entry copied once, the prior state's left alone). */
 export function ownTool(state: AcpState, id: string): ToolState | undefined {

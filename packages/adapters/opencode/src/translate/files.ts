@@ -1,6 +1,7 @@
 import type { FileChangeKind, JsonObject } from '@agentlane/contract';
 import { asArray, asNumber, asObject, asString } from '@agentlane/engine-kit';
 import { makeArtifact } from './artifacts.js';
+import { entriesOf, entryOf, putEntry } from './state.js';
 import type { Step } from './step.js';
 
 /**
@@ -25,9 +26,9 @@ export function relativePath(out: Step, file: string): string {
 
 export function emitFileChange(out: Step, payload: FilePayload, key: string): void {
   const json = JSON.stringify(payload);
-  const known = out.state.files[payload.path];
+  const known = entryOf(out.state, 'files', payload.path);
   if (known && known.key === key && known.json === json) return;
-  out.state.files[payload.path] = { key, json };
+  putEntry(out.state, 'files', payload.path, { key, json });
   out.emit(key, { kind: 'file.changed', payload });
 }
 
@@ -66,17 +67,19 @@ export function onFileEdited(out: Step, props: JsonObject): void {
   const file = asString(props.file);
   if (!file) return;
   const path = relativePath(out, file);
-  const tool = Object.entries(out.state.tools).find(([, t]) => {
-    if (t.done || !t.started) return false;
+  const tool = entriesOf(out.state, 'openTools').find(([callId]) => {
+    const t = entryOf(out.state, 'tools', callId);
+    if (!t || t.done || !t.started) return false;
     const input = asObject(JSON.parse(t.inputJson || 'null'));
     const target = asString(input?.filePath);
     return target !== undefined && relativePath(out, target) === path;
   });
   if (tool) {
-    out.state.files[path] ??= { key: `file.changed:${tool[0]}:${path}`, json: '' };
+    if (!entryOf(out.state, 'files', path))
+      putEntry(out.state, 'files', path, { key: `file.changed:${tool[0]}:${path}`, json: '' });
     return;
   }
-  if (out.state.files[path]) return;
+  if (entryOf(out.state, 'files', path)) return;
   emitFileChange(out, { path, change: 'modified' }, `file.changed:edited:${out.frameKey}:${path}`);
 }
 
@@ -92,7 +95,7 @@ export function onWatcherUpdated(out: Step, props: JsonObject): void {
   const change = WATCH_CHANGES[asString(props.event) ?? ''];
   if (!file || !change) return;
   const path = relativePath(out, file);
-  if (out.state.files[path]) return;
+  if (entryOf(out.state, 'files', path)) return;
   emitFileChange(out, { path, change }, `file.changed:watcher:${out.frameKey}:${path}`);
 }
 
@@ -109,7 +112,7 @@ export function onSessionDiff(out: Step, props: JsonObject): void {
     const file = asString(diff?.file);
     if (!diff || !file) continue;
     const path = relativePath(out, file);
-    const known = out.state.files[path];
+    const known = entryOf(out.state, 'files', path);
     const previous = (known?.json ? JSON.parse(known.json) : { path, change: 'modified' }) as FilePayload;
     const status = DIFF_STATUS[asString(diff.status) ?? ''];
     const payload: FilePayload = { ...previous };
@@ -134,7 +137,7 @@ export function onPatchPart(out: Step, part: JsonObject): void {
     const file = asString(entry);
     if (!file) continue;
     const path = relativePath(out, file);
-    if (out.state.files[path]) continue;
+    if (entryOf(out.state, 'files', path)) continue;
     emitFileChange(out, { path, change: 'modified' }, `file.changed:patch:${path}`);
   }
 }

@@ -11,7 +11,7 @@ import { asArray, asBoolean, asObject, asString } from '@agentlane/engine-kit';
 import { makeArtifact } from './artifacts.js';
 import { relativePath } from './files.js';
 import { namespaceOf } from './session-tree.js';
-import { nextCount } from './state.js';
+import { entriesOf, entryOf, nextCount, ownEntry, putEntry } from './state.js';
 import type { Step } from './step.js';
 
 /** OpenCode's permission replies, offered as the approval's options (the optionId is the reply verbatim). */
@@ -31,8 +31,8 @@ export function onPermissionAsked(out: Step, props: JsonObject): void {
     out.warn('opencode.malformed_permission', 'permission.asked without id');
     return;
   }
-  if (out.state.approvals[id]) return;
-  out.state.approvals[id] = { resolved: false };
+  if (entryOf(out.state, 'approvals', id)) return;
+  putEntry(out.state, 'approvals', id, { resolved: false });
   const permission = asString(props.permission) ?? 'permission';
   const patterns = (asArray(props.patterns) ?? []).map(asString).filter((p): p is string => p !== undefined);
   const metadata = asObject(props.metadata) ?? {};
@@ -96,9 +96,8 @@ export function resolveApproval(
   },
   sessionId?: string,
 ): void {
-  const entry = out.state.approvals[id];
-  if (entry?.resolved) return;
-  out.state.approvals[id] = { resolved: true };
+  if (entryOf(out.state, 'approvals', id)?.resolved) return;
+  putEntry(out.state, 'approvals', id, { resolved: true });
   const payload: {
     approvalId: string;
     outcome: 'selected' | 'cancelled';
@@ -135,8 +134,8 @@ export function onQuestionAsked(out: Step, props: JsonObject): void {
     out.warn('opencode.malformed_question', 'question.asked without id or questions');
     return;
   }
-  if (out.state.questions[id]) return;
-  out.state.questions[id] = { count: questions.length, resolved: false };
+  if (entryOf(out.state, 'questions', id)) return;
+  putEntry(out.state, 'questions', id, { count: questions.length, resolved: false });
   const toolCallId = asString(asObject(props.tool)?.callID);
   const ids = questionIds(id, questions.length);
   questions.forEach((q, index) => {
@@ -174,7 +173,7 @@ export function onQuestionAsked(out: Step, props: JsonObject): void {
 export function onQuestionReplied(out: Step, props: JsonObject, rejected: boolean): void {
   const id = asString(props.requestID);
   if (!id) return;
-  const entry = out.state.questions[id];
+  const entry = ownEntry(out.state, 'questions', id);
   if (!entry || entry.resolved) return;
   entry.resolved = true;
   const answers = asArray(props.answers) ?? [];
@@ -205,7 +204,7 @@ export function resolveQuestionFromHarness(
   },
 ): void {
   const requestId = questionId.split('/')[0] ?? questionId;
-  const entry = out.state.questions[requestId];
+  const entry = ownEntry(out.state, 'questions', requestId);
   if (entry) entry.resolved = true;
   const payload: {
     questionId: string;
@@ -252,10 +251,10 @@ export function onTodoUpdated(out: Step, props: JsonObject): void {
 
 /** At the end of a turn or of the source: approvals and questions nobody answered are cancelled by the system. */
 export function cancelOpenInteractions(out: Step): void {
-  for (const [id, entry] of Object.entries(out.state.approvals)) {
+  for (const [id, entry] of entriesOf(out.state, 'approvals')) {
     if (!entry.resolved) resolveApproval(out, id, { outcome: 'cancelled', answeredBy: 'system' });
   }
-  for (const [id, entry] of Object.entries(out.state.questions)) {
+  for (const [id, entry] of entriesOf(out.state, 'questions')) {
     if (entry.resolved) continue;
     for (const questionId of questionIds(id, entry.count)) {
       resolveQuestionFromHarness(out, questionId, { outcome: 'cancelled', answeredBy: 'system' });

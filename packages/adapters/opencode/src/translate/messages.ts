@@ -3,6 +3,7 @@ import { asNumber, asObject, asString } from '@agentlane/engine-kit';
 import { fileArtifact, onPatchPart } from './files.js';
 import { namespaceOf } from './session-tree.js';
 import { costOf, joinModel, reportError, updateMode } from './sessions.js';
+import { entryOf, putEntry } from './state.js';
 import type { Step } from './step.js';
 import { completeMessage, ensureMessage, onTextLikePart } from './text-parts.js';
 import { onToolPart } from './tool-parts.js';
@@ -20,14 +21,15 @@ export function onMessageUpdated(out: Step, props: JsonObject): void {
   }
   if (role === 'user') {
     // Re-announcements of old user messages (summary updates) must not open a message in this run.
-    state.messages[id] ??= {
-      sessionId,
-      role,
-      started: false,
-      completed: false,
-      textParts: [],
-      completedText: null,
-    };
+    if (!entryOf(state, 'messages', id))
+      putEntry(state, 'messages', id, {
+        sessionId,
+        role,
+        started: false,
+        completed: false,
+        textParts: [],
+        completedText: null,
+      });
     return;
   }
   const message = ensureMessage(out, id, sessionId, 'assistant');
@@ -83,7 +85,7 @@ export function onPartUpdated(out: Step, props: JsonObject): void {
       onPatchPart(out, part);
       return;
     case 'file':
-      if (messageId && out.state.messages[messageId]?.role !== 'user') {
+      if (messageId && entryOf(out.state, 'messages', messageId)?.role !== 'user') {
         fileArtifact(out, `artifact:${partId}`, part, { messageId });
       }
       return;

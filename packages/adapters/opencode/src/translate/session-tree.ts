@@ -1,4 +1,4 @@
-import type { OpenCodeState } from './state.js';
+import { type ChildSessionState, entryOf, type OpenCodeState } from './state.js';
 
 // Which native session a frame belongs to, read off the state's session tree (no events; isOurSession
 // adopts the first session it sees as the root when none is known yet).
@@ -9,7 +9,7 @@ export function namespaceOf(state: OpenCodeState, sessionId: string | undefined)
   const path: string[] = [];
   let current: string | undefined = sessionId;
   while (current && current !== state.rootSessionId) {
-    const child: OpenCodeState['children'][string] | undefined = state.children[current];
+    const child: ChildSessionState | undefined = entryOf(state, 'children', current);
     if (!child || path.length > 32) return undefined;
     path.unshift(current);
     current = child.parentSessionId;
@@ -24,5 +24,5 @@ export function isOurSession(state: OpenCodeState, sessionId: string | undefined
     state.rootSessionId = sessionId;
     return true;
   }
-  return sessionId === state.rootSessionId || state.children[sessionId] !== undefined;
+  return sessionId === state.rootSessionId || entryOf(state, 'children', sessionId) !== undefined;
 }

@@ -11,7 +11,15 @@ import {
 import { OPENCODE_CAPABILITIES } from './capabilities.js';
 import { cancelOpenInteractions } from './interactions.js';
 import { isOurSession, namespaceOf } from './session-tree.js';
-import { nextCount, type OpenCodeState } from './state.js';
+import {
+  type ChildSessionState,
+  entriesOf,
+  entryOf,
+  nextCount,
+  type OpenCodeState,
+  ownEntry,
+  putEntry,
+} from './state.js';
 import type { Step } from './step.js';
 import { closeOpenParts } from './text-parts.js';
 import { closeOpenTools } from './tool-parts.js';
@@ -31,18 +39,19 @@ export function onSessionCreated(out: Step, props: JsonObject): void {
   }
   const parentId = asString(info.parentID);
   if (parentId) {
-    if (!isOurSession(state, parentId) || state.children[id]) return;
+    if (!isOurSession(state, parentId) || entryOf(state, 'children', id)) return;
     // The task tool that is running in the parent session is the one that spawned this child.
-    const spawner = Object.entries(state.tools).find(
+    const spawner = entriesOf(state, 'tools').find(
       ([, tool]) => tool.name === 'task' && !tool.done && tool.sessionId === parentId && !tool.childSessionId,
     );
-    if (spawner) spawner[1].childSessionId = id;
-    state.children[id] = {
+    const spawnerTool = spawner ? ownEntry(state, 'tools', spawner[0]) : undefined;
+    if (spawnerTool) spawnerTool.childSessionId = id;
+    putEntry(state, 'children', id, {
       parentSessionId: parentId,
       parentToolCallId: spawner?.[0] ?? null,
       state: 'running',
       completed: false,
-    };
+    });
     const payload: { childSessionId: string; parentToolCallId?: string; title?: string } = {
       childSessionId: id,
     };
@@ -158,7 +167,7 @@ export function joinModel(providerId: string | undefined, modelId: string | unde
 
 export function onSessionStatus(out: Step, sessionId: string | undefined, type: string, props: JsonObject) {
   const state = out.state;
-  if (sessionId && sessionId !== state.rootSessionId && state.children[sessionId]) {
+  if (sessionId && sessionId !== state.rootSessionId && entryOf(state, 'children', sessionId)) {
     const childState: ChildState = type === 'busy' ? 'running' : type === 'idle' ? 'idle' : 'unknown';
     updateChild(out, sessionId, childState);
     return;
@@ -176,8 +185,9 @@ export function onSessionStatus(out: Step, sessionId: string | undefined, type: 
 }
 
 export function updateChild(out: Step, childId: string, childState: ChildState): void {
-  const child = out.state.children[childId];
-  if (!child || child.completed || child.state === childState) return;
+  const seen = entryOf(out.state, 'children', childId);
+  if (!seen || seen.completed || seen.state === childState) return;
+  const child = ownEntry(out.state, 'children', childId) as ChildSessionState;
   child.state = childState;
   out.emit(
     `child.updated:${childId}:${nextCount(out.state, `child:${childId}`)}`,
@@ -192,8 +202,9 @@ export function completeChild(
   status: 'completed' | 'failed' | 'cancelled',
   summary: string | undefined,
 ): void {
-  const child = out.state.children[childId];
-  if (!child || child.completed) return;
+  const seen = entryOf(out.state, 'children', childId);
+  if (!seen || seen.completed) return;
+  const child = ownEntry(out.state, 'children', childId) as ChildSessionState;
   child.completed = true;
   const payload: { childSessionId: string; status: typeof status; summary?: string } = {
     childSessionId: childId,

@@ -1,7 +1,7 @@
 import type { JsonObject } from '@agentlane/contract';
 import { asBoolean, asNumber, asObject, asString, openTurnOnce } from '@agentlane/engine-kit';
 import { namespaceOf } from './session-tree.js';
-import type { MessageState, PartState } from './state.js';
+import { entriesOf, entryOf, type MessageState, ownEntry, type PartState, putEntry } from './state.js';
 import type { Step } from './step.js';
 
 /**
@@ -18,10 +18,10 @@ export function ensureMessage(
   role: 'user' | 'assistant',
 ): MessageState {
   const state = out.state;
-  let message = state.messages[messageId];
+  let message = ownEntry(state, 'messages', messageId);
   if (!message) {
     message = { sessionId, role, started: false, completed: false, textParts: [], completedText: null };
-    state.messages[messageId] = message;
+    putEntry(state, 'messages', messageId, message);
   }
   if (!message.started) {
     message.started = true;
@@ -43,14 +43,14 @@ export function onTextLikePart(out: Step, part: JsonObject, type: 'text' | 'reas
     out.warn('opencode.malformed_part', `a ${type} part without id or messageID`);
     return;
   }
-  const role = state.messages[messageId]?.role ?? 'assistant';
+  const role = entryOf(state, 'messages', messageId)?.role ?? 'assistant';
   // A recorded trace without harness frames: the user's prompt opens the turn.
   if (role === 'user' && state.turn === 'none' && sessionId === state.rootSessionId) {
     openTurnOnce(out, { prompt: asString(part.text) ?? '' });
   }
   const message = ensureMessage(out, messageId, sessionId, role);
   const time = asObject(part.time);
-  let entry = state.parts[partId];
+  let entry = ownEntry(state, 'parts', partId);
   if (!entry) {
     entry = {
       messageId,
@@ -64,7 +64,7 @@ export function onTextLikePart(out: Step, part: JsonObject, type: 'text' | 'reas
       endMs: null,
       hidden: asBoolean(part.synthetic) === true || asBoolean(part.ignored) === true,
     };
-    state.parts[partId] = entry;
+    putEntry(state, 'parts', partId, entry);
     if (type === 'text' && !entry.hidden) message.textParts.push(partId);
   }
   if (entry.ended) return;
@@ -101,11 +101,11 @@ export function onPartDelta(out: Step, props: JsonObject): void {
     return;
   }
   if (field !== 'text') return;
-  let entry = state.parts[partId];
+  let entry = ownEntry(state, 'parts', partId);
   if (!entry) {
     // A delta before its announcing snapshot: assume a text part, the common case.
     onTextLikePart(out, { id: partId, messageID: messageId, sessionID: props.sessionID ?? null }, 'text');
-    entry = state.parts[partId];
+    entry = ownEntry(state, 'parts', partId);
     if (!entry) return;
   }
   if (entry.ended) return;
@@ -173,24 +173,24 @@ function closePart(out: Step, partId: string, entry: PartState): void {
     return;
   }
   // A text part that ends after its message completed corrects the completed text (a revision).
-  const message = out.state.messages[entry.messageId];
-  if (message?.completed) completeMessage(out, entry.messageId);
+  if (entryOf(out.state, 'messages', entry.messageId)?.completed) completeMessage(out, entry.messageId);
 }
 
 /** The whole text of a message: its visible text parts, each at its truth. */
 export function messageText(out: Step, message: MessageState): string {
   return message.textParts
-    .map((id) => out.state.parts[id]?.text ?? '')
+    .map((id) => entryOf(out.state, 'parts', id)?.text ?? '')
     .filter((text) => text.length > 0)
     .join('\n\n');
 }
 
 /** Emits message.completed, or a revision of it when the text changed since the last one. */
 export function completeMessage(out: Step, messageId: string): void {
-  const message = out.state.messages[messageId];
-  if (!message) return;
-  const text = messageText(out, message);
-  if (message.completed && message.completedText === text) return;
+  const seen = entryOf(out.state, 'messages', messageId);
+  if (!seen) return;
+  const text = messageText(out, seen);
+  if (seen.completed && seen.completedText === text) return;
+  const message = ownEntry(out.state, 'messages', messageId) as MessageState;
   message.completed = true;
   message.completedText = text;
   out.emit(
@@ -202,12 +202,13 @@ export function completeMessage(out: Step, messageId: string): void {
 
 /** At the end of the source: close reasoning and messages that never got their final snapshot. */
 export function closeOpenParts(out: Step): void {
-  for (const [partId, entry] of Object.entries(out.state.parts)) {
-    if (entry.ended || entry.type !== 'reasoning') continue;
+  for (const [partId, seen] of entriesOf(out.state, 'parts')) {
+    if (seen.ended || seen.type !== 'reasoning') continue;
+    const entry = ownEntry(out.state, 'parts', partId) as PartState;
     entry.ended = true;
     closePart(out, partId, entry);
   }
-  for (const [messageId, message] of Object.entries(out.state.messages)) {
+  for (const [messageId, message] of entriesOf(out.state, 'messages')) {
     if (message.started && !message.completed) completeMessage(out, messageId);
   }
 }

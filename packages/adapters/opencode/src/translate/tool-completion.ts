@@ -3,6 +3,7 @@ import { asArray, asNumber, asObject, asString } from '@agentlane/engine-kit';
 import { INLINE_OUTPUT_LIMIT, makeArtifact } from './artifacts.js';
 import { fileArtifact, fileChangeFromTool } from './files.js';
 import { completeChild } from './sessions.js';
+import { setToolOpen } from './state.js';
 import { isFileTool } from './tool-kind.js';
 import { startTool, streamOutput, type ToolUpdate } from './tool-update.js';
 
@@ -12,6 +13,7 @@ const ABORTED = 'Tool execution aborted';
 export function completeTool(u: ToolUpdate, status: 'completed' | 'error'): void {
   if (!u.tool.started) startTool(u, 'running');
   u.tool.done = true;
+  setToolOpen(u.out.state, u.callId, false);
   if (status === 'completed') onCompleted(u);
   else onError(u);
 }

@@ -1,7 +1,7 @@
 import type { JsonObject, JsonValue, ToolRunningStatus } from '@agentlane/contract';
 import { asNumber, asObject, asString, jsonKey } from '@agentlane/engine-kit';
 import { namespaceOf } from './session-tree.js';
-import type { ToolPartState } from './state.js';
+import { entriesOf, ownEntry, putEntry, setToolOpen, type ToolPartState } from './state.js';
 import type { Step } from './step.js';
 import { completeTool } from './tool-completion.js';
 import { startTool, streamOutput, type ToolEmitContext, type ToolUpdate } from './tool-update.js';
@@ -41,7 +41,7 @@ function toolFor(
   messageId: string,
 ): ToolPartState {
   const state = out.state;
-  const known = state.tools[callId];
+  const known = ownEntry(state, 'tools', callId);
   if (known) return known;
   const tool: ToolPartState = {
     partId,
@@ -57,8 +57,7 @@ function toolFor(
     startMs: null,
     childSessionId: null,
   };
-  state.tools[callId] = tool;
-  return tool;
+  return putEntry(state, 'tools', callId, tool);
 }
 
 /** Reads the snapshot; its start time and the child session a task runs are kept on the call. */
@@ -128,9 +127,11 @@ function emitProgress(u: ToolUpdate, status: ToolRunningStatus): void {
 
 /** At the end of the source: a tool that never finished is cancelled (after a cancel) or failed. */
 export function closeOpenTools(out: Step): void {
-  for (const [callId, tool] of Object.entries(out.state.tools)) {
-    if (tool.done || !tool.started) continue;
+  for (const [callId, seen] of entriesOf(out.state, 'tools')) {
+    if (seen.done || !seen.started) continue;
+    const tool = ownEntry(out.state, 'tools', callId) as ToolPartState;
     tool.done = true;
+    setToolOpen(out.state, callId, false);
     const cancelled = out.state.cancelRequested || out.state.aborted;
     out.emit(
       `tool.completed:${callId}`,

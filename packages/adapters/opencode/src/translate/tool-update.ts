@@ -1,6 +1,7 @@
 import type { JsonObject, JsonValue, ToolRunningStatus } from '@agentlane/contract';
 import { asObject, asString, jsonKey } from '@agentlane/engine-kit';
 import type { ToolPartState } from './state.js';
+import { setToolOpen } from './state.js';
 import type { Step } from './step.js';
 import { toolKindOf } from './tool-kind.js';
 
@@ -28,6 +29,7 @@ export interface ToolUpdate {
 export function startTool(u: ToolUpdate, status: ToolRunningStatus): void {
   const { out, callId, tool, input, title } = u;
   tool.started = true;
+  setToolOpen(out.state, callId, true);
   tool.inputJson = jsonKey(input);
   tool.title = title;
   const payload: {
