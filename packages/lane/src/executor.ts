@@ -132,6 +132,23 @@ export class RunExecutor {
   }
 
   /**
+   * A queued run asked to cancel settles now (cancelled before it started), without waiting for a slot or for
+   * its thread's turn: it starts no engine. Before, it stayed queued (cancel 202, the session undeletable,
+   * the run counted against the token's limit) until some other run freed a slot.
+   */
+  async settleCancelledQueued(runId: string): Promise<void> {
+    if (this.stopped || this.active.has(runId)) return;
+    const run = await this.o.store.claimRun(runId, this.o.ownerId, this.o.leaseMs).catch((err) => {
+      // The cancel is recorded: whoever claims the run settles it; only the shortcut failed.
+      this.o.log?.('warn', `settling cancelled queued run ${runId} failed`, { error: errorMessage(err) });
+      return null;
+    });
+    if (!run) return; // not queued any more: its owner hears the cancel
+    this.cancelled.add(run.runId);
+    this.launch(run);
+  }
+
+  /**
    * Closes a thread's engine session (its engine process ends): at once when no run uses it, else when the
    * run using it ends. False when this process has no session of that thread open.
    */

@@ -186,6 +186,7 @@ export function createLane(options: LaneOptions): Lane {
       await requireRun(store, runId);
       const command = await store.requestCancel(runId, idempotencyKey ?? null);
       executor.cancelLocal(runId);
+      if (started && execute) await executor.settleCancelledQueued(runId);
       return command;
     },
 

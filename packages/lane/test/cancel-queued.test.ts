@@ -36,4 +36,40 @@ describe('run.cancel before the run is claimed (SQLite)', () => {
       await api.stop();
     }
   });
+
+  it('a queued run waiting for a slot settles cancelled at once, while the run holding the slot goes on', async () => {
+    t = await sqliteTestStore({ fast: true });
+    for (const threadId of ['busy', 'waiting'])
+      await t.store.createThread({ threadId, engine: 'test', title: null, workDir: null, metadata: {} });
+    const driver = createTestDriver();
+    const lane = createLane({
+      store: t.store,
+      drivers: [driver],
+      ownerId: 'one',
+      pollIntervalMs: 20,
+      maxConcurrentRuns: 1,
+    });
+    await lane.start();
+    try {
+      const busy = await lane.createRun({ threadId: 'busy', prompt: 'wait-cancel' });
+      await waitFor(async () => ((await t.store.getRun(busy.run.runId))?.status === 'running' ? true : null));
+      const { run } = await lane.createRun({ threadId: 'waiting', prompt: 'delta never' });
+      expect((await t.store.getRun(run.runId))?.status).toBe('queued');
+      await lane.cancelRun(run.runId, 'cancel-queued');
+      // Before: it stayed queued until the busy run ended (with approvals, up to their timeout).
+      const settled = await waitFor(async () => {
+        const r = await t.store.getRun(run.runId);
+        return r?.status === 'completed' ? r : null;
+      });
+      expect(settled).toMatchObject({ outcome: 'cancelled' });
+      expect((await t.store.getRun(busy.run.runId))?.status).toBe('running');
+      expect(driver.opened).toBe(1);
+      await lane.cancelRun(busy.run.runId, 'cancel-busy');
+      await waitFor(async () =>
+        (await t.store.getRun(busy.run.runId))?.status === 'completed' ? true : null,
+      );
+    } finally {
+      await lane.stop();
+    }
+  });
 });
