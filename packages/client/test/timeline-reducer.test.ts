@@ -32,6 +32,23 @@ describe('reduceTimeline', () => {
     expect(message).toMatchObject({ text: 'Hello!', status: 'completed' });
   });
 
+  it('keeps two turns whose engine reused a message id apart (the built-in engine numbers them by step)', () => {
+    const b = new ThreadBuilder();
+    for (const [turn, text] of [
+      ['turn1', 'first answer'],
+      ['turn2', 'second answer'],
+    ] as const) {
+      b.runId = `run-${turn}`;
+      b.turnId = turn;
+      b.emit({ kind: 'turn.started', payload: { prompt: turn } });
+      b.emit({ kind: 'message.started', payload: { messageId: 'msg-1-txt-0', role: 'assistant' } });
+      b.emit({ kind: 'message.delta', payload: { messageId: 'msg-1-txt-0', partId: 'p', delta: text } });
+      b.emit({ kind: 'message.completed', payload: { messageId: 'msg-1-txt-0', role: 'assistant', text } });
+    }
+    const texts = items(b.frames).flatMap((i) => (i.type === 'message' ? [i.text] : []));
+    expect(texts).toEqual(['first answer', 'second answer']);
+  });
+
   it('keeps rows provisional until the run is canonicalized, then final', () => {
     const b = new ThreadBuilder();
     b.emit({ kind: 'turn.started', payload: {} });

@@ -64,6 +64,46 @@ describe('canonical events → AG-UI events, on recorded engine sessions', () =>
     },
   );
 
+  it('two turns whose engine reused a message id are two assistant messages, in their turns', async () => {
+    const t = new AgUiTranslator();
+    const events: BaseEvent[] = [{ type: EventType.RUN_STARTED, threadId: 'thr', runId: 'r' } as BaseEvent];
+    let seq = 0;
+    const ev = (turnId: string, kind: string, payload: object) =>
+      ({
+        schemaVersion: 1,
+        eventId: `ev_${++seq}`,
+        seq,
+        runId: turnId,
+        threadId: 'thr',
+        turnId,
+        ts: '2026-01-01T00:00:00.000Z',
+        identity: { provider: 'builtin' },
+        kind,
+        payload,
+      }) as unknown as CanonicalEvent;
+    for (const [turn, text] of [
+      ['run1', 'first'],
+      ['run2', 'second'],
+    ]) {
+      t.addUserMessage(`user-${turn}`, turn as string);
+      const messageId = 'msg-1-txt-0';
+      events.push(...t.push(ev(turn as string, 'message.started', { messageId, role: 'assistant' })));
+      events.push(
+        ...t.push(ev(turn as string, 'message.delta', { messageId, partId: messageId, delta: text })),
+      );
+      events.push(...t.push(ev(turn as string, 'message.completed', { messageId, role: 'assistant', text })));
+    }
+    events.push(...t.close(), { type: EventType.RUN_FINISHED, threadId: 'thr', runId: 'r' } as BaseEvent);
+    await expectValidAgUi(events);
+    // Before: one assistant message "firstsecond", before the second user message.
+    expect(t.messages.snapshot().map((m) => [m.role, m.content])).toEqual([
+      ['user', 'run1'],
+      ['assistant', 'first'],
+      ['user', 'run2'],
+      ['assistant', 'second'],
+    ]);
+  });
+
   it('streamed tool input in the append form: each inputDelta is one TOOL_CALL_ARGS delta', async () => {
     const { events } = asRun(appendInputRows());
     await expectValidAgUi(events);

@@ -19,13 +19,15 @@ export function entityKeyOf(event: CanonicalEvent): string {
     case 'turn.started':
     case 'turn.completed':
       return `turn:${event.turnId}`;
+    // Message and reasoning ids are the engine's, unique within a turn but not always across turns (the
+    // built-in engine numbers them by model step): a later turn's answer replaced the first one's.
     case 'message.started':
     case 'message.delta':
     case 'message.completed':
-      return `message:${event.payload.messageId}`;
+      return `message:${event.turnId}:${event.payload.messageId}`;
     case 'reasoning.delta':
     case 'reasoning.completed':
-      return `reasoning:${event.payload.reasoningId}`;
+      return `reasoning:${event.turnId}:${event.payload.reasoningId}`;
     case 'tool.started':
     case 'tool.progress':
     case 'tool.completed':

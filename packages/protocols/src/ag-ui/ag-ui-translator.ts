@@ -94,22 +94,24 @@ export class AgUiTranslator {
     const parts = this.#parts;
     switch (event.kind) {
       case 'message.started':
-        this.#roles.set(event.payload.messageId, event.payload.role);
+        this.#roles.set(turnScoped(event, event.payload.messageId), event.payload.role);
         return;
       case 'message.delta': {
-        const { messageId, delta } = event.payload;
-        if (this.#roles.get(messageId) !== 'user' && delta !== '') parts.text(messageId, delta, out);
+        const id = turnScoped(event, event.payload.messageId);
+        if (this.#roles.get(id) !== 'user' && event.payload.delta !== '')
+          parts.text(id, event.payload.delta, out);
         return;
       }
       case 'message.completed':
         if (event.payload.role === 'assistant')
-          parts.completeText(event.payload.messageId, event.payload.text, out);
+          parts.completeText(turnScoped(event, event.payload.messageId), event.payload.text, out);
         return;
       case 'reasoning.delta':
-        if (event.payload.delta !== '') parts.reasoning(event.payload.reasoningId, event.payload.delta, out);
+        if (event.payload.delta !== '')
+          parts.reasoning(turnScoped(event, event.payload.reasoningId), event.payload.delta, out);
         return;
       case 'reasoning.completed':
-        parts.completeReasoning(event.payload.reasoningId, event.payload.text, out);
+        parts.completeReasoning(turnScoped(event, event.payload.reasoningId), event.payload.text, out);
         return;
       case 'tool.started':
         parts.startTool(event.payload.toolCallId, event.payload.name, out);
@@ -232,4 +234,13 @@ export class AgUiTranslator {
 
 function toText(value: JsonValue): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/**
+ * The AG-UI id of an engine's message or reasoning block: `<turnId>:<id>`. An engine's ids are unique within
+ * a turn, not always across turns (the built-in engine numbers them by model step), and an AG-UI client
+ * appends a start for a known id to that message: a second turn's answer was merged into the first one's.
+ */
+function turnScoped(event: CanonicalEvent, id: string): string {
+  return `${event.turnId}:${id}`;
 }
