@@ -11,6 +11,7 @@ import {
   LEDGER_COLUMNS,
 } from './ledger.js';
 import { ledgerMigrations } from './migrations.js';
+import { insertRows } from './pg-write.js';
 import { assertRows } from './validate.js';
 
 export interface PgLedgerOptions {
@@ -37,23 +38,13 @@ export async function createPgLedger(options: PgLedgerOptions): Promise<AuditLed
     async record(rows: readonly AuditableCall[]) {
       assertRows(rows);
       if (rows.length === 0) return { inserted: 0 };
-      const values: unknown[] = [];
-      const tuples = rows.map((row) => {
-        const start = values.length;
-        for (const c of LEDGER_COLUMNS) values.push(c === 'payload' ? JSON.stringify(row.payload) : row[c]);
-        return `(${LEDGER_COLUMNS.map((_, i) => `$${start + i + 1}`).join(', ')})`;
-      });
-      // Idempotent (ON CONFLICT DO NOTHING): safe to repeat while the database restarts.
-      const result = await retryTransient(() =>
-        pool.query(
-          `INSERT INTO ${table} (${LEDGER_COLUMNS.join(', ')}) VALUES ${tuples.join(', ')} ON CONFLICT DO NOTHING`,
-          values,
-        ),
-      );
-      return { inserted: result.rowCount ?? 0 };
+      // Under the sessions' write locks, so a session's positions commit in their order (see pg-write.ts).
+      return { inserted: await insertRows(pool, table, rows) };
     },
     async list(sessionId: string, query: AuditPageQuery = {}): Promise<AuditPage> {
       const limit = clampLimit(query.limit);
+      // Keyset paging over position is complete because record() makes a session's positions commit in
+      // order: a row committed after this page was read always has a position past its last row.
       const result = await retryTransient(() =>
         pool.query(
           `SELECT * FROM ${table} WHERE session_id = $1 AND position > $2 ORDER BY position LIMIT $3`,
