@@ -152,6 +152,7 @@ WITH RECURSIVE chain(lvl, checkpoint_id, parent_checkpoint_id, storage) AS (
   SELECT chain.lvl + 1, p.checkpoint_id, p.parent_checkpoint_id, p.storage FROM {t} p
     JOIN chain ON p.session_id = {p} AND p.checkpoint_id = chain.parent_checkpoint_id
    WHERE chain.storage = 'delta'
+     AND chain.lvl < (SELECT COUNT(*) FROM {t} WHERE session_id = {p})
 )
 SELECT chain.lvl, t.checkpoint_id, t.session_id, t.namespace, t.parent_checkpoint_id, t.stage_id, t.created_at,
        t.schema_version, t.storage, t.base_distance, t.channels FROM chain
@@ -231,7 +232,7 @@ class CheckpointTables:
 
     def hydrate(self, session_id: str, checkpoint_id: str) -> Hydrated | None:
         sql = CHAIN_SQL.format(t=self.db.table("harness_checkpoints"), p=self.db.placeholder)
-        rows = self.db.rows(sql, (session_id, checkpoint_id, session_id, session_id))
+        rows = self.db.rows(sql, (session_id, checkpoint_id, session_id, session_id, session_id))
         return hydrate_chain(rows) if rows else None
 
     def get(self, session_id: str, checkpoint_id: str) -> dict | None:

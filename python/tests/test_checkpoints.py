@@ -125,6 +125,17 @@ def _check_refusals(tables: CheckpointTables) -> None:
     with pytest.raises(CheckpointError) as broken:
         tables.get(second["sessionId"], second["id"])  # its chain ran through the deleted full row
     assert broken.value.code == "corrupt_row"
+    # Parent links that loop (a corrupt or hostile table): refused, not walked forever.
+    third = corpus_checkpoints()[2]
+    assert third.get("parentCheckpointId") == second["id"]
+    tables.db.execute(
+        tables.db.sql("UPDATE {t:harness_checkpoints} SET storage = 'delta', parent_checkpoint_id = {p} WHERE checkpoint_id = {p}"),
+        (third["id"], second["id"]),
+    )
+    tables.db.execute(tables.db.sql("UPDATE {t:harness_checkpoints} SET storage = 'delta' WHERE checkpoint_id = {p}"), (third["id"],))
+    with pytest.raises(CheckpointError) as loop:
+        tables.get(third["sessionId"], third["id"])
+    assert loop.value.code == "corrupt_row"
     tables.db.close()
 
 

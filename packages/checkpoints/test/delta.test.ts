@@ -193,6 +193,18 @@ describe('corrupted rows (SQLite)', () => {
     db.close();
   });
 
+  it('a loop of parent links is reported, not walked forever', async () => {
+    const { db, saver } = await seeded('loop.db');
+    db.exec(`UPDATE harness_checkpoints SET storage = 'delta', parent_checkpoint_id = '${id(3)}'
+      WHERE checkpoint_id = '${id(1)}'; DELETE FROM harness_checkpoint_heads`);
+    // Before: the recursive chain query never ended (the process hung, memory grew without bound).
+    const error = await corruptError(() => saver.get('sess-delta', id(3)));
+    expect(error.message).toMatch(/^checkpoint 01J0/);
+    expect(await saver.get('sess-delta', id(6))).toBeDefined();
+    await saver.close();
+    db.close();
+  });
+
   it.each([
     [
       'a delta of the wrong shape',

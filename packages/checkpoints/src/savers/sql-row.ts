@@ -66,7 +66,10 @@ const HEAD_ONLY = [
  * columns are walked first and the wide payloads fetched once. Two costs are left out on purpose: an ORDER BY
  * (it copies every payload through a temporary B-tree: 2 of 2.6 ms of a hydration at 500 turns on SQLite;
  * `chainRows` orders the rows instead) and the head's columns on every ancestor (they are only read from the
- * head; as NULLs they cost the driver nothing).
+ * head; as NULLs they cost the driver nothing). A chain longer than the session has rows is a loop of parent
+ * links (a corrupt or hostile table): the walk stops there, and the caller, finding no full row at its end,
+ * reports the row as corrupt. Without the bound the query never ended, holding the process (SQLite) or a
+ * database backend (PostgreSQL) and growing without limit.
  */
 export function chainSql(
   dialect: 'sqlite' | 'postgres',
@@ -83,6 +86,7 @@ export function chainSql(
       SELECT chain.lvl + 1, p.checkpoint_id, p.parent_checkpoint_id, p.storage FROM ${table} p
         JOIN chain ON p.session_id = ${session} AND p.checkpoint_id = chain.parent_checkpoint_id
        WHERE chain.storage = 'delta'
+         AND chain.lvl < (SELECT COUNT(*) FROM ${table} WHERE session_id = ${session})
     )
     SELECT chain.lvl, chain.checkpoint_id, chain.parent_checkpoint_id, chain.storage, t.channels, ${head}
       FROM chain ${join} ${table} t ON t.session_id = ${session} AND t.checkpoint_id = chain.checkpoint_id`;
