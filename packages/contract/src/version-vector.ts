@@ -22,13 +22,16 @@ function clientIds(a: VersionVector, b: VersionVector): Set<string> {
   return new Set([...Object.keys(a), ...Object.keys(b)]);
 }
 
-/** Element-wise max: the history of both. */
+/**
+ * Element-wise max: the history of both. Built with Object.fromEntries, which defines own properties: an
+ * assignment `merged["__proto__"] = n` set the prototype instead, and that client's entry was lost.
+ */
 export function mergeVectors(a: VersionVector, b: VersionVector): VersionVector {
-  const merged: VersionVector = {};
-  for (const clientId of [...clientIds(a, b)].sort()) {
-    merged[clientId] = Math.max(entry(a, clientId), entry(b, clientId));
-  }
-  return merged;
+  return Object.fromEntries(
+    [...clientIds(a, b)]
+      .sort()
+      .map((clientId) => [clientId, Math.max(entry(a, clientId), entry(b, clientId))]),
+  );
 }
 
 /**

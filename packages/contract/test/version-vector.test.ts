@@ -106,4 +106,12 @@ describe('version vectors', () => {
     expect(compareVectors({}, { toString: 0 } as VersionVector)).toBe('equal');
     expect(hasSeen({}, { clientId: 'constructor', version: 1 })).toBe(false);
   });
+
+  it('keeps a client named __proto__ as an entry of the merge (as JSON.parse gives it)', () => {
+    const a = JSON.parse('{"__proto__": 3, "b": 1}') as VersionVector;
+    const merged = mergeVectors(a, JSON.parse('{"__proto__": 2}') as VersionVector);
+    expect(Object.hasOwn(merged, '__proto__')).toBe(true);
+    expect(JSON.stringify(merged)).toBe('{"__proto__":3,"b":1}');
+    expect(Object.getPrototypeOf(merged)).toBe(Object.prototype);
+  });
 });

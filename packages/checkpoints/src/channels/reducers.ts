@@ -51,13 +51,14 @@ const BUILTIN: Record<string, Reducer> = {
   vector_merge: {
     identity: () => ({}),
     reduce: (current, update) => {
-      const out: Record<string, JsonValue> = { ...objectOf('vector_merge', current) };
+      // A Map, then Object.fromEntries: own entries only, so a client named `__proto__` is an entry too.
+      const out = new Map<string, JsonValue>(Object.entries(objectOf('vector_merge', current)));
       for (const [client, version] of Object.entries(objectOf('vector_merge', update))) {
-        const mine = out[client];
+        const mine = out.get(client);
         const theirs = numberOf('vector_merge', version);
-        out[client] = typeof mine === 'number' ? Math.max(mine, theirs) : theirs;
+        out.set(client, typeof mine === 'number' ? Math.max(mine, theirs) : theirs);
       }
-      return out;
+      return Object.fromEntries(out);
     },
   },
 };
