@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_MAX_CONCURRENT_RUNS } from '@agentlane/lane';
@@ -146,10 +146,36 @@ export const DEFAULT_PORT = 7433;
 /** The repository's built web UI, served at `/` when it exists. */
 const DEFAULT_WEB_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../web/dist');
 
+type SchemaError = { keyword: string; instancePath: string; params: unknown; message?: string };
+
+/**
+ * The first schema error as "where what". A value outside a set of constants (an engine's type, the log
+ * level) fails once per allowed value, each saying only "must be equal to constant": those are gathered
+ * into the list of what is allowed.
+ */
+function describeSchemaError(errors: readonly SchemaError[]): string {
+  const first = errors.find((e) => e.keyword !== 'boolean') ?? errors[0];
+  const where = first?.instancePath ? first.instancePath.slice(1).replace(/\//g, '.') : '(root)';
+  const extra = (first?.params as { additionalProperties?: string[] } | undefined)?.additionalProperties;
+  if (extra) return `${where} has an unknown field "${extra[0]}"`;
+  const allowed = errors
+    .filter((e) => e.keyword === 'const' && e.instancePath === first?.instancePath)
+    .map((e) => JSON.stringify((e.params as { allowedValue?: unknown }).allowedValue));
+  if (first?.keyword === 'const' && allowed.length > 1)
+    return `${where} must be one of ${allowed.join(', ')}`;
+  return `${where} ${first?.message ?? 'is invalid'}`;
+}
+
 export function readConfigFile(path: string): ConfigFile {
   if (!existsSync(path)) throw new CliError(`config file ${path} does not exist`);
+  if (statSync(path).isDirectory()) throw new CliError(`config file ${path} is a folder, not a file`);
   // JSON with comments (what `agentlane init` writes): // and /* */ comments and trailing commas are allowed.
-  const text = readFileSync(path, 'utf8');
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new CliError(`cannot read config file ${path} (${(err as Error).message.split(', ')[0]})`);
+  }
   const errors: jsonc.ParseError[] = [];
   const raw: unknown = jsonc.parse(text, errors, { allowTrailingComma: true, disallowComments: false });
   const bad = errors[0];
@@ -161,11 +187,7 @@ export function readConfigFile(path: string): ConfigFile {
   }
   if (!checkConfig.Check(raw)) {
     const [, errors] = checkConfig.Errors(raw);
-    const first = errors.find((e) => e.keyword !== 'boolean') ?? errors[0];
-    const where = first?.instancePath ? first.instancePath.slice(1).replace(/\//g, '.') : '(root)';
-    const extra = (first?.params as { additionalProperties?: string[] } | undefined)?.additionalProperties;
-    const what = extra ? `has an unknown field "${extra[0]}"` : (first?.message ?? 'is invalid');
-    throw new CliError(`config file ${path}: ${where} ${what}`);
+    throw new CliError(`config file ${path}: ${describeSchemaError(errors)}`);
   }
   return raw;
 }
@@ -179,7 +201,7 @@ function parsePort(value: string, source: string): number {
 }
 
 /** An integer option from a flag or the environment, within the bounds the config file schema allows. */
-function parseCount(value: string, source: string, min: number, max: number): number {
+export function parseCount(value: string, source: string, min: number, max: number): number {
   const n = /^[0-9]+$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
   if (!Number.isSafeInteger(n) || n < min || n > max) {
     throw new CliError(`${source} must be an integer from ${min} to ${max}, got "${value}"`);

@@ -1,5 +1,6 @@
 import type { CheckpointList, CheckpointSummary } from '@agentlane/contract';
 import { escapeUnsafe, printable } from '../cli-error.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, getJson, isObject } from '../http-json.js';
 import { createProgress } from '../progress.js';
 
 export interface CheckpointsCommandOptions {
@@ -14,6 +15,8 @@ export interface CheckpointsCommandOptions {
   /** Print JSON (the list replies or the envelope) instead of a table. */
   json?: boolean;
   fetch?: typeof fetch;
+  /** How long one request may take (ms; default 30 s). */
+  timeoutMs?: number;
   write?: (line: string) => void;
   /** Progress lines (stderr by default), shown once paging through the list takes more than a second. */
   progress?: (line: string) => void;
@@ -24,6 +27,34 @@ export interface CheckpointsCommandOptions {
 /** Raised for an HTTP error; the CLI prints `message` and exits non-zero. */
 export class CheckpointsCommandError extends Error {
   override readonly name = 'CheckpointsCommandError';
+}
+
+const notAgentlane = (server: string, what: string) =>
+  new CheckpointsCommandError(`${server} did not answer with ${what}; is it an agentlane server?`);
+
+const isSummary = (row: unknown): row is CheckpointSummary =>
+  isObject(row) &&
+  ['checkpointId', 'stageId', 'createdAt', 'storage', 'namespace'].every((k) => typeof row[k] === 'string') &&
+  typeof row.bytes === 'number';
+
+/** One list page, checked: another server's 200 (`{}`, an HTML page) must not crash or pass as empty. */
+function checkedList(body: unknown, server: string): CheckpointList {
+  const cursor = isObject(body) ? body.nextCursor : undefined;
+  if (
+    !isObject(body) ||
+    !Array.isArray(body.checkpoints) ||
+    !body.checkpoints.every(isSummary) ||
+    !(typeof cursor === 'string' || cursor === null)
+  )
+    throw notAgentlane(server, 'a checkpoint list ({checkpoints: [...], nextCursor})');
+  return { checkpoints: body.checkpoints, nextCursor: cursor === '' ? null : cursor };
+}
+
+/** One hydrated checkpoint, checked the same way (its id and channels at least). */
+function checkedEnvelope(body: unknown, server: string): Record<string, unknown> {
+  if (!isObject(body) || typeof body.id !== 'string' || !isObject(body.channels))
+    throw notAgentlane(server, 'a checkpoint ({id, channels, ...})');
+  return body;
 }
 
 function table(rows: readonly CheckpointSummary[]): string[] {
@@ -54,27 +85,29 @@ function table(rows: readonly CheckpointSummary[]): string[] {
  * the session's checkpoints (newest first) or one hydrated envelope.
  */
 export async function runCheckpointsCommand(options: CheckpointsCommandOptions): Promise<void> {
-  const doFetch = options.fetch ?? fetch;
   const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
   const base = `${options.server.replace(/\/+$/, '')}/api/harness/sessions/${encodeURIComponent(options.session)}/checkpoints`;
   const headers: Record<string, string> = options.token ? { authorization: `Bearer ${options.token}` } : {};
-  const getJson = async (url: string): Promise<unknown> => {
-    let res: Response;
-    try {
-      res = await doFetch(url, { headers });
-    } catch (error) {
-      throw new CheckpointsCommandError(`cannot reach ${options.server}: ${(error as Error).message}`);
-    }
-    const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
+  const fetchBody = async (url: string): Promise<unknown> => {
+    const { res, body } = await getJson(url, {
+      server: options.server,
+      headers,
+      timeoutMs: options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      fail: (message) => new CheckpointsCommandError(message),
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
     if (!res.ok) {
-      throw new CheckpointsCommandError(`HTTP ${res.status}: ${body?.error?.message ?? res.statusText}`);
+      const message = isObject(body) && isObject(body.error) ? body.error.message : undefined;
+      throw new CheckpointsCommandError(
+        `HTTP ${res.status}: ${typeof message === 'string' ? message : res.statusText}`,
+      );
     }
     return body;
   };
 
   if (options.id !== undefined) {
-    const envelope = await getJson(`${base}/${encodeURIComponent(options.id)}`);
-    write(JSON.stringify(envelope, null, 2));
+    const envelope = await fetchBody(`${base}/${encodeURIComponent(options.id)}`);
+    write(JSON.stringify(checkedEnvelope(envelope, options.server), null, 2));
     return;
   }
   const rows: CheckpointSummary[] = [];
@@ -86,7 +119,7 @@ export async function runCheckpointsCommand(options: CheckpointsCommandOptions):
   do {
     const query = new URLSearchParams({ limit: String(options.limit ?? 200) });
     if (cursor) query.set('cursor', cursor);
-    const page = (await getJson(`${base}?${query}`)) as CheckpointList;
+    const page = checkedList(await fetchBody(`${base}?${query}`), options.server);
     if (options.json) write(JSON.stringify(page));
     rows.push(...page.checkpoints);
     cursor = page.nextCursor;

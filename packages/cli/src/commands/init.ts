@@ -1,5 +1,5 @@
-import { existsSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CliError } from '../cli-error.js';
 import { DEFAULT_PORT } from '../config.js';
@@ -8,6 +8,29 @@ import { createEngineDriver, discoverEngines, disposeDrivers, type EngineOffer }
 import type { CliCommand } from './command.js';
 
 const reason = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
+
+/** Node's "EISDIR: illegal operation on a directory, open '/x'" without the path, which the caller names. */
+const errnoReason = (err: unknown) => reason(err).split(', ')[0] ?? '';
+
+/**
+ * Refuses an output path that cannot be a file before the engines are probed (which takes seconds): a folder,
+ * or a file in a folder that does not exist. Other failures (a full disk, /dev/full) show up at the write.
+ */
+function checkOutputPath(path: string): void {
+  const folder = dirname(path);
+  if (!existsSync(folder)) throw new CliError(`cannot write ${path} (the folder ${folder} does not exist)`);
+  if (!statSync(folder).isDirectory()) throw new CliError(`cannot write ${path} (${folder} is not a folder)`);
+  if (existsSync(path) && statSync(path).isDirectory())
+    throw new CliError(`cannot write ${path} (it is a folder; name a file)`);
+}
+
+function writeConfig(path: string, text: string): void {
+  try {
+    writeFileSync(path, text);
+  } catch (err) {
+    throw new CliError(`cannot write ${path} (${errnoReason(err)})`);
+  }
+}
 
 /** Indents a JSON value's lines after the first, so it nests inside the written file. */
 const nested = (value: unknown, indent: string) =>
@@ -71,6 +94,7 @@ export async function runInit(options: {
   const path = resolve(options.output);
   if (existsSync(path) && !options.force)
     throw new CliError(`${path} exists already (pass --force to replace it)`);
+  checkOutputPath(path);
   const progress = options.progress ?? (() => {});
   progress('agentlane: looking for engines (provider keys, agents on PATH and in node_modules)…');
   const offers = await discoverEngines(options.env ?? process.env, options.cwd ?? process.cwd());
@@ -92,7 +116,7 @@ export async function runInit(options: {
       failed.push({ offer, reason: reason(err) });
     }
   }
-  writeFileSync(path, renderConfig(working, failed));
+  writeConfig(path, renderConfig(working, failed));
   return { path, written: working.map((o) => o.entry.name), failed: failed.map((f) => f.offer.entry.name) };
 }
 

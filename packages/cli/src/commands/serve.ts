@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { openCheckpointSaver } from '@agentlane/checkpoints';
 import type { JsonObject } from '@agentlane/contract';
@@ -20,6 +19,7 @@ import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import { CliError, redactUrl } from '../cli-error.js';
 import { resolveServeConfig, type ServeConfig, type ServeFlags } from '../config.js';
+import { ensureDataDir } from '../data-dir.js';
 import { probeOffers } from '../engine-probe.js';
 import { buildDrivers, discoverEngines, disposeDrivers } from '../engine-registry.js';
 import { createLogger } from '../logging.js';
@@ -34,7 +34,7 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 
 export async function openDatabase(config: ServeConfig): Promise<Store> {
   const isPostgres = isPostgresUrl(config.db);
-  if (!isPostgres) mkdirSync(config.dataDir, { recursive: true });
+  if (!isPostgres) ensureDataDir(config.dataDir);
   try {
     return await openStore(config.db);
   } catch (err) {

@@ -1,10 +1,10 @@
-import { readFile } from 'node:fs/promises';
 import type { JsonValue } from '@agentlane/contract';
 import type { NativeFrameRecord, Translator } from '@agentlane/engine-kit';
 import { RunTranslation } from '@agentlane/lane';
 import type { Command } from 'commander';
 import { CliError, printable } from '../cli-error.js';
 import { createProgress } from '../progress.js';
+import { readLines } from '../read-lines.js';
 import type { CliCommand } from './command.js';
 
 interface TranslateFlags {
@@ -59,7 +59,42 @@ function toRecord(value: JsonValue, index: number, runId: string): NativeFrameRe
   return { runId, nativeSeq: index + 1, receivedAt: new Date(base + offset).toISOString(), frame: value };
 }
 
-/** Translates a recorded trace and writes its canonical events as JSONL. Bad lines are reported on stderr. */
+type Emitted = ReturnType<RunTranslation['push']>['events'][number];
+
+/**
+ * Where the events go: straight to `out` as they are produced, or, with `--latest`, into a map by event id
+ * (a later revision replaces an earlier one in its first position) printed at the end. Only that map grows
+ * with the trace, and only by distinct events.
+ */
+function eventSink(out: (line: string) => void, latest: boolean) {
+  const print = ({ event, namespace }: Emitted) =>
+    out(JSON.stringify(namespace ? { ...event, namespace } : event));
+  const kept = latest ? new Map<string, Emitted>() : undefined;
+  let printed = 0;
+  return {
+    add(events: readonly Emitted[]) {
+      for (const e of events) {
+        if (kept) kept.set(e.event.eventId, e);
+        else {
+          print(e);
+          printed++;
+        }
+      }
+    },
+    /** Prints what was kept back; the number of events printed in all. */
+    end(): number {
+      if (!kept) return printed;
+      for (const e of kept.values()) print(e);
+      return kept.size;
+    },
+  };
+}
+
+/**
+ * Translates a recorded trace and writes its canonical events as JSONL. Bad lines are reported on stderr.
+ * Streams: one line is read, translated and its events written before the next, so a trace of gigabytes
+ * needs the memory of its largest line and the translator's state, not of the file and all its events.
+ */
 export async function translateTrace(
   file: string,
   flags: TranslateFlags,
@@ -67,39 +102,37 @@ export async function translateTrace(
   err: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
 ): Promise<number> {
   const translator = await loadTranslator(flags.engine);
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (e) {
-    throw new CliError(`cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
-  const frames: JsonValue[] = [];
-  text.split('\n').forEach((line, i) => {
-    if (line.trim().length === 0) return;
-    try {
-      frames.push(JSON.parse(line) as JsonValue);
-    } catch {
-      err(`${printable(file)}:${i + 1}: not JSON, skipped`);
-    }
-  });
   const run = new RunTranslation(translator, {
     threadId: flags.threadId,
     runId: flags.runId,
     turnId: flags.runId,
     provider: translator.provider,
   });
+  const sink = eventSink(out, flags.latest === true);
   // A large trace takes a while: progress on stderr (throttled), the events on stdout.
   const progress = createProgress('agentlane translate', 'frames', { write: err });
-  const events = frames.flatMap((frame, i) => {
-    progress.update(i + 1, frames.length);
-    return run.push(toRecord(frame, i, flags.runId)).events;
-  });
-  progress.finish(`${frames.length.toLocaleString('en-US')} frames translated`);
-  const lastTs = events.at(-1)?.event.ts ?? new Date(0).toISOString();
-  events.push(...run.finish(lastTs).events);
-  const shown = flags.latest ? [...new Map(events.map((e) => [e.event.eventId, e])).values()] : events;
-  for (const { event, namespace } of shown) out(JSON.stringify(namespace ? { ...event, namespace } : event));
-  return shown.length;
+  let frames = 0;
+  let lineNo = 0;
+  let lastTs: string | undefined;
+  for await (const line of readLines(file)) {
+    lineNo++;
+    if (line.trim().length === 0) continue;
+    let frame: JsonValue;
+    try {
+      frame = JSON.parse(line) as JsonValue;
+    } catch {
+      err(`${printable(file)}:${lineNo}: not JSON, skipped`);
+      continue;
+    }
+    const { events } = run.push(toRecord(frame, frames, flags.runId));
+    frames++;
+    lastTs = events.at(-1)?.event.ts ?? lastTs;
+    sink.add(events);
+    progress.update(frames);
+  }
+  progress.finish(`${frames.toLocaleString('en-US')} frames translated`);
+  sink.add(run.finish(lastTs ?? new Date(0).toISOString()).events);
+  return sink.end();
 }
 
 /** `agentlane translate --engine acp FILE.jsonl`: the canonical events of a recorded trace, as JSONL. */

@@ -1,0 +1,92 @@
+import { spawnSync } from 'node:child_process';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { translateTrace } from '../src/commands/translate';
+import { readLines } from '../src/read-lines';
+
+const fixture = join(
+  import.meta.dirname,
+  '..',
+  '..',
+  'adapters',
+  'acp',
+  'test',
+  '__fixtures__',
+  'claude-agent-acp.wire.jsonl',
+);
+const dir = mkdtempSync(join(tmpdir(), 'agentlane-translate-stream-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const flags = { engine: 'acp', runId: 'run_t', threadId: 'thr_t' };
+
+async function collect(file: string, extra: { latest?: boolean } = {}): Promise<string[]> {
+  const lines: string[] = [];
+  await translateTrace(
+    file,
+    { ...flags, ...extra },
+    (l) => lines.push(l),
+    () => {},
+  );
+  return lines;
+}
+
+describe('agentlane translate streams', () => {
+  // Through a named pipe the trace's end is under the test's control: the first events must come out while
+  // the rest has not been written yet, which a reader of the whole file could never do.
+  it.skipIf(process.platform === 'win32')(
+    'writes events before the trace has ended',
+    async () => {
+      const fifo = join(dir, 'trace.fifo');
+      expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+      const trace = readFileSync(fixture, 'utf8').split('\n');
+      const half = Math.floor(trace.length / 2);
+      const lines: string[] = [];
+      const done = translateTrace(
+        fifo,
+        flags,
+        (l) => lines.push(l),
+        () => {},
+      );
+      const writer = createWriteStream(fifo);
+      writer.write(`${trace.slice(0, half).join('\n')}\n`);
+      const deadline = Date.now() + 20_000;
+      while (lines.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(lines.length).toBeGreaterThan(0);
+      writer.end(trace.slice(half).join('\n'));
+      await done;
+      expect(lines).toEqual(await collect(fixture));
+    },
+    30_000,
+  );
+
+  it('--latest keeps the last revision of each event in its first place, as before', async () => {
+    const all = (await collect(fixture)).map((l) => JSON.parse(l) as { eventId: string });
+    const expected = [...new Map(all.map((e) => [e.eventId, e])).values()];
+    expect((await collect(fixture, { latest: true })).map((l) => JSON.parse(l))).toEqual(expected);
+  });
+
+  it('reads lines across chunks: a line far longer than a chunk, multi-byte text, no final newline', async () => {
+    const file = join(dir, 'lines.txt');
+    const long = `{"text":"${'é😀x'.repeat(100_000)}"}`;
+    const text = ['a', '', long, 'ü'.repeat(70_000), 'last'].join('\n');
+    writeFileSync(file, text);
+    const lines: string[] = [];
+    for await (const line of readLines(file)) lines.push(line);
+    expect(lines).toEqual(['a', '', long, 'ü'.repeat(70_000), 'last']);
+    await expect(readLines(join(dir, 'missing')).next()).rejects.toThrow(/cannot read .*missing \(ENOENT\)/);
+  });
+
+  it('numbers the lines it skips as in the file, blank lines counted', async () => {
+    const file = join(dir, 'gaps.jsonl');
+    writeFileSync(file, '\n\nnope\n{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}\n{bad');
+    const errors: string[] = [];
+    await translateTrace(
+      file,
+      flags,
+      () => {},
+      (l) => errors.push(l),
+    );
+    expect(errors).toEqual([`${file}:3: not JSON, skipped`, `${file}:5: not JSON, skipped`]);
+  });
+});
