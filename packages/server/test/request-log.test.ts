@@ -25,6 +25,9 @@ describe('the request log', () => {
   it('redacts by parameter name, encoded names too, and leaves the rest', () => {
     expect(redactedUrl('/a?api_key=1&after=3&x')).toBe('/a?api_key=[redacted]&after=3&x');
     expect(redactedUrl('/a?%74oken=1')).toBe('/a?%74oken=[redacted]');
+    expect(redactedUrl('/a?a=1;token=t&jwt=j&bearer=b&after=2')).toBe(
+      '/a?a=1;token=[redacted]&jwt=[redacted]&bearer=[redacted]&after=2',
+    );
     expect(redactedUrl('/a')).toBe('/a');
     expect(redactedUrl('/a?Authorization=Bearer%20x&q=hi')).toBe('/a?Authorization=[redacted]&q=hi');
   });

@@ -35,25 +35,22 @@ export function requestLog(app: FastifyInstance): void {
 }
 
 /** Query parameters whose value may be a credential (a browser EventSource cannot send a header). */
-const SECRET_PARAM = /token|key|auth|pass|secret|sig|code|session_id/i;
+const SECRET_PARAM = /token|key|auth|pass|secret|sig|code|session_id|jwt|bearer|credential|cookie/i;
 
-/** `url` with the value of every credential-like query parameter replaced by `[redacted]`. */
+/**
+ * `url` with the value of every credential-like query parameter replaced by `[redacted]`. Pairs are divided
+ * by `&` and by `;` (which some servers and proxies also take), so `a=1;token=…` hides its token too.
+ */
 export function redactedUrl(url: string): string {
   const q = url.indexOf('?');
   if (q < 0) return url;
-  const query = url
-    .slice(q + 1)
-    .split('&')
-    .map((pair) => {
-      const eq = pair.indexOf('=');
-      const name = eq < 0 ? pair : pair.slice(0, eq);
-      let decoded = name;
-      try {
-        decoded = decodeURIComponent(name);
-      } catch {}
-      return eq >= 0 && SECRET_PARAM.test(decoded) ? `${name}=[redacted]` : pair;
-    })
-    .join('&');
+  const query = url.slice(q + 1).replace(/(^|[&;])([^=&;]*)=([^&;]*)/g, (pair, sep: string, name: string) => {
+    let decoded = name;
+    try {
+      decoded = decodeURIComponent(name);
+    } catch {}
+    return SECRET_PARAM.test(decoded) ? `${sep}${name}=[redacted]` : pair;
+  });
   return `${url.slice(0, q)}?${query}`;
 }
 
