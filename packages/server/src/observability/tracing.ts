@@ -22,6 +22,25 @@ export function startTracing(
   });
   return {
     tracer: provider.getTracer('agentlane', version),
-    close: () => provider.shutdown(),
+    close: () => closeWithin(provider.shutdown(), CLOSE_FLUSH_MS),
   };
+}
+
+/**
+ * How long shutdown waits for the last spans to reach the collector. A collector that hangs kept SIGTERM
+ * waiting for the whole grace period (and then reported that runs outlived it, when none ran).
+ */
+const CLOSE_FLUSH_MS = 2_000;
+
+async function closeWithin(shutdown: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref();
+  });
+  try {
+    await Promise.race([shutdown.catch(() => undefined), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
