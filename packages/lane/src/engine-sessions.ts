@@ -1,6 +1,6 @@
 import type { JsonValue } from '@agentlane/contract';
 import type { EngineDriver, RawFrame, SessionBinding } from '@agentlane/engine-kit';
-import type { ThreadRecord } from '@agentlane/store';
+import { neverBound, type ThreadRecord } from '@agentlane/store';
 import type { ExecutorStore } from './executor-state.js';
 import { harness, type OpenSession, sleep } from './executor-state.js';
 
@@ -152,7 +152,9 @@ export class EngineSessions {
   }
 
   private async start(thread: ThreadRecord, driver: EngineDriver, emit: Emit): Promise<OpenSession> {
-    const previous = await this.o.store.getSession(thread.threadId);
+    const stored = await this.o.store.getSession(thread.threadId);
+    // The row written when the session was created, before any engine ran, is no session to resume.
+    const previous = stored && !neverBound(stored) ? stored : null;
     const reattach = previous && previous.engine === driver.name && previous.provider === driver.provider;
     const previousBinding: SessionBinding | undefined = reattach
       ? {

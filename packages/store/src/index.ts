@@ -5,7 +5,7 @@ export type { EventStore } from './roles/events.js';
 export type { InteractionStore } from './roles/interactions.js';
 export type { OutboxStore } from './roles/outbox.js';
 export type { RunStore } from './roles/runs.js';
-export type { SessionStore } from './roles/sessions.js';
+export { neverBound, type SessionStore } from './roles/sessions.js';
 export type { SignalStore } from './roles/signals.js';
 export type { SourceLaneStore } from './roles/source-lane.js';
 export type { SyncStore } from './roles/sync.js';

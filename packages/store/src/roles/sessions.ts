@@ -20,3 +20,8 @@ export interface SessionStore {
   /** Writes the binding; bumps generation when nativeSessionId or runtimeBinding changed. */
   bindSession(record: Omit<HarnessSessionRecord, 'generation' | 'updatedAt'>): Promise<HarnessSessionRecord>;
 }
+
+/** A session row no engine has bound yet (what creating a session writes when no binding is given). */
+export function neverBound(s: HarnessSessionRecord): boolean {
+  return s.nativeSessionId === null && s.protocolVersion === '' && Object.keys(s.runtimeBinding).length === 0;
+}

@@ -35,4 +35,24 @@ export function sessionTests(s: SuiteContext): void {
     );
     expect((await store.createRun({ threadId, prompt: 'p', expectedGeneration: 3 })).created).toBe(true);
   });
+
+  test('sessions: the row written at creation (never bound) leaves the first real binding at generation 1', async ({
+    store,
+  }) => {
+    const threadId = await newThread();
+    const placeholder = {
+      threadId,
+      provider: 'fake',
+      engine: 'fake',
+      nativeSessionId: null,
+      runtimeBinding: {},
+      protocolVersion: '',
+      capabilities: noCapabilities(),
+    };
+    expect((await store.bindSession(placeholder)).generation).toBe(1);
+    const bound = { ...placeholder, nativeSessionId: 'n1', runtimeBinding: { pid: 1 }, protocolVersion: '1' };
+    // Before: 2, and the engine reported a new session as resumed.
+    expect((await store.bindSession(bound)).generation).toBe(1);
+    expect((await store.bindSession({ ...bound, runtimeBinding: { pid: 2 } })).generation).toBe(2);
+  });
 }

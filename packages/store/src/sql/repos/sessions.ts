@@ -1,4 +1,4 @@
-import type { HarnessSessionRecord, SessionStore } from '../../roles/sessions.js';
+import { type HarnessSessionRecord, neverBound, type SessionStore } from '../../roles/sessions.js';
 import { StoreError } from '../../store.js';
 import { toSession } from '../rows.js';
 import { sortedKeysJson } from '../sorted-keys-json.js';
@@ -26,7 +26,10 @@ export class SqlSessions implements SessionStore {
       const row = await one(c, `SELECT * FROM harness_sessions WHERE thread_id = ?${this.ctx.db.forUpdate}`, [
         record.threadId,
       ]);
-      const current = row ? toSession(row) : null;
+      const stored = row ? toSession(row) : null;
+      // The row a session's creation writes before any engine ran (no native id, no binding): the first real
+      // binding is generation 1, not a second generation of a session that never had a first.
+      const current = stored && !neverBound(stored) ? stored : null;
       const bindingChanged =
         !current ||
         current.nativeSessionId !== record.nativeSessionId ||
@@ -47,7 +50,7 @@ export class SqlSessions implements SessionStore {
         next.updatedAt,
         next.threadId,
       ];
-      if (current) {
+      if (stored) {
         await c.run(
           'UPDATE harness_sessions SET provider = ?, engine = ?, native_session_id = ?, runtime_binding = ?, protocol_version = ?, capabilities = ?, generation = ?, updated_at = ? WHERE thread_id = ?',
           values,
