@@ -76,6 +76,7 @@ export {
   type ProcessExit,
   type SpawnOwnedOptions,
   spawnOwned,
+  startLifeline,
 } from './sandbox/owned-process.js';
 export { type SandboxEnvOptions, sandboxEnv } from './sandbox/sandbox-env.js';
 export { createEngineHome, type EngineHome } from './sandbox/temp-home.js';

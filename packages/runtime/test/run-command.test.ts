@@ -262,3 +262,32 @@ describe("a command's output on disk", () => {
     expect(overflow.droppedBytes).toBeUndefined();
   });
 });
+
+describe('run_command when the process running it is SIGKILLed', () => {
+  it('the command ends with it (a lifeline kills its group)', async () => {
+    const { spawn } = await import('node:child_process');
+    const harness = spawn(
+      process.execPath,
+      [
+        '--conditions=agentlane-source',
+        '--import',
+        'tsx',
+        join(import.meta.dirname, 'fixtures', 'command-harness.ts'),
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const pid = await new Promise<number>((resolve, reject) => {
+      harness.stdout.setEncoding('utf8');
+      harness.stdout.once('data', (line: string) => resolve(Number.parseInt(line, 10)));
+      harness.once('exit', (code) =>
+        reject(new Error(`the harness exited (${code}) before the command ran`)),
+      );
+    });
+    pids.push(pid);
+    expect(dead(pid)).toBe(false);
+    harness.kill('SIGKILL');
+    // Before: the command kept running until it ended by itself, with nobody enforcing its timeout.
+    for (let i = 0; i < 250 && !dead(pid); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(dead(pid)).toBe(true);
+  });
+});

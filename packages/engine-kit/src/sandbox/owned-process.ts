@@ -72,7 +72,7 @@ const LIFELINE_SCRIPT = 'while read -r _; do :; done; kill -9 "-$1" 2>/dev/null'
  * the pipe closes and the shell kills the group. When the engine exits first the lifeline is killed, so it
  * never signals a group id the system has given to someone else. Not on Windows (no process groups).
  */
-function startLifeline(pgid: number): (() => void) | undefined {
+export function startLifeline(pgid: number): (() => void) | undefined {
   if (process.platform === 'win32' || pgid <= 0) return undefined;
   try {
     const lifeline = spawn('/bin/sh', ['-c', LIFELINE_SCRIPT, 'agentlane-lifeline', String(pgid)], {

@@ -1,6 +1,7 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import type { JsonValue } from '@agentlane/contract';
+import { startLifeline } from '@agentlane/engine-kit';
 import { Type } from 'typebox';
 import { commandEnv } from './command-env.js';
 import { defineTool, type ToolContext, ToolError } from './define-tool.js';
@@ -154,6 +155,8 @@ async function executeCommand(
     const terminalId = `term-${ctx.toolCallId}`;
     const child = spawnShell(command, cwd, ctx.secrets);
     const pgid = child.pid;
+    // The command's group dies with this process however it dies (SIGKILL too): nobody would end it then.
+    const cutLifeline = pgid !== undefined ? startLifeline(pgid) : undefined;
     let output = '';
     let timedOut = false;
     let received = 0;
@@ -208,6 +211,7 @@ async function executeCommand(
       child.stdout.destroy();
       child.stderr.destroy();
       if (pgid !== undefined) await endGroup(pgid);
+      cutLifeline?.();
       const spilled = await overflow.close();
       ctx.terminal({ terminalId, stream: 'stdout', chunk: '', command, exit: { code, signal } });
       resolvePromise({
