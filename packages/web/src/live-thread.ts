@@ -5,7 +5,8 @@ import type { ThreadStatus } from './thread-status';
 /** What the open thread's stream says about it, for the sidebar to show before the next list poll. */
 export interface LiveThread {
   threadId: string;
-  status: ThreadStatus;
+  /** Undefined while the stream has seen no run of the thread (the server's activity then says it). */
+  status: ThreadStatus | undefined;
   engineTitle?: string;
   lastDeliverySeq: number;
 }

@@ -1,4 +1,5 @@
 import type { TimelineItem, UsageTotals } from '@agentlane/client';
+import type { ArtifactRef } from '@agentlane/contract';
 import type { ForkSegment } from '../use-fork-history';
 
 /** A row of the virtualized list; `segment` marks a forked thread's history (which origin it is from). */
@@ -20,6 +21,8 @@ export interface RowContext {
   onInspect?(itemKeys: string[], label: string): void;
   /** Opens a file's diff history in the thread. */
   onFileHistory?(path: string): void;
+  /** The artifacts holding the full text of messages whose completed text is a preview (`messageRef` keys). */
+  offloadedTexts?: ReadonlyMap<string, ArtifactRef>;
 }
 
 const QUIET_KINDS = new Set(['read', 'search', 'think', 'fetch']);

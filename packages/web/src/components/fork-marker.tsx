@@ -1,6 +1,7 @@
 import type { ForkedFrom } from '@agentlane/client';
 import type { ForkSegment } from '../use-fork-history';
 import { threadHref } from '../use-route';
+import { UserText } from './user-text';
 
 /** Where in its turn a checkpoint was taken, by its stage (the built-in engine's stages). */
 const STAGE_POINT: Record<ForkedFrom['stageId'], string> = {
@@ -30,7 +31,7 @@ export function ForkMarker({ segment }: { segment: ForkSegment }) {
       <p>
         <span aria-hidden="true">↳ </span>Forked from{' '}
         <a className="fork-origin" href={threadHref(fork.threadId)}>
-          {segment.title}
+          <UserText text={segment.title} />
         </a>{' '}
         at {segment.loading ? '…' : forkPoint(segment)}{' '}
         <time className="muted" dateTime={fork.at}>

@@ -4,6 +4,7 @@ import { client } from '../api';
 import { useLiveThread } from '../live-thread';
 import { threadTitle } from '../titles';
 import { threadHref } from '../use-route';
+import { UserText } from './user-text';
 
 /** The thread's title (the user's, the engine's or the first prompt), renamed in place with PUT /sessions/:id. */
 export function ThreadTitle({ threadId, engineTitle }: { threadId: string; engineTitle?: string }) {
@@ -69,7 +70,9 @@ export function ThreadTitle({ threadId, engineTitle }: { threadId: string; engin
     | undefined;
   return (
     <div className="title-view">
-      <h1 className="thread-title">{title || threadId}</h1>
+      <h1 className="thread-title">
+        <UserText text={title || threadId} />
+      </h1>
       {forkedFrom?.threadId && (
         <a
           className="forked-from muted"

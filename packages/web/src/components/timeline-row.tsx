@@ -1,7 +1,6 @@
 import type {
   ChildItem,
   FileItem,
-  MessageItem,
   PlanItem,
   ReasoningItem,
   TerminalItem,
@@ -10,18 +9,19 @@ import type {
 } from '@agentlane/client';
 import { memo, useState } from 'react';
 import { client } from '../api';
+import { messageRef } from '../message-text';
 import { threadHref } from '../use-route';
 import { ArtifactPreview } from './artifact-preview';
-import { CopyButton } from './copy-button';
 import { DiffBody } from './diff-body';
 import type { DisplayRow, RowContext } from './display-rows';
 import { ForkButton } from './fork-button';
 import { ForkMarker } from './fork-marker';
-import { Markdown } from './markdown';
+import { MessageRow } from './message-row';
 import { ApprovalCard, QuestionCard } from './request-cards';
 import { TerminalBody } from './terminal-body';
 import { ToolCard, ToolGroup } from './tool-card';
 import { UsageSummary } from './usage-summary';
+import { UserText } from './user-text';
 
 const ITEM_LABEL: Record<TimelineItem['type'], string> = {
   turn: 'turn',
@@ -128,22 +128,6 @@ function TurnHeader({ item, context }: { item: TurnItem; context: RowContext }) 
   );
 }
 
-function MessageRow({ item }: { item: MessageItem }) {
-  return (
-    <div className={`message ${item.role}`} data-surface="message">
-      <span className="role">
-        {item.role === 'user' ? 'You' : item.role === 'assistant' ? 'Assistant' : 'System'}
-        {item.status !== 'streaming' && item.text && <CopyButton text={item.text} label="Copy message" />}
-      </span>
-      {item.role === 'user' ? (
-        <p className="prompt">{item.text}</p>
-      ) : (
-        <Markdown text={item.text} streaming={item.status === 'streaming'} />
-      )}
-    </div>
-  );
-}
-
 function ReasoningRow({ item }: { item: ReasoningItem }) {
   const live = item.status === 'streaming';
   const [open, setOpen] = useState<boolean | undefined>();
@@ -236,7 +220,9 @@ function ChildRow({ item, context }: { item: ChildItem; context: RowContext }) {
   return (
     <div className="card child" data-surface="child">
       <div className="card-head static">
-        <span>Sub-agent: {item.title ?? item.childSessionId}</span>
+        <span>
+          Sub-agent: <UserText text={item.title ?? item.childSessionId} />
+        </span>
         <span className={`status status-${item.state}`}>{item.state}</span>
         <a href={threadHref(context.threadId, item.timelineKey)}>Open</a>
       </div>
@@ -294,7 +280,12 @@ function RowBody({ item, context }: { item: TimelineItem; context: RowContext })
     case 'turn':
       return <TurnHeader item={item} context={context} />;
     case 'message':
-      return <MessageRow item={item} />;
+      return (
+        <MessageRow
+          item={item}
+          offloaded={context.offloadedTexts?.get(messageRef(item.runId, item.messageId))}
+        />
+      );
     case 'reasoning':
       return <ReasoningRow item={item} />;
     case 'tool':

@@ -1,5 +1,6 @@
 import type { TimelineItem, TimelineView } from '@agentlane/client';
 import { useCallback, useMemo, useState } from 'react';
+import { offloadedTexts } from '../message-text';
 import type { ForkSegment } from '../use-fork-history';
 import { type DisplayRow, displayRows, historyRows, type RowContext } from './display-rows';
 
@@ -30,6 +31,7 @@ export function useTimelineRows({ view, threadId, history, onInspect, onFileHist
     [history, view.items, folded],
   );
   const turnsWithUserMessage = useMemo(() => turnsWithUserMessageOf(view.items), [view.items]);
+  const offloaded = useMemo(() => offloadedTexts(view.items), [view.items]);
   const toggleFold = useCallback(
     (turnId: string) =>
       setFolded((current) => {
@@ -49,10 +51,20 @@ export function useTimelineRows({ view, threadId, history, onInspect, onFileHist
       folded,
       turnsWithUserMessage,
       toggleFold,
+      offloadedTexts: offloaded,
       ...(onInspect ? { onInspect } : {}),
       ...(onFileHistory ? { onFileHistory } : {}),
     }),
-    [threadId, view.usage.turns, folded, turnsWithUserMessage, toggleFold, onInspect, onFileHistory],
+    [
+      threadId,
+      view.usage.turns,
+      folded,
+      turnsWithUserMessage,
+      toggleFold,
+      offloaded,
+      onInspect,
+      onFileHistory,
+    ],
   );
   // Each origin's rows read as that thread's, and nothing in them is answered or inspected from here.
   const historyContexts = useMemo(
@@ -64,6 +76,7 @@ export function useTimelineRows({ view, threadId, history, onInspect, onFileHist
           folded,
           turnsWithUserMessage: turnsWithUserMessageOf(segment.view?.items ?? []),
           toggleFold,
+          offloadedTexts: offloadedTexts(segment.view?.items ?? []),
           readOnly: true,
         }),
       ),

@@ -1,7 +1,8 @@
 import { type KeyboardEvent, useRef, useState } from 'react';
+import { UserText } from '../components/user-text';
 import { useLiveThread } from '../live-thread';
 import { lastSeen } from '../seen';
-import { STATUS_LABEL, type ThreadStatus } from '../thread-status';
+import { rowStatus, STATUS_LABEL, type ThreadStatus } from '../thread-status';
 import { threadTitle } from '../titles';
 import { engineLabel, useEngines } from '../use-engines';
 import { threadHref } from '../use-route';
@@ -30,7 +31,11 @@ function moveFocus(list: HTMLElement, event: KeyboardEvent): void {
 export function Sidebar({ currentThreadId }: { currentThreadId: string | undefined }) {
   const [search, setSearch] = useState('');
   const slot = useLiveThread();
-  const { sessions, error } = useSessions(search, slot.refreshes);
+  const { sessions, error, hasMore, loadingMore, loadMore } = useSessions(
+    search,
+    slot.refreshes,
+    currentThreadId,
+  );
   const { engines } = useEngines();
   const list = useRef<HTMLUListElement>(null);
 
@@ -68,7 +73,7 @@ export function Sidebar({ currentThreadId }: { currentThreadId: string | undefin
       <ul className="thread-items" ref={list} onKeyDown={(e) => list.current && moveFocus(list.current, e)}>
         {sessions?.map((s) => {
           const live = slot.live?.threadId === s.id ? slot.live : undefined;
-          const status: ThreadStatus = live?.status ?? s.activity?.status ?? 'idle';
+          const status: ThreadStatus = rowStatus(live?.status, s.activity?.status);
           const current = s.id === currentThreadId;
           const unread = !current && (s.activity?.headSeq ?? 0) > lastSeen(s.id);
           const title = threadTitle(s, live?.engineTitle);
@@ -84,7 +89,7 @@ export function Sidebar({ currentThreadId }: { currentThreadId: string | undefin
               >
                 <span className="thread-item-title">
                   {unread && <span className="unread-dot" role="img" aria-label="unread" />}
-                  {title}
+                  <UserText text={title} />
                 </span>
                 <span className="thread-item-meta">
                   <span className="engine-label">{engineLabel(engines, s.engine)}</span>
@@ -95,6 +100,11 @@ export function Sidebar({ currentThreadId }: { currentThreadId: string | undefin
           );
         })}
       </ul>
+      {hasMore && (
+        <button type="button" className="load-more" onClick={loadMore} disabled={loadingMore}>
+          {loadingMore ? 'Loading…' : 'Load older threads'}
+        </button>
+      )}
     </aside>
   );
 }
