@@ -122,6 +122,8 @@ describe('checkpoint routes', () => {
       body: { error: { code: 'not_found', message: `session "${id}" not found`, field: 'params.id' } },
     });
     expect(await read('nope/checkpoints')).toEqual(notFound('nope'));
+    const never = `${gone}:task:never`;
+    expect(await read(`${encodeURIComponent(never)}/checkpoints`)).toEqual(notFound(never));
     expect(await read(`nope/checkpoints/${cp?.id}`)).toEqual(notFound('nope'));
     expect((await fetch(`${t.api}/sessions/${gone}`, { method: 'DELETE' })).status).toBe(204);
     expect(await read(`${gone}/checkpoints`)).toEqual(notFound(gone));

@@ -241,6 +241,8 @@ describe('an external runtime adds its turn through POST /runs/:id/events', () =
     });
     expect(await read('nope')).toEqual(notFound('nope'));
     expect(await read('nope:task:c1')).toEqual(notFound('nope:task:c1'));
+    // A child of a live thread that never wrote a row does not exist either (it was 200 with no rows).
+    expect(await read(`${threadId}:task:never`)).toEqual(notFound(`${threadId}:task:never`));
     // Deleted: the ledger keeps its rows (append-only), the route answers as for any session that is gone.
     expect((await fetch(`${t.api}/sessions/${threadId}`, { method: 'DELETE' })).status).toBe(204);
     expect(await read(threadId)).toEqual(notFound(threadId));

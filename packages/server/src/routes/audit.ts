@@ -39,7 +39,12 @@ export const auditRoutes =
       async (request) => {
         assertThreadAccess(request.principal, request.params.id);
         if (!reader) throw new HttpError('not_found', 'the audit ledger is not enabled on this server');
-        await assertSessionExists(ctx.store, request.params.id);
+        const id = request.params.id;
+        await assertSessionExists(
+          ctx.store,
+          id,
+          async () => (await reader.list(id, { limit: 1 })).items.length > 0,
+        );
         try {
           const page = await reader.list(request.params.id, {
             ...(request.query.limit !== undefined ? { limit: request.query.limit } : {}),

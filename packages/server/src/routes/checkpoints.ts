@@ -71,7 +71,9 @@ export const checkpointRoutes =
     };
     const enabled = async (sessionId: string) => {
       if (!handlers) throw new HttpError('not_found', 'checkpoints are not enabled on this server');
-      if (!(await sessionExists(ctx.store, sessionId)) && !(await saverOwn(sessionId)))
+      const childHasRows = async () =>
+        ((await saver?.list({ sessionId, limit: 1 }).catch(() => undefined))?.items.length ?? 0) > 0;
+      if (!(await sessionExists(ctx.store, sessionId, childHasRows)) && !(await saverOwn(sessionId)))
         throw notFound('session', sessionId, 'params.id');
       return handlers;
     };

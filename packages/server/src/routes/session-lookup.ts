@@ -19,14 +19,28 @@ export async function loadSessionThread(store: Store, id: string): Promise<Threa
  * its own, so it exists while the thread it starts with does. Append-only rows of a deleted thread stay
  * stored; only the answer for them is 404, as for every other route of that session.
  */
-export async function assertSessionExists(store: Store, id: string): Promise<void> {
-  if (!(await sessionExists(store, id))) throw notFound('session', id, 'params.id');
+export async function assertSessionExists(
+  store: Store,
+  id: string,
+  childHasRows?: () => Promise<boolean>,
+): Promise<void> {
+  if (!(await sessionExists(store, id, childHasRows))) throw notFound('session', id, 'params.id');
 }
 
-/** Whether `id` is a thread or a child session of one (see assertSessionExists). */
-export async function sessionExists(store: Store, id: string): Promise<boolean> {
+/**
+ * Whether `id` is a thread or a child session of one (see assertSessionExists). A child is known by its rows
+ * (`childHasRows`, the route's own): `<thread>:task:<any id>` of a live thread answered 200 with an empty
+ * list, where a session that does not exist is a 404.
+ */
+export async function sessionExists(
+  store: Store,
+  id: string,
+  childHasRows?: () => Promise<boolean>,
+): Promise<boolean> {
   if (await store.getThread(id)) return true;
   // Every prefix that ends before a colon may be the thread: one query, however many there are.
   const parents = [...id.matchAll(/:/g)].map((m) => id.slice(0, m.index)).filter((p) => p !== '');
-  return parents.length > 0 && (await store.listThreads({ threadIds: parents, limit: 1 })).items.length > 0;
+  if (parents.length === 0 || (await store.listThreads({ threadIds: parents, limit: 1 })).items.length === 0)
+    return false;
+  return childHasRows ? await childHasRows() : true;
 }
