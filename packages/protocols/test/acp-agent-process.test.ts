@@ -11,6 +11,31 @@ describe('agentlane acp (spawned, the SDK client side as the client)', () => {
     for (const c of cleanup.splice(0).reverse()) await c();
   });
 
+  it('offers an engine found from the environment, as serve does (it was "unknown engine")', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'acp-found-'));
+    cleanup.push(() => rm(dir, { recursive: true, force: true }));
+    const config = join(dir, 'agentlane.json');
+    await writeFile(config, JSON.stringify({ discover: true, workDir: dir, engines: [] }));
+    const saved = { key: process.env.OPENAI_API_KEY, url: process.env.OPENAI_BASE_URL };
+    process.env.OPENAI_API_KEY = 'sk-test-found-in-env';
+    process.env.OPENAI_BASE_URL = 'http://127.0.0.1:9/v1';
+    let agent: ReturnType<typeof spawnAcp>;
+    try {
+      agent = spawnAcp(['--engine', 'builtin-openai', '--db', join(dir, 'a.db'), '--config', config]);
+    } finally {
+      if (saved.key === undefined) delete process.env.OPENAI_API_KEY;
+      else process.env.OPENAI_API_KEY = saved.key;
+      if (saved.url === undefined) delete process.env.OPENAI_BASE_URL;
+      else process.env.OPENAI_BASE_URL = saved.url;
+    }
+    cleanup.push(() => kill(agent.child));
+    const init = await agent.conn.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+    expect(init.agentInfo?.name).toBe('agentlane');
+    const { sessionId } = await agent.conn.agent.request('session/new', { cwd: dir, mcpServers: [] });
+    expect(sessionId).toBeTruthy();
+    expect(agent.stderr()).not.toContain('unknown engine');
+  });
+
   it('a replayed Claude Code session; the process is killed and a new one loads the session from the store (no resume: not advertised)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'acp-proc-'));
     cleanup.push(() => rm(dir, { recursive: true, force: true }));

@@ -6,8 +6,9 @@ import type { SecretRedactor } from '@agentlane/engine-kit';
 import { createLane, type LaneOptions } from '@agentlane/lane';
 import { acpAgent, localAcpBackend, remoteAcpBackend, screenedStream } from '@agentlane/protocols';
 import { CliError, printable } from '../cli-error.js';
-import { resolveServeConfig, type ServeFlags } from '../config.js';
-import { buildDrivers, disposeDrivers } from '../engine-registry.js';
+import { resolveServeConfig, type ServeConfig, type ServeFlags } from '../config.js';
+import { probeOffers } from '../engine-probe.js';
+import { buildDrivers, discoverEngines, disposeDrivers, type EngineOffer } from '../engine-registry.js';
 import { bearerToken, parseServerUrl } from '../remote.js';
 import { serverRedactor } from '../secrets.js';
 import { openDatabase } from './serve.js';
@@ -25,10 +26,7 @@ export interface AcpFlags extends Pick<ServeFlags, 'db' | 'config' | 'dataDir'> 
 export async function runAcp(flags: AcpFlags): Promise<void> {
   if (flags.server) return runAcpOnServer(flags.server, flags.engine);
   const config = resolveServeConfig(flags);
-  const drivers = await buildDrivers(config.engines, {
-    recordedSessions: config.recordedSessions,
-    database: config.db,
-  });
+  const { drivers, offers } = await enginesFor(config, flags.engine);
   const driver = drivers.find((d) => d.name === flags.engine);
   if (!driver) {
     throw new CliError(
@@ -38,7 +36,7 @@ export async function runAcp(flags: AcpFlags): Promise<void> {
   // serve's one-line refusal of a database it cannot open, not a stack trace.
   const store = await openDatabase(config);
   // Keeps the engines' keys out of stored frames, run errors and the log (see serve).
-  const redactor = serverRedactor({ engines: config.engines, tokens: config.tokens });
+  const redactor = serverRedactor({ engines: config.engines, offers, tokens: config.tokens });
   const laneOptions: LaneOptions & { redactor?: SecretRedactor } = {
     store,
     drivers,
@@ -116,4 +114,28 @@ async function serveStdio(app: AgentApp, stop: () => Promise<void>): Promise<voi
   process.on('SIGINT', () => void stop());
   await connection.closed.catch(() => undefined);
   await stop();
+}
+
+/**
+ * The configured engines and, when the named one is not among them and discovery is on (no config file, or
+ * `"discover": true`), that engine as `serve` would find it here: probed (started once) first, progress on
+ * stderr. Before, `acp` knew only configured engines, so an engine `serve` offered was "unknown" here.
+ */
+async function enginesFor(config: ServeConfig, name: string) {
+  const drivers = await buildDrivers(config.engines, {
+    recordedSessions: config.recordedSessions,
+    database: config.db,
+  });
+  if (drivers.some((d) => d.name === name) || !config.discover)
+    return { drivers, offers: [] as EngineOffer[] };
+  const offers = (await discoverEngines(process.env, process.cwd())).filter((o) => o.entry.name === name);
+  const found = await probeOffers(offers, {
+    database: config.db,
+    timeoutMs: 30_000,
+    progress: (line) => process.stderr.write(`${printable(line)}\n`),
+    redactor: serverRedactor({ engines: config.engines, offers, tokens: config.tokens }),
+  });
+  for (const e of found.unavailable)
+    process.stderr.write(`agentlane: engine ${e.name} is not offered: ${printable(e.reason)}\n`);
+  return { drivers: [...found.drivers, ...drivers], offers };
 }
