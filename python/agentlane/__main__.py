@@ -2,7 +2,10 @@
     [--give-up-after S] [--no-validate]
 
 Prints every frame of the thread's stream as one JSON line (unknown types too: a follower passes them on),
-resuming after drops. While the server cannot be reached it says so on stderr (once per outage) and retries.
+resuming after drops. While the server cannot be reached, answers with something that is not an event stream
+(a redirect, an HTML page) or answers 429/5xx, it says so on stderr (once per outage) and retries; all of these
+count towards --give-up-after. A frame that is not JSON is skipped with one line on stderr, and so is one this
+reader's schema refuses (a newer schemaVersion, an unknown field), though it is still printed.
 
 Exit status: 0 when the until-condition was met, or when --max-seconds ended a follow without one while the
 stream was being read; 1 when the server could not be reached for --give-up-after seconds (or at all: a name

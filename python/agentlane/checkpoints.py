@@ -78,9 +78,11 @@ def next_snapshot(parent: Mapping[str, Any] | None, name: str, kind: str, value:
 def _accumulated(snapshot: Mapping[str, Any]) -> list | None:
     """The growing list of an accumulating channel, or None for a channel that does not accumulate."""
     value = snapshot["value"]
-    if snapshot["kind"] == "topic" and value.get("accumulate") is True:
+    if not isinstance(value, dict):  # a stored row may hold anything: not a list we can grow
+        return None
+    if snapshot["kind"] == "topic" and value.get("accumulate") is True and isinstance(value.get("items"), list):
         return value["items"]
-    if snapshot["kind"] == "binary_op_aggregate" and value.get("reducer") == "append" and isinstance(value["value"], list):
+    if snapshot["kind"] == "binary_op_aggregate" and value.get("reducer") == "append" and isinstance(value.get("value"), list):
         return value["value"]
     return None
 
@@ -123,10 +125,16 @@ def compute_delta(parent: Mapping[str, Any], channels: Mapping[str, Any], checkp
 
 
 def apply_delta(channels: dict, delta: Mapping[str, Any], checkpoint_id: str | None = None) -> dict:
-    """Applies one delta row's operations in place (the loop of checkpoint-storage.md, step 3)."""
+    """Applies one delta row's operations in place (the loop of checkpoint-storage.md, step 3).
+
+    The row comes from storage, so every operation's shape is checked: a damaged row is corrupt_row naming
+    it, never a KeyError or TypeError from deep inside."""
     for name, op in delta.items():
         kind = op.get("op") if isinstance(op, dict) else None
         if kind == "put":
+            if "snapshot" not in op:
+                raise CheckpointError("corrupt_row", f"delta put of {name} has no snapshot", checkpoint_id)
+            _check_snapshot(name, op["snapshot"], checkpoint_id)
             channels[name] = copy.deepcopy(op["snapshot"])
         elif kind == "drop":
             channels.pop(name, None)
@@ -135,11 +143,26 @@ def apply_delta(channels: dict, delta: Mapping[str, Any], checkpoint_id: str | N
             items = None if snapshot is None else _accumulated(snapshot)
             if items is None:
                 raise CheckpointError("corrupt_row", f"append to {name}, which does not accumulate", checkpoint_id)
+            if not isinstance(op.get("items"), list) or not _is_version(op.get("version")):
+                raise CheckpointError("corrupt_row", f"delta append to {name} is malformed (items, version)", checkpoint_id)
             items.extend(copy.deepcopy(op["items"]))
             snapshot["version"] = op["version"]
         else:
             raise CheckpointError("corrupt_row", f"unknown delta operation for {name}: {op!r}", checkpoint_id)
     return channels
+
+
+def _is_version(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _check_snapshot(name: str, snapshot: Any, checkpoint_id: str | None) -> None:
+    """A stored channel must be a contract ChannelSnapshot (kind one of six, version, value)."""
+    from .schema import validate
+
+    issues = validate("ChannelSnapshot", snapshot)
+    if issues:
+        raise CheckpointError("corrupt_row", f"channel {name}: {issues[0].path} {issues[0].message}", checkpoint_id)
 
 
 # -- the tables
@@ -180,6 +203,8 @@ def hydrate_chain(rows: list[Mapping[str, Any]]) -> Hydrated:
     if base["storage"] != "full":
         raise CheckpointError("corrupt_row", "the delta chain does not reach a full row", base["checkpoint_id"])
     channels = _parse_channels(base)
+    for name, snapshot in channels.items():
+        _check_snapshot(name, snapshot, base["checkpoint_id"])
     for row in reversed(rows[:-1]):
         apply_delta(channels, _parse_channels(row), row["checkpoint_id"])
     envelope: dict[str, Any] = {
@@ -187,12 +212,26 @@ def hydrate_chain(rows: list[Mapping[str, Any]]) -> Hydrated:
         "sessionId": head["session_id"],
         "stageId": head["stage_id"],
         "createdAt": head["created_at"],
-        "schemaVersion": int(head["schema_version"]),
+        "schemaVersion": head["schema_version"],
         "channels": channels,
     }
     if head["parent_checkpoint_id"] is not None:
         envelope["parentCheckpointId"] = head["parent_checkpoint_id"]
+    _check_envelope(envelope)
     return Hydrated(envelope, head["namespace"], head["storage"], int(head["base_distance"]))
+
+
+def _check_envelope(envelope: dict) -> None:
+    """What a reader returns is a contract Checkpoint (stage, date-time, ULIDs, channels), or corrupt_row.
+
+    schemaVersion is held to the bundle's rule for Checkpoint, which has a minimum (1) and no maximum:
+    docs/contract.md's "reject newer" names the events' schemaVersion, and the checkpoint docs set no cap,
+    so a newer envelope is returned as stored, as the TypeScript saver does."""
+    from .schema import validate
+
+    issues = validate("Checkpoint", envelope)
+    if issues:
+        raise CheckpointError("corrupt_row", f"{issues[0].path} {issues[0].message}", envelope["id"])
 
 
 def _parse_channels(row: Mapping[str, Any]) -> dict:

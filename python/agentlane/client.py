@@ -9,6 +9,7 @@ ConnectionError); a stream that drops midway raises its subclass StreamInterrupt
 
 from __future__ import annotations
 
+import email.utils
 import errno
 import http.client
 import json
@@ -20,7 +21,8 @@ import urllib.parse
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-from .events import StreamEvent, parse_stream_event
+from .events import StreamEvent
+from .frames import BadFrameHandler, decode_frame, type_frame, warn_on_stderr
 from .sse import SseMessage, SseParser
 
 PREFIX = "/api/harness"
@@ -30,6 +32,7 @@ class ApiError(Exception):
     def __init__(self, status: int, code: str, message: str, field: str | None = None, body: Any = None) -> None:
         super().__init__(f"{status} {code}: {message}" + (f" ({field})" if field else ""))
         self.status, self.code, self.message, self.field, self.body = status, code, message, field, body
+        self.retry_after: float | None = None  # seconds, from a Retry-After header (429, 503)
 
 
 class TransportError(ConnectionError):
@@ -59,6 +62,17 @@ class StreamInterrupted(TransportError):
         super().__init__(url, reason, cause=cause, delivery_seq=seq, last_event_id=last_event_id)
         self.args = (f"stream from {url} interrupted: {reason}"
                      + (f" (last id {last_event_id})" if last_event_id is not None else ""),)
+
+
+class NotAStream(TransportError):
+    """The server answered an SSE request with something else: a redirect (never followed: it may leave the
+    origin the token is for), or a 2xx that is not `text/event-stream` (a proxy's page, a misrouted URL).
+
+    Not permanent: a follower retries it with backoff and gives up after `give_up_after`, like an outage."""
+
+    def __init__(self, url: str, reason: str) -> None:
+        super().__init__(url, reason)
+        self.args = (f"{url} did not answer with an event stream: {reason}",)
 
 
 def _reason(error: BaseException) -> tuple[str, bool]:
@@ -363,15 +377,22 @@ class Client:
 
     # -- streams
 
-    def execute(self, session_id: str, prompt: str, *, check: bool = True, **options: Any) -> Iterator[StreamEvent]:
+    def execute(self, session_id: str, prompt: str, *, check: bool = True, on_bad_frame: BadFrameHandler | None = None,
+                **options: Any) -> Iterator[StreamEvent]:
         """POST /execute: creates a run and yields its typed StreamEvents until the server ends the stream.
-        A stream cut before that raises StreamInterrupted (its `delivery_seq`: the last id delivered)."""
+        A stream cut before that raises StreamInterrupted (its `delivery_seq`: the last id delivered).
+        A frame this reader cannot use (not JSON, newer, unknown field) is skipped and told to `on_bad_frame`
+        (default: one line on stderr)."""
+        report = on_bad_frame or warn_on_stderr
         body = _run_body(prompt, options.get("parent_run_id"), options.get("model"), options.get("mode"),
                          options.get("expected_generation"))
         headers = {"idempotency-key": options.get("idempotency_key")}
         for message in self._sse("POST", f"/sessions/{_seg(session_id)}/execute", body=body, headers=headers):
-            typed = parse_stream_event(json.loads(message.data), check=check)
-            if typed is not None:
+            frame, why = decode_frame(message.data)
+            typed, why = (None, why) if why else type_frame(frame, check=check)
+            if why:
+                report(message.id, why)
+            elif typed is not None:
                 yield typed
 
     def thread_messages(self, thread_id: str, *, after: int | None = None, last_event_id: str | None = None,
@@ -396,7 +417,12 @@ class Client:
                     raise TransportError(self.origin, reason, cause=error) from error
                 if resp.watch.cut:
                     raise TransportError(self.origin, CUT)
-                raise _api_error(resp.status, data)
+                error = _api_error(resp.status, data)
+                error.retry_after = retry_after_seconds(resp.getheader("retry-after"))
+                raise error
+            not_a_stream = _not_a_stream(resp.status, resp.getheader("content-type"), resp.getheader("location"))
+            if not_a_stream:
+                raise NotAStream(self.origin, not_a_stream)
             parser = SseParser()
             last_id: str | None = None
             while True:
@@ -414,7 +440,9 @@ class Client:
                     reason, _ = _reason(error)
                     raise StreamInterrupted(self.origin, reason, cause=error, last_event_id=last_id) from error
                 if not chunk:
-                    if resp.watch.cut:  # the chunked stream's end was cut: not the server closing it
+                    # The chunked stream's end was cut, or fewer bytes came than Content-Length promised:
+                    # not the server closing it.
+                    if resp.watch.cut or (resp.length or 0) > 0:
                         raise StreamInterrupted(self.origin, CUT, last_event_id=last_id)
                     return
                 for message in parser.feed(chunk):
@@ -446,11 +474,45 @@ def _api_error(status: int, data: bytes) -> ApiError:
     return ApiError(status, "http_error", json.dumps(body)[:200], body=body)
 
 
+class PagingError(ValueError):
+    """The server's cursors do not advance: following them would never end."""
+
+
 def _every_page(fetch, key: str) -> list[dict]:
-    out, cursor = [], None
+    out, cursor, seen = [], None, set()
     while True:
         page = fetch(cursor)
         out += page[key]
         cursor = page.get("nextCursor")
         if not cursor:
             return out
+        # A cursor handed out twice would send us round the same pages forever (a broken or hostile server).
+        if cursor in seen:
+            raise PagingError(f"the server repeated the cursor {str(cursor)[:60]!r} after {len(out)} {key}")
+        seen.add(cursor)
+
+
+def _not_a_stream(status: int, content_type: str | None, location: str | None) -> str | None:
+    """Why a < 400 answer to an SSE request is not a stream, or None when it is one."""
+    if 300 <= status < 400:
+        return f"{status} redirect to {location or '(no location)'}, not followed"
+    media = (content_type or "").split(";")[0].strip().lower()
+    if status != 200 or media != "text/event-stream":
+        return f"{status} with content-type {content_type or '(none)'}"
+    return None
+
+
+def retry_after_seconds(value: str | None) -> float | None:
+    """Retry-After as seconds from now: delta-seconds or an HTTP-date (RFC 9110 10.2.3); None if absent or bad."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(0.0, when.timestamp() - time.time())

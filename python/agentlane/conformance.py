@@ -14,7 +14,6 @@ import pathlib
 import random
 import struct
 import sys
-import time
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -150,48 +149,6 @@ def check_runtime(report: Report, turns: list[dict]) -> None:
                 report.check("runtime", True, t["name"])
 
         report.guard("runtime", turn["name"], run)
-
-
-def check_server(report: Report, url: str, token: str | None, max_sessions: int = 20) -> list[str]:
-    from .client import Client
-    from .events import Delivered, StreamOpened
-    from .follow import FollowStats, follow_thread
-
-    client = Client(url, token=token)
-    health = client.health()
-    report.check("wire", health.get("status") in ("ok", "degraded", "draining"), f"health {health}")
-    sessions = client.list_sessions(limit=max_sessions)["sessions"]
-    report.check("wire", isinstance(sessions, list), "GET /sessions")
-    for session in sessions:
-        sid = session["id"]
-        head = {"seq": None}
-        stats = FollowStats()
-
-        def until(event) -> bool:
-            if isinstance(event, StreamOpened):
-                head["seq"] = event.head_delivery_seq
-                return event.head_delivery_seq == 0
-            return isinstance(event, Delivered) and head["seq"] is not None and event.delivery_seq >= head["seq"]
-
-        def follow(sid=sid, stats=stats) -> None:
-            frames = list(follow_thread(client, sid, until=until, stats=stats, stop_at=time.monotonic() + 30))
-            report.check("events", bool(frames), f"{sid}: no frames")
-            report.passed["events"] += max(len(frames) - 1, 0)
-
-        report.guard("events", f"thread {sid}", follow)
-
-        def audit(sid=sid) -> None:
-            for row in client.all_audit(sid):
-                report.check("ledger", not validate("AuditableCall", row), f"{sid} audit row {row.get('record_id')}")
-
-        def checkpoints(sid=sid) -> None:
-            for summary in client.all_checkpoints(sid)[:50]:
-                envelope = client.get_checkpoint(sid, summary["checkpointId"])
-                report.check("checkpoints", not validate("Checkpoint", envelope), f"{sid} checkpoint {summary['checkpointId']}")
-
-        report.guard("ledger", f"audit of {sid}", audit)
-        report.guard("checkpoints", f"checkpoints of {sid}", checkpoints)
-    return [s["id"] for s in sessions]
 
 
 def check_db(report: Report, db, server: str | None, token: str | None, sessions: list[str] | None) -> None:
@@ -395,6 +352,8 @@ def _run(args) -> int:
     if args.server:
         report.guard("wire", args.server, lambda: None)
         try:
+            from .conformance_server import check_server
+
             sessions = check_server(report, args.server, args.token)
         except Exception as error:  # noqa: BLE001 - a dead server is a wire failure, reported
             report.failed["wire"].append(f"{args.server}: {type(error).__name__}: {error}")

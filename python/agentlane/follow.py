@@ -3,22 +3,24 @@
 from __future__ import annotations
 
 import http.client
-import json
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
-from .client import Client, StreamInterrupted, TransportError
-from .events import Delivered, RunCanonicalized, StreamClosing, StreamEvent, parse_stream_event
+from .client import ApiError, Client, StreamInterrupted, TransportError
+from .events import Delivered, RunCanonicalized, StreamClosing, StreamEvent
+from .frames import BadFrameHandler, decode_frame, type_frame, warn_on_stderr
+from .unavailable import MAX_RETRY_AFTER_S, ServerUnavailable, retryable
 
 
 @dataclass
 class FollowStats:
     connections: int = 0
     frames: int = 0
-    skipped: int = 0  # frames of a type this reader does not know
+    skipped: int = 0  # frames of a type this reader does not know, and frames it could not use
+    bad_frames: int = 0  # of those: not JSON, no type, or breaking this reader's schema (newer, unknown field)
     last_event_id: int = 0
-    failures: int = 0  # consecutive failed connections (reset by a frame)
+    failures: int = 0  # consecutive failed connections (reset by progress: a delivered row)
     last_error: TransportError | None = None  # set while the latest connection failed, None once frames arrive
 
 
@@ -38,69 +40,104 @@ def follow_thread(
     on_error: Callable[[TransportError], None] | None = None,
     give_up_after: float | None = None,
     max_backoff_s: float = 2.0,
+    on_bad_frame: BadFrameHandler | None = None,
+    healthy_after_s: float = 10.0,
 ) -> Iterator[StreamEvent]:
     """Yields the thread's typed events, reconnecting after drops and `stream.closing` until `until` says stop.
 
     The first connection asks `?after=`; every reconnect sends `Last-Event-ID` = the last `id:` received,
-    so no row is lost or repeated across the drop. Unknown frame types are skipped. `stop_at` is a
-    time.monotonic() deadline checked between frames and connections, and bounding each read's timeout (a quiet
-    stream returns at the deadline, not after `read_timeout`).
+    so no row is lost or repeated across the drop. Unknown frame types are skipped. A frame this reader
+    cannot use (not JSON, no type, a newer schemaVersion or unknown field) is skipped too and told to
+    `on_bad_frame` (default: one line on stderr). `stop_at` is a time.monotonic() deadline checked between
+    frames and connections, and bounding each read's timeout (a quiet stream returns at the deadline, not
+    after `read_timeout`).
 
-    Failures: a connection that cannot be made or drops is a TransportError (StreamInterrupted for a drop);
-    `on_error` hears each one, and the follower retries after `backoff_s`, doubling while they go on (up to
-    `max_backoff_s`). It raises the error (its `delivery_seq` = the last id received, to resume from) when
-    the error is permanent (a name that does not resolve, TLS against plain HTTP), when the failures have
-    gone on for `give_up_after` seconds, or when `max_connections` is used up and the last one failed. At
-    `stop_at` it returns, also while failing: `stats.last_error` then says the server was not reachable.
-    An ApiError (a 4xx/5xx, e.g. an unknown thread) is raised at once.
+    Failures: a connection that cannot be made or drops is a TransportError (StreamInterrupted for a drop;
+    NotAStream for a redirect or a non-SSE answer; ServerUnavailable for a 429 or 5xx, retried after its
+    Retry-After, at most `MAX_RETRY_AFTER_S`). `on_error` hears each one, and the follower retries after
+    `backoff_s`, doubling while they go on (up to `max_backoff_s`). The failure count and backoff reset
+    only on progress: a delivered row, or a connection that stayed up `healthy_after_s` (a quiet thread
+    behind a proxy that cuts idle connections is not failing). It raises the error (its `delivery_seq` = the
+    last id received, to resume from) when the error is permanent (a name that does not resolve, TLS against
+    plain HTTP), when the failures have gone on for `give_up_after` seconds, or when `max_connections` is
+    used up and the last one failed. At `stop_at` it returns, also while failing: `stats.last_error` then
+    says the server was not reachable. Any other ApiError (a 4xx, e.g. an unknown thread) is raised at once.
     """
     stats = stats or FollowStats()
     stats.last_event_id = after
+    report_bad = on_bad_frame or warn_on_stderr
     first = True
     failing_since: float | None = None
+
+    idle_ends = 0  # connections in a row that ended cleanly without a delivered row
+
+    def progress() -> None:
+        nonlocal failing_since, idle_ends
+        stats.failures, failing_since, idle_ends = 0, None, 0
+
     while max_connections is None or stats.connections < max_connections:
         if stop_at is not None and time.monotonic() >= stop_at:
             return
         stats.connections += 1
         retry_s = backoff_s
+        opened_at = time.monotonic()
         # A quiet stream is read with a timeout: bounded by the deadline too, so stop_at is kept on it as well.
         timeout = read_timeout
         if stop_at is not None:
             left = max(0.05, stop_at - time.monotonic())
             timeout = left if timeout is None else min(timeout, left)
         try:
-            messages = (
-                client.thread_messages(thread_id, after=after or None, timeout=timeout, deadline=stop_at)
-                if first
-                else client.thread_messages(thread_id, last_event_id=str(stats.last_event_id), timeout=timeout,
-                                            deadline=stop_at)
-            )
-            first = False
-            for message in messages:
-                frame = json.loads(message.data)
-                stats.frames += 1
-                stats.failures, stats.last_error, failing_since = 0, None, None
-                if on_frame is not None:
-                    on_frame(frame)
-                typed = parse_stream_event(frame, check=check)
-                if message.id and message.id.isdigit():
-                    stats.last_event_id = int(message.id)
-                if typed is None:
-                    stats.skipped += 1
-                    continue
-                yield typed
-                if until is not None and until(typed):
-                    return
-                if stop_at is not None and time.monotonic() >= stop_at:
-                    return
-                if isinstance(typed, StreamClosing):
-                    retry_s = max(typed.retry_ms / 1000, backoff_s)
-                    break
+            try:
+                messages = (
+                    client.thread_messages(thread_id, after=after or None, timeout=timeout, deadline=stop_at)
+                    if first
+                    else client.thread_messages(thread_id, last_event_id=str(stats.last_event_id), timeout=timeout,
+                                                deadline=stop_at)
+                )
+                first = False
+                for message in messages:
+                    stats.frames += 1
+                    stats.last_error = None  # this connection works; backoff waits for real progress
+                    if message.id and message.id.isdigit():
+                        stats.last_event_id = int(message.id)  # a skipped row is still delivered: don't ask again
+                    frame, why = decode_frame(message.data)
+                    if why is None and on_frame is not None:
+                        on_frame(frame)
+                    typed, why = (None, why) if why else type_frame(frame, check=check)
+                    if why is not None:
+                        stats.skipped += 1
+                        stats.bad_frames += 1
+                        report_bad(message.id, why)
+                        continue
+                    if typed is None:
+                        stats.skipped += 1
+                        continue
+                    if isinstance(typed, Delivered):
+                        progress()
+                    yield typed
+                    if until is not None and until(typed):
+                        return
+                    if stop_at is not None and time.monotonic() >= stop_at:
+                        return
+                    if isinstance(typed, StreamClosing):
+                        retry_s = max(typed.retry_ms / 1000, backoff_s)
+                        break
+                else:
+                    # Ended by the server without stream.closing: not a failure, but a server that does it
+                    # at once every time must not be asked again 20 times a second.
+                    idle_ends += 1  # reset by progress(): after a delivered row this is 1, the base backoff
+                    retry_s = min(max_backoff_s, backoff_s * 2 ** (idle_ends - 1))
+            except ApiError as error:
+                if not retryable(error):
+                    raise
+                raise ServerUnavailable(client.origin, error) from error
         except TransportError as error:  # a dropped or refused connection: resume from the last id
+            now = time.monotonic()
+            if now - opened_at >= healthy_after_s:
+                progress()  # it was a working stream for a while before it dropped
             error.delivery_seq = stats.last_event_id
             stats.failures += 1
             stats.last_error = error
-            now = time.monotonic()
             failing_since = now if failing_since is None else failing_since
             if on_error is not None:
                 on_error(error)
@@ -111,6 +148,10 @@ def follow_thread(
                 raise
             if not isinstance(error, StreamInterrupted) or stats.failures > 1:
                 retry_s = min(max_backoff_s, backoff_s * 2 ** (stats.failures - 1))
+            if isinstance(error, ServerUnavailable) and error.retry_after is not None:
+                retry_s = max(retry_s, min(error.retry_after, MAX_RETRY_AFTER_S))
+            if give_up_after is not None:  # wake up in time to give up when the allowance runs out
+                retry_s = min(retry_s, max(0.0, failing_since + give_up_after - now))
         except (OSError, http.client.HTTPException):
             pass  # anything else the socket layer raises: resume from the last id
         if stop_at is not None:

@@ -15,10 +15,15 @@ class SseMessage:
 
 
 class SseParser:
-    """Incremental: feed() any split of the byte stream, get whole messages back."""
+    """Incremental: feed() any split of the byte stream, get whole messages back.
+
+    Linear in the bytes fed, however they are split: each chunk is scanned once, and the unfinished line is
+    kept as a list of pieces joined only when its terminator arrives (one 30 MB frame in 64 KB reads used to
+    be re-copied and re-scanned on every read)."""
 
     def __init__(self) -> None:
-        self._buffer = b""
+        self._pieces: list[bytes] = []  # the current line so far, not yet terminated
+        self._after_cr = False  # the last chunk ended with CR: a LF starting the next one is its CRLF's half
         self._data: list[str] = []
         self._event = ""
         self._last_id: str | None = None
@@ -26,26 +31,46 @@ class SseParser:
         self._first = True
 
     def feed(self, chunk: bytes) -> list[SseMessage]:
-        # One pass over the buffer per chunk: slicing the rest off after every line would copy the
-        # buffer once per line (quadratic in the chunk size).
-        buffer = self._buffer + chunk
         out: list[SseMessage] = []
-        start = 0
-        while True:
-            cut = _line_end(buffer, start)
-            if cut is None:
+        if not chunk:
+            return out
+        if self._after_cr and chunk[:1] == b"\n":
+            chunk = chunk[1:]
+        self._after_cr = False
+        start, size = 0, len(chunk)
+        # The next LF and CR at or after start, found once and reused until passed: each byte is looked at
+        # a bounded number of times (a find per line for a terminator that is absent would rescan the rest).
+        lf = cr = -2
+        while start < size:
+            if lf != -1 and lf < start:
+                lf = chunk.find(b"\n", start)
+            if cr != -1 and cr < start:
+                cr = chunk.find(b"\r", start)
+            if lf == -1 and cr == -1:
                 break
-            end, width = cut
-            line = buffer[start:end].decode("utf-8", "replace")
-            start = end + width
-            if self._first:
-                self._first = False
-                line = line.removeprefix("\ufeff")
-            message = self._line(line)
+            if cr == -1 or (lf != -1 and lf < cr):
+                end, after = lf, lf + 1
+            elif cr + 1 < size:
+                end, after = cr, cr + 2 if chunk[cr + 1] == 0x0A else cr + 1
+            else:
+                end, after, self._after_cr = cr, cr + 1, True
+            self._pieces.append(chunk[start:end])
+            line = b"".join(self._pieces)
+            self._pieces = []
+            start = after
+            message = self._line(self._decode(line))
             if message is not None:
                 out.append(message)
-        self._buffer = buffer[start:]
+        if start < size:
+            self._pieces.append(chunk[start:] if start else chunk)
         return out
+
+    def _decode(self, line: bytes) -> str:
+        text = line.decode("utf-8", "replace")
+        if self._first:
+            self._first = False
+            text = text.removeprefix("\ufeff")
+        return text
 
     def _line(self, line: str) -> SseMessage | None:
         if line == "":
@@ -69,19 +94,6 @@ class SseParser:
         elif name == "retry" and value.isdigit():
             self._retry = int(value)
         return None
-
-
-def _line_end(buffer: bytes, start: int = 0) -> tuple[int, int] | None:
-    """Position and width of the first line terminator at or after start (CRLF, LF or CR); None when the
-    line is incomplete."""
-    lf, cr = buffer.find(b"\n", start), buffer.find(b"\r", start)
-    if cr == -1 and lf == -1:
-        return None
-    if cr == -1 or (lf != -1 and lf < cr):
-        return lf, 1
-    if cr + 1 == len(buffer):
-        return None  # a CR at the end may be the first half of a CRLF
-    return cr, 2 if buffer[cr + 1 : cr + 2] == b"\n" else 1
 
 
 def parse_all(chunks: Iterable[bytes]) -> Iterator[SseMessage]:
