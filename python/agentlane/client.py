@@ -9,98 +9,33 @@ ConnectionError); a stream that drops midway raises its subclass StreamInterrupt
 
 from __future__ import annotations
 
-import email.utils
-import errno
 import http.client
 import json
 import re
-import socket
-import ssl
 import time
 import urllib.parse
 from dataclasses import dataclass
 from typing import Any, Iterator
 
+from .errors import (  # noqa: F401  (re-exported: callers import the errors from here)
+    ApiError,
+    NotAStream,
+    PagingError,
+    StreamInterrupted,
+    TransportError,
+    _api_error,
+    _every_page,
+    _not_a_stream,
+    _TRANSPORT,
+    CUT,
+    _reason,
+    retry_after_seconds,
+)
 from .events import StreamEvent
 from .frames import BadFrameHandler, decode_frame, type_frame, warn_on_stderr
 from .sse import SseMessage, SseParser
 
 PREFIX = "/api/harness"
-
-
-class ApiError(Exception):
-    def __init__(self, status: int, code: str, message: str, field: str | None = None, body: Any = None) -> None:
-        super().__init__(f"{status} {code}: {message}" + (f" ({field})" if field else ""))
-        self.status, self.code, self.message, self.field, self.body = status, code, message, field, body
-        self.retry_after: float | None = None  # seconds, from a Retry-After header (429, 503)
-
-
-class TransportError(ConnectionError):
-    """The server could not be reached, or the connection failed before the response was whole.
-
-    `url` is the server's origin, `reason` a short human text (`connection refused`, `name not resolved`,
-    `TLS handshake failed`, ...), `cause` the underlying exception, and `permanent` True when retrying the
-    same URL cannot help (the name does not resolve, TLS against a plain-HTTP port, a port out of range).
-    """
-
-    def __init__(self, url: str, reason: str, *, cause: BaseException | None = None, permanent: bool = False,
-                 delivery_seq: int | None = None, last_event_id: str | None = None) -> None:
-        super().__init__(f"cannot reach {url}: {reason}")
-        self.url, self.reason, self.cause, self.permanent = url, reason, cause, permanent
-        self.delivery_seq, self.last_event_id = delivery_seq, last_event_id
-
-
-class StreamInterrupted(TransportError):
-    """An SSE stream (execute, a thread's events) ended before the server closed it cleanly.
-
-    `last_event_id` is the `id:` of the last message delivered (None before any), `delivery_seq` the same
-    as an int when it is one: a thread follower resumes with `Last-Event-ID` = it."""
-
-    def __init__(self, url: str, reason: str, *, cause: BaseException | None = None,
-                 last_event_id: str | None = None) -> None:
-        seq = int(last_event_id) if last_event_id is not None and last_event_id.isdigit() else None
-        super().__init__(url, reason, cause=cause, delivery_seq=seq, last_event_id=last_event_id)
-        self.args = (f"stream from {url} interrupted: {reason}"
-                     + (f" (last id {last_event_id})" if last_event_id is not None else ""),)
-
-
-class NotAStream(TransportError):
-    """The server answered an SSE request with something else: a redirect (never followed: it may leave the
-    origin the token is for), or a 2xx that is not `text/event-stream` (a proxy's page, a misrouted URL).
-
-    Not permanent: a follower retries it with backoff and gives up after `give_up_after`, like an outage."""
-
-    def __init__(self, url: str, reason: str) -> None:
-        super().__init__(url, reason)
-        self.args = (f"{url} did not answer with an event stream: {reason}",)
-
-
-def _reason(error: BaseException) -> tuple[str, bool]:
-    """(a short text, permanent?) for a transport failure."""
-    if isinstance(error, socket.gaierror):
-        return "name not resolved", error.errno in (socket.EAI_NONAME, getattr(socket, "EAI_NODATA", None))
-    if isinstance(error, ssl.SSLError):
-        return f"TLS handshake failed ({error.reason or error})", True
-    if isinstance(error, ConnectionRefusedError):
-        return "connection refused", False
-    if isinstance(error, ConnectionResetError):
-        return "connection reset", False
-    if isinstance(error, TimeoutError):
-        return "timed out", False
-    if isinstance(error, http.client.IncompleteRead):
-        return "connection closed mid-response", False
-    if isinstance(error, http.client.RemoteDisconnected):
-        return "connection closed without a response", False
-    if isinstance(error, (OverflowError, http.client.InvalidURL)):
-        return str(error), True
-    if isinstance(error, OSError) and error.errno is not None:
-        return (error.strerror or errno.errorcode.get(error.errno, str(error))).lower(), False
-    return f"{type(error).__name__}: {error}", False
-
-
-_TRANSPORT = (OSError, http.client.HTTPException, OverflowError)  # OverflowError: a port > 65535
-
-CUT = "connection closed mid-response"
 
 
 class _LineWatch:
@@ -461,58 +396,3 @@ def _run_body(prompt, parent_run_id, model, mode, expected_generation) -> dict:
 
 def _seg(value: str) -> str:
     return urllib.parse.quote(value, safe="")
-
-
-def _api_error(status: int, data: bytes) -> ApiError:
-    try:
-        body = json.loads(data)
-    except ValueError:
-        return ApiError(status, "http_error", data[:200].decode("utf-8", "replace"), body=data)
-    error = body.get("error") if isinstance(body, dict) else None
-    if isinstance(error, dict) and isinstance(error.get("code"), str):
-        return ApiError(status, error["code"], str(error.get("message", "")), error.get("field"), body)
-    return ApiError(status, "http_error", json.dumps(body)[:200], body=body)
-
-
-class PagingError(ValueError):
-    """The server's cursors do not advance: following them would never end."""
-
-
-def _every_page(fetch, key: str) -> list[dict]:
-    out, cursor, seen = [], None, set()
-    while True:
-        page = fetch(cursor)
-        out += page[key]
-        cursor = page.get("nextCursor")
-        if not cursor:
-            return out
-        # A cursor handed out twice would send us round the same pages forever (a broken or hostile server).
-        if cursor in seen:
-            raise PagingError(f"the server repeated the cursor {str(cursor)[:60]!r} after {len(out)} {key}")
-        seen.add(cursor)
-
-
-def _not_a_stream(status: int, content_type: str | None, location: str | None) -> str | None:
-    """Why a < 400 answer to an SSE request is not a stream, or None when it is one."""
-    if 300 <= status < 400:
-        return f"{status} redirect to {location or '(no location)'}, not followed"
-    media = (content_type or "").split(";")[0].strip().lower()
-    if status != 200 or media != "text/event-stream":
-        return f"{status} with content-type {content_type or '(none)'}"
-    return None
-
-
-def retry_after_seconds(value: str | None) -> float | None:
-    """Retry-After as seconds from now: delta-seconds or an HTTP-date (RFC 9110 10.2.3); None if absent or bad."""
-    if not value:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        return None
-    return max(0.0, when.timestamp() - time.time())

@@ -43,7 +43,7 @@ def test_one_large_event_in_small_reads_is_linear() -> None:
     got = [m for i in range(0, len(payload), read) for m in parser.feed(payload[i : i + read])]
     elapsed = time.perf_counter() - started
     assert len(got) == 1 and len(got[0].data) == size
-    assert elapsed < 3.0, f"{elapsed:.1f} s for one 8 MB event"
+    assert elapsed < 15.0, f"{elapsed:.1f} s for one 8 MB event"  # quadratic took minutes; linear ~0.2 s
 
 
 def test_many_lines_in_one_chunk_without_a_cr() -> None:
@@ -51,4 +51,4 @@ def test_many_lines_in_one_chunk_without_a_cr() -> None:
     chunk = b"data: a\n\n" * 200_000
     started = time.perf_counter()
     assert len(SseParser().feed(chunk)) == 200_000
-    assert time.perf_counter() - started < 3.0
+    assert time.perf_counter() - started < 15.0  # quadratic took minutes
