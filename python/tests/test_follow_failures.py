@@ -85,7 +85,9 @@ def test_a_bad_frame_is_skipped_with_one_line(fake, mode) -> None:
     lines = _one_line_errors(done)
     assert lines[0].startswith("agentlane: skipped a frame")
     rows = [json.loads(line) for line in done.stdout.splitlines()]
-    assert rows[0]["type"] == "stream.opened" and rows[-1]["deliverySeq"] == 2  # the stream went on after it
+    assert rows[0]["type"] == "stream.opened"
+    # The stream went on after it (what follows row 2 depends on timing: a reconnect's stream.opened, …).
+    assert [r.get("deliverySeq") for r in rows if "deliverySeq" in r][-1] == 2
 
 
 def test_a_skipped_row_is_not_asked_for_again(fake) -> None:
