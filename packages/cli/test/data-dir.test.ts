@@ -7,6 +7,7 @@ import { runCli, STACK_LINE } from './run-cli';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'agentlane-data-dir-'));
 const isRoot = process.getuid?.() === 0;
+if (isRoot) console.warn('data-dir: the EACCES test is skipped: running as root, every folder is writable');
 
 /** A config without engines, so serve and doctor discover and probe nothing and fail on the data folder. */
 function quietConfig(): string {

@@ -12,9 +12,13 @@ describe('closing the tracer', () => {
 
   it('waits a bounded time for a collector that never answers', async () => {
     let received = 0;
+    let exportEnded = false;
     // Accepts the export and never answers it: the exporter's own timeout is 10 s.
-    collector = createServer(() => {
+    collector = createServer((request) => {
       received++;
+      request.socket.on('close', () => {
+        exportEnded = true;
+      });
     });
     await new Promise<void>((resolve) => collector?.listen(0, '127.0.0.1', resolve));
     const { port } = collector.address() as AddressInfo;
@@ -23,10 +27,10 @@ describe('closing the tracer', () => {
       'test',
     );
     tracing.tracer.startSpan('invoke_agent').end();
-    const started = Date.now();
     await tracing.close();
-    // Before: SIGTERM waited for the exporter (and its retries) for as long as the grace period allowed.
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // Before: close waited for the exporter to give up on the export (its timeout ends the request); now it
+    // returns while the export is still unanswered.
     expect(received).toBe(1);
+    expect(exportEnded).toBe(false);
   });
 });
