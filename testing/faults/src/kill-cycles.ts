@@ -5,12 +5,17 @@ import { clientSubscriber } from './client-subscriber';
 import { freePort } from './free-port';
 import { HttpTally } from './http-tally';
 import { compareSubscribers, settleRuns, sleep } from './kill-cycle-checks';
+import { runOwnerPid } from './run-owner';
 import { standardSubscriber } from './standard-subscriber';
 
 export interface KillCycleOptions {
   /** A SQLite path or a postgres:// URL (with ?schema=). */
   db: string;
-  /** Servers on the database; the first is the one killed and started again, the others live on. */
+  /**
+   * Servers on the database. Each cycle kills the first (its subscribers are cut off) and the one streaming
+   * the built-in run when that is another (PostgreSQL only: its owner is read from the database); the
+   * others live on.
+   */
   servers: number;
   cycles: number;
   /** Run lease and renewal of every server (ms). */
@@ -114,13 +119,13 @@ interface Cycling {
   /** Rows the project's client of that thread heard so far. */
   rowsHeard(): number;
   runCount(): number;
-  /** SIGKILLs the first server and starts it again on its port. */
-  restartFirst(): Promise<void>;
+  /** SIGKILLs the first server and the built-in run's owner, and starts them again on their ports. */
+  restartVictims(): Promise<void>;
 }
 
 /** Each cycle creates a run per thread, then kills the first server while they stream; resolves with the kill times. */
 async function killCycles(cycling: Cycling) {
-  const { options, threads, createRun, threadFree, rowsHeard, runCount, restartFirst } = cycling;
+  const { options, threads, createRun, threadFree, rowsHeard, runCount, restartVictims } = cycling;
   const log = options.log ?? (() => {});
   const kills: number[] = [];
   for (let cycle = 0; cycle < options.cycles; cycle++) {
@@ -132,7 +137,7 @@ async function killCycles(cycling: Cycling) {
     const target = heardBefore + Math.floor(Math.random() * 16);
     await until(() => rowsHeard() >= target, 5000);
     kills.push(Date.now());
-    await restartFirst();
+    await restartVictims();
     log(`[faults] kill cycle ${cycle + 1}/${options.cycles} (${runCount()} runs)`);
   }
   return kills;
@@ -176,9 +181,9 @@ export async function runKillCycles(options: KillCycleOptions): Promise<KillCycl
       options,
       threads,
       async createRun(threadId, prompt) {
-        // The built-in thread's run goes to the server about to be killed, which claims it at once (the
-        // others poll every 100 ms): nearly every kill cuts off a streaming run. Left to chance (a third of
-        // the runs, most of the replay ones over before the kill), a loaded CI run once cut none in 20 cycles.
+        // The built-in thread's run goes to the first server, which most often claims it at once; when
+        // another server polled first, that one is killed too (restartVictims), so every kill that finds the
+        // run streaming cuts it off. Left to chance, a loaded CI run once cut none in 20 cycles.
         const first = threadId === threads[0] ? apis[0] : undefined;
         const runId = await createRunAnywhere(tally, apis, threadId, prompt, first);
         if (first !== undefined) lastBuiltin = runId;
@@ -193,9 +198,11 @@ export async function runKillCycles(options: KillCycleOptions): Promise<KillCycl
       },
       rowsHeard: () => clients[0]?.rows.length ?? 0,
       runCount: () => runIds.length,
-      async restartFirst() {
-        await servers[0]?.kill();
-        servers[0] = await start(ports[0] as number);
+      async restartVictims() {
+        const owner = lastBuiltin === undefined ? undefined : await runOwnerPid(options.db, lastBuiltin);
+        const victims = new Set([0, ...servers.flatMap((s, i) => (s.child.pid === owner ? [i] : []))]);
+        await Promise.all([...victims].map((i) => servers[i]?.kill()));
+        for (const i of victims) servers[i] = await start(ports[i] as number);
       },
     });
     // Everything settles: no run left queued or running, every run canonicalized.
