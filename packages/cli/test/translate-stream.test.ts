@@ -1,24 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { translateTrace } from '../src/commands/translate';
 import { readLines } from '../src/read-lines';
+import { acpWireFixture, scratchDir, translateFlags } from './translate-setup';
 
-const fixture = join(
-  import.meta.dirname,
-  '..',
-  '..',
-  'adapters',
-  'acp',
-  'test',
-  '__fixtures__',
-  'claude-agent-acp.wire.jsonl',
-);
-const dir = mkdtempSync(join(tmpdir(), 'agentlane-translate-stream-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const flags = { engine: 'acp', runId: 'run_t', threadId: 'thr_t' };
+const fixture = acpWireFixture;
+const dir = scratchDir('agentlane-translate-stream-');
+const flags = translateFlags;
 
 async function collect(file: string, extra: { latest?: boolean } = {}): Promise<string[]> {
   const lines: string[] = [];

@@ -1,24 +1,13 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseCanonicalEvent } from '@agentlane/contract';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { translateTrace } from '../src/commands/translate';
+import { acpWireFixture, scratchDir, translateFlags } from './translate-setup';
 
-const fixture = join(
-  import.meta.dirname,
-  '..',
-  '..',
-  'adapters',
-  'acp',
-  'test',
-  '__fixtures__',
-  'claude-agent-acp.wire.jsonl',
-);
-const dir = mkdtempSync(join(tmpdir(), 'agentlane-translate-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const flags = { engine: 'acp', runId: 'run_t', threadId: 'thr_t' };
+const fixture = acpWireFixture;
+const dir = scratchDir('agentlane-translate-');
+const flags = translateFlags;
 
 describe('agentlane translate', () => {
   it('prints the canonical events of a recorded ACP trace as valid JSONL', async () => {
