@@ -40,7 +40,11 @@ def ecmascript_number(value: float | int) -> str:
     """Number::toString of ECMA-262 (7.1.12.1) for a finite double, as RFC 8785 section 3.2.2.3 requires."""
     if isinstance(value, int):
         # A JSON reader in JavaScript holds every number as a double: an int past 2^53 rounds the same way here.
-        value = float(value)
+        try:
+            value = float(value)
+        except OverflowError:
+            # Named by size: str() of an int past 4,300 digits raises ValueError of its own.
+            raise CanonicalJsonError(f"an integer of {value.bit_length()} bits is beyond a double") from None
     if math.isnan(value) or math.isinf(value):
         raise CanonicalJsonError(f"{value!r} has no JSON form")
     if value == 0:

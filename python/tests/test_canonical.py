@@ -78,7 +78,8 @@ def test_numbers_match_ecmascript_on_random_doubles() -> None:
 
 
 def test_refuses_what_has_no_canonical_form() -> None:
-    for bad in (float("nan"), float("inf"), {1: "x"}, object(), "\ud800"):
+    # An int beyond a double (JavaScript reads it as Infinity), also one too long for str() (> 4,300 digits).
+    for bad in (float("nan"), float("inf"), {1: "x"}, object(), "\ud800", 10**400, -(10**400), 10**5000):
         with pytest.raises(CanonicalJsonError):
             canonical_json(bad)
 
