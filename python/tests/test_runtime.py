@@ -4,6 +4,8 @@ and columns), checkpoint envelopes, events (namespaces included) and fingerprint
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from agentlane.runtime.corpus import NOT_COMPARED_EVENTS, compare, replayable
@@ -36,3 +38,21 @@ def test_diff_layout() -> None:
     text, additions, deletions = unified_diff("n.txt", None, "one\ntwo")
     assert text.splitlines()[1:4] == ["--- /dev/null", "+++ b/n.txt", "@@ -0,0 +1,2 @@"]
     assert text.endswith("+two\n\\ No newline at end of file\n") and (additions, deletions) == (2, 0)
+
+
+def test_an_unanswered_prompt_goes_with_the_next_one_marked() -> None:
+    # A cancelled or failed turn leaves its prompt followed by the next one; every provider sends them as one
+    # user message with the mark between (the TypeScript runtime sends the same text: conversation.ts).
+    from agentlane.runtime.providers import PROVIDERS, UNANSWERED_MARK
+
+    def user(text: str) -> dict:
+        return {"role": "user", "parts": [{"type": "text", "text": text}]}
+
+    conversation = [user("hi"), {"role": "assistant", "parts": [{"type": "text", "text": "hello"}]},
+                    user("slow story"), user("after cancel")]
+    merged = f"slow story\n\n{UNANSWERED_MARK}\n\nafter cancel"
+    assert UNANSWERED_MARK == "[No answer was given to the request above: its turn was cancelled or failed.]"
+    for name, provider_class in PROVIDERS.items():
+        body = json.dumps(provider_class("m", "k").body("sys", conversation, None))
+        assert json.dumps(merged)[1:-1] in body, name
+        assert body.count("slow story") == 1, name

@@ -2,6 +2,10 @@ import type { ConversationMessage, JsonValue } from '@agentlane/contract';
 import type { ModelMessage } from 'ai';
 import { asDeniedOutput } from './approvals.js';
 
+/** Between two prompts sent as one user message, the first of which got no answer (both runtimes send it). */
+export const UNANSWERED_MARK =
+  '[No answer was given to the request above: its turn was cancelled or failed.]';
+
 /** The contract's conversation (what checkpoints hold) → AI SDK model messages. Reasoning is not replayed. */
 export function toModelMessages(conversation: readonly ConversationMessage[]): ModelMessage[] {
   const out: ModelMessage[] = [];
@@ -9,11 +13,13 @@ export function toModelMessages(conversation: readonly ConversationMessage[]): M
     if (m.role === 'user' || m.role === 'system') {
       const text = m.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
       const previous = out.at(-1);
-      // After a turn that got no answer (an empty reply, a failed call) the next prompt would follow the last
-      // one directly; providers want turns to alternate, so the two prompts go as one user message.
-      if (m.role === 'user' && previous?.role === 'user' && typeof previous.content !== 'string')
-        previous.content.push({ type: 'text', text });
-      else
+      // After a turn that got no answer (cancelled, failed, an empty reply) the next prompt would follow the
+      // last one directly. Providers want turns to alternate and the model should know the first request was
+      // not answered (else it takes it up again): one user message, the mark between the two texts.
+      if (m.role === 'user' && previous?.role === 'user' && typeof previous.content !== 'string') {
+        const before = previous.content.map((p) => (p.type === 'text' ? p.text : '')).join('');
+        previous.content = [{ type: 'text', text: `${before}\n\n${UNANSWERED_MARK}\n\n${text}` }];
+      } else
         out.push(
           m.role === 'user'
             ? { role: 'user', content: [{ type: 'text', text }] }

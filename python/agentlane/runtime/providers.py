@@ -38,6 +38,27 @@ def _text_of(parts: list[dict]) -> str:
     return "".join(p["text"] for p in parts if p["type"] == "text")
 
 
+UNANSWERED_MARK = "[No answer was given to the request above: its turn was cancelled or failed.]"
+
+
+def unanswered_merged(conversation: list[dict]) -> list[dict]:
+    """The conversation with each run of consecutive user messages as one.
+
+    A turn that ended without an answer (cancelled, failed, an empty reply) leaves its prompt followed by the
+    next one. Providers want roles to alternate, and the model should know the first request was not
+    answered, so the two texts become one, with UNANSWERED_MARK between them on lines of its own.
+    """
+    out: list[dict] = []
+    for message in conversation:
+        previous = out[-1] if out else None
+        if message["role"] == "user" and previous is not None and previous["role"] == "user":
+            text = f"{_text_of(previous['parts'])}\n\n{UNANSWERED_MARK}\n\n{_text_of(message['parts'])}"
+            out[-1] = {**previous, "parts": [{"type": "text", "text": text}]}
+        else:
+            out.append(message)
+    return out
+
+
 class Provider:
     api = ""
 
@@ -131,7 +152,7 @@ class OpenAIChat(Provider):
 def chat_messages(conversation: list[dict]) -> list[dict]:
     """The Chat Completions messages of a conversation (after the system prompt)."""
     out: list[dict] = []
-    for message in conversation:
+    for message in unanswered_merged(conversation):
         parts = message["parts"]
         if message["role"] == "user":
             out.append({"role": "user", "content": _text_of(parts)})
@@ -155,7 +176,7 @@ class OpenAIResponses(Provider):
 
     def body(self, system, conversation, tools):
         items: list[dict] = [{"role": "system", "content": system}]
-        for message in conversation:
+        for message in unanswered_merged(conversation):
             parts = message["parts"]
             if message["role"] == "user":
                 items.append({"role": "user", "content": [{"type": "input_text", "text": _text_of(parts)}]})
@@ -235,7 +256,7 @@ class Anthropic(Provider):
 
     def body(self, system, conversation, tools):
         messages: list[dict] = []
-        for message in conversation:
+        for message in unanswered_merged(conversation):
             parts = message["parts"]
             if message["role"] == "user":
                 content = [{"type": "text", "text": _text_of(parts)}]
@@ -329,7 +350,7 @@ class Google(Provider):
 
     def body(self, system, conversation, tools):
         contents: list[dict] = []
-        for message in conversation:
+        for message in unanswered_merged(conversation):
             parts = message["parts"]
             if message["role"] == "user":
                 contents.append({"role": "user", "parts": [{"text": _text_of(parts)}]})
