@@ -2,8 +2,13 @@ import type { ConversationMessage } from '@agentlane/contract';
 import { describe, expect, it } from 'vitest';
 import { toModelMessages, UNANSWERED_MARK } from '../src/conversation';
 
-const user = (text: string): ConversationMessage => ({ role: 'user', parts: [{ type: 'text', text }] });
+const user = (text: string): ConversationMessage => ({
+  id: `u-${text}`,
+  role: 'user',
+  parts: [{ type: 'text', text }],
+});
 const assistant = (text: string): ConversationMessage => ({
+  id: `a-${text}`,
   role: 'assistant',
   parts: [{ type: 'text', text }],
 });
