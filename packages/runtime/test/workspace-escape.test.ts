@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { link, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +25,7 @@ beforeAll(async () => {
   await symlink(outside, join(work, 'outdir'));
   await symlink(join(work, 'inside.txt'), join(work, 'to-inside'));
   await link(join(outside, 'secret.txt'), join(work, 'hard'));
+  execFileSync('mkfifo', [join(work, 'fifo')]);
 });
 afterAll(async () => {
   await rm(base, { recursive: true, force: true });
@@ -46,6 +48,24 @@ const ctx: ToolContext = {
 const run = (name: string, input: Record<string, unknown>) =>
   (tools.get(name) as DefinedTool).execute(input as never, ctx);
 const secret = () => readFile(join(outside, 'secret.txt'), 'utf8');
+
+describe('special files and odd paths', () => {
+  it('a FIFO nobody writes to is refused at once, by every file tool (its open used to wait forever)', async () => {
+    // Five in a row: before, four waiting opens held all of libuv's file threads and every later file
+    // operation of the process waited behind them.
+    for (let i = 0; i < 5; i++)
+      await expect(run('read_file', { path: 'fifo' })).rejects.toThrow(/not a regular file/);
+    await expect(run('write_file', { path: 'fifo', content: 'x' })).rejects.toThrow(/not a regular file/);
+    await expect(run('edit_file', { path: 'fifo', oldText: 'a', newText: 'b' })).rejects.toThrow(/not a regular file/);
+    expect(await run('read_file', { path: 'inside.txt' })).toMatchObject({});
+  });
+
+  it('a NUL in a path is refused without naming where the workspace is', async () => {
+    const error = await run('read_file', { path: 'sub\u0000/x' }).catch((e: Error) => e);
+    expect(String(error)).toMatch(/NUL/);
+    expect(String(error)).not.toContain(work);
+  });
+});
 
 describe('workspace confinement against links', () => {
   it('write_file refuses a dangling symlink that points out (no file appears outside)', async () => {

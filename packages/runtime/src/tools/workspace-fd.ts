@@ -55,6 +55,7 @@ function refused(err: unknown, shown: string): unknown {
   if (code === 'ENOTDIR') return new ToolError(`not a folder (or a link now) on the path: ${shown}`);
   if (code === 'ENOENT') return new ToolError(`no such file: ${shown}`);
   if (code === 'EEXIST') return new ToolError(`file appeared meanwhile: ${shown}`);
+  if (code === 'ENXIO') return new ToolError(`not a regular file: ${shown} (a pipe or socket nobody reads)`);
   // Not the /proc/self/fd path the message of the error names: the model gave `shown`.
   return code ? new ToolError(`cannot open ${shown}: ${code}`) : err;
 }
@@ -149,7 +150,10 @@ export async function openFileIn(
 ): Promise<FileHandle> {
   const path = join(dir.path, name);
   await raceHook.beforeOpen?.(path);
-  const handle = await open(entryPath(dir, name), flags | constants.O_NOFOLLOW, 0o666).catch((err) => {
+  // O_NONBLOCK: opening a FIFO otherwise waits for its other end, holding one of libuv's four file threads
+  // (four such calls stopped every file operation of the server). It changes nothing for a regular file.
+  const nonBlocking = constants.O_NOFOLLOW | constants.O_NONBLOCK;
+  const handle = await open(entryPath(dir, name), flags | nonBlocking, 0o666).catch((err) => {
     throw refused(err, shown);
   });
   try {

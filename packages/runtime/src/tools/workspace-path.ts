@@ -16,6 +16,8 @@ export function insideWorkspace(workspace: string, path: string, mode: 'read' | 
 /** insideWorkspace under a root already known to be the workspace's real path (workspaceRoot). */
 export function resolveInside(root: string, path: string, mode: 'read' | 'write' = 'read'): string {
   if (typeof path !== 'string' || path.length === 0) throw new ToolError('path must be a non-empty string');
+  // Node refuses such a path with an error naming the resolved absolute path (the workspace's place).
+  if (path.includes('\u0000')) throw new ToolError('path must not contain a NUL character');
   if (isAbsolute(path))
     throw new ToolError(`absolute paths are refused: ${path} (use a path relative to the workspace)`);
   const target = resolve(root, path);
@@ -27,7 +29,7 @@ export function resolveInside(root: string, path: string, mode: 'read' | 'write'
   for (let i = 0; i < parts.length; i++) {
     const next = join(at, parts[i] as string);
     const last = i === parts.length - 1;
-    const info = lstatOrNull(next);
+    const info = lstatOrNull(next, path);
     // What does not exist yet has nothing to follow (a write creates it under the real folder `at`).
     if (!info) return join(at, ...parts.slice(i));
     if (info.isSymbolicLink()) {
@@ -50,12 +52,14 @@ export function resolveInside(root: string, path: string, mode: 'read' | 'write'
   return at;
 }
 
-function lstatOrNull(path: string) {
+function lstatOrNull(path: string, shown: string) {
   try {
     return lstatSync(path);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return null;
+    // Not the error itself: its message names the absolute path, which the model was never given.
+    throw new ToolError(`cannot look at ${shown}: ${code ?? 'error'}`);
   }
 }
 
