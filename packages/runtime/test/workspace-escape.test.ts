@@ -56,7 +56,9 @@ describe('special files and odd paths', () => {
     for (let i = 0; i < 5; i++)
       await expect(run('read_file', { path: 'fifo' })).rejects.toThrow(/not a regular file/);
     await expect(run('write_file', { path: 'fifo', content: 'x' })).rejects.toThrow(/not a regular file/);
-    await expect(run('edit_file', { path: 'fifo', oldText: 'a', newText: 'b' })).rejects.toThrow(/not a regular file/);
+    await expect(run('edit_file', { path: 'fifo', oldText: 'a', newText: 'b' })).rejects.toThrow(
+      /not a regular file/,
+    );
     expect(await run('read_file', { path: 'inside.txt' })).toMatchObject({});
   });
 
