@@ -3,6 +3,7 @@ import {
   assertAllThreads,
   assertThreadAccess,
   createThreadSession,
+  GUARDS_OWN_TEXT,
   HttpError,
   MAX_PROMPT_CHARS,
 } from '@agentlane/server';
@@ -56,3 +57,15 @@ export async function protocolThread(
   }
   return (await createThreadSession(ctx, { threadId: request.threadId, engine }, request.field)).thread;
 }
+
+/**
+ * Route options of the protocol POSTs, whose clients send the whole conversation every turn (useChat's
+ * DefaultChatTransport, AG-UI's HttpAgent) though the route reads only its end: a body limit that a long
+ * chat does not reach (the API's 1 MiB stopped one at its seventh 48 KB prompt), and the text guard left to
+ * the route, as the history holds what the server itself streamed (a model's NUL or lone surrogate, which
+ * the API refuses in input, would otherwise refuse every later turn of that chat).
+ */
+export const HISTORY_POST = {
+  bodyLimit: 32 * 1024 * 1024,
+  config: { [GUARDS_OWN_TEXT]: true },
+} as const;

@@ -90,6 +90,36 @@ describe('AG-UI over the lane (HttpAgent as the client)', () => {
     expect(other.messages[0]).toMatchObject({ id: 'u1', role: 'user', content: 'Create hello.txt' });
   });
 
+  it('a resume payload whose optionId contradicts its approved flag is 400 naming the optionId', async () => {
+    stack = await startStack([
+      {
+        text: 'Writing it.',
+        toolCalls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'a\n' }, id: 'call_c1' }],
+      },
+      { text: 'Done.' },
+    ]);
+    const { agent, runs } = agentFor(stack, 'thr-contradict');
+    agent.addMessage({ id: 'u1', role: 'user', content: 'Create a.txt' });
+    await agent.runAgent({ forwardedProps: { engine: 'builtin' } });
+    const interrupt = finishedOf(runs[0] ?? [])?.outcome?.interrupts?.[0] as Interrupt;
+    const options = (interrupt.metadata as { agentlane: { options: { optionId: string; kind: string }[] } })
+      .agentlane.options;
+    const reject = options.find((o) => o.kind.startsWith('reject'))?.optionId as string;
+    const resume = (payload: unknown) => ({
+      ...input('thr-contradict', 'agrun-c2', 'unused', 'builtin'),
+      messages: [],
+      resume: [{ interruptId: interrupt.id, status: 'resolved', payload }],
+    });
+    const res = await post(stack, resume({ approved: true, optionId: reject }));
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { field: string } }).error.field).toBe(
+      'body.resume[0].payload.optionId',
+    );
+    // Nothing was answered: the agreeing answer still decides the approval.
+    const ok = await readFrames(await post(stack, resume({ approved: false, optionId: reject })));
+    expect(ok.at(-1)?.event.type).toBe(EventType.RUN_FINISHED);
+  });
+
   it('replay: a recorded Claude Code session through HttpAgent, reasoning and the tool result included', async () => {
     stack = await startStack([]);
     const { agent, runs } = agentFor(stack, 'thr-replay');
@@ -204,6 +234,28 @@ describe('AG-UI over the lane (HttpAgent as the client)', () => {
       const rest = await readFrames(await post(stack, body, { 'last-event-id': whole[at]?.id ?? '' }));
       expect(rest, whole[at]?.id).toEqual(whole.slice(at + 1));
     }
+  });
+
+  it('the history and state HttpAgent posts back may hold what the model said and be long; the prompt is checked', async () => {
+    stack = await startStack([]);
+    const said = `nul \u0000 lone \ud800 ${'x'.repeat(2_000_000)}`;
+    const body = (prompt: string, runId: string) => ({
+      ...input('thr-history', runId, prompt, 'replay'),
+      messages: [
+        { id: 'u1', role: 'user', content: 'first' },
+        { id: 'a1', role: 'assistant', content: said },
+        { id: `u-${runId}`, role: 'user', content: prompt },
+      ],
+      state: { plan: { entries: [{ content: said }] } },
+    });
+    const ok = await post(stack, body('next', 'agrun-h1'));
+    expect(ok.status).toBe(200);
+    await ok.text();
+    const refused = await post(stack, body('with \u0000 in it', 'agrun-h2'));
+    expect(refused.status).toBe(400);
+    const { error } = (await refused.json()) as { error: { field: string; message: string } };
+    expect(error.field).toBe('body.messages[2].content');
+    expect(error.message).toMatch(/NUL/);
   });
 
   it('a new thread starts with a user message: no messages, an assistant or a tool message last is a 400', async () => {

@@ -254,6 +254,35 @@ describe('the AI SDK UI message stream (useChat over DefaultChatTransport)', () 
       expect(((await res.json()) as { error: { field: string } }).error.field).toBe('params.id');
     }
   });
+  it('the history a client posts back may hold what the model said (NUL, a lone surrogate) and be long; the new prompt is checked', async () => {
+    stack = await startStack([]);
+    // What a server streamed once: refusing it in the history refused every later turn of that chat; and
+    // useChat posts the whole history each turn (2 MB here; the API's own limit is 1 MiB).
+    const said: UIMessage = {
+      id: 'a1',
+      role: 'assistant',
+      parts: [{ type: 'text', text: `nul \u0000 lone \ud800 ${'x'.repeat(2_000_000)}` }],
+    };
+    const body = (prompt: string) => ({
+      id: 'history-chat',
+      engine: 'replay',
+      messages: [userMessage('u1', 'first'), said, userMessage('u2', prompt)],
+    });
+    const ok = await postChat(stack, body('next'));
+    expect(ok.status).toBe(200);
+    await ok.text();
+    for (const [prompt, why] of [
+      ['with \u0000 in it', /NUL/],
+      ['with \udc00 in it', /surrogate/],
+    ] as const) {
+      const res = await postChat(stack, { ...body(prompt), id: 'history-chat-2' });
+      expect(res.status).toBe(400);
+      const { error } = (await res.json()) as { error: { field: string; message: string } };
+      expect(error.field).toBe('body.messages[2]');
+      expect(error.message).toMatch(why);
+    }
+  });
+
   it('a trigger useChat never posts, or a regenerate of a message the chat does not have, is a 400', async () => {
     stack = await startStack([]);
     const s = stack;

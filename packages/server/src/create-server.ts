@@ -12,7 +12,7 @@ import type { EngineCatalog, ServerContext } from './context.js';
 import { HttpError } from './errors.js';
 import { handleClientError, handleFrameworkError, handleRouteError } from './framework-errors.js';
 import { hostChecker } from './host-check.js';
-import { guardInput } from './input-guard.js';
+import { DEFAULT_MAX_DEPTH, GUARDS_OWN_TEXT, guardInput } from './input-guard.js';
 import { useJsonBodyParser } from './json-body.js';
 import type { LanePort } from './lane-port.js';
 import { PerKeyCounter, RateLimiter, resolveLimits, type ServerLimits } from './limits.js';
@@ -253,7 +253,9 @@ export async function createServer(options: ServerOptions): Promise<AgentlaneSer
       api.addHook('preValidation', async (request) => {
         guardInput('params', request.params);
         guardInput('query', request.query);
-        guardInput('body', request.body);
+        const config: unknown = request.routeOptions.config;
+        const ownText = (config as Record<string, unknown> | undefined)?.[GUARDS_OWN_TEXT];
+        guardInput('body', request.body, DEFAULT_MAX_DEPTH, ownText !== true);
       });
       documentCommonErrors(api);
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -25,6 +25,7 @@ export {
   RETRY_AFTER_SECONDS,
   toHttpError,
 } from './errors.js';
+export { GUARDS_OWN_TEXT, guardInput } from './input-guard.js';
 export type { LanePort } from './lane-port.js';
 export { DEFAULT_LIMITS, PerKeyCounter, RateLimiter, resolveLimits, type ServerLimits } from './limits.js';
 export {

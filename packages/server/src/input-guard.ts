@@ -23,11 +23,18 @@ const loneSurrogate = (field: string): HttpError =>
  * canonical JSON overflow the stack on a 10 KB body 5,000 levels deep). The walk is iterative, so the guard
  * itself cannot overflow. Throws a 400 naming the first offending field, e.g. `body.changes[0].key`.
  */
-export function guardInput(part: string, value: unknown, maxDepth = DEFAULT_MAX_DEPTH): void {
+export function guardInput(
+  part: string,
+  value: unknown,
+  maxDepth = DEFAULT_MAX_DEPTH,
+  /** false: only numbers and nesting are checked, not text (a route that checks the text it keeps itself). */
+  text = true,
+): void {
   const stack: { value: unknown; field: string; depth: number }[] = [{ value, field: part, depth: 0 }];
   while (stack.length > 0) {
     const { value: v, field, depth } = stack.pop() as (typeof stack)[number];
     if (typeof v === 'string') {
+      if (!text) continue;
       if (v.includes('\u0000'))
         throw new HttpError('invalid_request', `${field} must not contain a NUL character (U+0000)`, field);
       if (LONE_SURROGATE.test(v)) throw loneSurrogate(field);
@@ -52,14 +59,22 @@ export function guardInput(part: string, value: unknown, maxDepth = DEFAULT_MAX_
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i] as string;
       const child = fieldOf(field, key);
-      if (key.includes('\u0000'))
+      if (text && key.includes('\u0000'))
         throw new HttpError(
           'invalid_request',
           `${child}: a key must not contain a NUL character (U+0000)`,
           child,
         );
-      if (LONE_SURROGATE.test(key)) throw loneSurrogate(child);
+      if (text && LONE_SURROGATE.test(key)) throw loneSurrogate(child);
       stack.push({ value: (v as Record<string, unknown>)[key], field: child, depth: depth + 1 });
     }
   }
 }
+
+/**
+ * Route config (`config: { [GUARDS_OWN_TEXT]: true }`) of a route whose body carries text the server itself
+ * produced and the route ignores: the protocol routes, where a client posts back the whole conversation it
+ * was streamed (a model's answer may hold a NUL or a lone surrogate, and refusing it would end the chat for
+ * good). Their body is checked for numbers and nesting only; the route guards the text it keeps.
+ */
+export const GUARDS_OWN_TEXT = 'agentlaneGuardsOwnText';

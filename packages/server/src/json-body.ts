@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { HttpError, quote } from './errors.js';
 import { fieldOf } from './input-guard.js';
@@ -109,7 +110,12 @@ export function parseJsonBody(body: string): unknown {
  * string (400 "body: must be object") instead of the 415 naming the Content-Type that any other type gets.
  */
 export function useJsonBodyParser(app: FastifyInstance): void {
-  const parser = async (_request: FastifyRequest, body: string) => parseJsonBody(body);
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, parser);
+  // As bytes: Fastify's string reading turns bytes that are not UTF-8 into U+FFFD, which a body with
+  // Content-Length then failed by its length but a chunked body passed, stored with the replacements.
+  const parser = async (_request: FastifyRequest, body: Buffer) => {
+    if (!isUtf8(body)) throw new HttpError('invalid_request', 'the request body is not valid UTF-8', 'body');
+    return parseJsonBody(body.toString('utf8'));
+  };
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parser);
   app.removeContentTypeParser('text/plain');
 }

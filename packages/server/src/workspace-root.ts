@@ -42,8 +42,26 @@ export function workspaceGuard(root: string): (workDir: string, field?: string) 
       );
     }
     // A folder that does not exist yet is made by the engine; a file in its place can never be one.
-    if (statSync(resolved, { throwIfNoEntry: false })?.isDirectory() === false)
+    if (folderState(resolved, field)?.isDirectory() === false)
       throw new HttpError('invalid_request', 'workDir names a file, not a folder', field);
     return resolved;
   };
+}
+
+/** Why a path can never become a folder, as the client's error (the raw error would be a 500 with its stack). */
+const UNUSABLE: Record<string, string> = {
+  ENOTDIR: 'workDir goes through a file, not a folder',
+  ELOOP: 'workDir goes through a loop of symbolic links',
+  ENAMETOOLONG: 'workDir has a name too long for the file system',
+  EACCES: 'workDir is in a folder the server may not look into',
+};
+
+function folderState(path: string, field: string) {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch (err) {
+    const why = UNUSABLE[(err as NodeJS.ErrnoException).code ?? ''];
+    if (why) throw new HttpError('invalid_request', why, field);
+    throw err;
+  }
 }

@@ -77,6 +77,33 @@ describe('the error contract holds for framework errors', () => {
     expect(await post('{"constructor":{"prototype":{"polluted":1}},"engine":"scripted"}')).toBe(400);
   });
 
+  it('bytes that are not UTF-8 are a 400 naming the body, chunked or with a Content-Length', async () => {
+    // {"engine":"scripted","title":"<0xff 0xfe>"}: fetch sends a Buffer with its length, a stream chunked.
+    const bytes = Buffer.concat([
+      Buffer.from('{"engine":"scripted","title":"'),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('"}'),
+    ]);
+    const chunked = new ReadableStream({
+      start(c) {
+        c.enqueue(bytes);
+        c.close();
+      },
+    });
+    for (const body of [bytes, chunked]) {
+      const res = await fetch(`${t.api}/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+        duplex: 'half',
+      } as RequestInit);
+      expect(res.status).toBe(400);
+      const answer = (await readJson(res)) as { error: { field: string; message: string } };
+      expect(answer.error.field).toBe('body');
+      expect(answer.error.message).toMatch(/not valid UTF-8/);
+    }
+  });
+
   it('a wrong media type names headers.content-type, a wrong method names the methods the path answers', async () => {
     const res = await fetch(`${t.api}/sessions`, {
       method: 'POST',

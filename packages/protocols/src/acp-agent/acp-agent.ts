@@ -7,7 +7,7 @@ import {
   RequestError,
 } from '@agentclientprotocol/sdk';
 import type { NegotiatedCapabilities } from '@agentlane/contract';
-import { MAX_PROMPT_CHARS } from '@agentlane/server';
+import { guardInput, MAX_PROMPT_CHARS } from '@agentlane/server';
 import type { AcpBackend } from './backend.js';
 import { replayHistory } from './history-replay.js';
 import { runPrompt } from './prompt-run.js';
@@ -123,6 +123,14 @@ function promptText(blocks: ContentBlock[]): string {
     .flatMap((b) => (b.type === 'text' ? [b.text] : b.type === 'resource_link' ? [b.uri] : []))
     .join('\n');
   if (prompt.trim() === '') throw RequestError.invalidParams({ prompt: 'no text in the prompt' });
+  // What the server's input guard refuses in any body, checked here so both backends refuse alike, before a
+  // run stores it (SQLite would keep a lone surrogate as invalid UTF-8) and before a remote server's 400
+  // would surface as an internal error.
+  try {
+    guardInput('prompt', prompt);
+  } catch (error) {
+    throw RequestError.invalidParams({ prompt: (error as Error).message.replace(/^prompt /, '') });
+  }
   // The run route's own bound, checked here so a local and a remote backend refuse alike.
   if (prompt.length > MAX_PROMPT_CHARS)
     throw RequestError.invalidParams({

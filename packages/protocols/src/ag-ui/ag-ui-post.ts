@@ -1,6 +1,6 @@
 import type { Message, RunAgentInput } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
-import { HttpError, type Principal, type ServerContext } from '@agentlane/server';
+import { guardInput, HttpError, type Principal, type ServerContext } from '@agentlane/server';
 import type { RunRecord, ThreadRecord } from '@agentlane/store';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { newestActiveRun } from '../active-run.js';
@@ -151,12 +151,16 @@ async function runFor(
 ): Promise<{ run: RunRecord | null; snapshotAt: number }> {
   const { store, lane } = ctx;
   const head = await store.headDeliverySeq(thread.threadId);
-  if (input.resume && input.resume.length > 0)
+  // The route takes the body's text unchecked (GUARDS_OWN_TEXT): only what it keeps is checked.
+  if (input.resume && input.resume.length > 0) {
+    guardInput('body.resume', input.resume);
     return { run: await answerResume(ctx, principal, thread.threadId, input.resume), snapshotAt: head };
+  }
   const last = input.messages[input.messages.length - 1];
   const prompt = userText(last);
   if (prompt !== undefined) {
     assertPromptLength(prompt, `body.messages[${input.messages.length - 1}].content`);
+    guardInput(`body.messages[${input.messages.length - 1}].content`, prompt);
     const created = await lane.createRun({
       threadId: thread.threadId,
       prompt,

@@ -100,6 +100,15 @@ async function answerApproval(
       'payload must be {optionId} of the request or {approved: boolean}',
       `${field}.payload`,
     );
+  // Both given: neither may silently win over the other, so an option of the other kind is refused.
+  if (entry.status === 'resolved' && chosen && typeof payload.approved === 'boolean') {
+    if (payload.approved !== chosen.kind.startsWith('allow'))
+      throw new HttpError(
+        'invalid_request',
+        `optionId ${quote(chosen.optionId)} is a ${chosen.kind} option, which contradicts approved: ${payload.approved}`,
+        `${field}.payload.optionId`,
+      );
+  }
   await ctx.lane.answerApproval({
     runId,
     approvalId: entry.interruptId,

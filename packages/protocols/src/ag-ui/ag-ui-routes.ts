@@ -1,6 +1,7 @@
 import { ErrorSchema, type ServerContext, sseResponse } from '@agentlane/server';
 import type { FastifyPluginAsync } from 'fastify';
 import { lazyModule } from '../lazy-module.js';
+import { HISTORY_POST } from '../protocol-thread.js';
 import type { StreamRegistry } from '../sse-out.js';
 import type { AgUiOptions } from './ag-ui-post.js';
 
@@ -35,7 +36,7 @@ export const agUiRoutes =
   (options: AgUiOptions, registry: StreamRegistry) =>
   (ctx: ServerContext): FastifyPluginAsync =>
   async (app) => {
-    app.post(AG_UI_PATH, { schema: AG_UI_POST }, async (request, reply) =>
+    app.post(AG_UI_PATH, { ...HISTORY_POST, schema: AG_UI_POST }, async (request, reply) =>
       (await post()).handleAgUiPost(request, reply, { ctx, registry, options }),
     );
   };

@@ -28,8 +28,15 @@ export async function chatMessages(store: RunStore & EventStore, threadId: strin
   for (const run of await store.listRuns(threadId)) {
     // The id useChat gave the user message, kept in the run's options by the chat route.
     const clientId = run.options[USER_MESSAGE_OPTION];
+    const userId = typeof clientId === 'string' ? clientId : `user-${run.runId}`;
+    // useChat's regenerate drops the answer it replaces (and what followed) and posts the rest, ending with
+    // the same user message: this run's prompt and answer take the place of that message and what followed.
+    if (run.options[REGENERATE_OPTION] === true) {
+      const replaced = messages.findLastIndex((m) => m.role === 'user' && m.id === userId);
+      if (replaced >= 0) messages.length = replaced;
+    }
     messages.push({
-      id: typeof clientId === 'string' ? clientId : `user-${run.runId}`,
+      id: userId,
       role: 'user',
       parts: [{ type: 'text', text: run.prompt }],
     });
@@ -47,6 +54,9 @@ export async function chatMessages(store: RunStore & EventStore, threadId: strin
 
 /** The run option the chat route records the id of the user message that started the run in (engines read only model and mode). */
 export const USER_MESSAGE_OPTION = 'aiSdkUserMessageId';
+
+/** The run option the chat route marks a run started by useChat's `regenerate` (trigger `regenerate-message`) with. */
+export const REGENERATE_OPTION = 'aiSdkRegenerate';
 
 /**
  * The stream has no chunk for an approval's answer (useChat writes `approval.approved` itself when the user

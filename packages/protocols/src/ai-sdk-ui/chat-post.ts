@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isActive } from '../active-run.js';
 import type { StreamRegistry } from '../sse-out.js';
 import { answerApprovals } from './chat-approvals.js';
-import { USER_MESSAGE_OPTION } from './chat-history.js';
+import { REGENERATE_OPTION, USER_MESSAGE_OPTION } from './chat-history.js';
 import { type ChatRequest, parseChatRequest } from './chat-request.js';
 import { streamRunAsUiMessages } from './chat-stream.js';
 import { loadChat, promptedChat } from './chat-thread.js';
@@ -52,7 +52,11 @@ async function postPrompt(
     // A retried POST of the same user message is the same run (streamed again from its start). Message ids
     // are the client's and unique only within its chat, hence the thread in the key.
     idempotencyKey: chat.retry ? `ai-sdk-ui:${thread.threadId}:${chat.userMessageId}` : null,
-    options: { [USER_MESSAGE_OPTION]: chat.userMessageId },
+    // A regenerate is recorded so the chat's messages show its answer in place of the one it replaced.
+    options: {
+      [USER_MESSAGE_OPTION]: chat.userMessageId,
+      ...(chat.retry ? {} : { [REGENERATE_OPTION]: true }),
+    },
   });
   await streamRunAsUiMessages(ctx, registry, reply, {
     threadId: thread.threadId,
@@ -77,7 +81,8 @@ async function postContinue(
       chat.runIdField,
     );
   }
-  if (isActive(run)) await answerApprovals(ctx, request.principal, run, chat.approvals);
+  // Also for a run that ended: an answer contradicting how an approval was resolved is refused (409).
+  await answerApprovals(ctx, request.principal, { ...run, active: isActive(run) }, chat.approvals);
   await streamRunAsUiMessages(ctx, registry, reply, {
     threadId: thread.threadId,
     runId: run.runId,

@@ -5,6 +5,9 @@ import type { StreamRegistry } from '../sse-out.js';
 import { assertChatIdParam } from './chat-request.js';
 import { streamRunAsUiMessages } from './chat-stream.js';
 
+/** How a cursor is written: decimal digits, no sign, exponent, hex prefix, space or leading zero. */
+const PLAIN_DECIMAL = /^(0|[1-9][0-9]*)$/;
+
 export interface ReconnectRoute {
   Params: { id: string };
   Querystring: { after?: string };
@@ -20,9 +23,17 @@ export async function handleChatReconnect(
   assertChatIdParam(request.params.id);
   assertThreadAccess(request.principal, request.params.id);
   const rawAfter = request.query.after;
+  // The thread events route's rule (the server's resumeCursor, not exported): Number() would also read
+  // `0x10`, `+5`, `05`, `1e2`, ` 5` and the empty string, none of them a deliverySeq this server wrote.
+  if (rawAfter !== undefined && !PLAIN_DECIMAL.test(rawAfter))
+    throw new HttpError(
+      'invalid_request',
+      'after must be a plain decimal integer (a deliverySeq)',
+      'query.after',
+    );
   const after = rawAfter === undefined ? 0 : Number(rawAfter);
-  if (!Number.isSafeInteger(after) || after < 0)
-    throw new HttpError('invalid_request', 'after must be a non-negative integer', 'query.after');
+  if (!Number.isSafeInteger(after))
+    throw new HttpError('invalid_request', 'after is beyond any deliverySeq', 'query.after');
   // useChat's `resume: true` asks on mount, also for a chat id nothing was sent to yet: no run is active.
   const thread = await ctx.store.getThread(request.params.id);
   if (!thread) return reply.code(204).send();

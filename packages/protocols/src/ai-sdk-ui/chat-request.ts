@@ -1,4 +1,4 @@
-import { HttpError } from '@agentlane/server';
+import { guardInput, HttpError } from '@agentlane/server';
 import { isToolUIPart, safeValidateUIMessages, type UIMessage } from 'ai';
 import { assertPromptLength } from '../protocol-thread.js';
 
@@ -24,7 +24,8 @@ export type ChatRequest =
       runIdField: string;
       /** The last thread row the client's assistant message holds. */
       after: number;
-      approvals: { approvalId: string; approved: boolean; reason?: string }[];
+      /** `field`: where the answer is in the body, for a refusal (`body.messages[i].parts[j].approval`). */
+      approvals: { approvalId: string; approved: boolean; reason?: string; field: string }[];
     };
 
 const CHAT_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
@@ -77,6 +78,8 @@ export async function parseChatRequest(body: unknown): Promise<ChatRequest> {
     if (prompt === '')
       throw bad('the last user message has no text', `body.messages[${messages.length - 1}]`);
     assertPromptLength(prompt, `body.messages[${messages.length - 1}]`);
+    // The route takes the body's text unchecked (GUARDS_OWN_TEXT): only what it keeps is checked.
+    guardInput(`body.messages[${messages.length - 1}]`, prompt);
     return {
       kind: 'prompt',
       chatId: b.id,
@@ -98,17 +101,19 @@ export async function parseChatRequest(body: unknown): Promise<ChatRequest> {
   const after = meta.deliverySeq ?? 0;
   if (typeof after !== 'number' || !Number.isSafeInteger(after) || after < 0)
     throw bad('deliverySeq must be a non-negative integer', `${field}.deliverySeq`);
-  const approvals = last.parts.flatMap((p) =>
+  const approvals = last.parts.flatMap((p, j) =>
     isToolUIPart(p) && p.state === 'approval-responded'
       ? [
           {
             approvalId: p.approval.id,
             approved: p.approval.approved,
+            field: `body.messages[${messages.length - 1}].parts[${j}].approval`,
             ...(p.approval.reason !== undefined ? { reason: p.approval.reason } : {}),
           },
         ]
       : [],
   );
+  for (const answer of approvals) guardInput(answer.field, answer);
   return {
     kind: 'continue',
     chatId: b.id,

@@ -1,6 +1,7 @@
 import { ErrorSchema, type ServerContext, sseResponse } from '@agentlane/server';
 import type { FastifyPluginAsync } from 'fastify';
 import { lazyModule } from '../lazy-module.js';
+import { HISTORY_POST } from '../protocol-thread.js';
 import type { StreamRegistry } from '../sse-out.js';
 import type { AiSdkChatOptions } from './chat-post.js';
 import type { ReconnectRoute } from './chat-reconnect.js';
@@ -79,7 +80,7 @@ export const aiSdkChatRoutes =
   (options: AiSdkChatOptions, registry: StreamRegistry) =>
   (ctx: ServerContext): FastifyPluginAsync =>
   async (app) => {
-    app.post(AI_SDK_CHAT_PATH, { schema: CHAT_POST }, async (request, reply) =>
+    app.post(AI_SDK_CHAT_PATH, { ...HISTORY_POST, schema: CHAT_POST }, async (request, reply) =>
       (await handlers()).handleChatPost(request, reply, { ctx, registry, options }),
     );
     app.get<ReconnectRoute>(
