@@ -1,10 +1,10 @@
 import type { TurnOutcome } from '@agentlane/engine-kit';
-import { RELEASED_LEASE, type RunOutcome, type RunRecord } from '@agentlane/store';
+import type { RunOutcome, RunRecord } from '@agentlane/store';
 import { checkAnswers } from './answers.js';
 import { EngineSessions } from './engine-sessions.js';
 import { type ActiveRun, harness, type RunExecutorOptions, sleep, type Waiter } from './executor-state.js';
 import { Materializer } from './offload.js';
-import { engineLostError, settleLostRun } from './recovery.js';
+import { settleExpiredRuns } from './recovery.js';
 import { RunPipeline } from './run-pipeline.js';
 import { errorMessage, RunTranslation } from './run-translation.js';
 import { runTurn } from './turn-runner.js';
@@ -28,6 +28,8 @@ export class RunExecutor {
   private claiming = false;
   private polling = false;
   private leasing: Promise<void> | null = null;
+  /** Settling runs of processes that are gone (reclaimExpired), apart from the renewals. */
+  private reclaiming: Promise<void> | null = null;
   private stopped = true;
   /**
    * When this process last saw the database fail or stall (a lease call that threw or took longer than a
@@ -90,6 +92,8 @@ export class RunExecutor {
     this.timer = null;
     this.leaseTimer = null;
     await this.leasing;
+    // A settle may wait on a stopped process's locks: it gets what is left of the period, not more.
+    await Promise.race([this.reclaiming, sleep(Math.max(0, deadline - tail - Date.now()))]);
     // Every run handed back, also those whose turn already returned (and left the active map).
     const released = [...this.handedBack];
     if (released.length > 0) {
@@ -223,26 +227,27 @@ export class RunExecutor {
         for (const w of a.waiters) w.resolve(null);
       }
     }
-    if (!this.stopped) await this.reclaimExpired();
+    // Not awaited: settling a dead process's run writes to its thread, which can wait on that process's row
+    // locks (PostgreSQL, a stopped process inside a transaction). Renewals of this process's own runs must
+    // not wait behind it, or its leases expire too and other processes settle runs that are alive.
+    if (!this.stopped && !this.reclaiming) {
+      this.reclaiming = this.reclaimExpired()
+        .catch((err) => {
+          this.outageSeenAt = Date.now(); // a failing database: an outage (see outageSeenAt)
+          this.o.log?.('warn', 'settling runs of a lost process failed', { error: errorMessage(err) });
+        })
+        .finally(() => {
+          this.reclaiming = null;
+        });
+    }
   }
 
-  /**
-   * Settles the runs whose lease expired (their process is gone): exactly one process takes each one
-   * (takeExpiredRun), settles it as failed naming the lost process, and has it canonicalized.
-   */
+  /** Settles the runs whose lease expired (their process is gone): see settleExpiredRuns. */
   private async reclaimExpired(): Promise<void> {
     const expired = await this.timedLeaseCall(() => this.o.store.listExpiredRuns());
     // After an outage (see outageSeenAt) the owners of these runs may be alive and not have renewed yet.
     if (Date.now() - this.outageSeenAt < this.o.leaseMs) return;
-    for (const run of expired) {
-      if (this.active.has(run.runId) || this.stopped) continue;
-      const taken = await this.o.store.takeExpiredRun(run.runId, this.o.ownerId, this.o.leaseMs);
-      if (!taken) continue;
-      const error = engineLostError(taken.ownerId, taken.leaseUntil === RELEASED_LEASE);
-      await settleLostRun(this.o.store, this.o.hub, taken, error);
-      this.o.log?.('info', `settled run ${run.runId} of a process that is gone (${taken.ownerId ?? '?'})`);
-      this.o.canonicalizer.kick();
-    }
+    await settleExpiredRuns(this.o, expired, (runId) => this.active.has(runId) || this.stopped);
   }
 
   private async claimLoop(): Promise<void> {

@@ -4,11 +4,13 @@ import {
   type EventStore,
   type InteractionAnswerRecord,
   type InteractionStore,
+  RELEASED_LEASE,
   type RunRecord,
   type RunStore,
   type SourceLaneStore,
   StoreError,
 } from '@agentlane/store';
+import type { RunExecutorOptions } from './executor-state.js';
 import type { PublishHub } from './hub.js';
 
 /** The start of the error of every run settled because its process went away. */
@@ -103,4 +105,24 @@ export async function settleLostRun(
     statusVersion: record.statusVersion,
   });
   return record;
+}
+
+/**
+ * Takes and settles each expired run `skip` does not exclude: exactly one process takes each one
+ * (takeExpiredRun), settles it as failed naming the lost process, and has it canonicalized.
+ */
+export async function settleExpiredRuns(
+  o: RunExecutorOptions,
+  expired: readonly RunRecord[],
+  skip: (runId: string) => boolean,
+): Promise<void> {
+  for (const run of expired) {
+    if (skip(run.runId)) continue;
+    const taken = await o.store.takeExpiredRun(run.runId, o.ownerId, o.leaseMs);
+    if (!taken) continue;
+    const error = engineLostError(taken.ownerId, taken.leaseUntil === RELEASED_LEASE);
+    await settleLostRun(o.store, o.hub, taken, error);
+    o.log?.('info', `settled run ${run.runId} of a process that is gone (${taken.ownerId ?? '?'})`);
+    o.canonicalizer.kick();
+  }
 }

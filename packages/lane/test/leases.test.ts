@@ -260,6 +260,51 @@ describe('run leases (SQLite, a SIGKILLed process and several live ones on one f
     await lane.stop();
   });
 
+  it('a settle of a lost run that hangs (a stopped process holds its locks) does not stop this process renewing its own runs', async () => {
+    t = await sqliteTestStore({ fast: true });
+    const { store } = t;
+    await store.createThread({ threadId: 'lost', engine: 'test', title: null, workDir: null, metadata: {} });
+    await store.createThread({ threadId: 'own', engine: 'test', title: null, workDir: null, metadata: {} });
+    // A run of a process that is gone: its lease is over at once.
+    const reader = createLane({ store, drivers: [], ownerId: 'reader', execute: false });
+    const lost = (await reader.createRun({ threadId: 'lost', prompt: 'x' })).run;
+    await store.claimRun(lost.runId, 'gone', 1);
+    await reader.stop();
+    // Taking it over never answers, as a write waiting on a stopped process's row lock would not.
+    let takes = 0;
+    const stuck: Store = new Proxy(store, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver);
+        if (key === 'takeExpiredRun')
+          return () => {
+            takes++;
+            return new Promise(() => {});
+          };
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const lane = createLane({
+      store: stuck,
+      drivers: [createTestDriver()],
+      ownerId: 'live',
+      pollIntervalMs: 20,
+      runLeaseMs: 300,
+      runLeaseRenewMs: 50,
+    });
+    opened.push({ lane, store });
+    await lane.start();
+    await waitFor(async () => (takes > 0 ? true : null));
+    // Its own run outlives many lease periods: renewed all along, it completes here, not "engine process lost".
+    const { run } = await lane.createRun({ threadId: 'own', prompt: 'delta a\nsleep 1500\ndelta b' });
+    const done = await waitFor(async () => {
+      const r = await store.getRun(run.runId);
+      return r?.status === 'completed' || r?.status === 'failed' ? r : null;
+    });
+    expect(done.status).toBe('completed');
+    expect(done.error).toBeNull();
+    expect(takes).toBe(1);
+  });
+
   it('an answer to a running run whose lease expired, or to a queued run, is refused with conflict', async () => {
     t = await sqliteTestStore({ fast: true });
     const { store } = t;

@@ -10,6 +10,7 @@ const CONNECTION_SQLSTATES = new Set([
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now: the server is starting or in recovery
   '57P05', // idle_session_timeout
+  '25P03', // idle_in_transaction_session_timeout: the session ended (pg-pool.ts, IDLE_IN_TRANSACTION_MS)
   '53300', // too_many_connections
 ]);
 

@@ -10,9 +10,24 @@ export interface PgPoolOptions {
   max?: number;
 }
 
-/** The session settings of every connection: synchronous_commit=on (durability), the schema if any. */
+/**
+ * How long the server lets a connection of ours sit idle inside a transaction before it ends the session.
+ * Our transactions wait on nothing but their own statements; one left idle is a process that stopped
+ * (SIGSTOP, a frozen VM) holding its row locks, and every other process's write to that thread (settling
+ * the stopped process's runs, among others) waited behind it for as long as it stayed stopped. Ended, its
+ * transaction rolls back; the process, if it wakes, fails that transaction and retries on a new connection.
+ */
+export const IDLE_IN_TRANSACTION_MS = 5000;
+
+/**
+ * The session settings of every connection: synchronous_commit=on (durability), the idle-in-transaction
+ * bound, the schema if any.
+ */
 export function pgSessionOptions(schema: string | undefined): string {
-  const settings = ['-c synchronous_commit=on'];
+  const settings = [
+    '-c synchronous_commit=on',
+    `-c idle_in_transaction_session_timeout=${IDLE_IN_TRANSACTION_MS}`,
+  ];
   if (schema !== undefined) settings.push(`-c search_path=${checkSchemaName(schema)}`);
   return settings.join(' ');
 }

@@ -73,6 +73,26 @@ describe.skipIf(!available)('PostgreSQL connections killed under the SQL layer',
     expect(uncaught).toEqual([]);
   });
 
+  it('a transaction left idle (its process stopped) is ended by the server, its row lock freed; the holder sees an outage', async () => {
+    const lease = acquirePgPool({ url: PG_URL, schema, max: 3 });
+    try {
+      await lease.pool.query('CREATE TABLE IF NOT EXISTS heads (id INTEGER PRIMARY KEY, n INTEGER)');
+      await lease.pool.query('INSERT INTO heads VALUES (1, 0) ON CONFLICT DO NOTHING');
+      const holder = await lease.pool.connect();
+      await holder.query('BEGIN');
+      await holder.query('UPDATE heads SET n = n + 1 WHERE id = 1');
+      // The holder now stops, as a SIGSTOPped process would; another writer waits on its lock, and gets it
+      // once the server has ended the idle session (IDLE_IN_TRANSACTION_MS), not when the holder wakes.
+      const other = await lease.pool.query('UPDATE heads SET n = n + 10 WHERE id = 1 RETURNING n');
+      expect(other.rows).toEqual([{ n: 10 }]);
+      const woke = await holder.query('COMMIT').catch((error: unknown) => error);
+      expect(isDatabaseUnavailable(woke)).toBe(true);
+      holder.release(true);
+    } finally {
+      await lease.release();
+    }
+  }, 30_000);
+
   it('the LISTEN connection comes back after it is terminated and hears notifications again', async () => {
     const heard: string[] = [];
     let reconnects = 0;
