@@ -51,6 +51,41 @@ storeSuite('sqlite', async () => {
 });
 
 describe('SQLite across processes', () => {
+  it('onSignal hears the live signals of another process (the signal log), in order, once each; not its own', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agentlane-store-xsig-'));
+    const path = join(dir, 'store.db');
+    const store = createSqliteStore({ path });
+    const peer = createSqliteStore({ path }); // another store of this process: heard in-process, once
+    try {
+      await store.migrate();
+      const heard: unknown[] = [];
+      const stop = store.onSignal((threadId, signal) => heard.push([threadId, signal]));
+      await store.listening();
+      await peer.broadcastSignal('t', { type: 'run.status', n: 0 });
+      const child = spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          fileURLToPath(new URL('./helpers/signal-child.ts', import.meta.url)),
+          path,
+          't',
+          '5',
+        ],
+        { stdio: ['ignore', 'inherit', 'inherit'] },
+      );
+      expect(await new Promise<number | null>((resolve) => child.on('exit', resolve))).toBe(0);
+      for (let i = 0; i < 200 && heard.length < 6; i++) await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 100)); // a second hearing would come within a few polls
+      stop();
+      expect(heard).toEqual([0, 1, 2, 3, 4, 5].map((n) => ['t', { type: 'run.status', n }]));
+    } finally {
+      await peer.close();
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('onCommitted hears the commits of another process (data_version poll), in order, once each', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'agentlane-store-xproc-'));
     const path = join(dir, 'store.db');

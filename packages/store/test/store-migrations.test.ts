@@ -12,6 +12,7 @@ const SHIPPED = {
     'canonical events: no replace, no delete outside deleteThread',
     'chunked artifacts',
     'compressed artifacts',
+    'live signals between processes',
   ],
   postgres: [
     'initial store',

@@ -343,6 +343,19 @@ CREATE TABLE artifact_chunks (
     name: 'compressed artifacts',
     sql: 'ALTER TABLE artifacts ADD COLUMN encoding TEXT;',
   },
+  {
+    // How processes on one SQLite file hear each other's live signals (run status, run.canonicalized): a
+    // short log each reads when another process's commit changes its data_version (sqlite/signal-log.ts).
+    // PostgreSQL has NOTIFY.
+    name: 'live signals between processes',
+    only: 'sqlite',
+    sql: `CREATE TABLE live_signals (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  thread_id TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  origin TEXT NOT NULL
+);`,
+  },
 ];
 
 const forDialect = <T>(value: T | Record<Dialect, T>, dialect: Dialect): T =>

@@ -26,6 +26,8 @@ export class HeadPoller {
     private readonly reader: Database.Database,
     private readonly intervalMs: number,
     private readonly announce: HeadListener,
+    /** Called whenever another process committed (and at the first poll): reads the signal log. */
+    private readonly readSignals: () => void = () => {},
   ) {
     this.dataVersion = writer.prepare<[], number>('PRAGMA data_version').pluck();
   }
@@ -60,6 +62,8 @@ export class HeadPoller {
         this.known.set(row.thread_id, head);
         if (announce) this.announce(row.thread_id, head, 'poll');
       }
+      // After the heads: a run.canonicalized signal is heard after the rows it covers.
+      this.readSignals();
     } catch {
       // Busy or closing: the next tick tries again.
     }

@@ -12,6 +12,7 @@ import type {
 } from '../sql/sql-conn.js';
 import { type Checkpointer, startCheckpointer } from './checkpointer.js';
 import { type HeadListener, HeadPoller } from './head-poller.js';
+import { type SignalListener, SignalLog } from './signal-log.js';
 
 type Statement = Database.Statement<unknown[], unknown>;
 
@@ -31,7 +32,9 @@ interface SharedFile {
   /** Stores of this process on this file hear each other's commits (other processes poll). */
   hearers: Set<HeadListener>;
   /** Stores of this process on this file hear each other's live signals. */
-  signalHearers: Set<(threadId: string, payload: string, origin: string) => void>;
+  signalHearers: Set<SignalListener>;
+  /** Origins of those stores: their rows in the signal log were heard in-process already. */
+  origins: Set<string>;
 }
 
 /**
@@ -52,7 +55,8 @@ export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
   let announced: [string, number, string][] = [];
   /** Rows bulk-inserted by the transaction in progress: what the checkpointer paces itself by. */
   let inserted = 0;
-  const commits = new CommitHearing(writer, reader, pollMs, shared);
+  const signals = new SignalLog(writer, reader, shared.origins);
+  const commits = new CommitHearing(writer, reader, pollMs, shared, signals);
 
   const inTransaction = async <T>(fn: (c: SqlConn) => Promise<T>): Promise<T> => {
     writer.exec('BEGIN IMMEDIATE');
@@ -111,15 +115,19 @@ export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
       for (const [threadId, head] of heads) announced.push([threadId, head, origin]);
     },
     listenCommitted: (onHead) => commits.listen(onHead),
-    // Signals reach the other stores of this process on the same file; other processes do not hear them
-    // (SQLite has no channel between processes: several server processes share PostgreSQL).
+    // The other stores of this process on the file hear a signal at once, other processes through the
+    // signal log (signal-log.ts). A log that cannot be written (no migrations yet, the disk full) loses only
+    // the other processes' copy, as a dropped NOTIFY would on PostgreSQL.
     notifySignal: async (threadId, payload, origin) => {
       for (const hear of shared.signalHearers) hear(threadId, payload, origin);
+      await transaction(async () => signals.write(threadId, payload, origin)).catch(() => {});
     },
     listenSignals: (onSignal) => {
       shared.signalHearers.add(onSignal);
+      const stopHearing = commits.listenSignals(onSignal);
       return () => {
         shared.signalHearers.delete(onSignal);
+        stopHearing();
       };
     },
     // In-process hearing never starts late nor stops (the data_version poll reads the file itself).
@@ -224,6 +232,7 @@ function shareFile(key: string): SharedFile {
     users: 0,
     hearers: new Set(),
     signalHearers: new Set(),
+    origins: new Set(),
   };
   shared.users += 1;
   fileQueues.set(key, shared);
@@ -262,15 +271,28 @@ class CommitHearing {
     for (const listen of this.listeners) listen(threadId, head, origin);
   };
 
+  /** This store's signal listeners: signals of other processes, read by this store's poll. */
+  private readonly signalListeners = new Set<SignalListener>();
+
   constructor(
     writer: Database.Database,
     reader: Database.Database,
     pollMs: number,
     private readonly shared: SharedFile,
+    signals: SignalLog,
   ) {
-    this.poller = new HeadPoller(writer, reader, pollMs, (threadId, head, origin) => {
-      for (const listen of this.listeners) listen(threadId, head, origin);
-    });
+    this.poller = new HeadPoller(
+      writer,
+      reader,
+      pollMs,
+      (threadId, head, origin) => {
+        for (const listen of this.listeners) listen(threadId, head, origin);
+      },
+      () =>
+        signals.read((threadId, payload, origin) => {
+          for (const listen of this.signalListeners) listen(threadId, payload, origin);
+        }),
+    );
   }
 
   listen(onHead: HeadListener): () => void {
@@ -279,11 +301,22 @@ class CommitHearing {
     this.poller.start();
     return () => {
       this.listeners.delete(onHead);
-      if (this.listeners.size === 0) {
-        this.shared.hearers.delete(this.hearLocal);
-        this.poller.stop();
-      }
+      if (this.listeners.size === 0) this.shared.hearers.delete(this.hearLocal);
+      this.stopPollingIfIdle();
     };
+  }
+
+  listenSignals(onSignal: SignalListener): () => void {
+    this.signalListeners.add(onSignal);
+    this.poller.start();
+    return () => {
+      this.signalListeners.delete(onSignal);
+      this.stopPollingIfIdle();
+    };
+  }
+
+  private stopPollingIfIdle(): void {
+    if (this.listeners.size === 0 && this.signalListeners.size === 0) this.poller.stop();
   }
 
   stop(): void {
