@@ -115,21 +115,7 @@ export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
       for (const [threadId, head] of heads) announced.push([threadId, head, origin]);
     },
     listenCommitted: (onHead) => commits.listen(onHead),
-    // The other stores of this process on the file hear a signal at once, other processes through the
-    // signal log (signal-log.ts). A log that cannot be written (no migrations yet, the disk full) loses only
-    // the other processes' copy, as a dropped NOTIFY would on PostgreSQL.
-    notifySignal: async (threadId, payload, origin) => {
-      for (const hear of shared.signalHearers) hear(threadId, payload, origin);
-      await transaction(async () => signals.write(threadId, payload, origin)).catch(() => {});
-    },
-    listenSignals: (onSignal) => {
-      shared.signalHearers.add(onSignal);
-      const stopHearing = commits.listenSignals(onSignal);
-      return () => {
-        shared.signalHearers.delete(onSignal);
-        stopHearing();
-      };
-    },
+    ...signalChannel(shared, commits, (write) => transaction(async () => write(signals))),
     // In-process hearing never starts late nor stops (the data_version poll reads the file itself).
     listening: async () => {},
     onListening: () => () => {},
@@ -223,6 +209,32 @@ function insertRows(
       stmt.run(params);
     }
   }
+}
+
+/**
+ * Live signals: the other stores of this process on the file hear one at once, other processes through the
+ * signal log (signal-log.ts). A log that cannot be written (no migrations yet, the disk full) loses only the
+ * other processes' copy, as a dropped NOTIFY would on PostgreSQL.
+ */
+function signalChannel(
+  shared: SharedFile,
+  commits: CommitHearing,
+  inWrite: (write: (log: SignalLog) => void) => Promise<unknown>,
+): Pick<SqlBackend, 'notifySignal' | 'listenSignals'> {
+  return {
+    notifySignal: async (threadId, payload, origin) => {
+      for (const hear of shared.signalHearers) hear(threadId, payload, origin);
+      await inWrite((log) => log.write(threadId, payload, origin)).catch(() => {});
+    },
+    listenSignals: (onSignal) => {
+      shared.signalHearers.add(onSignal);
+      const stopHearing = commits.listenSignals(onSignal);
+      return () => {
+        shared.signalHearers.delete(onSignal);
+        stopHearing();
+      };
+    },
+  };
 }
 
 /** This process's entry for a file (one more user of it). */
