@@ -1,5 +1,5 @@
 import type { AuditableCall } from '@agentlane/contract';
-import type { EngineDriver } from '@agentlane/engine-kit';
+import type { EngineDriver, SecretRedactor } from '@agentlane/engine-kit';
 import type {
   ArtifactStore,
   CompletionRecord,
@@ -24,6 +24,8 @@ export interface CanonicalizerOptions {
   artifactThresholdBytes?: number;
   /** Where the audit rows of the final translation go (the same rows the live pass wrote: a no-op there). */
   audit?: AuditSink;
+  /** The secrets of the live pass (RunExecutorOptions.redactor). */
+  redactor?: SecretRedactor;
   /** Outbox entries leased per round. */
   batch?: number;
   /** How long a lease lasts before another worker may take the entry (a crashed worker's entries). */
@@ -125,12 +127,12 @@ export class Canonicalizer {
     const driver = this.o.driverFor(thread.engine);
     let revised = 0;
     if (driver) {
-      const translation = new RunTranslation(driver.translator, {
-        threadId: run.threadId,
-        runId: run.runId,
-        turnId: run.runId,
-        provider: driver.provider,
-      });
+      // The live pass's redactor: the same frames must give the same events (RunTranslation).
+      const translation = new RunTranslation(
+        driver.translator,
+        { threadId: run.threadId, runId: run.runId, turnId: run.runId, provider: driver.provider },
+        this.o.redactor ? { redactor: this.o.redactor } : {},
+      );
       const materializer = new Materializer(store, this.o.artifactThresholdBytes);
       for (const row of await store.latestEvents({ threadId: run.threadId, runId: run.runId })) {
         materializer.remember(row.event, row.namespace);

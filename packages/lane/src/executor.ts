@@ -309,12 +309,11 @@ export class RunExecutor {
       await this.settle(run, 'failed', error);
       return;
     }
-    const translation = new RunTranslation(driver.translator, {
-      threadId: run.threadId,
-      runId: run.runId,
-      turnId: run.runId,
-      provider: driver.provider,
-    });
+    const translation = new RunTranslation(
+      driver.translator,
+      { threadId: run.threadId, runId: run.runId, turnId: run.runId, provider: driver.provider },
+      this.o.redactor ? { redactor: this.o.redactor } : {},
+    );
     const pipeline = new RunPipeline({
       ...(this.o.redactor ? { redactor: this.o.redactor } : {}),
       store,

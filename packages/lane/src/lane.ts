@@ -105,6 +105,7 @@ function laneWorkers(options: LaneOptions, settings: ReturnType<typeof laneSetti
     driverFor,
     artifactThresholdBytes,
     ...(options.audit ? { audit: options.audit } : {}),
+    ...(options.redactor ? { redactor: options.redactor } : {}),
     ...(log ? { log } : {}),
   });
   const executor = new RunExecutor({

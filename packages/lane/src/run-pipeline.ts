@@ -251,7 +251,13 @@ export class RunPipeline {
    */
   private writeAudit(rows: AuditableCall[]): void {
     if (rows.length === 0 || !this.o.audit || !this.auditTrusted) return;
-    this.o.audit.record(rows).catch((err) =>
+    // The translator may join frames redacted one by one (a key split across two chunks): the rows' texts
+    // are redacted whole before they are stored.
+    const { redactor } = this.o;
+    const safe = redactor?.active
+      ? rows.map((r) => redactor.json(r as unknown as JsonValue) as unknown as AuditableCall)
+      : rows;
+    this.o.audit.record(safe).catch((err) =>
       this.o.log?.('warn', `audit rows of run ${this.o.runId} were not recorded; the final pass retries`, {
         error: this.safeError(err),
       }),

@@ -1,8 +1,9 @@
-import type { AuditableCall, JsonValue } from '@agentlane/contract';
+import type { AuditableCall, JsonObject, JsonValue } from '@agentlane/contract';
 import { type CanonicalEvent, SCHEMA_VERSION } from '@agentlane/contract';
 import type {
   ArtifactContent,
   NativeFrameRecord,
+  SecretRedactor,
   TranslatedEvent,
   TranslationContext,
   Translator,
@@ -13,6 +14,16 @@ import { deriveEventId } from './event-id.js';
 export interface BuiltEvent {
   event: CanonicalEvent;
   namespace?: string[];
+}
+
+export interface RunTranslationOptions {
+  /**
+   * Keeps the server's secrets out of the events and audit rows the translator makes of the frames. The frames
+   * are redacted one by one (frame-guard.ts), but a translator joins frames: a key an engine split across two
+   * message chunks would be whole in message.completed. Give the same redactor to the live pass and the final
+   * pass (the events must be the same for the same frames).
+   */
+  redactor?: SecretRedactor;
 }
 
 export interface BuiltStep {
@@ -43,13 +54,17 @@ export class RunTranslation {
    * built): one object less per event on the hot path.
    */
   private readonly defaultIdentity: { provider: string };
+  /** The events' and audit rows' redaction; its streaming state depends only on the frames translated. */
+  private readonly redaction: EventRedaction | undefined;
 
   constructor(
     private readonly translator: Translator,
     readonly ctx: TranslationContext,
+    options: RunTranslationOptions = {},
   ) {
     this.state = translator.initialState(ctx);
     this.defaultIdentity = { provider: translator.provider };
+    this.redaction = options.redactor?.active ? new EventRedaction(options.redactor) : undefined;
   }
 
   push(record: NativeFrameRecord): BuiltStep {
@@ -88,11 +103,11 @@ export class RunTranslation {
       return;
     }
     this.state = step.state;
-    for (const e of step.events) out.events.push(this.build(e, record.receivedAt));
+    for (const e of step.events) this.add(e, record.receivedAt, out.events);
     if (step.artifacts) for (const a of step.artifacts) out.artifacts.push(a);
     if (step.audit && step.audit.length > 0) {
       out.audit ??= [];
-      for (const a of step.audit) out.audit.push(a);
+      for (const a of step.audit) out.audit.push(this.redaction ? this.redaction.audit(a) : a);
     }
   }
 
@@ -102,11 +117,15 @@ export class RunTranslation {
     try {
       const step = this.translator.finish(this.state, this.ctx);
       this.state = step.state;
+      // Text still held back by the redaction of streams the source left open goes out first.
+      const events = (this.redaction?.finish() ?? []).map((e) => this.build(e, ts));
+      for (const e of step.events) this.add(e, ts, events);
+      const audit = (step.audit ?? []).map((a) => (this.redaction ? this.redaction.audit(a) : a));
       return {
-        events: step.events.map((e) => this.build(e, ts)),
+        events,
         artifacts: step.artifacts ?? [],
         // Calls only the end of the source closes (a tool left running, a turn without its end).
-        ...(step.audit && step.audit.length > 0 ? { audit: step.audit } : {}),
+        ...(audit.length > 0 ? { audit } : {}),
       };
     } catch (err) {
       return {
@@ -128,6 +147,15 @@ export class RunTranslation {
         artifacts: [],
       };
     }
+  }
+
+  /** A translated event built into `out`, redacted first (with the held text of the streams it closes before it). */
+  private add(t: TranslatedEvent, ts: string, out: BuiltEvent[]): void {
+    if (!this.redaction) {
+      out.push(this.build(t, ts));
+      return;
+    }
+    for (const e of this.redaction.event(t, this.firstSeen.has(t.key))) out.push(this.build(e, ts));
   }
 
   private build(t: TranslatedEvent, ts: string): BuiltEvent {
@@ -158,4 +186,115 @@ export class RunTranslation {
 
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** A streaming redactor (SecretRedactor.stream()). */
+type Stream = ReturnType<SecretRedactor['stream']>;
+
+/**
+ * The event kinds whose payload carries one piece of a streamed text: the field holding the piece, the stream
+ * it belongs to, and the fields a held tail's own event repeats.
+ */
+const STREAMED: Record<string, { field: string; stream: (p: JsonObject) => string; keep: string[] }> = {
+  'message.delta': {
+    field: 'delta',
+    stream: (p) => `message:${String(p.messageId)}:${String(p.partId)}`,
+    keep: ['messageId', 'partId'],
+  },
+  'reasoning.delta': {
+    field: 'delta',
+    stream: (p) => `reasoning:${String(p.reasoningId)}`,
+    keep: ['reasoningId', 'partId', 'messageId'],
+  },
+  'tool.progress': {
+    field: 'inputDelta',
+    stream: (p) => `tool:${String(p.toolCallId)}`,
+    keep: ['toolCallId', 'status'],
+  },
+};
+
+/** The streams an event ends (their held text must go out before it), as a prefix of their keys. */
+function closes(kind: string, p: JsonObject): string | null {
+  if (kind === 'message.completed') return `message:${String(p.messageId)}:`;
+  if (kind === 'reasoning.completed') return `reasoning:${String(p.reasoningId)}`;
+  if (kind === 'tool.completed') return `tool:${String(p.toolCallId)}`;
+  if (kind === 'turn.completed') return '';
+  return null;
+}
+
+/**
+ * The server's secrets out of the events and audit rows of a run, where a translator joined frames that were
+ * redacted one by one: every string of an event's payload and of an audit row goes through the one-shot
+ * redactor (message.completed holds the joined text), and a streamed text's pieces (message.delta,
+ * reasoning.delta, tool.progress's inputDelta) go through a StreamRedactor per stream, so that a key split
+ * across two pieces is replaced whole in the deltas too. A piece is emitted without the tail that may start a
+ * secret; that tail goes out as an event of its own (key `lane.redaction-tail:<n>`) before the event that ends
+ * the stream, or at the end of the source. Its state depends only on the events in their order, so the live
+ * pass and the final pass make the same events.
+ */
+class EventRedaction {
+  private readonly streams = new Map<string, { stream: Stream; last: TranslatedEvent }>();
+  private tails = 0;
+
+  constructor(private readonly redactor: SecretRedactor) {}
+
+  /**
+   * The events to build for one translated event: the held tails of the streams it ends, then the event,
+   * redacted. `again`: the event's key was emitted before (a revision): it is redacted whole, not streamed.
+   */
+  event(t: TranslatedEvent, again: boolean): TranslatedEvent[] {
+    const payload = t.draft.payload as unknown as JsonObject;
+    if (payload === null || typeof payload !== 'object') return [t];
+    const closed = closes(t.draft.kind, payload);
+    const out = closed === null ? [] : this.flush(closed);
+    const streamed = STREAMED[t.draft.kind];
+    const piece = streamed ? payload[streamed.field] : undefined;
+    const safe = this.redactor.json(payload) as JsonObject;
+    if (!streamed || typeof piece !== 'string' || again) {
+      out.push(safe === payload ? t : withPayload(t, safe));
+      return out;
+    }
+    const key = streamed.stream(payload);
+    let open = this.streams.get(key);
+    if (!open) {
+      open = { stream: this.redactor.stream(), last: t };
+      this.streams.set(key, open);
+    }
+    open.last = t;
+    out.push(withPayload(t, { ...safe, [streamed.field]: open.stream.push(piece) }));
+    return out;
+  }
+
+  /** The held tails of every stream still open (the end of the source). */
+  finish(): TranslatedEvent[] {
+    return this.flush('');
+  }
+
+  /** An audit row with every string redacted. */
+  audit(row: AuditableCall): AuditableCall {
+    return this.redactor.json(row as unknown as JsonValue) as unknown as AuditableCall;
+  }
+
+  /** The held tails of the open streams whose keys start with `prefix`, each as an event of its own. */
+  private flush(prefix: string): TranslatedEvent[] {
+    const out: TranslatedEvent[] = [];
+    for (const [key, { stream, last }] of this.streams) {
+      if (!key.startsWith(prefix)) continue;
+      this.streams.delete(key);
+      const tail = stream.flush();
+      if (tail === '') continue;
+      const streamed = STREAMED[last.draft.kind] as (typeof STREAMED)[string];
+      const payload: JsonObject = {};
+      const from = last.draft.payload as unknown as JsonObject;
+      for (const k of streamed.keep)
+        if (from[k] !== undefined) payload[k] = this.redactor.json(from[k] as JsonValue);
+      payload[streamed.field] = tail;
+      out.push({ ...withPayload(last, payload), key: `lane.redaction-tail:${++this.tails}` });
+    }
+    return out;
+  }
+}
+
+function withPayload(t: TranslatedEvent, payload: JsonObject): TranslatedEvent {
+  return { ...t, draft: { ...t.draft, payload } as TranslatedEvent['draft'] };
 }

@@ -1,5 +1,6 @@
 import type { JsonObject, JsonValue } from '@agentlane/contract';
-import { SecretRedactor } from '@agentlane/engine-kit';
+import { SecretRedactor, secretsFromEnv } from '@agentlane/engine-kit';
+import { DeltaRedaction } from './delta-redaction.js';
 
 /** Types of the AI SDK's stream parts that carry an error's text. */
 const ERROR_PARTS = new Set(['error', 'tool-error']);
@@ -18,6 +19,11 @@ export class Redactor {
   constructor(secrets: readonly string[]) {
     this.values = new SecretRedactor(secrets, { headers: false });
     this.errors = new SecretRedactor(secrets, { errorText: true });
+  }
+
+  /** Redacts one call's streamed deltas across their pieces (see DeltaRedaction). */
+  deltas(): DeltaRedaction {
+    return new DeltaRedaction(this.values);
   }
 
   /** Text from the model server: each secret's value replaced wherever it occurs. */
@@ -42,4 +48,15 @@ export class Redactor {
   json(v: JsonValue): JsonValue {
     return this.values.json(v);
   }
+}
+
+/**
+ * What a tool's result is kept as in the conversation (the checkpoint, what the model reads next): the
+ * engine's keys and every credential the process's environment holds (secretsFromEnv) replaced, as the lane
+ * replaces them in the tool.completed event made of it. A command that prints a key must not leave it in the
+ * checkpoint that the event left out. Values only: a header-shaped text in a file the model reads
+ * (`api_key=...` in a config) stays, or the model could not edit the file it was shown.
+ */
+export function toolResultRedactor(secrets: readonly string[]): SecretRedactor {
+  return new SecretRedactor([...secrets, ...secretsFromEnv(process.env)], { headers: false });
 }

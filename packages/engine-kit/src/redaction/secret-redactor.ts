@@ -1,7 +1,7 @@
 import type { JsonObject, JsonValue } from '@agentlane/contract';
+import { REDACTED, StreamRedactor, scanSecrets } from './stream-redactor.js';
 
-/** What a secret is replaced with. */
-export const REDACTED = '[REDACTED]';
+export { REDACTED };
 
 /** Secret values shorter than this are not looked for: a placeholder key like `k` would hit every word. */
 export const MIN_SECRET_CHARS = 8;
@@ -47,7 +47,8 @@ export const SECRET_VARIABLE = /(?:^|_)(?:API_?KEY|TOKENS?|SECRET|PASSWORD|ACCES
  * into: stored native frames (JSON and raw bytes), and through them events, audit rows, SSE and the raw
  * sidecar; run errors; discovery's reasons and doctor's findings. Every occurrence of a known secret value is
  * replaced, and every credential in header form (`Authorization: Bearer …`, `x-api-key: …`, `api_key=…`)
- * loses its value whatever key it is. Not caught: a key an engine splits across two frames or encodes.
+ * loses its value whatever key it is. A key split across two frames is caught where the pieces are joined
+ * (stream() for deltas, text() over the joined text); not caught: a key an engine encodes.
  */
 export class SecretRedactor {
   private readonly secrets: string[];
@@ -84,10 +85,13 @@ export class SecretRedactor {
     return this.headers || this.secrets.length > 0;
   }
 
-  /** Text with every secret value, and every header-shaped credential, replaced by [REDACTED]. */
+  /**
+   * Text with every secret value, and every header-shaped credential, replaced by [REDACTED]. The values are
+   * found by one left-to-right scan (scanSecrets: where two overlap, the leftmost, then the longest, goes), so
+   * that stream() gives the same for the text in pieces.
+   */
   text(s: string): string {
-    let out = s;
-    for (const secret of this.secrets) if (out.includes(secret)) out = out.replaceAll(secret, REDACTED);
+    const out = scanSecrets(s, this.secrets, true).out;
     if (!this.headers || !HEADER_HINT.test(out)) return out;
     return out
       .replace(HEADER_VALUE, (m, name: string, sep: string, value: string) => {
@@ -97,6 +101,14 @@ export class SecretRedactor {
         return `${name}${sep}${quote}${scheme}${REDACTED}`;
       })
       .replace(this.errorText ? ANY_BEARER : BEARER, `Bearer ${REDACTED}`);
+  }
+
+  /**
+   * A redactor of the known values for one text that arrives in pieces (see StreamRedactor): what it emits
+   * for the pieces is what values-only text() gives for the whole.
+   */
+  stream(): StreamRedactor {
+    return new StreamRedactor(this.secrets);
   }
 
   /**

@@ -1,8 +1,15 @@
-import type { AuditStatus, JsonObject, JsonValue, StageId } from '@agentlane/contract';
+import {
+  type AuditStatus,
+  type JsonObject,
+  type JsonValue,
+  MAX_PREVIEW_CHARS,
+  type StageId,
+} from '@agentlane/contract';
 import { jsonSchema, type ModelMessage, streamText, type TextStreamPart, type ToolSet, tool } from 'ai';
 import { sdkNeedsApproval, withApprovalParts } from '../approvals.js';
 import { toModelMessages } from '../conversation.js';
 import { DeltaCoalescer } from '../delta-coalescer.js';
+import type { DeltaRedaction } from '../delta-redaction.js';
 import { nextSlice, sliceSpent } from '../loop-slice.js';
 import { authMethodOf, type HttpObservation, secretsOf } from '../model.js';
 import { CallToolInputBound } from '../output-bound.js';
@@ -67,6 +74,8 @@ interface Reading {
   out: Streamed;
   deltas: DeltaCoalescer;
   redact: Redactor;
+  /** The call's text, reasoning and tool-input deltas, redacted across pieces. */
+  streams: DeltaRedaction;
 }
 
 /** One streamed model call; every stream part is emitted; returns what the step produced. */
@@ -130,13 +139,15 @@ async function stream(
     ctx.output.bounds.turnTextOverflowBytes,
   );
   const toolInput = new CallToolInputBound(ctx.output.bounds.toolInputBytes);
+  const redact = new Redactor(secretsOf(ctx.settings));
   const r: Reading = {
     ctx,
     stage,
     step,
     out,
     deltas: new DeltaCoalescer(ctx.emit, ctx.deps.coalesceDeltas !== false),
-    redact: new Redactor(secretsOf(ctx.settings)),
+    redact,
+    streams: redact.deltas(),
   };
   const stop = new AbortController();
   // The SDK reads the provider's stream eagerly: the flow holds it to the pace of this loop (stream-flow.ts).
@@ -166,8 +177,11 @@ async function stream(
         break;
       }
       // Text past the turn's bound goes to the call's overflow file (redacted first: the file is an artifact).
-      const part = callText.pass(redactDelta(r.redact, withUniqueCallId(sdkPart, ctx.callIds)));
-      if (part !== null) take(r, part);
+      // A delta may hold back a tail that starts a secret (DeltaRedaction): it goes out with a later part.
+      for (const redacted of r.streams.parts(withUniqueCallId(sdkPart, ctx.callIds))) {
+        const part = callText.pass(redacted);
+        if (part !== null) take(r, part);
+      }
       if (callText.overflowed()) {
         // The SDK keeps the whole text of a call in memory: an endless answer is stopped, not read on.
         textLimit(r);
@@ -181,6 +195,12 @@ async function stream(
     if (!(out.error instanceof ModelOutputLimit)) out.error = err;
   } finally {
     flow.release();
+    // A stream cut short of its blocks' ends: their held tails (starts of a secret that never came) go out.
+    if (!stop.signal.aborted)
+      for (const held of r.streams.rest()) {
+        const part = callText.pass(held as TextStreamPart<ToolSet>);
+        if (part !== null) take(r, part);
+      }
     r.deltas.flush();
   }
   // A call that failed without an error part (a stall mid-stream ends the SDK's stream without one) still
@@ -224,14 +244,6 @@ function take(r: Reading, part: TextStreamPart<ToolSet>): void {
   }
 }
 
-/** Text and reasoning deltas with the engine's secrets redacted, before they are shown or spilled. */
-function redactDelta<P extends { type: string }>(redact: Redactor, part: P): P {
-  if (part.type !== 'text-delta' && part.type !== 'reasoning-delta') return part;
-  const text = (part as unknown as { text: string }).text;
-  const clean = redact.text(text);
-  return clean === text ? part : { ...part, text: clean };
-}
-
 /** The turn's text passed its bound and its overflow bound: the call is stopped. */
 function textLimit(r: Reading): void {
   const { turnTextBytes, turnTextOverflowBytes } = r.ctx.output.bounds;
@@ -260,8 +272,19 @@ function limitStop(r: Reading, error: ModelOutputLimit, code: string, limit: num
  */
 function callError(redact: Redactor, err: unknown): string {
   for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++)
-    if (e instanceof ModelStreamUnbounded) return redact.error(e.message);
-  return redact.error(errorText(err));
+    if (e instanceof ModelStreamUnbounded) return cappedError(redact, e.message);
+  return cappedError(redact, errorText(err));
+}
+
+/**
+ * An error's text cut to MAX_PREVIEW_CHARS (what the translator's warning shows of it): a model server may
+ * answer with a body of megabytes, which would otherwise become the run's error and its ledger row whole.
+ * Redacted before it is cut, over a longer window, so a key crossing the cut is not half shown.
+ */
+function cappedError(redact: Redactor, text: string): string {
+  if (text.length <= MAX_PREVIEW_CHARS) return redact.error(text);
+  const shown = redact.error(text.slice(0, MAX_PREVIEW_CHARS * 4)).slice(0, MAX_PREVIEW_CHARS);
+  return `${shown}… (${text.length - MAX_PREVIEW_CHARS} more characters)`;
 }
 
 /** The turn's tools as the SDK offers them to the model (approval decided per call, see approvals.ts). */

@@ -1,7 +1,9 @@
 import type { AuditStatus, JsonValue } from '@agentlane/contract';
 import { DENIED_REASON, deniedOutput } from '../approvals.js';
 import { jsonSafe } from '../conversation.js';
+import { secretsOf } from '../model.js';
 import { boundResult } from '../output-bound.js';
+import { toolResultRedactor } from '../redact.js';
 import { type DefinedTool, type ToolContext, ToolError } from '../tools/define-tool.js';
 import { audit, PREVIEW } from './audit.js';
 import { outputLimit, type TurnContext } from './context.js';
@@ -135,9 +137,16 @@ async function boundOutput(ctx: TurnContext, call: ToolCall, tctx: ToolContext, 
   out[warned] = true;
 }
 
-/** The call's end frame and ledger row; what the model reads of it. */
+/**
+ * The call's end frame and ledger row; what the model reads of it. The result and error are redacted here, as
+ * the lane redacts the events: what enters the conversation (and the checkpoint) must not keep what the
+ * tool.completed event leaves out.
+ */
 function endTool(ctx: TurnContext, call: ToolCall, latency: number, run: ToolRun): ToolRunResult {
-  const { status, output, error, approval } = run;
+  const { status, approval } = run;
+  const redactor = toolResultRedactor(secretsOf(ctx.settings));
+  const output = redactor.json(run.output);
+  const error = run.error === undefined ? undefined : redactor.text(run.error);
   ctx.emit({
     rt: 'tool.end',
     toolCallId: call.toolCallId,
