@@ -1,3 +1,4 @@
+import { approvalIdFor } from '@agentlane/adapter-acp/internal';
 import type { JsonValue } from '@agentlane/contract';
 import type {
   ApprovalAnswer,
@@ -87,10 +88,7 @@ export class DriverHarness {
     }
     const request = [...this.frames]
       .reverse()
-      .find(
-        (f) =>
-          isPermission(f) && `perm-${String(permissionId(f)).replace(/[^A-Za-z0-9_-]/g, '_')}` === approvalId,
-      );
+      .find((f) => isPermission(f) && approvalIdFor(permissionId(f) as string | number) === approvalId);
     const options = request ? permissionOptions(request) : [];
     const option = options.find((o) => o.kind === kind) ?? options[0];
     return option

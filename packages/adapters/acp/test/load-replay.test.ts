@@ -4,9 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { acpTranslator } from '../src';
 import { readJsonl, records, translateAll } from './trace';
 
-const update = (u: Record<string, JsonValue>): JsonValue => ({
+const update = (u: Record<string, JsonValue>, sessionId = 's1'): JsonValue => ({
   dir: 'agent->client',
-  msg: { jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's1', update: u } },
+  msg: { jsonrpc: '2.0', method: 'session/update', params: { sessionId, update: u } },
 });
 const load: JsonValue = {
   dir: 'client->agent',
@@ -18,21 +18,22 @@ const load: JsonValue = {
   },
 };
 const loaded: JsonValue = { dir: 'agent->client', msg: { jsonrpc: '2.0', id: 1, result: {} } };
-const prompt: JsonValue = {
+const promptIn = (sessionId: string): JsonValue => ({
   dir: 'client->agent',
   msg: {
     jsonrpc: '2.0',
     id: 2,
     method: 'session/prompt',
-    params: { sessionId: 's1', prompt: [{ type: 'text', text: 'next question' }] },
+    params: { sessionId, prompt: [{ type: 'text', text: 'next question' }] },
   },
-};
+});
+const prompt = promptIn('s1');
 const done: JsonValue = {
   dir: 'agent->client',
   msg: { jsonrpc: '2.0', id: 2, result: { stopReason: 'end_turn' } },
 };
-const say = (role: 'user' | 'agent', text: string) =>
-  update({ sessionUpdate: `${role}_message_chunk`, content: { type: 'text', text } });
+const say = (role: 'user' | 'agent', text: string, sessionId = 's1') =>
+  update({ sessionUpdate: `${role}_message_chunk`, content: { type: 'text', text } }, sessionId);
 
 /** A tool call first seen already finished: how Gemini replays one. */
 const finishedTool = (toolCallId: string, kind = 'edit') =>
@@ -130,9 +131,10 @@ describe('session/load history replay', () => {
         msg: { jsonrpc: '2.0', id: 3, method: 'session/new', params: { cwd: '/w', mcpServers: [] } },
       },
       { dir: 'agent->client', msg: { jsonrpc: '2.0', id: 3, result: { sessionId: 's2' } } },
-      update({ sessionUpdate: 'current_mode_update', currentModeId: 'plan' }),
-      prompt,
-      say('agent', 'new answer'),
+      // The new session's updates carry its own id.
+      update({ sessionUpdate: 'current_mode_update', currentModeId: 'plan' }, 's2'),
+      promptIn('s2'),
+      say('agent', 'new answer', 's2'),
       done,
     ]);
     expect(markers.map((m) => m.phase)).toEqual(['start', 'end']);

@@ -14,10 +14,10 @@ export type { WireDirection } from './ndjson.js';
 export interface AcpWireHandlers {
   /** Every JSON-RPC message in both directions, in wire order, before it is dispatched or sent, with its line. */
   record: RecordWire;
-  /** session/request_permission: the answer goes back to the agent. */
+  /** session/request_permission: the answer goes back to the agent (a null id is the handler's to refuse). */
   requestPermission(
     params: RequestPermissionRequest,
-    requestId: string | number,
+    requestId: string | number | null,
   ): Promise<RequestPermissionResponse>;
   /** Lines that are no JSON object, and the end (or failure) of the agent's output. */
   wire?: NdJsonHooks;
@@ -37,7 +37,7 @@ export function connectAcp(engine: OwnedProcess, handlers: AcpWireHandlers): Cli
   );
   const app = client({ name: 'agentlane' })
     .onRequest('session/request_permission', ({ params, requestId }) =>
-      handlers.requestPermission(params, requestId ?? 'null'),
+      handlers.requestPermission(params, requestId ?? null),
     )
     // Recording happens in the stream; the translator reads the notifications from the stored frames.
     .onNotification('session/update', () => undefined)

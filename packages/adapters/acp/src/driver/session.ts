@@ -1,4 +1,4 @@
-import type { ClientConnection, RequestPermissionResponse } from '@agentclientprotocol/sdk';
+import type { ClientConnection } from '@agentclientprotocol/sdk';
 import type { JsonObject, JsonValue, NegotiatedCapabilities } from '@agentlane/contract';
 import {
   asObject,
@@ -14,7 +14,6 @@ import {
   type TurnIO,
   type TurnOutcome,
 } from '@agentlane/engine-kit';
-import { approvalIdFor } from '../translate/approvals.js';
 import { negotiateAcpCapabilities } from '../translate/capabilities.js';
 import { ACP_COMMANDS_EVENT, ACP_WIRE_WARNING_EVENT } from '../translate/translator.js';
 import type { AcpEngineConfig } from './config.js';
@@ -22,7 +21,9 @@ import { connectAcp, type WireDirection } from './connection.js';
 import { spawnAcpEngine } from './engine-process.js';
 import { SESSION_FORK } from './fork.js';
 import { acpHandshake } from './handshake.js';
+import { answerPermission } from './permissions.js';
 import { waitForQuiet } from './quiet.js';
+import { RequestLedger } from './request-ledger.js';
 import { errorMessage, harness } from './rpc-util.js';
 
 /** How often a cancel is sent again while the agent has not ended the cancelled prompt. */
@@ -62,8 +63,8 @@ export class AcpSession implements EngineSession {
   private turnAborted: Promise<null> | null = null;
   /** The driver killed the engine because its output could not be read: the turn reports that, not the exit. */
   private killedForWire = false;
-  /** JSON-RPC ids of the client's requests not answered yet: a response to any other id is stray. */
-  private readonly openRequests = new Set<string | number>();
+  /** Requests either way not answered yet: stray responses, refused duplicates, approval ids (request-ledger.ts). */
+  private readonly requests = new RequestLedger();
   /** JSON-RPC ids of the session/new|load|resume|fork requests sent while starting. */
   private readonly sessionRequests = new Set<string | number>();
   /**
@@ -115,16 +116,9 @@ export class AcpSession implements EngineSession {
       this.sessionRequests.add(id);
     }
     if (dir === 'agent->client') this.lastAgentFrameAt = Date.now();
-    if (dir === 'client->agent' && id !== undefined && rpc?.method !== undefined) this.openRequests.add(id);
+    // What the driver made of the message (a stray response, a refused request) goes just before it.
+    for (const before of this.requests.record(dir, rpc, id)) this.emit(before);
     this.emit({ dir, msg }, raw);
-    if (
-      dir === 'agent->client' &&
-      id !== undefined &&
-      rpc?.method === undefined &&
-      !this.openRequests.delete(id)
-    ) {
-      this.emit({ event: ACP_WIRE_WARNING_EVENT, reason: 'stray_response', id });
-    }
     if (
       dir === 'agent->client' &&
       id !== undefined &&
@@ -163,7 +157,12 @@ export class AcpSession implements EngineSession {
   private async start(provider: string, options: OpenSessionOptions, home: string): Promise<void> {
     this.conn = connectAcp(this.engine, {
       record: this.record,
-      requestPermission: (_params, requestId) => this.answerPermission(requestId),
+      requestPermission: (params, requestId) =>
+        answerPermission(this.requests, params, requestId, {
+          io: this.io,
+          aborted: this.turnAborted,
+          sessionId: this.sessionId || null,
+        }),
       wire: {
         invalid: (reason, raw) =>
           this.emit({
@@ -252,18 +251,6 @@ export class AcpSession implements EngineSession {
       clearTimeout(timer);
       return this.engine.kill(500);
     });
-  }
-
-  private async answerPermission(requestId: string | number): Promise<RequestPermissionResponse> {
-    const io = this.io;
-    const cancelled: RequestPermissionResponse = { outcome: { outcome: 'cancelled' } };
-    if (!io || io.signal.aborted || !this.turnAborted) return cancelled;
-    // Every pending request waits on the turn's one abort promise: a flood of requests adds no listener.
-    const answer = await Promise.race([io.awaitApproval(approvalIdFor(requestId)), this.turnAborted]);
-    if (answer?.outcome === 'selected' && answer.optionId) {
-      return { outcome: { outcome: 'selected', optionId: answer.optionId } };
-    }
-    return cancelled;
   }
 
   isAlive(): boolean {

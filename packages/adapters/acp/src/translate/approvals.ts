@@ -3,46 +3,85 @@ import {
   asObject,
   asString,
   compact,
+  idDelete,
   idEntries,
   idGet,
+  idHas,
   idSet,
   isObject,
   listOf,
 } from '@agentlane/engine-kit';
+import { permissionProblem } from './permission-check.js';
+import { rpcIdOf, rpcKey } from './rpc-key.js';
 import { ownApproval } from './state.js';
 import type { Step } from './step.js';
 import { diffArtifact, onToolUpdate } from './tools.js';
 
-const OPTION_KINDS: readonly ApprovalOptionKind[] = [
-  'allow_once',
-  'allow_always',
-  'reject_once',
-  'reject_always',
-];
-
 /**
- * ACP permission requests have no id of their own: the JSON-RPC request id is the only one, unique for the
- * life of the connection (a connection never outlives a run that is waiting on it). Approvals are
- * addressed per run, so the id only needs to be URL-safe and stable.
+ * ACP permission requests have no id of their own: the JSON-RPC request id is the only one, and approvals are
+ * addressed per run. The id must be URL-safe (a path segment of the answer route), stable, and injective
+ * over JSON-RPC ids: `1` and `"1"`, or `1.5` and `"1_5"`, are two requests and must never share an approval
+ * (one answer would settle both). rpcKey is that encoding; an id sent again while pending is refused
+ * (agent-requests.ts), so no two open approvals ever share an id.
  */
 export function approvalIdFor(requestId: string | number): string {
-  return `perm-${String(requestId).replace(/[^A-Za-z0-9_-]/g, '_')}`;
+  return `perm-${rpcKey(requestId)}`;
+}
+
+/**
+ * The approval id of a permission request whose JSON-RPC id an earlier request already had (answered by then:
+ * one still pending is refused): `<approvalIdFor>~<n>`, the first n ≥ 2 not `taken`. Still injective: a base id
+ * has `~` only right after `perm-`, followed by a letter, so `~<digit>` only ever starts a suffix.
+ */
+export function nextApprovalId(requestId: string | number, taken: (approvalId: string) => boolean): string {
+  const base = approvalIdFor(requestId);
+  if (!taken(base)) return base;
+  let n = 2;
+  while (taken(`${base}~${n}`)) n++;
+  return `${base}~${n}`;
+}
+
+/**
+ * The approval id the driver gave a reused request id (its `acp.approval_id` frame, request-ledger.ts): the next
+ * request under that id takes it. Its books last the session; a run's state only the run.
+ */
+export function onApprovalIdFrame(step: Step, id: unknown, approvalId: unknown): void {
+  const rpc = rpcIdOf(id);
+  if (rpc === undefined || typeof approvalId !== 'string') return;
+  step.state.nextApprovalIds = idSet(step.state.nextApprovalIds, rpcKey(rpc), approvalId);
+}
+
+/** The approval id of this request: the driver's when it announced one, else derived from this run's. */
+function approvalIdOf(step: Step, requestId: string | number): string {
+  const state = step.state;
+  const key = rpcKey(requestId);
+  const announced = idGet(state.nextApprovalIds, key);
+  if (announced !== undefined) state.nextApprovalIds = idDelete(state.nextApprovalIds, key);
+  const approvalId = announced ?? nextApprovalId(requestId, (a) => idHas(state.approvals, a));
+  state.requestApprovals = idSet(state.requestApprovals, key, approvalId);
+  return approvalId;
 }
 
 /** session/request_permission → the tool it is about, then approval.requested with its options. */
-export function onPermissionRequest(step: Step, requestId: string, params: JsonObject): void {
-  const approvalId = approvalIdFor(requestId);
-  const toolCall = asObject(params.toolCall);
-  const toolCallId = toolCall ? asString(toolCall.toolCallId) : undefined;
-  if (toolCall) onToolUpdate(step, toolCall, 'permission');
-  const options: ApprovalOption[] = [];
-  for (const o of listOf(params.options)) {
-    if (!isObject(o)) continue;
-    const optionId = asString(o.optionId);
-    const kind = asString(o.kind) as ApprovalOptionKind | undefined;
-    if (!optionId || !kind || !OPTION_KINDS.includes(kind)) continue;
-    options.push({ optionId, label: asString(o.name) ?? optionId, kind });
+export function onPermissionRequest(step: Step, requestId: string | number, params: JsonObject): void {
+  const approvalId = approvalIdOf(step, requestId);
+  // A request the driver refuses (or the SDK rejects) offers no approval: nobody could answer it.
+  const problem = permissionProblem(params, step.state.nativeSessionId);
+  if (problem) {
+    step.warn(`acp.${problem.code}`, `${problem.message}; agentlane refused it`, { requestId, params });
+    return;
   }
+  const toolCall = asObject(params.toolCall);
+  // The id the tool has here (a reused toolCallId has a derived one, tools.ts).
+  const toolCallId = toolCall ? onToolUpdate(step, toolCall, 'permission') : undefined;
+  // permissionProblem checked every option: a string optionId and name, one of the four kinds.
+  const options: ApprovalOption[] = listOf(params.options)
+    .filter(isObject)
+    .map((o) => ({
+      optionId: String(o.optionId),
+      label: String(o.name),
+      kind: String(o.kind) as ApprovalOptionKind,
+    }));
   step.state.approvals = idSet(step.state.approvals, approvalId, {
     toolCallId: toolCallId ?? null,
     options: options.map((o) => ({ optionId: o.optionId, kind: o.kind })),
@@ -101,6 +140,42 @@ export function resolveApproval(
       answeredAt: step.receivedAt,
     }),
   });
+}
+
+/**
+ * The client's answer to a permission request. A JSON-RPC error instead of an outcome means the request was
+ * refused after it was offered (a check only the SDK makes): the approval ends cancelled by the system,
+ * and a warning says so, since the user was asked something that could never be answered.
+ */
+export function onPermissionAnswer(step: Step, requestId: string | number, msg: JsonObject): void {
+  const state = step.state;
+  const key = rpcKey(requestId);
+  const approvalId = idGet(state.requestApprovals, key) ?? approvalIdFor(requestId);
+  state.requestApprovals = idDelete(state.requestApprovals, key);
+  const approval = idGet(state.approvals, approvalId);
+  // Refused when it came (permission-check.ts): no approval was offered, the warning was given then.
+  if (!approval) return;
+  const error = asObject(msg.error);
+  if (error) {
+    if (approval.resolved) return;
+    step.warn(
+      'acp.permission_refused',
+      `agentlane refused the permission request ${approvalId}: ${asString(error.message) ?? 'unknown error'}`,
+      { requestId, error },
+    );
+    resolveApproval(step, approvalId, { outcome: 'cancelled', answeredBy: 'system' });
+    return;
+  }
+  const outcome = asObject(asObject(msg.result)?.outcome);
+  const selected = outcome?.outcome === 'selected';
+  resolveApproval(
+    step,
+    approvalId,
+    compact({
+      outcome: selected ? 'selected' : 'cancelled',
+      optionId: selected ? asString(outcome?.optionId) : undefined,
+    }),
+  );
 }
 
 /** The end of a turn answers every approval still pending as cancelled, answered by the system. */

@@ -1,8 +1,10 @@
 import type { JsonObject } from '@agentlane/contract';
-import { asObject, asString, idSet, rpcId } from '@agentlane/engine-kit';
+import { asObject, asString } from '@agentlane/engine-kit';
+import { noteAgentRequest } from './agent-requests.js';
 import { onPermissionRequest } from './approvals.js';
 import { lateUpdateIsReplay } from './replay.js';
 import { onAgentResponse } from './responses.js';
+import { rpcIdOf } from './rpc-key.js';
 import { type AcpTranslatorConfig, flushPendingSession } from './session.js';
 import type { Step } from './step.js';
 import { openTurn } from './turn.js';
@@ -11,7 +13,7 @@ import { onReplayedUpdate, onSessionUpdate } from './updates.js';
 /** A JSON-RPC message from the agent: a request to the client, a notification, or a response. */
 export function fromAgent(step: Step, msg: JsonObject, config: AcpTranslatorConfig): void {
   const method = asString(msg.method);
-  const id = rpcId(msg.id);
+  const id = rpcIdOf(msg.id);
   if (method !== undefined) {
     onAgentCall(step, method, id, asObject(msg.params) ?? {}, config);
     return;
@@ -27,7 +29,7 @@ export function fromAgent(step: Step, msg: JsonObject, config: AcpTranslatorConf
 function onAgentCall(
   step: Step,
   method: string,
-  id: string | undefined,
+  id: string | number | undefined,
   params: JsonObject,
   config: AcpTranslatorConfig,
 ): void {
@@ -42,11 +44,11 @@ function onAgentCall(
   else onAgentNotification(step, method, params);
 }
 
-function onAgentRequest(step: Step, method: string, id: string, params: JsonObject): void {
+function onAgentRequest(step: Step, method: string, id: string | number, params: JsonObject): void {
   const state = step.state;
   // A request from the agent (a permission) is live output: a late replay is over.
   if (!state.replaying) state.replayLate = false;
-  state.agentRequests = idSet(state.agentRequests, id, method);
+  if (!noteAgentRequest(step, id, method)) return;
   if (method === 'session/request_permission') {
     onPermissionRequest(step, id, params);
     return;
@@ -57,9 +59,27 @@ function onAgentRequest(step: Step, method: string, id: string, params: JsonObje
 
 function onAgentNotification(step: Step, method: string, params: JsonObject): void {
   if (method === 'session/update') {
+    if (isForeign(step, params)) return;
     if (step.state.replaying || lateUpdateIsReplay(step, params)) onReplayedUpdate(step, params);
     else onSessionUpdate(step, params);
     return;
   }
   step.warn('acp.unhandled_notification', `an ACP notification agentlane does not translate: ${method}`);
+}
+
+/**
+ * An update for another session than the one this run drives (known from the session response, session.bound
+ * or the prompt) is not this thread's content: a warning, not a message in the wrong thread. Before the id is
+ * known (an agent-only trace, frames ahead of the session response) nothing can be told apart.
+ */
+function isForeign(step: Step, params: JsonObject): boolean {
+  const own = step.state.nativeSessionId;
+  const sessionId = params.sessionId;
+  if (own === null || sessionId === own) return false;
+  step.warn(
+    'acp.foreign_session',
+    `a session/update for the session ${JSON.stringify(sessionId ?? null)}, not this run's ${own}; not translated`,
+    params,
+  );
+  return true;
 }

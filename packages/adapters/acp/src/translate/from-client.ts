@@ -1,7 +1,9 @@
 import type { JsonObject } from '@agentlane/contract';
-import { asObject, asString, compact, idDelete, idGet, idSet, rpcId } from '@agentlane/engine-kit';
-import { approvalIdFor, resolveApproval } from './approvals.js';
+import { asObject, asString, idSet } from '@agentlane/engine-kit';
+import { takeAgentRequest } from './agent-requests.js';
+import { onPermissionAnswer } from './approvals.js';
 import { endReplay, startReplay } from './replay.js';
+import { rpcIdOf, rpcKey } from './rpc-key.js';
 import { type AcpTranslatorConfig, flushPendingSession } from './session.js';
 import type { Step } from './step.js';
 import { openTurn, promptText } from './turn.js';
@@ -10,15 +12,18 @@ import { openTurn, promptText } from './turn.js';
 export function fromClient(step: Step, msg: JsonObject, config: AcpTranslatorConfig): void {
   const state = step.state;
   const method = asString(msg.method);
-  const id = rpcId(msg.id);
+  const id = rpcIdOf(msg.id);
   if (method !== undefined) {
-    if (id !== undefined)
-      state.clientRequests = idSet(state.clientRequests, id, { method, params: asObject(msg.params) ?? {} });
+    const params = asObject(msg.params) ?? {};
+    if (id !== undefined) state.clientRequests = idSet(state.clientRequests, rpcKey(id), { method, params });
     if (method === 'session/prompt') {
+      // The client prompts its own session: a later run on the same engine has no session response to
+      // learn it from, and updates for any other session are not this run's (from-agent.ts).
+      state.nativeSessionId ??= asString(params.sessionId) ?? null;
       endReplay(step, true);
       flushPendingSession(step, config);
       // A trace recorded without the harness has no turn.started frame: the prompt request opens the turn.
-      if (state.turn === 'none') openTurn(step, { prompt: promptText(asObject(msg.params) ?? {}) });
+      if (state.turn === 'none') openTurn(step, { prompt: promptText(params) });
     }
     if (method === 'session/cancel') state.cancelRequested = true;
     if (method === 'session/load') startReplay(step);
@@ -28,18 +33,7 @@ export function fromClient(step: Step, msg: JsonObject, config: AcpTranslatorCon
 }
 
 /** Our answer to an agent request: only a permission answer resolves something. */
-function onClientAnswer(step: Step, id: string, msg: JsonObject): void {
-  const requestMethod = idGet(step.state.agentRequests, id);
-  step.state.agentRequests = idDelete(step.state.agentRequests, id);
-  if (requestMethod !== 'session/request_permission') return;
-  const outcome = asObject(asObject(msg.result)?.outcome);
-  const selected = outcome?.outcome === 'selected';
-  resolveApproval(
-    step,
-    approvalIdFor(id),
-    compact({
-      outcome: selected ? 'selected' : 'cancelled',
-      optionId: selected ? asString(outcome?.optionId) : undefined,
-    }),
-  );
+function onClientAnswer(step: Step, id: string | number, msg: JsonObject): void {
+  const requestMethod = takeAgentRequest(step, id, msg.error !== undefined);
+  if (requestMethod === 'session/request_permission') onPermissionAnswer(step, id, msg);
 }

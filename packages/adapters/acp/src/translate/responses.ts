@@ -1,6 +1,7 @@
 import type { JsonObject, SessionOrigin } from '@agentlane/contract';
-import { asObject, asString, compact, idDelete, idGet, isObject } from '@agentlane/engine-kit';
+import { asObject, asString, compact, idDelete, idGet, idHas, idSet, isObject } from '@agentlane/engine-kit';
 import { endReplay } from './replay.js';
+import { rpcIdOf, rpcKey } from './rpc-key.js';
 import {
   type AcpTranslatorConfig,
   emitMetadata,
@@ -71,10 +72,22 @@ const RESULT_HANDLERS = new Map<string, ResultHandler>([
 ]);
 
 /** A JSON-RPC response from the agent (`msg` has an id and no method). */
-export function onAgentResponse(step: Step, id: string, msg: JsonObject, config: AcpTranslatorConfig): void {
+export function onAgentResponse(
+  step: Step,
+  id: string | number,
+  msg: JsonObject,
+  config: AcpTranslatorConfig,
+): void {
   const state = step.state;
-  const request = idGet(state.clientRequests, id);
-  state.clientRequests = idDelete(state.clientRequests, id);
+  const key = rpcKey(id);
+  // The driver found it answers no request it sent (or one already answered) and said so just before it:
+  // that warning is all it means. Neither a harness.error for an error nor a result read by its shape.
+  if (idHas(state.strayResponses, key)) {
+    state.strayResponses = idDelete(state.strayResponses, key);
+    return;
+  }
+  const request = idGet(state.clientRequests, key);
+  state.clientRequests = idDelete(state.clientRequests, key);
   const error = asObject(msg.error);
   const result = asObject(msg.result);
   const requestMethod = request?.method ?? inferMethod(result);
@@ -112,4 +125,13 @@ function inferMethod(result: JsonObject | undefined): string | undefined {
   if (typeof result.sessionId === 'string') return 'session/new';
   if ('stopReason' in result) return 'session/prompt';
   return undefined;
+}
+
+/**
+ * The driver's stray_response warning, recorded just before the response it is about: the response that
+ * follows with this id is skipped. (Traces recorded before the warning came first have it after.)
+ */
+export function noteStrayResponse(step: Step, id: unknown): void {
+  const rpc = rpcIdOf(id);
+  if (rpc !== undefined) step.state.strayResponses = idSet(step.state.strayResponses, rpcKey(rpc), true);
 }

@@ -59,8 +59,21 @@ export type ClientRequest = { method: string; params: JsonObject };
 export type AcpState = {
   /** Requests we sent, by JSON-RPC id, to know what a response answers. */
   clientRequests: IdMap<ClientRequest>;
-  /** Methods of requests the agent sent, by JSON-RPC id. */
+  /** Methods of requests the agent sent and the client has not answered yet, by rpcKey (rpc-key.ts). */
   agentRequests: IdMap<string>;
+  /**
+   * By rpcKey: how many requests the agent sent again under an id still pending, whose refusal (a JSON-RPC
+   * error from the client) has not been seen yet (agent-requests.ts). Absent in states made before it existed.
+   */
+  refusedRequests?: IdMap<number>;
+  /** By rpcKey: requests the driver refused as sent under a pending id, flagged just before them. */
+  refuseNext?: IdMap<number>;
+  /** By rpcKey: the approval id the driver gave the next permission request under that id (approvals.ts). */
+  nextApprovalIds?: IdMap<string>;
+  /** By rpcKey: the approval id of each permission request not answered yet. */
+  requestApprovals?: IdMap<string>;
+  /** By rpcKey: responses the driver flagged as stray just before recording them (nothing they answer). */
+  strayResponses?: IdMap<boolean>;
   agent: { name: string; version: string | null } | null;
   agentCapabilities: JsonObject | null;
   configOptions: JsonObject[];
@@ -85,6 +98,8 @@ export type AcpState = {
   reasoningCount: number;
   /** By toolCallId. The id-keyed maps are persistent (engine-kit's IdMap): a step copies a bounded part. */
   tools: IdMap<ToolState>;
+  /** A toolCallId the agent reused for a new tool call → the derived id that call has now (tools.ts). */
+  toolAliases?: IdMap<string>;
   /** By approvalId. */
   approvals: IdMap<ApprovalState>;
   modes: ModeState[];
@@ -101,6 +116,11 @@ export function initialAcpState(): AcpState {
   return {
     clientRequests: emptyIdMap(),
     agentRequests: emptyIdMap(),
+    refusedRequests: emptyIdMap(),
+    strayResponses: emptyIdMap(),
+    refuseNext: emptyIdMap(),
+    nextApprovalIds: emptyIdMap(),
+    requestApprovals: emptyIdMap(),
     agent: null,
     agentCapabilities: null,
     configOptions: [],
@@ -117,6 +137,7 @@ export function initialAcpState(): AcpState {
     messageCount: 0,
     reasoningCount: 0,
     tools: emptyIdMap(),
+    toolAliases: emptyIdMap(),
     approvals: emptyIdMap(),
     modes: [],
     currentModeId: null,

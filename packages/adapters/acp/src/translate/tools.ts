@@ -1,5 +1,16 @@
 import type { JsonObject, JsonValue, ToolFinalStatus } from '@agentlane/contract';
-import { asNumber, asObject, asString, compact, idEntries, isObject, listOf } from '@agentlane/engine-kit';
+import {
+  asNumber,
+  asObject,
+  asString,
+  compact,
+  idEntries,
+  idGet,
+  idHas,
+  idSet,
+  isObject,
+  listOf,
+} from '@agentlane/engine-kit';
 import { makeArtifact, sha256Hex, unifiedDiff } from './artifacts.js';
 import { addTool, type DiffSeen, ownTool, type ToolState } from './state.js';
 import type { Step } from './step.js';
@@ -74,18 +85,30 @@ export function diffArtifact(step: Step, diff: DiffSeen) {
 
 /**
  * tool_call, tool_call_update and the toolCall inside session/request_permission all land here.
- * Patch semantics: only changed fields are present. An unseen id starts the tool first.
+ * Patch semantics: only changed fields are present. An unseen id starts the tool first. Returns the id the
+ * tool has in the canonical stream (a reused toolCallId gets a derived one, see toolIdFor).
  */
 export function onToolUpdate(
   step: Step,
   update: JsonObject,
   origin: 'tool_call' | 'update' | 'permission',
-): void {
-  const id = asString(update.toolCallId);
-  if (!id) {
+): string | undefined {
+  const nativeId = asString(update.toolCallId);
+  if (!nativeId) {
     step.warn('acp.tool_without_id', 'a tool call update without toolCallId', update);
-    return;
+    return undefined;
   }
+  const id = toolIdFor(step, nativeId, origin, update);
+  onToolPatch(step, id, update, origin);
+  return id;
+}
+
+function onToolPatch(
+  step: Step,
+  id: string,
+  update: JsonObject,
+  origin: 'tool_call' | 'update' | 'permission',
+): void {
   closeText(step);
   const state = step.state;
   const status = nativeStatus(update.status);
@@ -149,6 +172,39 @@ export function onToolUpdate(
   if (status === 'completed' || status === 'failed') {
     completeTool(step, id, status, update.rawOutput, content);
   }
+}
+
+/**
+ * The canonical id of a tool call. ACP's `tool_call` announces a call (and so does a permission request's
+ * toolCall: Codex asks first, then announces the call); under an id already seen:
+ * - the earlier call is still open: it is applied as an update, silently. Codex announces a call in its
+ *   permission request and then again in a tool_call: the same call, and a second tool would never complete.
+ * - the earlier call has finished: the agent reused the id for a new call. It gets the derived id
+ *   `<id>#<n>` (the first free n ≥ 2) and a harness.warning, so neither call's data is lost; the updates and
+ *   permission requests under the native id go to the new call from then on. (A tool_call_update for a
+ *   finished call still only adds the diffs it brings, as before.)
+ */
+function toolIdFor(
+  step: Step,
+  nativeId: string,
+  origin: 'tool_call' | 'update' | 'permission',
+  update: JsonObject,
+): string {
+  const state = step.state;
+  const current = idGet(state.toolAliases, nativeId) ?? nativeId;
+  const tool = idGet(state.tools, current);
+  if (origin === 'update' || !tool || tool.status === 'pending' || tool.status === 'running') return current;
+  let n = 2;
+  while (idHas(state.tools, `${nativeId}#${n}`)) n++;
+  const id = `${nativeId}#${n}`;
+  state.toolAliases = idSet(state.toolAliases, nativeId, id);
+  const what = origin === 'tool_call' ? 'tool_call' : 'permission request';
+  step.warn(
+    'acp.reused_tool_call_id',
+    `a ${what} reuses the id ${nativeId} of a finished tool call: a new tool call ${id}`,
+    update,
+  );
+  return id;
 }
 
 /** Ends a tool: tool.completed, terminal output of commands, and file.changed for the diffs it made. */

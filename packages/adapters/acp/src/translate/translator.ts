@@ -16,9 +16,12 @@ import {
   translateGuarded,
   withAudit,
 } from '@agentlane/engine-kit';
+import { noteRefusedByDriver } from './agent-requests.js';
+import { onApprovalIdFrame } from './approvals.js';
 import { fromAgent } from './from-agent.js';
 import { fromClient } from './from-client.js';
 import { acpHarnessHandlers } from './harness.js';
+import { noteStrayResponse } from './responses.js';
 import { type AcpTranslatorConfig, flushPendingSession } from './session.js';
 import { type AcpState, cloneState, initialAcpState } from './state.js';
 import type { Step } from './step.js';
@@ -40,8 +43,15 @@ export const ACP_WIRE_WARNING_EVENT = 'acp.wire_warning';
 const WIRE_WARNINGS: Record<string, string> = {
   parse_error: 'the agent sent a line that is not JSON',
   not_an_object: 'the agent sent a JSON line that is not an object',
-  stray_response: 'the agent answered a request the client never sent',
+  stray_response: 'the agent answered a request the client never sent, or one already answered',
+  duplicate_request_id: 'the agent sent a request under the id of one still pending; agentlane refused it',
 };
+
+/**
+ * The driver's frame `{event, id, approvalId}` just before a permission request whose JSON-RPC id an earlier
+ * request of the session had: the approval id it gave that request (driver/request-ledger.ts).
+ */
+export const ACP_APPROVAL_ID_EVENT = 'acp.approval_id';
 
 /** The `transport` of ACP engines' audit rows: JSON-RPC over the agent's stdio. */
 export const ACP_AUDIT_TRANSPORT = 'acp';
@@ -79,8 +89,12 @@ export function createAcpTranslator(options: AcpTranslatorOptions = {}): Transla
       dispatchHarnessFrame(step, frame, harness);
     } else if (isObject(frame) && frame.event === ACP_COMMANDS_EVENT) {
       onCommands(step, frame.availableCommands);
+    } else if (isObject(frame) && frame.event === ACP_APPROVAL_ID_EVENT) {
+      onApprovalIdFrame(step, frame.id, frame.approvalId);
     } else if (isObject(frame) && frame.event === ACP_WIRE_WARNING_EVENT) {
       const reason = asString(frame.reason) ?? 'unknown';
+      if (reason === 'stray_response') noteStrayResponse(step, frame.id);
+      if (reason === 'duplicate_request_id') noteRefusedByDriver(step, frame.id);
       const { event: _event, ...detail } = frame;
       step.warn(`acp.${reason}`, WIRE_WARNINGS[reason] ?? 'the agent sent something unusable', detail);
     } else if (wire?.dir === 'agent->client') fromAgent(step, wire.msg, config);

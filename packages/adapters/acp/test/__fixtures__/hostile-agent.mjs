@@ -5,6 +5,14 @@
 //   exit mid-turn     starts two grandchildren (`sleep`, `sh -c sleep`), tells their pids, and exits
 //   garbage           sends lines that are no JSON objects and a response to an id never asked, then ends
 //   permflood <n>     asks for <n> permissions at once, waits for every answer, then ends
+//   permids           asks four permissions under the ids 1.5, "1_5", 1 and "1", says what each got, then ends
+//   permdup           asks twice under the id 7 (the second while the first is pending), says what came back
+//   permambiguous     asks with two options sharing the optionId x (Allow and Reject), says what came back
+//   permbadkind       asks with an option of an unknown kind, says what came back
+//   permtwice         asks under the id 7, waits for the answer, asks again under 7, says what each got
+//   permonce          asks once under the id 7 (a second turn reuses the id of the first's), says what it got
+//   stray error       answers an id never asked with an error, then ends
+//   foreign           sends a message chunk for another session, then "hello" for its own, and ends
 //   anything else     answers "hello" and ends the turn
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -20,7 +28,25 @@ const drain = () => new Promise((resolve) => out.once('drain', resolve));
 
 let next = 1;
 let nextRequest = 1000;
+/** By JSON-RPC id (1 and "1" apart): who waits for the responses to that id, in order. */
 const waiting = new Map();
+const ask = (sessionId, id, title, options) => {
+  const answer = new Promise((resolve) => waiting.set(id, [...(waiting.get(id) ?? []), resolve]));
+  write({
+    jsonrpc: '2.0',
+    id,
+    method: 'session/request_permission',
+    params: { sessionId, toolCall: { toolCallId: `tool-${title}`, title }, options },
+  });
+  return answer;
+};
+/** What a response said: the chosen option, "cancelled", or "error". */
+const said = (response) =>
+  response.error ? 'error' : (response.result?.outcome?.optionId ?? response.result?.outcome?.outcome);
+const allowReject = [
+  { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
+  { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
+];
 
 async function prompt(msg) {
   const sessionId = msg.params.sessionId;
@@ -60,7 +86,7 @@ async function prompt(msg) {
     const lines = [];
     for (let i = 0; i < n; i++) {
       const id = nextRequest++;
-      answers.push(new Promise((resolve) => waiting.set(id, resolve)));
+      answers.push(new Promise((resolve) => waiting.set(id, [resolve])));
       lines.push({
         jsonrpc: '2.0',
         id,
@@ -70,21 +96,74 @@ async function prompt(msg) {
     }
     write(...lines);
     const results = await Promise.all(answers);
-    const allowed = results.filter((r) => r?.outcome?.optionId === 'allow').length;
+    const allowed = results.filter((r) => r?.result?.outcome?.optionId === 'allow').length;
     write(chunk(sessionId, `allowed ${allowed}`));
     end();
     return;
   }
+  if (await permissions(sessionId, text)) {
+    end();
+    return;
+  }
+  if (text === 'stray error') {
+    write({ jsonrpc: '2.0', id: 99998, error: { code: -32603, message: 'no such request' } });
+    end();
+    return;
+  }
+  if (text === 'foreign') write(chunk('another-session', 'not yours'));
   write(chunk(sessionId, 'hello'));
   end();
+}
+
+/** The permission modes: true when `text` was one (the turn then ends). */
+async function permissions(sessionId, text) {
+  if (text === 'permids') {
+    const ids = [1.5, '1_5', 1, '1'];
+    const results = await Promise.all(ids.map((id) => ask(sessionId, id, `request ${JSON.stringify(id)}`, allowReject)));
+    write(chunk(sessionId, ids.map((id, i) => `${JSON.stringify(id)}=${said(results[i])}`).join(' ')));
+    return true;
+  }
+  if (text === 'permdup') {
+    const first = ask(sessionId, 7, 'delete prod db', allowReject);
+    const second = ask(sessionId, 7, 'read readme', allowReject);
+    // Both wait on the id 7: the responses, in the order they came.
+    const results = await Promise.all([first, second]);
+    write(chunk(sessionId, `7: ${results.map(said).join(', ')}`));
+    return true;
+  }
+  if (text === 'permtwice') {
+    const first = said(await ask(sessionId, 7, 'first', allowReject));
+    const second = said(await ask(sessionId, 7, 'second', allowReject));
+    write(chunk(sessionId, `7: ${first}, ${second}`));
+    return true;
+  }
+  if (text === 'permonce') {
+    write(chunk(sessionId, `7: ${said(await ask(sessionId, 7, 'once', allowReject))}`));
+    return true;
+  }
+  if (text === 'permambiguous') {
+    const options = [
+      { optionId: 'x', name: 'Allow', kind: 'allow_once' },
+      { optionId: 'x', name: 'Reject', kind: 'reject_once' },
+    ];
+    write(chunk(sessionId, `ambiguous: ${said(await ask(sessionId, 8, 'ambiguous', options))}`));
+    return true;
+  }
+  if (text === 'permbadkind') {
+    const options = [{ optionId: 'y', name: 'Yes', kind: 'allow_forever' }];
+    write(chunk(sessionId, `bad kind: ${said(await ask(sessionId, 9, 'bad kind', options))}`));
+    return true;
+  }
+  return false;
 }
 
 createInterface({ input: process.stdin }).on('line', (line) => {
   const msg = JSON.parse(line);
   if (msg.method === undefined) {
     // A response: to a permission request, or the client's refusal of a bad line (id null).
-    waiting.get(msg.id)?.(msg.result);
-    waiting.delete(msg.id);
+    const queue = waiting.get(msg.id) ?? [];
+    queue.shift()?.(msg);
+    if (queue.length === 0) waiting.delete(msg.id);
     return;
   }
   const reply = (result) => write({ jsonrpc: '2.0', id: msg.id, result });
