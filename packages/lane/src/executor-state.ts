@@ -1,16 +1,18 @@
 import type { JsonValue } from '@agentlane/contract';
 import type { EngineDriver, EngineSession, HarnessFrame, SecretRedactor } from '@agentlane/engine-kit';
-import type {
-  ArtifactStore,
-  EventStore,
-  InteractionAnswerRecord,
-  InteractionStore,
-  RunRecord,
-  RunStore,
-  SessionStore,
-  SourceLaneStore,
-  ThreadRecord,
-  ThreadStore,
+import {
+  type ArtifactStore,
+  type EventStore,
+  type InteractionAnswerRecord,
+  type InteractionStore,
+  isDatabaseUnavailable,
+  type RunOutcome,
+  type RunRecord,
+  type RunStore,
+  type SessionStore,
+  type SourceLaneStore,
+  type ThreadRecord,
+  type ThreadStore,
 } from '@agentlane/store';
 import type { Canonicalizer } from './canonicalizer.js';
 import type { FrameRouter } from './engine-sessions.js';
@@ -107,4 +109,45 @@ export function harness(frame: HarnessFrame): JsonValue {
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/**
+ * `call` again while the database is unavailable (a disk full, an outage), every second for up to 10 min:
+ * a run whose end cannot be written yet stays this process's (its lease renewed) instead of being dropped
+ * and later settled as if its process were gone.
+ */
+export async function whileUnavailable<T>(call: () => Promise<T>, waiting: () => void): Promise<T> {
+  const deadline = Date.now() + 10 * 60_000;
+  for (let warned = false; ; ) {
+    try {
+      return await call();
+    } catch (err) {
+      if (!isDatabaseUnavailable(err) || Date.now() > deadline) throw err;
+      if (!warned) waiting();
+      warned = true;
+      await sleep(1000);
+    }
+  }
+}
+
+/** Writes a run's end (waiting while the database is unavailable), publishes its status, has it canonicalized. */
+export async function finalizeAndAnnounce(
+  o: RunExecutorOptions,
+  run: RunRecord,
+  status: 'completed' | 'failed',
+  error: string | null,
+  outcome: RunOutcome,
+): Promise<void> {
+  const settled = await whileUnavailable(
+    () => o.store.finalizeRun(run.runId, status, error, outcome),
+    () => o.log?.('warn', `run ${run.runId} waits for the database to settle it`),
+  );
+  o.hub.publishSignal(run.threadId, {
+    type: 'run.status',
+    threadId: run.threadId,
+    runId: run.runId,
+    status: settled.status,
+    statusVersion: settled.statusVersion,
+  });
+  o.canonicalizer.kick();
 }

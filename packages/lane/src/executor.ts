@@ -2,7 +2,14 @@ import type { TurnOutcome } from '@agentlane/engine-kit';
 import type { RunOutcome, RunRecord } from '@agentlane/store';
 import { checkAnswers } from './answers.js';
 import { EngineSessions } from './engine-sessions.js';
-import { type ActiveRun, harness, type RunExecutorOptions, sleep, type Waiter } from './executor-state.js';
+import {
+  type ActiveRun,
+  finalizeAndAnnounce,
+  harness,
+  type RunExecutorOptions,
+  sleep,
+  type Waiter,
+} from './executor-state.js';
 import { Materializer } from './offload.js';
 import { settleExpiredRuns } from './recovery.js';
 import { RunPipeline } from './run-pipeline.js';
@@ -227,9 +234,8 @@ export class RunExecutor {
         for (const w of a.waiters) w.resolve(null);
       }
     }
-    // Not awaited: settling a dead process's run writes to its thread, which can wait on that process's row
-    // locks (PostgreSQL, a stopped process inside a transaction). Renewals of this process's own runs must
-    // not wait behind it, or its leases expire too and other processes settle runs that are alive.
+    // Not awaited: a settle can wait on a stopped process's row locks (PostgreSQL); renewals waiting behind
+    // it let this process's own leases expire, and others settled its live runs.
     if (!this.stopped && !this.reclaiming) {
       this.reclaiming = this.reclaimExpired()
         .catch((err) => {
@@ -386,14 +392,6 @@ export class RunExecutor {
   ): Promise<void> {
     const entry = this.active.get(run.runId);
     if (entry) entry.settling = true;
-    const settled = await this.o.store.finalizeRun(run.runId, status, error, outcome);
-    this.o.hub.publishSignal(run.threadId, {
-      type: 'run.status',
-      threadId: run.threadId,
-      runId: run.runId,
-      status: settled.status,
-      statusVersion: settled.statusVersion,
-    });
-    this.o.canonicalizer.kick();
+    await finalizeAndAnnounce(this.o, run, status, error, outcome);
   }
 }

@@ -305,6 +305,42 @@ describe('run leases (SQLite, a SIGKILLed process and several live ones on one f
     expect(takes).toBe(1);
   });
 
+  it('a run whose end cannot be written (the disk full) stays with this process and is settled once it can be', async () => {
+    t = await sqliteTestStore({ fast: true });
+    const { store } = t;
+    await store.createThread({ threadId: 'th', engine: 'test', title: null, workDir: null, metadata: {} });
+    let refusals = 2;
+    const full: Store = new Proxy(store, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver);
+        if (key === 'finalizeRun')
+          return (...args: unknown[]) =>
+            refusals-- > 0
+              ? Promise.reject(Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }))
+              : value.apply(target, args);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const lane = createLane({
+      store: full,
+      drivers: [createTestDriver()],
+      ownerId: 'live',
+      pollIntervalMs: 20,
+      runLeaseMs: 300,
+      runLeaseRenewMs: 50,
+    });
+    opened.push({ lane, store });
+    await lane.start();
+    const { run } = await lane.createRun({ threadId: 'th', prompt: 'delta a' });
+    const done = await waitFor(async () => {
+      const r = await store.getRun(run.runId);
+      return r?.status === 'completed' || r?.status === 'failed' ? r : null;
+    });
+    // Before: the run left the executor ("crashed the executor"), and its lease ran out: "engine process lost".
+    expect(done).toMatchObject({ status: 'completed', error: null });
+    expect(refusals).toBeLessThan(0);
+  });
+
   it('an answer to a running run whose lease expired, or to a queued run, is refused with conflict', async () => {
     t = await sqliteTestStore({ fast: true });
     const { store } = t;

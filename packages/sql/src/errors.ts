@@ -84,9 +84,15 @@ export function isBusyError(error: unknown): boolean {
   return code !== undefined && SQLITE_BUSY_CODES.has(code);
 }
 
+/** The database's disk is full (SQLite SQLITE_FULL, PostgreSQL disk_full): writes work again once space is freed. */
+export function isStorageFull(error: unknown): boolean {
+  const code = codeOf(error);
+  return code === 'SQLITE_FULL' || code === '53100';
+}
+
 /** The database cannot answer now but may shortly: what an HTTP API answers 503 with Retry-After for. */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  return isConnectionError(error) || isBusyError(error);
+  return isConnectionError(error) || isBusyError(error) || isStorageFull(error);
 }
 
 /**

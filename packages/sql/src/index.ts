@@ -11,6 +11,7 @@ export {
   isConnectionError,
   isDatabaseUnavailable,
   isRetrySafe,
+  isStorageFull,
 } from './errors.js';
 export {
   applyMigrations,

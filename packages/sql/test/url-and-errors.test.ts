@@ -45,6 +45,13 @@ describe('error classes', () => {
     expect(isConnectionError(new Error('syntax error'))).toBe(false);
     expect(isBusyError(Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }))).toBe(true);
     expect(isDatabaseUnavailable(Object.assign(new Error('locked'), { code: 'SQLITE_BUSY' }))).toBe(true);
+    // A full disk is an outage (503 with Retry-After), not a bug of the request (500): space may come back.
+    const full = Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+    expect(isDatabaseUnavailable(full)).toBe(true);
+    expect(isDatabaseUnavailable(Object.assign(new Error('could not extend file'), { code: '53100' }))).toBe(
+      true,
+    );
+    expect(isRetrySafe(full)).toBe(false);
   });
 
   it('never retries a COMMIT whose outcome is unknown, but still calls it unavailable', () => {

@@ -1,3 +1,6 @@
+// Whether a store call failed because the database cannot answer now (an outage, a lock, a full disk):
+// the store's callers decide to wait or answer 503 by it.
+export { isDatabaseUnavailable } from '@agentlane/sql';
 export * from './open-store.js';
 export * from './postgres/create-postgres-store.js';
 export type { ArtifactStore } from './roles/artifacts.js';
