@@ -133,14 +133,8 @@ export class Materializer {
       const { output: _moved, ...rest } = payload;
       payload = { ...rest, outputArtifact: outputArtifact as unknown as JsonValue };
     }
-    // Generic fallback: move the largest strings out until the payload fits (bounded number of moves).
-    for (let i = 0; i < 16 && jsonLargerThan(payload, this.thresholdBytes); i++) {
-      const largest = findLargestString(payload, []);
-      if (!largest || largest.value.length <= MAX_PREVIEW_CHARS) break;
-      const stored = await this.withPreview(largest.value, 'text/plain; charset=utf-8');
-      setAt(payload, largest.path, stored.preview);
-      const ref: ArtifactRef = stored.artifact;
-      const pathKey = largest.path.join('.');
+    const movedOut = (path: (string | number)[], stored: ArtifactWithPreview) => {
+      const pathKey = path.join('.');
       const toolCallId = typeof payload.toolCallId === 'string' ? payload.toolCallId : undefined;
       const messageId = typeof payload.messageId === 'string' ? payload.messageId : undefined;
       const artifactEvent = {
@@ -148,7 +142,7 @@ export class Materializer {
         eventId: deriveEventId(event.runId, `${event.eventId}:artifact:${pathKey}`),
         kind: 'artifact.created',
         payload: {
-          artifact: ref,
+          artifact: stored.artifact,
           name: `${event.kind} ${pathKey}`,
           preview: stored.preview,
           ...(toolCallId ? { toolCallId } : {}),
@@ -158,6 +152,24 @@ export class Materializer {
       extra.push(
         built.namespace ? { event: artifactEvent, namespace: built.namespace } : { event: artifactEvent },
       );
+    };
+    // Generic fallback: move the largest strings out until the payload fits (bounded number of moves).
+    for (let i = 0; i < 16 && jsonLargerThan(payload, this.thresholdBytes); i++) {
+      const largest = findLargestString(payload, []);
+      if (!largest || largest.value.length <= MAX_PREVIEW_CHARS) break;
+      const stored = await this.withPreview(largest.value, 'text/plain; charset=utf-8');
+      setAt(payload, largest.path, stored.preview);
+      movedOut(largest.path, stored);
+    }
+    // Still too large: many small items (a plan of 450,000 entries). The largest lists go whole to an
+    // artifact (JSON) and keep the items that fit a preview, so the payload keeps its schema.
+    for (let i = 0; i < 16 && jsonLargerThan(payload, this.thresholdBytes); i++) {
+      const largest = findLargestList(payload, []);
+      if (!largest || largest.json.length <= MAX_PREVIEW_CHARS) break;
+      const artifact = await this.store.putArtifact(Buffer.from(largest.json, 'utf8'), 'application/json');
+      const kept = previewItems(largest.value);
+      setAt(payload, largest.path, kept);
+      movedOut(largest.path, { artifact, preview: JSON.stringify(kept), truncated: true });
     }
     const moved = { ...event, payload } as unknown as CanonicalEvent;
     return [...extra, built.namespace ? { event: moved, namespace: built.namespace } : { event: moved }];
@@ -240,7 +252,40 @@ function findLargestString(
   return best;
 }
 
-function setAt(root: Record<string, JsonValue>, path: (string | number)[], replacement: string): void {
+/** The list (array) whose JSON is longest, with that JSON: what the item fallback moves out. */
+function findLargestList(
+  value: JsonValue,
+  path: (string | number)[],
+): { path: (string | number)[]; value: JsonValue[]; json: string } | null {
+  let best: { path: (string | number)[]; value: JsonValue[]; json: string } | null = null;
+  if (Array.isArray(value)) best = { path, value, json: JSON.stringify(value) };
+  const children: [string | number, JsonValue][] = Array.isArray(value)
+    ? value.map((v, i) => [i, v])
+    : value && typeof value === 'object'
+      ? Object.entries(value)
+      : [];
+  for (const [key, child] of children) {
+    if (child === null || typeof child !== 'object') continue;
+    const found = findLargestList(child, [...path, key]);
+    // A list inside the best one is smaller than it: only a sibling can win.
+    if (found && (!best || found.json.length > best.json.length)) best = found;
+  }
+  return best;
+}
+
+/** The first items of a list whose JSON fits a preview. */
+function previewItems(items: readonly JsonValue[]): JsonValue[] {
+  const kept: JsonValue[] = [];
+  let chars = 2;
+  for (const item of items) {
+    chars += JSON.stringify(item).length + 1;
+    if (chars > MAX_PREVIEW_CHARS) break;
+    kept.push(item);
+  }
+  return kept;
+}
+
+function setAt(root: Record<string, JsonValue>, path: (string | number)[], replacement: JsonValue): void {
   let node: unknown = root;
   for (let i = 0; i < path.length - 1; i++)
     node = (node as Record<string | number, unknown>)[path[i] as string];

@@ -89,6 +89,46 @@ describe('a replay of large rows', () => {
   });
 });
 
+describe('one row larger than the burst allowance', () => {
+  it('reaches a client that reads as fast as it can (it was cut as a slow consumer at once)', async () => {
+    const id = await t.createSession();
+    const { run } = await t.store.createRun({ threadId: id, prompt: 'p' });
+    // 10 MB in one row (the lane moves large payloads out; a row can still be past an 8 MB allowance).
+    await t.store.appendEvents(
+      id,
+      [
+        {
+          event: {
+            schemaVersion: SCHEMA_VERSION,
+            eventId: `${run.runId}:huge`,
+            seq: 1,
+            runId: run.runId,
+            threadId: id,
+            turnId: 'turn_1',
+            ts: new Date().toISOString(),
+            identity: { provider: 'scripted' },
+            kind: 'message.delta',
+            payload: { messageId: 'm1', partId: 'p', delta: 'x'.repeat(10_000_000) },
+          } as CanonicalEvent,
+        },
+      ],
+      true,
+    );
+    const head = await t.store.headDeliverySeq(id);
+    const reader = new SseReader(`${t.api}/threads/${id}/events`);
+    try {
+      await reader.waitFor(
+        (r) => (r.seqs.at(-1) ?? 0) >= head || r.events.some((e) => e.type === 'stream.closing'),
+        60_000,
+      );
+      expect(reader.events.filter((e) => e.type === 'stream.closing')).toEqual([]);
+      expect(reader.seqs.at(-1)).toBeGreaterThanOrEqual(head);
+    } finally {
+      reader.close();
+    }
+  }, 90_000);
+});
+
 describe('a subscriber that stops reading', () => {
   it('is dropped with a retry hint past the buffer, others are unaffected, and it resumes without loss', async () => {
     const id = await t.createSession();

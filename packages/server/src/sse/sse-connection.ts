@@ -176,7 +176,9 @@ export class SseConnection implements SubscriptionFlow {
     if (this.#closed) return false;
     this.res.write(chunk);
     const pending = this.res.writableLength;
-    if (pending > this.options.maxBurstBytes) {
+    // One frame larger than the burst (a row with a huge payload) is no sign of a slow reader by itself: the
+    // burst closes a stream whose backlog before it was already past the buffer bound; the timer does the rest.
+    if (pending > this.options.maxBurstBytes && pending - chunk.length > this.options.maxBufferBytes) {
       this.close('slow_consumer');
       return false;
     }
