@@ -65,6 +65,7 @@ export {
   SecretRedactor,
   secretsFromEnv,
 } from './redaction/secret-redactor.js';
+export { MIN_HELD } from './redaction/stream-redactor.js';
 export {
   type DenyAllProxy,
   type ProxyAttempt,

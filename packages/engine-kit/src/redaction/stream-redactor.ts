@@ -51,13 +51,22 @@ export function scanSecrets(s: string, secrets: readonly string[], final: boolea
 }
 
 /**
- * The first position at or after `from` whose remaining text is a proper prefix of some secret (the text
+ * The shortest start of a secret held back at the end of a piece. Shorter ones go out at once, so that text
+ * that merely ends like a key begins ("s", "sk-") keeps its pieces as the engine cut them (the recorded
+ * corpus replays compare them); if the key does follow, what is left of it is replaced in the next piece
+ * (StreamRedactor's context), so at most MIN_HELD − 1 characters of a key's start are shown.
+ */
+export const MIN_HELD = 6;
+
+/**
+ * The first position at or after `from` whose remaining text (MIN_HELD characters or more) is a proper prefix
+ * of some secret (the text
  * ends before the secret would); `s.length` when there is none. Only the last (longest secret − 1)
  * positions can be one.
  */
 function partialFrom(s: string, from: number, secrets: readonly string[]): number {
   const longest = secrets[0]?.length ?? 0;
-  for (let p = Math.max(from, s.length - longest + 1); p < s.length; p++) {
+  for (let p = Math.max(from, s.length - longest + 1); p <= s.length - MIN_HELD; p++) {
     const c = s.charCodeAt(p);
     const tail = s.length - p;
     for (const secret of secrets) {
@@ -71,14 +80,17 @@ function partialFrom(s: string, from: number, secrets: readonly string[]): numbe
 /**
  * Redacts the known secret values from a text that arrives in pieces (a model's streamed answer, an engine's
  * message chunks), so that a secret split across two pieces is still replaced whole. push() returns the text
- * that is safe to emit now; it holds back only a tail that starts a secret (at most the longest secret's length
- * − 1 characters), so ordinary text is not delayed. flush() returns what is held: a start of a secret that
- * never completed is not a secret. The pieces' outputs and flush() together are exactly what the one-shot
- * SecretRedactor's values (`headers: false`) give for the whole text. Header-shaped credentials are not looked
- * for across pieces.
+ * that is safe to emit now; it holds back only a tail of MIN_HELD or more characters that starts a secret (at
+ * most the longest secret's length − 1), so ordinary text is not delayed and keeps its cuts; a shorter start
+ * goes out, and the rest of that key is replaced in the pieces after it. flush() returns what is held: a
+ * start of a secret that never completed is not a secret. No secret gets out whole; a text pushed as one
+ * piece comes out as the one-shot SecretRedactor's values (`headers: false`) give it. Header-shaped
+ * credentials are not looked for across pieces.
  */
 export class StreamRedactor {
   private held = '';
+  /** The end of the text already emitted (raw, fewer characters than the longest secret). */
+  private context = '';
 
   /** `secrets`: the values, longest first (SecretRedactor.stream() makes one with its own). */
   constructor(private readonly secrets: readonly string[]) {}
@@ -86,20 +98,57 @@ export class StreamRedactor {
   /** The next piece; returns the text to emit now (possibly `''`). */
   push(text: string): string {
     if (this.secrets.length === 0) return text;
-    const { out, rest } = scanSecrets(this.held + text, this.secrets, false);
+    let s = this.held + text;
+    let lead = '';
+    // A key whose start went out already (shorter than MIN_HELD): the rest of it is replaced here.
+    const span = spanning(this.context, s, this.secrets);
+    if (span === 'more') {
+      this.held = s;
+      return '';
+    }
+    if (span > 0) {
+      lead = REDACTED;
+      this.remember(s.slice(0, span));
+      s = s.slice(span);
+    }
+    const { out, rest } = scanSecrets(s, this.secrets, false);
     this.held = rest;
-    return out;
+    this.remember(s.slice(0, s.length - rest.length));
+    return lead + out;
   }
 
   /** The end of the text: what is held, redacted (a partial secret stays as it is). */
   flush(): string {
     const { out } = scanSecrets(this.held, this.secrets, true);
     this.held = '';
+    this.context = '';
     return out;
+  }
+
+  private remember(raw: string): void {
+    const keep = (this.secrets[0]?.length ?? 1) - 1;
+    this.context = keep > 0 ? (this.context + raw).slice(-keep) : '';
   }
 
   /** How many characters are held back (fewer than the longest secret has). */
   get heldChars(): number {
     return this.held.length;
   }
+}
+
+/**
+ * How much of `s` finishes a secret whose start ends `context` (the longest such start), 'more' when `s`
+ * is all inside such a secret that goes on past it, 0 when none.
+ */
+function spanning(context: string, s: string, secrets: readonly string[]): number | 'more' {
+  for (let k = Math.min(context.length, (secrets[0]?.length ?? 1) - 1); k > 0; k--) {
+    const start = context.slice(context.length - k);
+    for (const secret of secrets) {
+      if (secret.length <= k || !secret.startsWith(start)) continue;
+      const rest = secret.slice(k);
+      if (s.startsWith(rest)) return rest.length;
+      if (s.length > 0 && rest.startsWith(s)) return 'more';
+    }
+  }
+  return 0;
 }
