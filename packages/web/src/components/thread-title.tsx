@@ -8,13 +8,16 @@ import { UserText } from './user-text';
 
 /** The thread's title (the user's, the engine's or the first prompt), renamed in place with PUT /sessions/:id. */
 export function ThreadTitle({ threadId, engineTitle }: { threadId: string; engineTitle?: string }) {
-  const { refresh, refreshes } = useLiveThread();
+  const { refresh, refreshes, live } = useLiveThread();
+  // The first prompt names a thread with no title: read the session again when its stream sees a run
+  // start or end (it was read once, before the first prompt, and kept saying "New thread").
+  const liveStatus = live?.threadId === threadId ? live.status : undefined;
   const [session, setSession] = useState<SessionRecord | undefined>();
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState('');
   const [error, setError] = useState<string | undefined>();
 
-  // biome-ignore lint/correctness/useExhaustiveDependencies: re-read after a rename anywhere (refreshes)
+  // biome-ignore lint/correctness/useExhaustiveDependencies: re-read after a rename anywhere (refreshes) and as runs come and go (liveStatus)
   useEffect(() => {
     const controller = new AbortController();
     client
@@ -22,7 +25,7 @@ export function ThreadTitle({ threadId, engineTitle }: { threadId: string; engin
       .then(setSession)
       .catch(() => {});
     return () => controller.abort();
-  }, [threadId, refreshes]);
+  }, [threadId, refreshes, liveStatus]);
 
   const title = session ? threadTitle(session, engineTitle) : (engineTitle ?? '');
   const save = async (e: FormEvent) => {

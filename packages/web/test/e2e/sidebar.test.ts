@@ -88,6 +88,9 @@ describe.skipIf(skip)('sidebar of threads', { timeout: 120_000 }, () => {
     await expect
       .poll(() => row(a, threadId).locator('.thread-item-title').textContent())
       .toBe('write hello.txt');
+    // The header too, on the page the prompt was sent from and on the other (it said "New thread" until a reload).
+    for (const page of [a, b])
+      await expect.poll(() => page.locator('h1.thread-title').textContent()).toBe('write hello.txt');
 
     // Answered in one page, the approval disappears from the other.
     await a.locator('[data-surface="approval"].open .actions button.primary').first().click();
