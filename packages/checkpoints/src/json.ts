@@ -30,11 +30,7 @@ export function isJsonValue(value: unknown, depth = 0): value is JsonValue {
     case 'number':
       return Number.isFinite(value);
     case 'object': {
-      if (Array.isArray(value)) {
-        // By index, not every(): a hole (possible in a V8 image, never in JSON text) is undefined here.
-        for (let i = 0; i < value.length; i++) if (!isJsonValue(value[i], depth + 1)) return false;
-        return true;
-      }
+      if (Array.isArray(value)) return value.every((item) => isJsonValue(item, depth + 1));
       const proto = Object.getPrototypeOf(value);
       if (proto !== Object.prototype && proto !== null) return false;
       for (const key in value) {

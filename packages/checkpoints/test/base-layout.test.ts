@@ -102,11 +102,6 @@ describe('base layout (a full row parsed in pieces)', () => {
     const db = new Database(join(dir, 'layout.db'));
     const saver = createSqliteSaver({ database: db, fullSnapshotEvery: 3 });
     const cold = createSqliteSaver({ database: db, cacheSize: 0 });
-    // The base's image is read before its layout: this test drops it before each cold read.
-    const coldLatest = () => {
-      db.prepare('DELETE FROM harness_checkpoint_base_images').run();
-      return cold.getLatest('s');
-    };
     const layoutOf = () =>
       (db.prepare('SELECT base_layout FROM harness_checkpoint_heads').pluck().get() as string | null) ?? null;
     const set = ChannelSet.restore(big(150));
@@ -126,11 +121,15 @@ describe('base layout (a full row parsed in pieces)', () => {
       await saver.put(cp);
       parent = cp.id;
       layouts.push(layoutOf());
-      expect(fingerprintCheckpoint((await coldLatest()) as Checkpoint)).toBe(fingerprintCheckpoint(cp));
+      expect(fingerprintCheckpoint((await cold.getLatest('s')) as Checkpoint)).toBe(
+        fingerprintCheckpoint(cp),
+      );
       if (n === 2) {
         // A layout that no longer fits its base: the base is read whole, the state is the same.
         db.prepare('UPDATE harness_checkpoint_heads SET base_layout = ?').run('{"bytes":1,"lists":[]}');
-        expect(fingerprintCheckpoint((await coldLatest()) as Checkpoint)).toBe(fingerprintCheckpoint(cp));
+        expect(fingerprintCheckpoint((await cold.getLatest('s')) as Checkpoint)).toBe(
+          fingerprintCheckpoint(cp),
+        );
       }
     }
     // Row 1 is full (a layout), row 2 keeps it, row 3 keeps the broken one, row 4 is full again (a new one).
@@ -145,7 +144,7 @@ describe('base layout (a full row parsed in pieces)', () => {
       `UPDATE harness_checkpoints SET channels = replace(channels, '"reducer":"sum"', '"reducer":"sux"')
        WHERE storage = 'full'`,
     ).run();
-    await expect(coldLatest()).rejects.toMatchObject({ code: 'corrupt_row' });
+    await expect(cold.getLatest('s')).rejects.toMatchObject({ code: 'corrupt_row' });
     await cold.close();
     await saver.close();
     db.close();

@@ -21,7 +21,6 @@ import type {
   WriteInput,
 } from '../saver.js';
 import { parseCheckpoint } from '../validate.js';
-import { baseImage } from './base-image.js';
 import { stringifyFull } from './base-layout.js';
 import { cachedChild, corruptRow, foldChain, mergeSince, strictFold } from './hydrate.js';
 import { type Hydrated, HydratedCache } from './hydrated-cache.js';
@@ -108,8 +107,7 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
       : undefined;
     const baseDistance = parent && parent.baseDistance + 1 < this.fullEvery ? parent.baseDistance + 1 : 0;
     const storage = delta && baseDistance > 0 ? 'delta' : 'full';
-    const sorted = storage === 'full' ? sortKeys(checkpoint.channels) : undefined;
-    const full = sorted ? stringifyFull(sorted) : undefined;
+    const full = storage === 'full' ? stringifyFull(sortKeys(checkpoint.channels)) : undefined;
     const payload = full ? full.text : JSON.stringify(delta);
     const row: NewRow = {
       sessionId: checkpoint.sessionId,
@@ -129,9 +127,6 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
           baseCheckpointId: checkpoint.id,
           sinceBase: '{}',
           ...(full.layout ? { baseLayout: full.layout } : {}),
-          ...(this.rows.keepsImages
-            ? { baseImage: baseImage(sorted as Record<string, ChannelSnapshot>) }
-            : {}),
         }
       : this.headFor(checkpoint, parent, delta, payload.length);
     // A large payload (a long answer) is megabytes of synchronous work at each step of a put: serialising,

@@ -26,10 +26,8 @@ export function foldChain(chain: readonly ChainLink[]): Folded | undefined {
     const folded = fastFold(chain);
     if (!folded) return undefined;
     const check = () => parseChannels(folded.channels);
-    // A base read through its layout and its head were written by this saver (json.ts, checkingOwnRows);
-    // an image is checked whole, as it could hold what JSON cannot.
-    const base = chain[chain.length - 1] as ChainLink;
-    const own = base.parsed !== undefined && base.fromImage !== true;
+    // A base read through its layout and its head were written by this saver (json.ts, checkingOwnRows).
+    const own = (chain[chain.length - 1] as ChainLink).parsed !== undefined;
     return { channels: own ? checkingOwnRows(check) : check(), since: folded.since };
   } catch {
     return undefined;

@@ -57,18 +57,6 @@ const CHECKPOINT_MIGRATIONS: readonly { name: string; ddl: string }[] = [
     name: 'the layout of a head base',
     ddl: 'ALTER TABLE {{S}}harness_checkpoint_heads ADD COLUMN base_layout TEXT',
   },
-  {
-    // The head base's channels in V8's format, for a cold reader in Node (savers/base-image.ts). A table of
-    // its own, so the head row (rewritten by every put) never carries it. Optional: none reads the JSON row.
-    name: 'the image of a head base',
-    ddl: `CREATE TABLE {{S}}harness_checkpoint_base_images (
-    session_id TEXT NOT NULL,
-    namespace TEXT NOT NULL,
-    checkpoint_id TEXT NOT NULL,
-    image {{bytes}} NOT NULL,
-    PRIMARY KEY (session_id, namespace)
-  )`,
-  },
 ];
 
 /**

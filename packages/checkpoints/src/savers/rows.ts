@@ -21,13 +21,8 @@ export interface CheckpointRow {
 
 /** What hydration reads of a head's ancestors. */
 export type ChainLink = Pick<CheckpointRow, 'checkpointId' | 'parentCheckpointId' | 'storage' | 'payload'> & {
-  /**
-   * The payload already parsed (a base read in pieces through its layout, or rebuilt from its image);
-   * `payload` is then empty.
-   */
+  /** The payload already parsed (a base read in pieces through its layout); `payload` is then empty. */
   parsed?: unknown;
-  /** `parsed` came from an image: validated with the deep JSON walk, which JSON text does not need. */
-  fromImage?: true;
 };
 /** A row and its ancestors back to the nearest full row, newest first (empty: no such row). */
 export type Chain = [] | [CheckpointRow & ChainLink, ...ChainLink[]];
@@ -42,8 +37,6 @@ export interface HeadRow {
    * keeps its base keeps the layout it has.
    */
   baseLayout?: string;
-  /** The base's channels in V8's format (base-image.ts), given with a full row; replaces the namespace's image. */
-  baseImage?: Buffer;
 }
 
 export type NewRow = Omit<CheckpointRow, 'seq'>;
@@ -67,8 +60,6 @@ export type PruneOutcome = 'applied' | 'changed';
  * the saver core on top of it.
  */
 export interface CheckpointRowStore {
-  /** Stores a head base's image (HeadRow.baseImage): the saver builds one only for a backend that keeps it. */
-  readonly keepsImages?: boolean;
   /**
    * Atomically: refuses a duplicate (sessionId, checkpointId) and a parent that is not (still) the row with
    * `parentSeq`; with the row, records `head` as its namespace's materialized head, or with `null` deletes

@@ -1,6 +1,5 @@
 import { migrateSqliteSync, retryBusy } from '@agentlane/sql';
 import type Database from 'better-sqlite3';
-import { readBaseImage } from './base-image.js';
 import { parseWithLayout } from './base-layout.js';
 import { checkpointMigrations } from './migrations.js';
 import type {
@@ -28,15 +27,14 @@ import {
  * keeps no heads, e.g. another runtime, leaves it behind and the chain is read instead).
  */
 const headSql = `SELECT h.since_base, h.base_checkpoint_id, h.base_layout, b.storage AS base_storage,
-    b.parent_checkpoint_id AS base_parent, i.image AS base_image,
-    CASE WHEN i.image IS NULL THEN CAST(b.channels AS BLOB) END AS base_channels, ${META_COLUMNS.split(', ')
+    b.parent_checkpoint_id AS base_parent, CAST(b.channels AS BLOB) AS base_channels, ${META_COLUMNS.split(
+      ', ',
+    )
       .map((c) => `t.${c}`)
       .join(', ')}
   FROM harness_checkpoint_heads h
   CROSS JOIN harness_checkpoints t ON t.session_id = h.session_id AND t.checkpoint_id = h.checkpoint_id
   CROSS JOIN harness_checkpoints b ON b.session_id = h.session_id AND b.checkpoint_id = h.base_checkpoint_id
-  LEFT JOIN harness_checkpoint_base_images i ON i.session_id = h.session_id AND i.namespace = h.namespace
-    AND i.checkpoint_id = h.base_checkpoint_id
   WHERE h.session_id = :session AND h.namespace = :namespace
     AND t.seq = (SELECT MAX(seq) FROM harness_checkpoints WHERE session_id = :session AND namespace = :namespace)`;
 
@@ -45,32 +43,24 @@ interface MaterializedHead extends SqlCheckpointRow {
   base_checkpoint_id: string;
   base_storage: string;
   base_parent: string | null;
-  /** The base's text as bytes (NULL when it has an image): with a layout it is decoded in pieces. */
-  base_channels: Buffer | null;
+  /** The base's text as bytes: with a layout it is decoded in pieces, never as one large string. */
+  base_channels: Buffer;
   base_layout: string | null;
-  base_image: Buffer | null;
 }
 
-/**
- * The two-link chain of a materialized head: the head row carrying the merged delta, then its base (from its
- * image, else its text); undefined when the image cannot be read (the caller reads the chain instead).
- */
-function headChain(h: MaterializedHead): Chain | undefined {
-  const head = { ...toCheckpointRow(h), storage: 'delta', payload: h.since_base } as const;
+/** The two-link chain of a materialized head: the head row carrying the merged delta, then its base. */
+function headChain(h: MaterializedHead): Chain {
+  const parsed = h.base_layout === null ? undefined : parseWithLayout(h.base_channels, h.base_layout);
   const base = {
     checkpointId: h.base_checkpoint_id,
     parentCheckpointId: h.base_parent,
     storage: 'full',
   } as const;
-  if (h.base_image !== null) {
-    const parsed = readBaseImage(h.base_image);
-    return parsed === undefined ? undefined : [head, { ...base, payload: '', parsed, fromImage: true }];
-  }
-  const text = h.base_channels as Buffer;
-  const parsed = h.base_layout === null ? undefined : parseWithLayout(text, h.base_layout);
   return [
-    head,
-    parsed === undefined ? { ...base, payload: text.toString('utf8') } : { ...base, payload: '', parsed },
+    { ...toCheckpointRow(h), storage: 'delta', payload: h.since_base },
+    parsed === undefined
+      ? { ...base, payload: h.base_channels.toString('utf8') }
+      : { ...base, payload: '', parsed },
   ];
 }
 
@@ -79,7 +69,6 @@ function headChain(h: MaterializedHead): Chain | undefined {
  * file locked (the store of this process between two awaits of its transaction) is retried asynchronously.
  */
 export class SqliteRows implements CheckpointRowStore {
-  readonly keepsImages = true;
   private readonly statements;
 
   constructor(
@@ -125,14 +114,6 @@ export class SqliteRows implements CheckpointRowStore {
       ),
       deleteHead: db.prepare('DELETE FROM harness_checkpoint_heads WHERE session_id = ? AND namespace = ?'),
       deleteSessionHeads: db.prepare('DELETE FROM harness_checkpoint_heads WHERE session_id = ?'),
-      putImage: db.prepare(
-        `INSERT INTO harness_checkpoint_base_images (session_id, namespace, checkpoint_id, image) VALUES (?, ?, ?, ?)
-         ON CONFLICT (session_id, namespace) DO UPDATE SET checkpoint_id = excluded.checkpoint_id, image = excluded.image`,
-      ),
-      deleteImage: db.prepare(
-        'DELETE FROM harness_checkpoint_base_images WHERE session_id = ? AND namespace = ?',
-      ),
-      deleteSessionImages: db.prepare('DELETE FROM harness_checkpoint_base_images WHERE session_id = ?'),
       allMeta: db.prepare(
         `SELECT ${META_COLUMNS}, length(CAST(channels AS BLOB)) AS bytes FROM harness_checkpoints
          WHERE session_id = ? AND namespace = ? ORDER BY seq`,
@@ -185,12 +166,7 @@ export class SqliteRows implements CheckpointRowStore {
               head.sinceBase,
               head.baseLayout ?? null,
             );
-            if (head.baseImage)
-              s.putImage.run(row.sessionId, row.namespace, head.baseCheckpointId, head.baseImage);
-          } else if (head === null) {
-            s.deleteHead.run(row.sessionId, row.namespace);
-            s.deleteImage.run(row.sessionId, row.namespace);
-          }
+          } else if (head === null) s.deleteHead.run(row.sessionId, row.namespace);
           return Number(info.lastInsertRowid);
         })
         .immediate(),
@@ -219,8 +195,7 @@ export class SqliteRows implements CheckpointRowStore {
     const head = this.statements.materialized.get({ session: sessionId, namespace }) as
       | MaterializedHead
       | undefined;
-    const fromHead = head && head.base_storage === 'full' ? headChain(head) : undefined;
-    if (fromHead) return fromHead;
+    if (head && head.base_storage === 'full') return headChain(head);
     return chainRows(
       this.statements.latestChain.all({ session: sessionId, namespace }) as SqlCheckpointRow[],
     );
@@ -261,7 +236,6 @@ export class SqliteRows implements CheckpointRowStore {
           if (Number(s.maxSeq.get(sessionId, namespace)) !== maxSeq) return 'changed';
           for (const { checkpointId, payload } of rewrites) s.rewrite.run(payload, sessionId, checkpointId);
           s.deleteHead.run(sessionId, namespace);
-          s.deleteImage.run(sessionId, namespace);
           for (const id of deleteIds) {
             s.delete.run(sessionId, id);
             s.deleteWrites.run(sessionId, id);
@@ -312,7 +286,6 @@ export class SqliteRows implements CheckpointRowStore {
           s.deleteSession.run(sessionId);
           s.deleteSessionWrites.run(sessionId);
           s.deleteSessionHeads.run(sessionId);
-          s.deleteSessionImages.run(sessionId);
         })
         .immediate(),
     );
