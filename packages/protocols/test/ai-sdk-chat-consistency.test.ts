@@ -50,6 +50,25 @@ describe('the AI SDK chat agrees with what useChat holds', () => {
     expect(stored).toHaveLength(2);
   });
 
+  it('an edited user message is a new run, and the messages route holds it in place of the old one', async () => {
+    stack = await startStack([]);
+    const chat = chatFor(stack, 'chat-edit-history', 'replay');
+    await chat.sendMessage({ text: 'Create hello.txt' });
+    await settled(chat);
+    const first = chat.messages[0] as UIMessage;
+    const before = await stack.store.listRuns('chat-edit-history');
+    // useChat's edit: the same message id, other text; the answer after it is dropped.
+    await chat.sendMessage({ text: 'Create hello.txt, please', messageId: first.id });
+    await settled(chat);
+    expect(chat.error).toBeUndefined();
+    const runs = await stack.store.listRuns('chat-edit-history');
+    expect(runs).toHaveLength(before.length + 1);
+    expect(runs.at(-1)?.prompt).toBe('Create hello.txt, please');
+    const stored = await storedMessages(stack, 'chat-edit-history');
+    expect(stored.map((m) => [m.role, m.id])).toEqual(chat.messages.map((m) => [m.role, m.id]));
+    expect(stored[0]?.parts).toEqual([{ type: 'text', text: 'Create hello.txt, please' }]);
+  });
+
   it('a useChat answer contradicting an approval already resolved elsewhere is 409 naming the answer', async () => {
     stack = await startStack([
       {

@@ -29,12 +29,12 @@ export async function chatMessages(store: RunStore & EventStore, threadId: strin
     // The id useChat gave the user message, kept in the run's options by the chat route.
     const clientId = run.options[USER_MESSAGE_OPTION];
     const userId = typeof clientId === 'string' ? clientId : `user-${run.runId}`;
-    // useChat's regenerate drops the answer it replaces (and what followed) and posts the rest, ending with
-    // the same user message: this run's prompt and answer take the place of that message and what followed.
-    if (run.options[REGENERATE_OPTION] === true) {
-      const replaced = messages.findLastIndex((m) => m.role === 'user' && m.id === userId);
-      if (replaced >= 0) messages.length = replaced;
-    }
+    // useChat's regenerate, and an edit of a user message (sendMessage with its messageId), drop the message
+    // (or the answer) they replace and what followed, and post the rest ending with that user message id:
+    // this run's prompt and answer take the place of that message and what followed. Ids are unique in a
+    // chat, so an id seen before is always such a replacement.
+    const replaced = messages.findLastIndex((m) => m.role === 'user' && m.id === userId);
+    if (replaced >= 0) messages.length = replaced;
     messages.push({
       id: userId,
       role: 'user',

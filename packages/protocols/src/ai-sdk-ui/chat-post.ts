@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { HttpError, quote, type ServerContext } from '@agentlane/server';
 import type { RunRecord } from '@agentlane/store';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -50,8 +51,11 @@ async function postPrompt(
     threadId: thread.threadId,
     prompt: chat.prompt,
     // A retried POST of the same user message is the same run (streamed again from its start). Message ids
-    // are the client's and unique only within its chat, hence the thread in the key.
-    idempotencyKey: chat.retry ? `ai-sdk-ui:${thread.threadId}:${chat.userMessageId}` : null,
+    // are the client's and unique only within its chat, hence the thread in the key; and its text, for an
+    // edited message (useChat's sendMessage with its messageId) is a new prompt under the same id.
+    idempotencyKey: chat.retry
+      ? `ai-sdk-ui:${thread.threadId}:${chat.userMessageId}:${promptDigest(chat.prompt)}`
+      : null,
     // A regenerate is recorded so the chat's messages show its answer in place of the one it replaced.
     options: {
       [USER_MESSAGE_OPTION]: chat.userMessageId,
@@ -110,4 +114,9 @@ function assertRegenerated(chat: Extract<ChatRequest, { kind: 'prompt' }>, runs:
       `messageId ${quote(id)} names no message of chat ${quote(chat.chatId)} to regenerate`,
       'body.messageId',
     );
+}
+
+/** A short digest of a prompt's text, for the idempotency key of a chat's user message. */
+function promptDigest(prompt: string): string {
+  return createHash('sha256').update(prompt).digest('hex').slice(0, 16);
 }
