@@ -10,6 +10,7 @@ import type { NegotiatedCapabilities } from '@agentlane/contract';
 import { guardInput, MAX_PROMPT_CHARS } from '@agentlane/server';
 import type { AcpBackend } from './backend.js';
 import { replayHistory } from './history-replay.js';
+import { asInvalidParams } from './invalid-params.js';
 import { runPrompt } from './prompt-run.js';
 
 export interface AcpAgentDeps {
@@ -102,19 +103,6 @@ export function acpAgent({ backend, version, unreachableMs }: AcpAgentDeps): Age
       const prompt = promptText(params.prompt);
       return runPrompt({ backend, client, sessionId: params.sessionId, prompt, active, unreachableMs });
     });
-}
-
-/**
- * A refusal of the backend (the local server's HttpError or the HTTP client's ApiError, both with a status)
- * as -32602 when it is about the request (400 / 422), naming the field; anything else stays an internal error.
- */
-function asInvalidParams(error: unknown, param = 'params'): RequestError | undefined {
-  const e = error as { status?: unknown; message?: unknown; field?: unknown; code?: unknown } | null;
-  // The local store refuses a cursor it did not issue as StoreError 'invalid' (no HTTP status).
-  const refused = e?.status === 400 || e?.status === 422 || e?.code === 'invalid';
-  if (!e || !refused) return undefined;
-  const field = typeof e.field === 'string' ? e.field.replace(/^(body|query)\./, '') : param;
-  return RequestError.invalidParams({ [field]: String(e.message) });
 }
 
 /** The prompt's text: its text blocks and the links it refers to (run.create carries text only). */

@@ -2,6 +2,7 @@ import { type AgentContext, type PromptResponse, RequestError } from '@agentclie
 import type { CanonicalEvent, RunStatus, StopReason, StreamEvent } from '@agentlane/contract';
 import { PAUSE_GRACE_MS } from '../run-follower.js';
 import type { AcpBackend } from './backend.js';
+import { asInvalidParams } from './invalid-params.js';
 import { type AskedRun, askApproval, askQuestion } from './permission-requests.js';
 import { acpStopReason, SessionUpdateTranslator } from './session-updates.js';
 
@@ -40,7 +41,10 @@ export async function runPrompt({
   unreachableMs = UNREACHABLE_MS,
 }: PromptInput): Promise<PromptResponse> {
   const head = await backend.head(sessionId);
-  const runId = await backend.createRun(sessionId, prompt);
+  // A refusal of the run (a remote server's 400 on its own prompt rules) is the client's to fix: -32602.
+  const runId = await backend.createRun(sessionId, prompt).catch((error: unknown) => {
+    throw asInvalidParams(error, 'prompt') ?? error;
+  });
   active.set(sessionId, runId);
   const run = new PromptRun({ backend, client, sessionId, runId }, head, unreachableMs);
   let subscription: { close(): void } | undefined;
