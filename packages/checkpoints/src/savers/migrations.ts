@@ -57,6 +57,22 @@ const CHECKPOINT_MIGRATIONS: readonly { name: string; ddl: string }[] = [
     name: 'the layout of a head base',
     ddl: 'ALTER TABLE {{S}}harness_checkpoint_heads ADD COLUMN base_layout TEXT',
   },
+  {
+    // Shipped for a few hours in session 18 (a V8 image of the head base for cold reads, taken out again:
+    // docs/performance.md). Kept so databases that applied it open; the next entry drops its table.
+    name: 'the image of a head base',
+    ddl: `CREATE TABLE {{S}}harness_checkpoint_base_images (
+    session_id TEXT NOT NULL,
+    namespace TEXT NOT NULL,
+    checkpoint_id TEXT NOT NULL,
+    image {{bytes}} NOT NULL,
+    PRIMARY KEY (session_id, namespace)
+  )`,
+  },
+  {
+    name: 'no image of a head base',
+    ddl: 'DROP TABLE {{S}}harness_checkpoint_base_images',
+  },
 ];
 
 /**
