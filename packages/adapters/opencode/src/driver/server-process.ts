@@ -1,4 +1,5 @@
 import { mkdir, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { JsonObject } from '@agentlane/contract';
 import { type OwnedProcess, sandboxEnv, sharedDenyAllProxy, spawnOwned } from '@agentlane/engine-kit';
@@ -39,8 +40,8 @@ const QUIET_ENV: Record<string, string> = {
 
 /**
  * Starts `opencode serve` on loopback with its own HOME and every outbound call sent to the deny-all sink,
- * and resolves with the URL it prints ("opencode server listening on http://…"); `--port 0` is not honoured
- * reliably, so the port is read, never assumed.
+ * and resolves with the URL it prints ("opencode server listening on http://…"): the port asked for is read
+ * back, never assumed.
  */
 export async function startOpenCodeServer(options: StartServerOptions): Promise<OpenCodeServer> {
   const home = options.home;
@@ -62,9 +63,13 @@ export async function startOpenCodeServer(options: StartServerOptions): Promise<
     ...(proxyUrl ? { proxyUrl } : {}),
     extra: { ...QUIET_ENV, OPENCODE_CONFIG: configPath, ...options.extraEnv },
   });
+  // A port of our choosing: `--port 0` makes opencode try its default 4096 first, so a server started again
+  // soon after one on 4096 was stopped came up on that port while the old one's connections still closed,
+  // and the restarted session's first calls failed ("fetch failed").
+  const port = await freeLoopbackPort();
   const child = spawnOwned(
     options.binary,
-    ['serve', '--port', '0', '--hostname', '127.0.0.1', '--print-logs', '--log-level', 'WARN'],
+    ['serve', '--port', String(port), '--hostname', '127.0.0.1', '--print-logs', '--log-level', 'WARN'],
     { cwd: options.cwd, env, ...(options.onLog ? { onStderr: options.onLog } : {}) },
   );
   child.child.stdin?.end();
@@ -103,4 +108,17 @@ export async function startOpenCodeServer(options: StartServerOptions): Promise<
       await child.kill(3000);
     },
   };
+}
+
+/** A loopback port nothing listens on now (the OS's pick for port 0), for a child to listen on. */
+function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
 }
