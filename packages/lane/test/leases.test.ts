@@ -44,6 +44,33 @@ const code = (p: Promise<unknown>) =>
     (e) => (e instanceof StoreError ? e.code : String(e)),
   );
 
+/**
+ * A lane (owner `live`, a 300 ms lease renewed every 50 ms) on `store` with its method `key` replaced by
+ * what `replace` makes of the original (bound to the store).
+ */
+function laneWith<K extends keyof Store>(
+  store: Store,
+  key: K,
+  replace: (original: Store[K]) => Store[K],
+): Lane {
+  const replaced = replace((store[key] as (...a: unknown[]) => unknown).bind(store) as Store[K]);
+  const wrapped: Store = new Proxy(store, {
+    get(target, name, receiver) {
+      if (name === key) return replaced;
+      const value = Reflect.get(target, name, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return createLane({
+    store: wrapped,
+    drivers: [createTestDriver()],
+    ownerId: 'live',
+    pollIntervalMs: 20,
+    runLeaseMs: 300,
+    runLeaseRenewMs: 50,
+  });
+}
+
 describe('run leases (SQLite, a SIGKILLed process and several live ones on one file)', () => {
   let t: TestStore;
   const opened: { lane: Lane; store: Store }[] = [];
@@ -272,24 +299,9 @@ describe('run leases (SQLite, a SIGKILLed process and several live ones on one f
     await reader.stop();
     // Taking it over never answers, as a write waiting on a stopped process's row lock would not.
     let takes = 0;
-    const stuck: Store = new Proxy(store, {
-      get(target, key, receiver) {
-        const value = Reflect.get(target, key, receiver);
-        if (key === 'takeExpiredRun')
-          return () => {
-            takes++;
-            return new Promise(() => {});
-          };
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
-    const lane = createLane({
-      store: stuck,
-      drivers: [createTestDriver()],
-      ownerId: 'live',
-      pollIntervalMs: 20,
-      runLeaseMs: 300,
-      runLeaseRenewMs: 50,
+    const lane = laneWith(store, 'takeExpiredRun', () => () => {
+      takes++;
+      return new Promise(() => {});
     });
     opened.push({ lane, store });
     await lane.start();
@@ -310,25 +322,15 @@ describe('run leases (SQLite, a SIGKILLed process and several live ones on one f
     const { store } = t;
     await store.createThread({ threadId: 'th', engine: 'test', title: null, workDir: null, metadata: {} });
     let refusals = 2;
-    const full: Store = new Proxy(store, {
-      get(target, key, receiver) {
-        const value = Reflect.get(target, key, receiver);
-        if (key === 'finalizeRun')
-          return (...args: unknown[]) =>
-            refusals-- > 0
-              ? Promise.reject(Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }))
-              : value.apply(target, args);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
-    const lane = createLane({
-      store: full,
-      drivers: [createTestDriver()],
-      ownerId: 'live',
-      pollIntervalMs: 20,
-      runLeaseMs: 300,
-      runLeaseRenewMs: 50,
-    });
+    const lane = laneWith(
+      store,
+      'finalizeRun',
+      (finalize) =>
+        (...args) =>
+          refusals-- > 0
+            ? Promise.reject(Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }))
+            : finalize(...args),
+    );
     opened.push({ lane, store });
     await lane.start();
     const { run } = await lane.createRun({ threadId: 'th', prompt: 'delta a' });

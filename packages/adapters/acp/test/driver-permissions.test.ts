@@ -1,39 +1,11 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { JsonValue } from '@agentlane/contract';
-import type {
-  ApprovalAnswer,
-  EngineSession,
-  NativeFrameRecord,
-  TranslatedEvent,
-  TurnIO,
-} from '@agentlane/engine-kit';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createDriver } from '../src';
+import type { ApprovalAnswer, EngineSession, TranslatedEvent, TurnIO } from '@agentlane/engine-kit';
+import { describe, expect, it } from 'vitest';
+import { hostileDriver } from './hostile-driver';
 
-// A real ACP agent over stdio asking for permissions in ways no answer can settle unambiguously
-// (test/__fixtures__/hostile-agent.mjs), against the real driver and the SDK's own checks.
-const agent = fileURLToPath(new URL('./__fixtures__/hostile-agent.mjs', import.meta.url));
-const root = mkdtempSync(join(tmpdir(), 'agentlane-acp-perm-'));
-const driver = createDriver({ name: 'hostile', command: process.execPath, args: [agent], homeRoot: root });
-
-const open: EngineSession[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((s) => s.close()));
-});
-
-async function openSession(): Promise<EngineSession> {
-  const session = await driver.openSession({
-    threadId: 'thr_perm',
-    workDir: root,
-    generation: 1,
-    emit: () => {},
-  });
-  open.push(session);
-  return session;
-}
+// A real ACP agent over stdio asking for permissions in ways no answer can settle unambiguously, against
+// the real driver and the SDK's own checks.
+const { openSession, translate } = hostileDriver('thr_perm', 'agentlane-acp-perm-');
 
 type Answer = (
   approvalId: string,
@@ -86,24 +58,6 @@ async function run(prompt: string, answer: Answer, session?: EngineSession) {
     .map((e) => (e.payload as { text: string }).text)
     .join('\n');
   return { asked, events, text };
-}
-
-function translate(frames: JsonValue[]): TranslatedEvent[] {
-  const ctx = { threadId: 'thr_perm', runId: 'run_1', turnId: 'run_1', provider: driver.provider };
-  let state = driver.translator.initialState(ctx);
-  const events: TranslatedEvent[] = [];
-  frames.forEach((frame, i) => {
-    const record: NativeFrameRecord = {
-      runId: 'run_1',
-      nativeSeq: i + 1,
-      receivedAt: new Date().toISOString(),
-      frame,
-    };
-    const step = driver.translator.translate(record, state, ctx);
-    state = step.state;
-    events.push(...step.events);
-  });
-  return events;
 }
 
 const allow: ApprovalAnswer = { outcome: 'selected', optionId: 'allow', answeredBy: 'user' };

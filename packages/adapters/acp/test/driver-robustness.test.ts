@@ -1,41 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { getEventListeners } from 'node:events';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { JsonValue } from '@agentlane/contract';
-import type {
-  ApprovalAnswer,
-  EngineSession,
-  NativeFrameRecord,
-  OwnedProcess,
-  TranslatedEvent,
-  TurnIO,
-} from '@agentlane/engine-kit';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createDriver } from '../src';
+import type { ApprovalAnswer, EngineSession, OwnedProcess, TurnIO } from '@agentlane/engine-kit';
+import { describe, expect, it } from 'vitest';
+import { hostileDriver } from './hostile-driver';
 
-// A real process speaking ACP over stdio that misbehaves as its prompt asks (test/__fixtures__/hostile-agent.mjs).
-const agent = fileURLToPath(new URL('./__fixtures__/hostile-agent.mjs', import.meta.url));
-const root = mkdtempSync(join(tmpdir(), 'agentlane-acp-hostile-'));
-const driver = createDriver({ name: 'hostile', command: process.execPath, args: [agent], homeRoot: root });
-
-const open: EngineSession[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((s) => s.close()));
-});
-
-async function openSession(): Promise<EngineSession> {
-  const session = await driver.openSession({
-    threadId: 'thr_hostile',
-    workDir: root,
-    generation: 1,
-    emit: () => {},
-  });
-  open.push(session);
-  return session;
-}
+// A real process speaking ACP over stdio that misbehaves as its prompt asks.
+const { openSession, translate } = hostileDriver('thr_hostile', 'agentlane-acp-hostile-');
 
 const engineOf = (session: EngineSession) => (session as unknown as { process: OwnedProcess }).process;
 
@@ -70,24 +41,6 @@ function alive(pids: number[], pgid: number): number[] {
 async function settleGone(pids: number[], pgid: number): Promise<number[]> {
   for (let i = 0; i < 200 && alive(pids, pgid).length > 0; i++) await new Promise((r) => setTimeout(r, 25));
   return alive(pids, pgid);
-}
-
-function translate(frames: JsonValue[]): TranslatedEvent[] {
-  const ctx = { threadId: 'thr_hostile', runId: 'run_1', turnId: 'run_1', provider: driver.provider };
-  let state = driver.translator.initialState(ctx);
-  const events: TranslatedEvent[] = [];
-  frames.forEach((frame, i) => {
-    const record: NativeFrameRecord = {
-      runId: 'run_1',
-      nativeSeq: i + 1,
-      receivedAt: new Date().toISOString(),
-      frame,
-    };
-    const step = driver.translator.translate(record, state, ctx);
-    state = step.state;
-    events.push(...step.events);
-  });
-  return events;
 }
 
 describe('ACP driver: hostile agents', () => {
