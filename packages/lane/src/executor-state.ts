@@ -151,3 +151,17 @@ export async function finalizeAndAnnounce(
   });
   o.canonicalizer.kick();
 }
+
+/** The frames of a run that cannot start (no thread, no driver): without a translator they tell what happened. */
+export async function recordSetupFailure(store: ExecutorStore, runId: string, error: string): Promise<void> {
+  await store.appendFrames(runId, [
+    {
+      receivedAt: new Date().toISOString(),
+      frame: harness({ harness: 'engine.error', message: error, fatal: true }),
+    },
+    {
+      receivedAt: new Date().toISOString(),
+      frame: harness({ harness: 'turn.ended', outcome: 'failed', error }),
+    },
+  ]);
+}

@@ -7,6 +7,7 @@ import {
   finalizeAndAnnounce,
   harness,
   type RunExecutorOptions,
+  recordSetupFailure,
   sleep,
   type Waiter,
 } from './executor-state.js';
@@ -54,10 +55,10 @@ export class RunExecutor {
 
   async start(): Promise<void> {
     this.stopped = false;
-    // Runs of processes that died while this one was down are settled now, not one renewal later.
-    await this.reclaimExpired().catch((err) =>
-      this.o.log?.('warn', 'reclaiming runs of dead processes failed', { error: errorMessage(err) }),
-    );
+    // Runs of processes that died while this one was down are settled now, not one renewal later; a settle
+    // waiting on a stopped process's locks holds the start for one lease period at most.
+    this.startReclaim();
+    await Promise.race([this.reclaiming, sleep(this.o.leaseMs)]);
     this.timer = setInterval(() => void this.tick(), this.o.pollIntervalMs);
     this.timer.unref();
     this.leaseTimer = setInterval(() => void this.leaseTick(), this.o.leaseRenewMs);
@@ -236,16 +237,19 @@ export class RunExecutor {
     }
     // Not awaited: a settle can wait on a stopped process's row locks (PostgreSQL); renewals waiting behind
     // it let this process's own leases expire, and others settled its live runs.
-    if (!this.stopped && !this.reclaiming) {
-      this.reclaiming = this.reclaimExpired()
-        .catch((err) => {
-          this.outageSeenAt = Date.now(); // a failing database: an outage (see outageSeenAt)
-          this.o.log?.('warn', 'settling runs of a lost process failed', { error: errorMessage(err) });
-        })
-        .finally(() => {
-          this.reclaiming = null;
-        });
-    }
+    this.startReclaim();
+  }
+
+  private startReclaim(): void {
+    if (this.stopped || this.reclaiming) return;
+    this.reclaiming = this.reclaimExpired()
+      .catch((err) => {
+        this.outageSeenAt = Date.now(); // a failing database: an outage (see outageSeenAt)
+        this.o.log?.('warn', 'settling runs of a lost process failed', { error: errorMessage(err) });
+      })
+      .finally(() => {
+        this.reclaiming = null;
+      });
   }
 
   /** Settles the runs whose lease expired (their process is gone): see settleExpiredRuns. */
@@ -301,17 +305,7 @@ export class RunExecutor {
     const driver = thread ? this.o.driverFor(thread.engine) : undefined;
     if (!thread || !driver) {
       const error = thread ? `no engine named "${thread.engine}" is configured` : 'thread not found';
-      // Without a translator there is nothing to translate: the frames still tell what happened.
-      await store.appendFrames(run.runId, [
-        {
-          receivedAt: new Date().toISOString(),
-          frame: harness({ harness: 'engine.error', message: error, fatal: true }),
-        },
-        {
-          receivedAt: new Date().toISOString(),
-          frame: harness({ harness: 'turn.ended', outcome: 'failed', error }),
-        },
-      ]);
+      await recordSetupFailure(store, run.runId, error);
       await this.settle(run, 'failed', error);
       return;
     }

@@ -297,6 +297,8 @@ describe('run leases (SQLite, a SIGKILLed process and several live ones on one f
     const lost = (await reader.createRun({ threadId: 'lost', prompt: 'x' })).run;
     await store.claimRun(lost.runId, 'gone', 1);
     await reader.stop();
+    // Expired before this process starts: the start's own settle hangs too (it held the start for good).
+    await new Promise((r) => setTimeout(r, 5));
     // Taking it over never answers, as a write waiting on a stopped process's row lock would not.
     let takes = 0;
     const lane = laneWith(store, 'takeExpiredRun', () => () => {
