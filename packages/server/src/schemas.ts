@@ -55,11 +55,17 @@ export const CreateSessionBody = Type.Object(
 
 export const SessionReply = Type.Object({ session: SessionView });
 
+/**
+ * A generation a client expects: an integer JSON can carry exactly. A larger one (2^53 and up) reaches the
+ * server rounded, and a stale check against a rounded number could pass; it is refused instead.
+ */
+const Generation = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
+
 export const UpdateSessionBody = Type.Object(
   {
     title: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
     metadata: Type.Optional(JsonObject),
-    expectedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
+    expectedGeneration: Type.Optional(Generation),
   },
   { additionalProperties: false },
 );
@@ -75,7 +81,7 @@ export const CreateRunBody = Type.Object(
     parentRunId: Type.Optional(Id),
     model: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     mode: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    expectedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
+    expectedGeneration: Type.Optional(Generation),
   },
   { additionalProperties: false },
 );

@@ -207,6 +207,14 @@ const cases: Case[] = [
     field: 'body.expectedGeneration',
   },
   {
+    name: 'put: a generation JSON cannot carry exactly',
+    method: 'PUT',
+    path: () => `/sessions/${thread}`,
+    body: { expectedGeneration: 2 ** 53 },
+    status: 400,
+    field: 'body.expectedGeneration',
+  },
+  {
     name: 'delete: unknown id',
     method: 'DELETE',
     path: () => '/sessions/unknown-id',
@@ -355,6 +363,14 @@ const cases: Case[] = [
     path: () => `/threads/${thread}/runs`,
     body: { prompt: 'x', expectedGeneration: 99 },
     status: 409,
+  },
+  {
+    name: 'runs: a generation JSON cannot carry exactly',
+    method: 'POST',
+    path: () => `/threads/${thread}/runs`,
+    body: { prompt: 'x', expectedGeneration: 1e300 },
+    status: 400,
+    field: 'body.expectedGeneration',
   },
   { name: 'run: unknown id', method: 'GET', path: () => '/runs/unknown-id', status: 404, field: 'params.id' },
   {

@@ -14,7 +14,12 @@ const FramesParams = Type.Object({
 
 const FramesQuery = Type.Object({
   after: Type.Optional(
-    Type.Integer({ minimum: 0, default: 0, description: 'Frames with nativeSeq > after' }),
+    Type.Integer({
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+      default: 0,
+      description: 'Frames with nativeSeq > after',
+    }),
   ),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 500 })),
 });
