@@ -1,6 +1,7 @@
 import type { JsonValue } from '@agentlane/contract';
 import type { ApprovalAnswer, EngineSession, TranslatedEvent, TurnIO } from '@agentlane/engine-kit';
 import { describe, expect, it } from 'vitest';
+import { Frames } from './frame-log';
 import { hostileDriver } from './hostile-driver';
 
 // A real ACP agent over stdio asking for permissions in ways no answer can settle unambiguously, against
@@ -12,22 +13,6 @@ type Answer = (
   asked: string[],
   frames: Frames,
 ) => ApprovalAnswer | Promise<ApprovalAnswer>;
-
-/** The frames a turn emitted; `until` waits (without a timer) for one the test needs to have been recorded. */
-class Frames {
-  readonly list: JsonValue[] = [];
-  private waiters: { test: (f: JsonValue[]) => boolean; resolve: () => void }[] = [];
-  push(frame: JsonValue): void {
-    this.list.push(frame);
-    const ready = this.waiters.filter((w) => w.test(this.list));
-    this.waiters = this.waiters.filter((w) => !ready.includes(w));
-    for (const w of ready) w.resolve();
-  }
-  until(test: (f: JsonValue[]) => boolean): Promise<void> {
-    if (test(this.list)) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push({ test, resolve }));
-  }
-}
 
 /**
  * Runs one turn (on `session`, else a new one); `answer` gets each approval id the driver waits on, those

@@ -7,6 +7,8 @@ import { hostileDriver } from './hostile-driver';
 
 // A real process speaking ACP over stdio that misbehaves as its prompt asks.
 const { openSession, translate } = hostileDriver('thr_hostile', 'agentlane-acp-hostile-');
+// The flood below keeps 2,000 requests pending at once: above the default cap (driver-permission-cap.test.ts).
+const wide = hostileDriver('thr_hostile', 'agentlane-acp-hostile-', { maxPendingPermissions: 2000 });
 
 const engineOf = (session: EngineSession) => (session as unknown as { process: OwnedProcess }).process;
 
@@ -104,7 +106,7 @@ describe('ACP driver: hostile agents', () => {
   });
 
   it('a flood of pending permission requests adds no abort listener per request, and leaves none behind', async () => {
-    const session = await openSession();
+    const session = await wide.openSession();
     const abort = new AbortController();
     const frames: JsonValue[] = [];
     const pending: (() => void)[] = [];

@@ -236,14 +236,14 @@ describe('ACP translator: reused tool call ids in permission requests', () => {
   });
 });
 
-describe('ACP translator: frames of another session, stray responses', () => {
-  const say = (text: string, sessionId: string) =>
-    update({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } }, sessionId);
-  const texts = (ds: ReturnType<typeof drafts>) =>
-    ofKind(ds, 'message.completed')
-      .filter((p) => p.role === 'assistant')
-      .map((p) => p.text);
+const say = (text: string, sessionId: string) =>
+  update({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } }, sessionId);
+const texts = (ds: ReturnType<typeof drafts>) =>
+  ofKind(ds, 'message.completed')
+    .filter((p) => p.role === 'assistant')
+    .map((p) => p.text);
 
+describe('ACP translator: frames of another session, stray responses', () => {
   it('an update for another session than the bound one is a warning, not this thread’s message', () => {
     const ds = drafts([
       client({ id: 0, method: 'session/new', params: { cwd: '/w', mcpServers: [] } }),
@@ -282,5 +282,61 @@ describe('ACP translator: frames of another session, stray responses', () => {
     ]);
     expect(ofKind(ds, 'turn.completed')).toHaveLength(1);
     expect(texts(ds)).toEqual(['still going']);
+  });
+});
+
+describe('ACP translator: what the driver answered without asking', () => {
+  const late = (frame: JsonValue): JsonValue => ({ ...(frame as Record<string, JsonValue>), late: true });
+  const cancelled = (id: string | number) => client({ id, result: { outcome: { outcome: 'cancelled' } } });
+  const commands = update({ sessionUpdate: 'available_commands_update', availableCommands: [{ name: 'c' }] });
+
+  it('frames marked late show nothing of theirs: one warning a burst, settings still applied', () => {
+    const ds = drafts([
+      ...begin,
+      say('on time', 's'),
+      agent({ id: 1, result: { stopReason: 'end_turn' } }),
+      late(say('late text', 's')),
+      late(update({ sessionUpdate: 'tool_call', toolCallId: 'late-tool', title: 'late', status: 'pending' })),
+      commands,
+      late(ask(7, 'late')),
+      cancelled(7),
+      late(say('more late text', 's')),
+    ]);
+    expect(texts(ds)).toEqual(['on time']);
+    expect(warnings(ds)).toEqual(['acp.late_frames']);
+    expect(JSON.stringify(ds)).not.toContain('late-tool');
+    expect(ofKind(ds, 'approval.requested')).toEqual([]);
+    expect(ofKind(ds, 'approval.resolved')).toEqual([]);
+    expect(ofKind(ds, 'commands.updated')).toHaveLength(1);
+  });
+
+  it('the next prompt ends a burst: late frames after its answer are a burst of their own', () => {
+    const ds = drafts([
+      { harness: 'turn.started', prompt: 'go' },
+      late(say('late from the turn before', 's')),
+      client({ id: 2, method: 'session/prompt', params: { sessionId: 's', prompt: [] } }),
+      say('on time', 's'),
+      agent({ id: 2, result: { stopReason: 'end_turn' } }),
+      late(say('late again', 's')),
+    ]);
+    expect(texts(ds)).toEqual(['on time']);
+    expect(warnings(ds)).toEqual(['acp.late_frames', 'acp.late_frames']);
+  });
+
+  it('a permission request over the driver’s cap is its warning only; the id is free once answered', () => {
+    const ds = drafts([
+      ...begin,
+      { event: 'acp.wire_warning', reason: 'too_many_pending_permissions', id: 9, limit: 64 },
+      ask(9, 'one too many'),
+      cancelled(9),
+      ask(9, 'offered'),
+      choose(9, 'allow'),
+      agent({ id: 1, result: { stopReason: 'end_turn' } }),
+    ]);
+    expect(warnings(ds)).toEqual(['acp.too_many_pending_permissions']);
+    expect(ofKind(ds, 'approval.requested').map((p) => p.title)).toEqual(['offered']);
+    expect(ofKind(ds, 'approval.resolved')).toEqual([
+      expect.objectContaining({ approvalId: approvalIdFor(9), decision: 'allow_once' }),
+    ]);
   });
 });

@@ -51,6 +51,8 @@ const AcpEngineOptions = Type.Object(
     network: Type.Optional(Type.Union([Type.Literal('loopback'), Type.Literal('open')])),
     observed: Type.Optional(Observed),
     startTimeoutMs: Type.Optional(Type.Integer({ minimum: 1000 })),
+    /** Permission requests of one session waiting for the user at once (request-ledger.ts); the rest are cancelled. */
+    maxPendingPermissions: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
   },
   { additionalProperties: false },
 );
@@ -111,5 +113,6 @@ export function parseAcpEngineOptions(value: unknown): AcpEngineConfig {
   if (o.network) config.network = o.network;
   if (o.observed) config.observed = { ...config.observed, ...o.observed };
   if (o.startTimeoutMs) config.startTimeoutMs = o.startTimeoutMs;
+  if (o.maxPendingPermissions) config.maxPendingPermissions = o.maxPendingPermissions;
   return config;
 }

@@ -29,6 +29,11 @@ export interface AcpEngineConfig {
   homeRoot?: string;
   /** Flags the engine was observed to produce (see translate/capabilities.ts): reasoning, plans, commands, usage, fileDiffs. */
   observed?: Partial<Record<CapabilityFlag, boolean>>;
+  /**
+   * The most permission requests of one session that wait for the user at once (default 64, see
+   * request-ledger.ts); the agent's next one is answered cancelled without asking, with a warning.
+   */
+  maxPendingPermissions?: number;
   /** ms to wait for initialize and the session response (default 60 s). */
   startTimeoutMs?: number;
   /** Receives the engine's stderr, for debugging. */

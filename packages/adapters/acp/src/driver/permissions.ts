@@ -17,7 +17,8 @@ export type PermissionTurn = { io: TurnIO | null; aborted: Promise<null> | null;
  * session/request_permission → the user's answer, through the approval the ledger gave the request. A request
  * that cannot be answered unambiguously is refused with a JSON-RPC error (the translator warns about the same
  * frame): an id still pending (one answer would settle both; request-ledger.ts), options sharing an optionId
- * (the answer could not say which was chosen), another session's request, or a null id.
+ * (the answer could not say which was chosen), another session's request, or a null id. One over the cap
+ * of pending requests, or sent after the turn's answer, is answered cancelled at once (request-ledger.ts).
  */
 export async function answerPermission(
   ledger: RequestLedger,
@@ -27,16 +28,18 @@ export async function answerPermission(
 ): Promise<RequestPermissionResponse> {
   if (requestId === null) throw RequestError.invalidRequest(undefined, 'a permission request needs an id');
   const verdict = ledger.take(requestId);
-  if (verdict.duplicate) {
+  if (verdict.kind === 'duplicate') {
     throw RequestError.invalidRequest(
       { id: requestId },
       `a request with the id ${JSON.stringify(requestId)} is still pending`,
     );
   }
+  const cancelled: RequestPermissionResponse = { outcome: { outcome: 'cancelled' } };
+  // Too many pending, or late: the ledger's frame told the translator that no approval is offered.
+  if (verdict.kind === 'cancel') return cancelled;
   const problem = permissionProblem(params, turn.sessionId);
   if (problem) throw RequestError.invalidParams({ reason: problem.code }, problem.message);
   const { io, aborted } = turn;
-  const cancelled: RequestPermissionResponse = { outcome: { outcome: 'cancelled' } };
   if (!io || io.signal.aborted || !aborted) return cancelled;
   // Every pending request waits on the turn's one abort promise: a flood of requests adds no listener.
   const answer = await Promise.race([io.awaitApproval(verdict.approvalId), aborted]);

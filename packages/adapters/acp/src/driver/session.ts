@@ -15,6 +15,7 @@ import {
   type TurnOutcome,
 } from '@agentlane/engine-kit';
 import { negotiateAcpCapabilities } from '../translate/capabilities.js';
+import { LATE_FIELD } from '../translate/late-frames.js';
 import { ACP_COMMANDS_EVENT, ACP_WIRE_WARNING_EVENT } from '../translate/translator.js';
 import type { AcpEngineConfig } from './config.js';
 import { connectAcp, type WireDirection } from './connection.js';
@@ -25,6 +26,7 @@ import { answerPermission } from './permissions.js';
 import { waitForQuiet } from './quiet.js';
 import { RequestLedger } from './request-ledger.js';
 import { errorMessage, harness } from './rpc-util.js';
+import { TurnWindow } from './turn-window.js';
 
 /** How often a cancel is sent again while the agent has not ended the cancelled prompt. */
 const CANCEL_RESEND_MS = 2000;
@@ -64,7 +66,9 @@ export class AcpSession implements EngineSession {
   /** The driver killed the engine because its output could not be read: the turn reports that, not the exit. */
   private killedForWire = false;
   /** Requests either way not answered yet: stray responses, refused duplicates, approval ids (request-ledger.ts). */
-  private readonly requests = new RequestLedger();
+  private readonly requests: RequestLedger;
+  /** Which of the agent's messages come after its turn's answer, before the next prompt (turn-window.ts). */
+  private readonly window = new TurnWindow();
   /** JSON-RPC ids of the session/new|load|resume|fork requests sent while starting. */
   private readonly sessionRequests = new Set<string | number>();
   /**
@@ -87,6 +91,7 @@ export class AcpSession implements EngineSession {
   ) {
     this.sink = emit;
     this.betweenTurns = emit;
+    this.requests = new RequestLedger(config.maxPendingPermissions);
   }
 
   static async open(
@@ -116,9 +121,11 @@ export class AcpSession implements EngineSession {
       this.sessionRequests.add(id);
     }
     if (dir === 'agent->client') this.lastAgentFrameAt = Date.now();
+    // Late (after the turn's answer): marked in its own frame, which may land in either run (turn-window.ts).
+    const late = this.window.late(dir, rpc, id);
     // What the driver made of the message (a stray response, a refused request) goes just before it.
-    for (const before of this.requests.record(dir, rpc, id)) this.emit(before);
-    this.emit({ dir, msg }, raw);
+    for (const before of this.requests.record(dir, rpc, id, late)) this.emit(before);
+    this.emit(late ? { dir, msg, [LATE_FIELD]: true } : { dir, msg }, raw);
     if (
       dir === 'agent->client' &&
       id !== undefined &&

@@ -23,6 +23,28 @@ export function noteRefusedByDriver(step: Step, id: unknown): void {
   step.state.refuseNext = idSet(step.state.refuseNext, key, (idGet(step.state.refuseNext, key) ?? 0) + 1);
 }
 
+/**
+ * The driver's `too_many_pending_permissions` warning (already emitted), recorded just before the permission
+ * request it answered cancelled at once: the request is the agent's (its answer will come), but no approval.
+ */
+export function noteCancelledByDriver(step: Step, id: unknown): void {
+  const rpc = rpcIdOf(id);
+  if (rpc === undefined) return;
+  const key = rpcKey(rpc);
+  step.state.cancelNext = idSet(step.state.cancelNext, key, (idGet(step.state.cancelNext, key) ?? 0) + 1);
+}
+
+/** Whether the driver flagged this permission request as answered cancelled unasked (and takes the flag). */
+export function takeCancelledByDriver(step: Step, id: string | number): boolean {
+  const state = step.state;
+  const key = rpcKey(id);
+  const flagged = idGet(state.cancelNext, key) ?? 0;
+  if (flagged === 0) return false;
+  state.cancelNext =
+    flagged > 1 ? idSet(state.cancelNext, key, flagged - 1) : idDelete(state.cancelNext, key);
+  return true;
+}
+
 /** Registers a request; false (after a warning) when its id is still pending, and then it is refused. */
 export function noteAgentRequest(step: Step, id: string | number, method: string): boolean {
   const state = step.state;

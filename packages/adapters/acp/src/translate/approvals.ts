@@ -150,7 +150,11 @@ export function resolveApproval(
 export function onPermissionAnswer(step: Step, requestId: string | number, msg: JsonObject): void {
   const state = step.state;
   const key = rpcKey(requestId);
-  const approvalId = idGet(state.requestApprovals, key) ?? approvalIdFor(requestId);
+  const given = idGet(state.requestApprovals, key);
+  // A request offered no approval (answered cancelled unasked, or late: late-frames.ts) resolves none, not
+  // even an earlier one under the same id. Only states made before requestApprovals existed derive the id.
+  if (given === undefined && state.requestApprovals !== undefined) return;
+  const approvalId = given ?? approvalIdFor(requestId);
   state.requestApprovals = idDelete(state.requestApprovals, key);
   const approval = idGet(state.approvals, approvalId);
   // Refused when it came (permission-check.ts): no approval was offered, the warning was given then.

@@ -1,6 +1,6 @@
 import type { JsonObject } from '@agentlane/contract';
 import { asObject, asString } from '@agentlane/engine-kit';
-import { noteAgentRequest } from './agent-requests.js';
+import { noteAgentRequest, takeCancelledByDriver } from './agent-requests.js';
 import { onPermissionRequest } from './approvals.js';
 import { lateUpdateIsReplay } from './replay.js';
 import { onAgentResponse } from './responses.js';
@@ -48,9 +48,11 @@ function onAgentRequest(step: Step, method: string, id: string | number, params:
   const state = step.state;
   // A request from the agent (a permission) is live output: a late replay is over.
   if (!state.replaying) state.replayLate = false;
+  const cancelled = method === 'session/request_permission' && takeCancelledByDriver(step, id);
   if (!noteAgentRequest(step, id, method)) return;
   if (method === 'session/request_permission') {
-    onPermissionRequest(step, id, params);
+    // Over the driver's cap of pending requests: answered cancelled unasked, so nothing to offer the user.
+    if (!cancelled) onPermissionRequest(step, id, params);
     return;
   }
   // Other client methods (fs/*, terminal/*) are not offered by agentlane; the driver refuses them.

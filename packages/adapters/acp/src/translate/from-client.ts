@@ -21,6 +21,8 @@ export function fromClient(step: Step, msg: JsonObject, config: AcpTranslatorCon
       // learn it from, and updates for any other session are not this run's (from-agent.ts).
       state.nativeSessionId ??= asString(params.sessionId) ?? null;
       endReplay(step, true);
+      // What the agent sends after this is the new turn's: a burst of late frames is over.
+      state.lateBurst = false;
       flushPendingSession(step, config);
       // A trace recorded without the harness has no turn.started frame: the prompt request opens the turn.
       if (state.turn === 'none') openTurn(step, { prompt: promptText(params) });

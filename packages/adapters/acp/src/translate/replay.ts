@@ -1,5 +1,6 @@
 import type { JsonObject } from '@agentlane/contract';
 import { asObject, asString, idHas } from '@agentlane/engine-kit';
+import { isSettingsUpdate } from './late-frames.js';
 import type { Step } from './step.js';
 
 /**
@@ -49,14 +50,6 @@ export function endReplay(step: Step, late: boolean): void {
   });
 }
 
-/** Updates that only set the session's state; they are applied whether replayed or live. */
-const SETTINGS = new Set([
-  'available_commands_update',
-  'current_mode_update',
-  'config_option_update',
-  'session_info_update',
-]);
-
 /**
  * After the prompt of a loaded session and before its first live output: whether a session/update is a late
  * piece of the replay. Only updates that cannot be new are taken as history: a user message chunk (ACP agents
@@ -67,9 +60,10 @@ const SETTINGS = new Set([
 export function lateUpdateIsReplay(step: Step, params: JsonObject): boolean {
   const state = step.state;
   if (!state.replayLate) return false;
+  // Settings updates are applied whether replayed or live.
+  if (isSettingsUpdate(params)) return false;
   const update = asObject(params.update);
   const kind = asString(update?.sessionUpdate);
-  if (kind && SETTINGS.has(kind)) return false;
   if (kind === 'user_message_chunk') return true;
   if (kind === 'tool_call' && update) {
     const id = asString(update.toolCallId);

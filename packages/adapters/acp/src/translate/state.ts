@@ -68,6 +68,13 @@ export type AcpState = {
   refusedRequests?: IdMap<number>;
   /** By rpcKey: requests the driver refused as sent under a pending id, flagged just before them. */
   refuseNext?: IdMap<number>;
+  /**
+   * By rpcKey: permission requests the driver answered cancelled at once, unasked (more pending than it keeps
+   * open), flagged just before them (agent-requests.ts).
+   */
+  cancelNext?: IdMap<number>;
+  /** The driver marked a frame late since the last prompt request: its warning is given (late-frames.ts). */
+  lateBurst?: boolean;
   /** By rpcKey: the approval id the driver gave the next permission request under that id (approvals.ts). */
   nextApprovalIds?: IdMap<string>;
   /** By rpcKey: the approval id of each permission request not answered yet. */
@@ -119,6 +126,8 @@ export function initialAcpState(): AcpState {
     refusedRequests: emptyIdMap(),
     strayResponses: emptyIdMap(),
     refuseNext: emptyIdMap(),
+    cancelNext: emptyIdMap(),
+    lateBurst: false,
     nextApprovalIds: emptyIdMap(),
     requestApprovals: emptyIdMap(),
     agent: null,

@@ -16,11 +16,12 @@ import {
   translateGuarded,
   withAudit,
 } from '@agentlane/engine-kit';
-import { noteRefusedByDriver } from './agent-requests.js';
+import { noteCancelledByDriver, noteRefusedByDriver } from './agent-requests.js';
 import { onApprovalIdFrame } from './approvals.js';
 import { fromAgent } from './from-agent.js';
 import { fromClient } from './from-client.js';
 import { acpHarnessHandlers } from './harness.js';
+import { isLateFrame, onLateMessage } from './late-frames.js';
 import { noteStrayResponse } from './responses.js';
 import { type AcpTranslatorConfig, flushPendingSession } from './session.js';
 import { type AcpState, cloneState, initialAcpState } from './state.js';
@@ -36,7 +37,10 @@ export const ACP_COMMANDS_EVENT = 'acp.commands';
 /**
  * The durable provider event the driver stores for what came over the wire but is no usable message: a line
  * that is not a JSON object (`reason` parse_error / not_an_object, `line` its first KB), or a response to
- * a request the client never sent (stray_response). Each becomes a harness.warning.
+ * a request the client never sent (stray_response). The driver's decisions on the agent's requests are
+ * stored the same way just before the request: refused as sent under a pending id (duplicate_request_id),
+ * or answered cancelled unasked as one permission request too many (too_many_pending_permissions,
+ * driver/request-ledger.ts). Each becomes a harness.warning.
  */
 export const ACP_WIRE_WARNING_EVENT = 'acp.wire_warning';
 
@@ -45,6 +49,8 @@ const WIRE_WARNINGS: Record<string, string> = {
   not_an_object: 'the agent sent a JSON line that is not an object',
   stray_response: 'the agent answered a request the client never sent, or one already answered',
   duplicate_request_id: 'the agent sent a request under the id of one still pending; agentlane refused it',
+  too_many_pending_permissions:
+    'the agent has more permission requests pending than agentlane keeps open; this one was answered cancelled without asking',
 };
 
 /**
@@ -95,8 +101,11 @@ export function createAcpTranslator(options: AcpTranslatorOptions = {}): Transla
       const reason = asString(frame.reason) ?? 'unknown';
       if (reason === 'stray_response') noteStrayResponse(step, frame.id);
       if (reason === 'duplicate_request_id') noteRefusedByDriver(step, frame.id);
+      if (reason === 'too_many_pending_permissions') noteCancelledByDriver(step, frame.id);
       const { event: _event, ...detail } = frame;
       step.warn(`acp.${reason}`, WIRE_WARNINGS[reason] ?? 'the agent sent something unusable', detail);
+    } else if (wire?.dir === 'agent->client' && isLateFrame(frame) && wire.msg.method !== undefined) {
+      onLateMessage(step, wire.msg);
     } else if (wire?.dir === 'agent->client') fromAgent(step, wire.msg, config);
     else if (wire?.dir === 'client->agent') fromClient(step, wire.msg, config);
     else step.warn('acp.bad_frame', 'a frame that is neither an ACP message nor a harness frame', frame);

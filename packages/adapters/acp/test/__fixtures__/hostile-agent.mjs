@@ -13,7 +13,14 @@
 //   permonce          asks once under the id 7 (a second turn reuses the id of the first's), says what it got
 //   stray error       answers an id never asked with an error, then ends
 //   foreign           sends a message chunk for another session, then "hello" for its own, and ends
+//   late now          says "on time" and ends the turn, then sends late output in the same write: a message
+//                     chunk "late text", a tool call, a permission request (id "late-perm"), a command catalog
+//                     and an extension notification (`_hostile/suggestion`, as Qwen Code suggests a next prompt)
+//   late signal       the same, with the late output sent when the process gets SIGUSR1 (between turns)
+//   late mode         the same, with the late output sent on the next session/set_mode, before its answer
+//   report            says what the last late permission request got back ("late permission: cancelled")
 //   anything else     answers "hello" and ends the turn
+// With --modes it offers two modes (ask, code) in session/new, so the client may send session/set_mode.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
@@ -26,6 +33,7 @@ const chunk = (sessionId, text) => ({
 });
 const drain = () => new Promise((resolve) => out.once('drain', resolve));
 
+const modes = process.argv.includes('--modes');
 let next = 1;
 let nextRequest = 1000;
 /** By JSON-RPC id (1 and "1" apart): who waits for the responses to that id, in order. */
@@ -47,6 +55,40 @@ const allowReject = [
   { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
   { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
 ];
+
+/** What the last late permission request got back, once it has. */
+let lateAnswer;
+/** The session whose late output waits for SIGUSR1 or the next session/set_mode. */
+let lateOnSignal;
+let lateOnMode;
+/** Output after the turn's answer: content the next run must not show, and a command catalog it may. */
+const lateOutput = (sessionId) => {
+  lateAnswer = new Promise((resolve) => waiting.set('late-perm', [resolve]));
+  const toolCall = { toolCallId: 'late-tool', title: 'late tool', kind: 'edit', status: 'pending' };
+  return [
+    chunk(sessionId, 'late text'),
+    { jsonrpc: '2.0', method: 'session/update', params: { sessionId, update: { sessionUpdate: 'tool_call', ...toolCall } } },
+    {
+      jsonrpc: '2.0',
+      id: 'late-perm',
+      method: 'session/request_permission',
+      params: { sessionId, toolCall: { toolCallId: 'late-tool', title: 'late tool' }, options: allowReject },
+    },
+    {
+      jsonrpc: '2.0',
+      method: 'session/update',
+      params: {
+        sessionId,
+        update: { sessionUpdate: 'available_commands_update', availableCommands: [{ name: 'late', description: 'Late' }] },
+      },
+    },
+    { jsonrpc: '2.0', method: '_hostile/suggestion', params: { sessionId, suggestion: 'try again' } },
+  ];
+};
+process.on('SIGUSR1', () => {
+  if (lateOnSignal) write(...lateOutput(lateOnSignal));
+  lateOnSignal = undefined;
+});
 
 async function prompt(msg) {
   const sessionId = msg.params.sessionId;
@@ -107,6 +149,19 @@ async function prompt(msg) {
   }
   if (text === 'stray error') {
     write({ jsonrpc: '2.0', id: 99998, error: { code: -32603, message: 'no such request' } });
+    end();
+    return;
+  }
+  if (text.startsWith('late ')) {
+    const response = { jsonrpc: '2.0', id: msg.id, result: { stopReason: 'end_turn' } };
+    if (text === 'late now') write(chunk(sessionId, 'on time'), response, ...lateOutput(sessionId));
+    else write(chunk(sessionId, 'on time'), response);
+    if (text === 'late signal') lateOnSignal = sessionId;
+    if (text === 'late mode') lateOnMode = sessionId;
+    return;
+  }
+  if (text === 'report') {
+    write(chunk(sessionId, `late permission: ${lateAnswer ? said(await lateAnswer) : 'none'}`));
     end();
     return;
   }
@@ -172,7 +227,17 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       reply({ protocolVersion: 1, agentCapabilities: {}, agentInfo: { name: 'hostile-agent', version: '1.0.0' } });
       return;
     case 'session/new':
-      reply({ sessionId: `hostile-${process.pid}-${next++}` });
+      reply({
+        sessionId: `hostile-${process.pid}-${next++}`,
+        ...(modes
+          ? { modes: { currentModeId: 'ask', availableModes: [{ id: 'ask', name: 'Ask' }, { id: 'code', name: 'Code' }] } }
+          : {}),
+      });
+      return;
+    case 'session/set_mode':
+      if (lateOnMode) write(...lateOutput(lateOnMode));
+      lateOnMode = undefined;
+      reply({});
       return;
     case 'session/prompt':
       void prompt(msg);
