@@ -20,7 +20,10 @@ export interface AuditPage {
  */
 export interface AuditLedger {
   readonly backend: 'sqlite' | 'postgres';
-  /** Writes rows; a row whose (session_id, turn_id, stage_id, seq_within_turn) exists is a no-op. */
+  /**
+   * Writes rows; a row whose (session_id, turn_id, stage_id, seq_within_turn) exists is a no-op. A row the
+   * database itself refuses (a LedgerError `row_refused`, naming it) does not keep the others from being written.
+   */
   record(rows: readonly AuditableCall[]): Promise<{ inserted: number }>;
   list(sessionId: string, query?: AuditPageQuery): Promise<AuditPage>;
   close(): Promise<void>;
@@ -53,6 +56,8 @@ const COLUMN_TYPES = {
   latency_ms: 'INTEGER NOT NULL',
   finish_reason: 'TEXT',
   http_status: 'INTEGER',
+  // JSON on both stores. Version 1 of the migrations (which this list writes) made it JSONB on PostgreSQL;
+  // version 3 changed it to TEXT there, as JSONB cannot hold the escape \u0000 (see columns.ts).
   payload: '{{json}} NOT NULL',
 } as const;
 
@@ -94,7 +99,7 @@ export function decodeCursor(cursor: string | undefined): number {
 
 export class LedgerError extends Error {
   constructor(
-    readonly code: 'bad_cursor' | 'invalid_row',
+    readonly code: 'bad_cursor' | 'invalid_row' | 'row_refused',
     message: string,
   ) {
     super(message);

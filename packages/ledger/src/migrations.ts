@@ -49,6 +49,14 @@ WHEN EXISTS (SELECT 1 FROM harness_auditable_calls WHERE record_id = NEW.record_
 BEGIN SELECT RAISE(IGNORE); END;
 `;
 
+// JSONB cannot hold U+0000 (its escape \u0000 is refused: "unsupported Unicode escape sequence") nor a lone
+// surrogate, and a model's text, a tool's name or arguments may hold either: the row was lost. Nothing reads
+// into the payload with JSON operators, so it becomes the JSON text SQLite already holds, exact. (ALTER TYPE
+// rewrites the table without firing the append-only row triggers; jsonb's text of older rows is still JSON.)
+function postgresV3(prefix: string): string {
+  return `ALTER TABLE ${prefix}harness_auditable_calls ALTER COLUMN payload TYPE TEXT USING payload::text;`;
+}
+
 /**
  * The ledger's versioned migrations (append-only: version = index + 1). Version 1 is written to adopt a
  * table created before the ledger had versions (every statement is a no-op on it), so those databases open.
@@ -62,6 +70,8 @@ export function ledgerMigrations(dialect: Dialect, schema?: string): MigrationSe
     migrations: [
       { name: 'audit ledger', sql: dialect === 'sqlite' ? SQLITE_V1 : postgresV1(prefix) },
       { name: 'no replace of a stored row', sql: dialect === 'sqlite' ? SQLITE_V2 : 'SELECT 1;' },
+      // SQLite's payload column is TEXT already.
+      { name: 'payload as JSON text', sql: dialect === 'sqlite' ? 'SELECT 1;' : postgresV3(prefix) },
     ],
   };
 }

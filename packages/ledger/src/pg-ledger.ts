@@ -1,6 +1,7 @@
 import type { AuditableCall } from '@agentlane/contract';
 import { migratePostgres, pgPoolFor, quoteIdent, retryTransient } from '@agentlane/sql';
 import type pg from 'pg';
+import { rowOfColumns, storableText } from './columns.js';
 import {
   type AuditLedger,
   type AuditPage,
@@ -8,7 +9,7 @@ import {
   clampLimit,
   decodeCursor,
   encodeCursor,
-  LEDGER_COLUMNS,
+  LedgerError,
 } from './ledger.js';
 import { ledgerMigrations } from './migrations.js';
 import { insertRows } from './pg-write.js';
@@ -39,27 +40,33 @@ export async function createPgLedger(options: PgLedgerOptions): Promise<AuditLed
       assertRows(rows);
       if (rows.length === 0) return { inserted: 0 };
       // Under the sessions' write locks, so a session's positions commit in their order (see pg-write.ts).
-      return { inserted: await insertRows(pool, table, rows) };
+      const { inserted, refused } = await insertRows(pool, table, rows);
+      // After the other rows committed: the caller learns of the refused ones (a retry refuses them again).
+      if (refused.length > 0)
+        throw new LedgerError(
+          'row_refused',
+          `${refused.length} of ${rows.length} audit rows were refused by the database (the others were recorded, ${inserted} of them new): ${refused.map((r) => `${r.recordId}: ${r.reason}`).join('; ')}`,
+        );
+      return { inserted };
     },
     async list(sessionId: string, query: AuditPageQuery = {}): Promise<AuditPage> {
       const limit = clampLimit(query.limit);
+      const after = decodeCursor(query.cursor);
+      // No stored key holds such a character (validate.ts), and PostgreSQL refuses a NUL as a parameter.
+      if (!storableText(sessionId)) return { items: [], nextCursor: null };
       // Keyset paging over position is complete because record() makes a session's positions commit in
       // order: a row committed after this page was read always has a position past its last row.
       const result = await retryTransient(() =>
         pool.query(
           `SELECT * FROM ${table} WHERE session_id = $1 AND position > $2 ORDER BY position LIMIT $3`,
-          [sessionId, decodeCursor(query.cursor), limit + 1],
+          [sessionId, after, limit + 1],
         ),
       );
       const rows = result.rows as Record<string, unknown>[];
       const items = rows.slice(0, limit);
       const last = items[items.length - 1];
       return {
-        items: items.map((row) => {
-          const out: Record<string, unknown> = {};
-          for (const c of LEDGER_COLUMNS) out[c] = row[c];
-          return out as unknown as AuditableCall;
-        }),
+        items: items.map(rowOfColumns),
         nextCursor: rows.length > limit && last ? encodeCursor(Number(last.position)) : null,
       };
     },

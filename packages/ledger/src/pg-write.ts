@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { AuditableCall } from '@agentlane/contract';
 import { isConnectionError, pgTransactionOnce, retryTransient } from '@agentlane/sql';
 import type pg from 'pg';
+import { columnValues } from './columns.js';
 import { LEDGER_COLUMNS } from './ledger.js';
 
 /**
@@ -60,7 +61,7 @@ function insertStatement(table: string, rows: readonly AuditableCall[]): { text:
   const values: unknown[] = [];
   const tuples = rows.map((row) => {
     const start = values.length;
-    for (const c of LEDGER_COLUMNS) values.push(c === 'payload' ? JSON.stringify(row.payload) : row[c]);
+    values.push(...columnValues(row));
     return `(${LEDGER_COLUMNS.map((_, i) => `$${start + i + 1}`).join(', ')})`;
   });
   // ON CONFLICT DO NOTHING: a row whose key (or record id) is stored is a no-op, so the write is idempotent.
@@ -68,31 +69,87 @@ function insertStatement(table: string, rows: readonly AuditableCall[]): { text:
   return { text, values };
 }
 
+/** A row the database refused, and its reason (the server's message). */
+export interface RefusedRow {
+  recordId: string;
+  reason: string;
+}
+
 /**
- * Inserts the rows in one transaction under their sessions' locks; returns how many were new. Retried while
- * the database is unreachable (any connection error, an unknown COMMIT outcome too: the write is idempotent)
- * and, a bounded number of times, after a deadlock or serialization failure (left for a rare case the lock
- * order does not cover: one record id under two sessions).
+ * Whether the database refused a value of the statement: data exceptions (class 22: a number beyond the
+ * column's range, text it cannot hold) and integrity violations (class 23; a stored key is DO NOTHING, never
+ * one). Such an error is the row's, so running the statement again cannot help, but the other rows can go.
+ */
+function isRowRefusal(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'));
+}
+
+async function lockSessions(client: pg.PoolClient, keys: readonly number[]): Promise<void> {
+  // One statement per key, in the sorted order (no reliance on the order an executor evaluates rows in).
+  for (const key of keys)
+    await client.query('SELECT pg_advisory_xact_lock($1::int4, $2::int4)', [LOCK_CLASS, key]);
+}
+
+/**
+ * The batch row by row, each under a savepoint, after the one-statement write was refused: a refused row is
+ * rolled back alone and named, the others are written (in the same order, under the same locks).
+ */
+async function insertEach(
+  client: pg.PoolClient,
+  table: string,
+  rows: readonly AuditableCall[],
+): Promise<{ inserted: number; refused: RefusedRow[] }> {
+  let inserted = 0;
+  const refused: RefusedRow[] = [];
+  for (const row of rows) {
+    const { text, values } = insertStatement(table, [row]);
+    await client.query('SAVEPOINT ledger_row');
+    try {
+      inserted += (await client.query(text, values)).rowCount ?? 0;
+      await client.query('RELEASE SAVEPOINT ledger_row');
+    } catch (error) {
+      if (!isRowRefusal(error)) throw error;
+      await client.query('ROLLBACK TO SAVEPOINT ledger_row');
+      refused.push({ recordId: row.record_id, reason: (error as Error).message });
+    }
+  }
+  return { inserted, refused };
+}
+
+/**
+ * Inserts the rows in one transaction under their sessions' locks; returns how many were new, and the rows
+ * the database refused. The batch goes as one statement; when the database refuses a value of it, the batch
+ * goes again row by row (see insertEach), so one bad row costs only itself. Retried while the database is
+ * unreachable (any connection error, an unknown COMMIT outcome too: the write is idempotent) and, a bounded
+ * number of times, after a deadlock or serialization failure (left for a rare case the lock order does not
+ * cover: one record id under two sessions).
  */
 export async function insertRows(
   pool: pg.Pool,
   table: string,
   rows: readonly AuditableCall[],
-): Promise<number> {
+): Promise<{ inserted: number; refused: RefusedRow[] }> {
   const keys = sessionLockKeys(table, rows);
-  const { text, values } = insertStatement(table, insertionOrder(rows));
+  const ordered = insertionOrder(rows);
+  const { text, values } = insertStatement(table, ordered);
   let conflicts = 0;
   const retryable = (error: unknown) =>
     isConflict(error) ? ++conflicts < CONFLICT_ATTEMPTS : isConnectionError(error);
-  return retryTransient(
-    () =>
-      pgTransactionOnce(pool, async (client) => {
-        // One statement per key, in the sorted order (no reliance on the order an executor evaluates rows in).
-        for (const key of keys)
-          await client.query('SELECT pg_advisory_xact_lock($1::int4, $2::int4)', [LOCK_CLASS, key]);
+  const attempt = async () => {
+    try {
+      return await pgTransactionOnce(pool, async (client) => {
+        await lockSessions(client, keys);
         const result = await client.query(text, values);
-        return result.rowCount ?? 0;
-      }),
-    { retryable },
-  );
+        return { inserted: result.rowCount ?? 0, refused: [] };
+      });
+    } catch (error) {
+      if (!isRowRefusal(error)) throw error;
+      return pgTransactionOnce(pool, async (client) => {
+        await lockSessions(client, keys);
+        return insertEach(client, table, ordered);
+      });
+    }
+  };
+  return retryTransient(attempt, { retryable });
 }

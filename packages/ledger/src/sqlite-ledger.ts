@@ -1,6 +1,7 @@
 import type { AuditableCall } from '@agentlane/contract';
 import { migrateSqliteSync, openSqliteSide, retryBusy } from '@agentlane/sql';
 import type Database from 'better-sqlite3';
+import { columnValues, rowOfColumns, storableText } from './columns.js';
 import {
   type AuditLedger,
   type AuditPage,
@@ -45,10 +46,9 @@ export function sqliteLedger(db: Database.Database, owned: boolean): AuditLedger
   );
   const insertAll = db.transaction((rows: readonly AuditableCall[]) => {
     let inserted = 0;
-    for (const row of rows) {
-      const values = LEDGER_COLUMNS.map((c) => (c === 'payload' ? JSON.stringify(row.payload) : row[c]));
-      inserted += insert.run(...values).changes;
-    }
+    // SQLite could hold every text as it is; it writes what PostgreSQL can hold so both read the same
+    // (columns.ts). Nothing a valid row holds is refused here, so a batch commits whole.
+    for (const row of rows) inserted += insert.run(...columnValues(row)).changes;
     return inserted;
   });
   return {
@@ -62,11 +62,14 @@ export function sqliteLedger(db: Database.Database, owned: boolean): AuditLedger
     },
     async list(sessionId: string, query: AuditPageQuery = {}): Promise<AuditPage> {
       const limit = clampLimit(query.limit);
-      const rows = page.all(sessionId, decodeCursor(query.cursor), limit + 1) as Row[];
+      const after = decodeCursor(query.cursor);
+      // No stored key holds such a character (validate.ts); PostgreSQL could not even be asked.
+      if (!storableText(sessionId)) return { items: [], nextCursor: null };
+      const rows = page.all(sessionId, after, limit + 1) as Row[];
       const items = rows.slice(0, limit);
       const last = items[items.length - 1];
       return {
-        items: items.map(fromRow),
+        items: items.map(rowOfColumns),
         nextCursor: rows.length > limit && last ? encodeCursor(last.position) : null,
       };
     },
@@ -74,10 +77,4 @@ export function sqliteLedger(db: Database.Database, owned: boolean): AuditLedger
       if (owned) db.close();
     },
   };
-}
-
-function fromRow(row: Row): AuditableCall {
-  const out: Record<string, unknown> = {};
-  for (const c of LEDGER_COLUMNS) out[c] = c === 'payload' ? JSON.parse(String(row.payload)) : row[c];
-  return out as unknown as AuditableCall;
 }

@@ -27,7 +27,7 @@ describe('a ledger created before versioned migrations', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ledger-adopt-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('opens with its rows, is adopted as version 1 (then 2), and stays append-only', async () => {
+  it('opens with its rows, is adopted as version 1 (then 2 and 3), and stays append-only', async () => {
     const path = join(dir, 'old.db');
     const old = new Database(path);
     old.exec(UNVERSIONED_SCHEMA);
@@ -53,6 +53,7 @@ describe('a ledger created before versioned migrations', () => {
     expect(check.prepare('SELECT version, name FROM harness_ledger_migrations').all()).toEqual([
       { version: 1, name: 'audit ledger' },
       { version: 2, name: 'no replace of a stored row' },
+      { version: 3, name: 'payload as JSON text' },
     ]);
     expect(() => check.prepare('DELETE FROM harness_auditable_calls').run()).toThrow(/append-only/);
     check.close();

@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import type { AuditLedger } from '../src/index';
 import { row } from './rows';
+import { unstorableTextTests } from './text-suite';
 
 /** The behaviour both backends share; `mutate` runs raw SQL against the ledger's own table. */
 export function ledgerSuite(
@@ -78,4 +79,6 @@ export function ledgerSuite(
     const methods = Object.keys(ledger).filter((k) => typeof (ledger as never)[k] === 'function');
     expect(methods.sort()).toEqual(['close', 'list', 'record']);
   });
+
+  unstorableTextTests(open);
 }
