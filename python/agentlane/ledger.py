@@ -7,6 +7,7 @@ update or delete here, and the database refuses both (its triggers), as the cont
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Iterable
 
 from .schema import validate
@@ -17,6 +18,25 @@ COLUMNS = (
     "actor_kind", "session_auth_method", "call_class", "provider", "model", "transport", "status", "latency_ms",
     "finish_reason", "http_status", "payload",
 )
+
+
+# Characters a PostgreSQL text column cannot hold: U+0000, and lone UTF-16 surrogates (no UTF-8 form; a Python
+# str holds them when a JSON text escaped half a pair). Both stores write them the same way, so they read the same:
+# the payload is JSON text, where they are escapes (stored exactly); every other text column holds U+FFFD for each,
+# as the TypeScript ledger does; the idempotency key is never substituted (two keys could become one): refused.
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_KEY_COLUMNS = ("session_id", "turn_id", "stage_id")
+
+
+def _column_text(value: Any) -> Any:
+    return _UNSTORABLE.sub("\ufffd", value) if isinstance(value, str) else value
+
+
+def _payload_json(payload: Any) -> str:
+    # json escapes U+0000 itself; a lone surrogate it would write raw (no UTF-8 form): spelled as its escape.
+    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 class LedgerError(ValueError):
@@ -38,17 +58,19 @@ class AuditLedger:
             issues = validate("AuditableCall", row)
             if issues:
                 raise LedgerError("invalid_row", f"row {i}: {issues[0].path} {issues[0].message}", issues[0].path)
-        is_pg = self.db.placeholder == "%s"
-        values = ", ".join(
-            f"{self.db.placeholder}::jsonb" if (is_pg and c == "payload") else self.db.placeholder for c in COLUMNS
-        )
+            for c in _KEY_COLUMNS:
+                if _UNSTORABLE.search(row[c]):
+                    raise LedgerError("invalid_row", f"row {i}: {c} holds U+0000 or a lone surrogate", f"/{c}")
+        # No cast on payload: the parameter's type is inferred from the column, JSON text since the TypeScript
+        # ledger's migration 3 (jsonb before it, which refuses the escape \u0000).
+        values = ", ".join(self.db.placeholder for _ in COLUMNS)
         # ON CONFLICT DO NOTHING: the idempotency key (and record_id) are UNIQUE, so a retry inserts nothing.
         sql = f"INSERT INTO {self.db.table('harness_auditable_calls')} ({', '.join(COLUMNS)}) VALUES ({values}) ON CONFLICT DO NOTHING"
         inserted = 0
         with self.db.transaction():
             for row in rows:
-                params = [row[c] for c in COLUMNS]
-                params[-1] = json.dumps(row["payload"], ensure_ascii=False, separators=(",", ":"))
+                params = [_column_text(row[c]) for c in COLUMNS]
+                params[-1] = _payload_json(row["payload"])
                 inserted += max(self.db.execute(sql, params), 0)
         return inserted
 

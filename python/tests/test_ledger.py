@@ -91,3 +91,25 @@ def test_python_rows_read_back_through_the_server(client, server) -> None:
         assert [canonical_json(r) for r in after[len(served) :]] == [canonical_json(r) for r in mine]
     finally:
         ledger.db.close()
+
+
+def test_text_a_database_column_cannot_hold(tmp_path) -> None:
+    """U+0000 and lone surrogates from a model: the payload is kept exactly, other text columns hold U+FFFD for
+    each (as the TypeScript ledger writes them), and a key holding one is refused."""
+    db_url = str(tmp_path / "ledger.db")
+    turn = next(t for t in corpus_turns() if t["ledgerRows"])
+    template = turn["ledgerRows"][0]
+    ts_ledger(db=db_url, schema=None, record=[template])  # the TypeScript ledger creates the tables
+    ledger = AuditLedger(open_database(db_url))
+    try:
+        (row,) = python_rows(template["session_id"], [template])
+        row.update(model="m\x00x\ud800", finish_reason="stop\x00")
+        row["payload"]["request"]["promptPreview"] = "a\x00b\udc00c"
+        assert ledger.record([row]) == 1
+        expected = {**row, "model": "m\ufffdx\ufffd", "finish_reason": "stop\ufffd"}
+        read = ts_ledger(db=db_url, schema=None, list=template["session_id"])["items"]
+        assert read[-1] == expected and ledger.list(template["session_id"])[-1] == expected
+        with pytest.raises(LedgerError):
+            ledger.record([{**row, "turn_id": "t\x00"}])
+    finally:
+        ledger.db.close()
