@@ -10,9 +10,10 @@ import type {
   SourceLaneStore,
   ThreadStore,
 } from '@agentlane/store';
+import { type FinalPassPaging, writeFinalPass } from './final-pass.js';
 import type { PublishHub } from './hub.js';
 import { Materializer } from './offload.js';
-import { type BuiltEvent, errorMessage, RunTranslation } from './run-translation.js';
+import { errorMessage, RunTranslation } from './run-translation.js';
 import type { AuditSink } from './types.js';
 
 export interface CanonicalizerOptions {
@@ -31,6 +32,8 @@ export interface CanonicalizerOptions {
   /** How long a lease lasts before another worker may take the entry (a crashed worker's entries). */
   leaseMs?: number;
   log?: (level: 'info' | 'warn' | 'error', message: string, detail?: unknown) => void;
+  /** How much of a run the final pass holds at once (DEFAULT_FINAL_PASS_PAGING; tests make it small). */
+  finalPassPaging?: Partial<FinalPassPaging>;
   /** Test seam: runs after the final translation is written and before the watermark is re-read. */
   beforeWatermarkCheck?: (runId: string) => Promise<void> | void;
 }
@@ -42,7 +45,8 @@ export type CanonicalizeOutcome =
 /**
  * The outbox worker of the completion discipline. For each finalized run: seal the source lane (late frames
  * are refused from now on), re-translate the sealed source from scratch, write only what differs from the
- * latest stored revisions (per eventId, the re-translation's last emission: at most one new revision),
+ * latest stored revisions (per eventId, the re-translation's last emission: at most one new revision; a page
+ * of the run at a time, see final-pass.ts),
  * re-read the watermark (max native seq + content signature) and write the completion record only if it
  * held. If it did not (a frame was rewritten in place meanwhile), the entry is released and retried later.
  * After the record exists, `run.canonicalized` is published on the thread.
@@ -128,43 +132,26 @@ export class Canonicalizer {
     let revised = 0;
     if (driver) {
       // The live pass's redactor: the same frames must give the same events (RunTranslation).
-      const translation = new RunTranslation(
-        driver.translator,
-        { threadId: run.threadId, runId: run.runId, turnId: run.runId, provider: driver.provider },
-        this.o.redactor ? { redactor: this.o.redactor } : {},
-      );
-      const materializer = new Materializer(store, this.o.artifactThresholdBytes);
-      for (const row of await store.latestEvents({ threadId: run.threadId, runId: run.runId })) {
-        materializer.remember(row.event, row.namespace);
-      }
-      // Reads are synchronous on SQLite: a turn for the event loop between the run's two big ones.
-      await yieldToLoop();
-      const events = [];
-      const artifacts = [];
-      const audit = [];
-      const frames = await store.readFrames(run.runId);
-      for (const [i, frame] of frames.entries()) {
-        // A long run's re-translation is megabytes of work: the event loop gets a turn every few frames.
-        if (i % 32 === 0) await yieldToLoop();
-        const step = translation.push(frame);
-        events.push(...step.events);
-        artifacts.push(...step.artifacts);
-        if (step.audit) audit.push(...step.audit);
-      }
-      const end = translation.finish(run.endedAt ?? new Date().toISOString());
-      events.push(...end.events);
-      artifacts.push(...end.artifacts);
-      if (end.audit) audit.push(...end.audit);
-      await this.recordAudit(run.runId, audit);
-      // Only what differs from the latest stored revision is written: the final pass makes no needless revisions.
-      // Per eventId only the last emission of the re-translation is compared (see finalEmissions): the final
-      // pass appends at most one revision per eventId, none where the live pass already stored the end state.
-      const writes = await materializer.toWrites({ events: finalEmissions(events), artifacts });
-      if (writes.length > 0) {
-        const result = await store.appendEvents(run.threadId, writes, true);
-        revised = result.inserted.length;
-        this.o.hub.publishRows(run.threadId, result.inserted);
-      }
+      const translation = () =>
+        new RunTranslation(
+          driver.translator,
+          { threadId: run.threadId, runId: run.runId, turnId: run.runId, provider: driver.provider },
+          this.o.redactor ? { redactor: this.o.redactor } : {},
+        );
+      // Per eventId only the re-translation's last emission is compared with the latest stored revision and
+      // written if it differs: at most one revision per eventId, none where the live pass stored the end state.
+      const result = await writeFinalPass({
+        store,
+        hub: this.o.hub,
+        threadId: run.threadId,
+        runId: run.runId,
+        translation,
+        endTs: run.endedAt ?? new Date().toISOString(),
+        materializer: new Materializer(store, this.o.artifactThresholdBytes),
+        audit: (rows) => this.recordAudit(run.runId, rows),
+        ...(this.o.finalPassPaging ? { paging: this.o.finalPassPaging } : {}),
+      });
+      revised = result.revised;
     } else {
       this.o.log?.(
         'warn',
@@ -199,57 +186,20 @@ export class Canonicalizer {
    * The final pass writes every audit row of the sealed source. Rows are keyed (session, turn, stage, seq) and
    * rebuilt byte-identical from the same frames, so rows the live pass wrote are no-ops and only rows it
    * missed (a crash, a failed write, calls only the end of the source closes) are inserted. A ledger failure
-   * is logged, not fatal: the ledger must not hold a thread's completion hostage.
+   * is logged, not fatal: the ledger must not hold a thread's completion hostage. False after a failure: the
+   * run's later rows are not tried.
    */
-  private async recordAudit(runId: string, rows: AuditableCall[]): Promise<void> {
-    if (rows.length === 0 || !this.o.audit) return;
+  private async recordAudit(runId: string, rows: AuditableCall[]): Promise<boolean> {
+    if (rows.length === 0 || !this.o.audit) return true;
     try {
       await this.o.audit.record(rows);
+      return true;
     } catch (err) {
+      // Once: the rows come a page at a time, and a ledger that is down would fail (and log) every page.
       this.o.log?.('warn', `audit rows of run ${runId} were not recorded by the final pass`, {
         error: errorMessage(err),
       });
+      return false;
     }
   }
 }
-
-/**
- * The re-translated events with each eventId once: the content of its LAST emission, in the slot of its
- * FIRST.
- *
- * The final pass writes the end state of the run, not its history again. Intermediate emissions of an
- * eventId (a key revised N times) are working state the live pass already streamed; compared one by one with
- * the latest stored revision (the last of them) each looked new, and the pass re-appended the whole history:
- * readers saw the text go back to its first version and come forward again. Comparing only the last emission
- * with the latest stored revision writes nothing when the live pass stored the end state, and exactly one
- * revision when it did not (a frame it missed, a failed live write, a source rewritten before sealing).
- *
- * Not "the i-th emission against the i-th stored revision": the stored history is no function of the
- * emissions (the live pass drops identical re-emissions, a failed or refused live write leaves a hole, a
- * retried final pass follows one whose writes came from another source), and wherever the two differ,
- * appending the missing intermediate versions after a newer one is the very regression described above.
- *
- * The first emission's slot: readers place an eventId at the first deliverySeq it had (the client's and the
- * web timeline), and pieces in the append form follow their tool's `tool.started`. When the live pass stored
- * nothing of the run (a crash), the rows come in the order the live pass would first have written them
- * (deliverySeq order = seq order); an eventId already stored keeps its place whatever slot its revision has.
- *
- * Everything else is unchanged: one appendEvents (persisted, then published; the store allocates deliverySeq
- * in order and revision + 1 per eventId, rows are appended, never updated), then the watermark check and the
- * completion record. Artifacts of every emission are still stored: rows the live pass wrote may name them.
- */
-function finalEmissions(events: BuiltEvent[]): BuiltEvent[] {
-  const slot = new Map<string, number>();
-  const out: BuiltEvent[] = [];
-  for (const built of events) {
-    const at = slot.get(built.event.eventId);
-    if (at === undefined) {
-      slot.set(built.event.eventId, out.length);
-      out.push(built);
-    } else out[at] = built;
-  }
-  return out;
-}
-
-/** Lets the event loop run what is due (I/O, timers) before going on. */
-const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));

@@ -4,6 +4,7 @@
 export { type CanonicalizeOutcome, Canonicalizer, type CanonicalizerOptions } from './canonicalizer.js';
 export { deriveEventId } from './event-id.js';
 export { RunExecutor, type RunExecutorOptions } from './executor.js';
+export { type FinalPassPaging, writeFinalPass } from './final-pass.js';
 export {
   DROPPED_PREVIEW_CHARS,
   FRAME_TOO_DEEP,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import {
   type ArtifactRef,
@@ -60,8 +61,17 @@ export class Materializer {
     return this.toWritesAsync(step, first, large);
   }
 
-  private async toWritesAsync(step: BuiltStep, first: boolean, large: boolean[]): Promise<EventWrite[]> {
-    for (const a of step.artifacts) {
+  /**
+   * One event as it is stored (its payload offloaded when large), compared with nothing and remembered
+   * nowhere: the final pass keeps digests of a long run's rows (writeDigest), not the rows.
+   */
+  materialize(built: BuiltEvent): EventWrite[] | Promise<EventWrite[]> {
+    return this.isLarge(built) ? this.offload(built) : [built];
+  }
+
+  /** Stores a step's artifacts (content-addressed: storing one again is a no-op). */
+  async storeArtifacts(artifacts: BuiltStep['artifacts']): Promise<void> {
+    for (const a of artifacts) {
       if ('file' in a) {
         await this.storeFile(a);
         continue;
@@ -69,6 +79,10 @@ export class Materializer {
       const bytes = typeof a.content === 'string' ? Buffer.from(a.content, 'utf8') : a.content;
       await this.store.putArtifact(bytes, a.ref.contentType);
     }
+  }
+
+  private async toWritesAsync(step: BuiltStep, first: boolean, large: boolean[]): Promise<EventWrite[]> {
+    await this.storeArtifacts(step.artifacts);
     const all: EventWrite[] = [];
     for (const [i, built] of step.events.entries())
       all.push(...(large[i] ? await this.offload(built) : [built]));
@@ -193,6 +207,20 @@ export function truncatePreview(text: string): string {
 
 function signature(event: CanonicalEvent, namespace?: string[]): string {
   return JSON.stringify([stableEvent(event), namespace ?? null]);
+}
+
+/**
+ * A short stand-in for a write's signature: equal digests, equal writes in the sense of dedupe(). The final
+ * pass keeps one per stored eventId of a run instead of the rows themselves.
+ */
+export function writeDigest(write: EventWrite): string {
+  // signature()'s two parts hashed apart, without quoting the event's JSON again inside an array: no JSON
+  // text holds a raw newline, so the pair is unambiguous.
+  return createHash('sha256')
+    .update(stableEvent(write.event))
+    .update('\n')
+    .update(JSON.stringify(write.namespace ?? null))
+    .digest('base64');
 }
 
 function stableEvent(event: CanonicalEvent): string {

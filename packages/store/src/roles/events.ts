@@ -52,4 +52,15 @@ export interface EventStore {
   headDeliverySeq(threadId: string): Promise<number>;
   /** The latest revision of every eventId of a run (or thread), in first-delivery order. */
   latestEvents(query: { threadId: string; runId?: string }): Promise<DeliveryRow[]>;
+  /**
+   * latestEvents of one run a page at a time, for a run too large to read at once: the latest revisions
+   * whose deliverySeq > afterDeliverySeq, at most `limit`, in the deliverySeq order of those latest
+   * revisions, not first-delivery order: the cursor is a row's own deliverySeq, so a page is a range of the
+   * run's index rather than a grouping of the whole run per page.
+   */
+  latestEventsPage(
+    query: { threadId: string; runId: string },
+    afterDeliverySeq: number,
+    limit: number,
+  ): Promise<DeliveryRow[]>;
 }

@@ -71,6 +71,16 @@ export interface AppendFramesOptions {
   expectedFirstSeq?: number;
 }
 
+/**
+ * A bounded read of frames (a run's whole source can be hundreds of megabytes): at most `limit` frames, and
+ * none after the one that brings the UTF-8 bytes of their stored JSON text to `maxBytes` (the first frame
+ * comes whatever its size, so a read always moves on).
+ */
+export interface FramePage {
+  limit: number;
+  maxBytes?: number;
+}
+
 /** A run's source lane: the native frames as the engine sent them, sealed once the run settles. */
 export interface SourceLaneStore {
   /** Appends native frames in order; refused with source_sealed (and recorded) once the lane is sealed. */
@@ -79,7 +89,8 @@ export interface SourceLaneStore {
     frames: SourceFrameInput[],
     options?: AppendFramesOptions,
   ): Promise<SourceFrameRecord[]>;
-  readFrames(runId: string, afterNativeSeq?: number): Promise<SourceFrameRecord[]>;
+  /** Frames with nativeSeq > afterNativeSeq, in order: all of them, or one `page`. */
+  readFrames(runId: string, afterNativeSeq?: number, page?: FramePage): Promise<SourceFrameRecord[]>;
   /** The raw sidecar of frames appended with `raw`, nativeSeq > afterNativeSeq, in order. */
   readRawFrames(runId: string, afterNativeSeq?: number): Promise<RawFrameRecord[]>;
   sealSource(runId: string): Promise<SourceWatermark>;

@@ -277,3 +277,25 @@ ORDER BY m.first_seq`,
   );
   return rows.map(toDeliveryRow);
 }
+
+/**
+ * A page of a run's latest revisions by their own deliverySeq: a range of canonical_events_by_run, each row
+ * kept when no later revision of its eventId exists (the (event_id, revision) unique index answers that).
+ */
+export async function latestEventPageRows(
+  conn: SqlConn,
+  threadId: string,
+  runId: string,
+  after: number,
+  limit: number,
+): Promise<DeliveryRow[]> {
+  const rows = await conn.rows(
+    `${EVENT_SELECT}
+WHERE e.thread_id = ? AND e.run_id = ? AND e.delivery_seq > ? AND NOT EXISTS (
+  SELECT 1 FROM canonical_events n WHERE n.event_id = e.event_id AND n.revision > e.revision
+    AND n.thread_id = e.thread_id AND n.run_id = e.run_id)
+ORDER BY e.delivery_seq LIMIT ?`,
+    [threadId, runId, after, limit],
+  );
+  return rows.map(toDeliveryRow);
+}

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { JsonValue } from '@agentlane/contract';
 import {
+  type FramePage,
   type RawSidecarLimits,
   type SourceFrameInput,
   type SourceFrameRecord,
@@ -26,7 +27,11 @@ const RAW_COLUMNS: readonly BulkColumn[] = [
   { name: 'content', pgType: 'bytea' },
   { name: 'artifact_id', pgType: 'text' },
 ];
-const PAGE = 5000;
+/**
+ * The watermark reads frames a page at a time, bounded in bytes too: 5,000 frames of 8 KB were 40 MB of
+ * text per read, twice that while the next page came in, on every seal and every completion.
+ */
+const WATERMARK_PAGE: FramePage = { limit: 5000, maxBytes: 4 * 1024 * 1024 };
 
 export type FrameInput = SourceFrameInput;
 
@@ -125,6 +130,41 @@ async function storedAlready(
   return records;
 }
 
+const FRAME_ROWS =
+  'SELECT native_seq, received_at, frame FROM source_frames WHERE run_id = ? AND native_seq > ? ORDER BY native_seq';
+
+/**
+ * A page bounded in bytes too: the running size of the `limit` next frames is summed over octet_length
+ * alone (from the record or TOAST header: their text is not read), and the frames up to the last one that
+ * starts under `maxBytes` are then read as a plain range of the primary key. Neither the database nor this
+ * process holds the text of frames beyond the page.
+ */
+const FRAME_PAGE_BY_BYTES = `SELECT native_seq, received_at, frame FROM source_frames
+WHERE run_id = ? AND native_seq > ? AND native_seq <= (
+  SELECT MAX(native_seq) FROM (
+    SELECT native_seq, SUM(bytes) OVER (ORDER BY native_seq ROWS UNBOUNDED PRECEDING) - bytes AS before
+    FROM (SELECT native_seq, octet_length(frame) AS bytes FROM source_frames
+      WHERE run_id = ? AND native_seq > ? ORDER BY native_seq LIMIT ?) f
+  ) p WHERE before < ?)
+ORDER BY native_seq`;
+
+export function validateFramePage(page: FramePage | undefined): void {
+  if (page === undefined) return;
+  if (!Number.isInteger(page.limit) || page.limit < 1)
+    throw new StoreError('invalid', 'page.limit must be an integer ≥ 1');
+  if (page.maxBytes !== undefined && (!Number.isInteger(page.maxBytes) || page.maxBytes < 1))
+    throw new StoreError('invalid', 'page.maxBytes must be an integer ≥ 1');
+}
+
+type FrameRow = { native_seq: number | string; received_at: string; frame: string };
+
+/** A page of frame rows, their JSON still text. */
+function frameTextPage(conn: SqlConn, runId: string, after: number, page: FramePage): Promise<FrameRow[]> {
+  return page.maxBytes === undefined
+    ? conn.all<FrameRow>(`${FRAME_ROWS} LIMIT ?`, [runId, after, page.limit])
+    : conn.all<FrameRow>(FRAME_PAGE_BY_BYTES, [runId, after, runId, after, page.limit, page.maxBytes]);
+}
+
 /**
  * The watermark, re-computed from the frame rows every time (never from a cached counter), so a frame
  * rewritten in place changes the signature even though the count and max seq stay the same.
@@ -139,15 +179,13 @@ export async function computeWatermark(conn: SqlConn, runId: string): Promise<So
   const hash = createHash('sha256');
   let maxNativeSeq = 0;
   for (;;) {
-    const rows = await conn.all<{ native_seq: number | string; frame: string }>(
-      'SELECT native_seq, frame FROM source_frames WHERE run_id = ? AND native_seq > ? ORDER BY native_seq LIMIT ?',
-      [runId, maxNativeSeq, PAGE],
-    );
+    const rows = await frameTextPage(conn, runId, maxNativeSeq, WATERMARK_PAGE);
+    // A page short of its limit may have stopped at its byte bound: only an empty one is the end.
+    if (rows.length === 0) break;
     for (const row of rows) {
       maxNativeSeq = Number(row.native_seq);
       hash.update(`${maxNativeSeq}\n${row.frame}\n`);
     }
-    if (rows.length < PAGE) break;
   }
   return { maxNativeSeq, signature: `sha256-${hash.digest('hex')}`, sealed: lane.sealed_at !== null };
 }
@@ -156,11 +194,12 @@ export async function readFrameRows(
   conn: SqlConn,
   runId: string,
   after: number,
+  page?: FramePage,
 ): Promise<SourceFrameRecord[]> {
-  const rows = await conn.all<{ native_seq: number | string; received_at: string; frame: string }>(
-    'SELECT native_seq, received_at, frame FROM source_frames WHERE run_id = ? AND native_seq > ? ORDER BY native_seq',
-    [runId, after],
-  );
+  const rows =
+    page === undefined
+      ? await conn.all<FrameRow>(FRAME_ROWS, [runId, after])
+      : await frameTextPage(conn, runId, after, page);
   return rows.map((r) => ({
     runId,
     nativeSeq: Number(r.native_seq),

@@ -124,6 +124,7 @@ export class SqlStore implements Store {
   readEvents: EventStore['readEvents'] = (...a) => this.events.readEvents(...a);
   headDeliverySeq: EventStore['headDeliverySeq'] = (...a) => this.events.headDeliverySeq(...a);
   latestEvents: EventStore['latestEvents'] = (...a) => this.events.latestEvents(...a);
+  latestEventsPage: EventStore['latestEventsPage'] = (...a) => this.events.latestEventsPage(...a);
 
   onCommitted: SignalStore['onCommitted'] = (...a) => this.signals.onCommitted(...a);
   broadcastSignal: SignalStore['broadcastSignal'] = (...a) => this.signals.broadcastSignal(...a);

@@ -228,6 +228,59 @@ export function eventTests(s: SuiteContext): void {
     expect(changed.inserted.map((r) => [r.deliverySeq, r.revision])).toEqual([[6, 2]]);
   });
 
+  test("events: latestEventsPage pages one run's latest revisions by their own deliverySeq", async ({
+    store,
+  }) => {
+    const threadId = await newThread();
+    const a = await newRun(threadId);
+    const b = await newRun(threadId);
+    // a: 1..6 written, then 2 and 5 revised (twice for 2), with b's rows in between; b's rows are not a's.
+    await store.appendEvents(
+      threadId,
+      [1, 2, 3].flatMap((n) => [event(threadId, a, n), event(threadId, b, n)]),
+      true,
+    );
+    await store.appendEvents(
+      threadId,
+      [4, 5, 6].map((n) => event(threadId, a, n)),
+      true,
+    );
+    await store.appendEvents(threadId, [event(threadId, a, 2, 'r2'), event(threadId, b, 1, 'r2')], true);
+    await store.appendEvents(
+      threadId,
+      [{ ...event(threadId, a, 5, 'r2'), namespace: ['child'] }, event(threadId, a, 2, 'r3')],
+      true,
+    );
+    const latest = await store.latestEvents({ threadId, runId: a });
+    const byDelivery = [...latest].sort((x, y) => x.deliverySeq - y.deliverySeq);
+    expect(byDelivery.map((r) => [r.eventId, r.revision, r.deliverySeq])).toEqual([
+      [`${a}:1`, 1, 1],
+      [`${a}:3`, 1, 5],
+      [`${a}:4`, 1, 7],
+      [`${a}:6`, 1, 9],
+      [`${a}:5`, 2, 12],
+      [`${a}:2`, 3, 13],
+    ]);
+    for (const limit of [1, 2, 4, 6, 100]) {
+      const paged = [];
+      for (let after = 0; ; ) {
+        const page = await store.latestEventsPage({ threadId, runId: a }, after, limit);
+        expect(page.length).toBeLessThanOrEqual(limit);
+        paged.push(...page);
+        if (page.length < limit) break;
+        after = page.at(-1)?.deliverySeq ?? after;
+      }
+      // The same rows as latestEvents (namespace, payload and all), only in deliverySeq order.
+      expect(paged).toEqual(byDelivery);
+    }
+    expect(await store.latestEventsPage({ threadId, runId: a }, 9, 2)).toEqual(byDelivery.slice(4, 6));
+    expect((await store.latestEventsPage({ threadId, runId: b }, 0, 10)).map((r) => r.deliverySeq)).toEqual([
+      4, 6, 11,
+    ]);
+    expect(await store.latestEventsPage({ threadId, runId: 'run_missing' }, 0, 10)).toEqual([]);
+    expect(await code(store.latestEventsPage({ threadId, runId: a }, 0, 0))).toBe('invalid');
+  });
+
   test('events: per-run reads find every row of a run whose rows interleave with another run of the thread', async ({
     store,
   }) => {

@@ -158,4 +158,78 @@ export function sourceLaneTests(s: SuiteContext): void {
     await store.deleteThread(threadId);
     expect(await store.readRawFrames(runId)).toEqual([]);
   });
+
+  test('frames read a page at a time: by count, and by the bytes of their JSON', async ({ store }) => {
+    const threadId = await newThread();
+    const runId = await newRun(threadId);
+    const other = await newRun(threadId);
+    const at = new Date().toISOString();
+    // Frames of 11, 21, 31, ... bytes of JSON ({"s":"…"} is 8 plus the string).
+    const frames = Array.from({ length: 10 }, (_, i) => ({ s: 'x'.repeat(i * 10 + 3) }));
+    await store.appendFrames(
+      runId,
+      frames.map((frame) => ({ receivedAt: at, frame })),
+    );
+    await store.appendFrames(other, [{ receivedAt: at, frame: { other: true } }]);
+    const all = await store.readFrames(runId);
+    const seqs = (page: { nativeSeq: number }[]) => page.map((f) => f.nativeSeq);
+
+    expect(seqs(await store.readFrames(runId, 0, { limit: 4 }))).toEqual([1, 2, 3, 4]);
+    expect(seqs(await store.readFrames(runId, 8, { limit: 4 }))).toEqual([9, 10]);
+    expect(await store.readFrames(runId, 10, { limit: 4 })).toEqual([]);
+    expect(await store.readFrames(runId, 0, { limit: 4 })).toEqual(all.slice(0, 4));
+    // Paging through with a cursor gives every frame once, in order.
+    const paged = [];
+    for (let after = 0; ; ) {
+      const page = await store.readFrames(runId, after, { limit: 3, maxBytes: 50 });
+      if (page.length === 0) break;
+      paged.push(...page);
+      after = page.at(-1)?.nativeSeq ?? after;
+    }
+    expect(paged).toEqual(all);
+
+    const bytes = all.map((f) => Buffer.byteLength(JSON.stringify(f.frame)));
+    // Frames are kept while the ones before them are under maxBytes: 11 + 21 < 40, then 11 + 21 + 31 ≥ 40.
+    expect(bytes.slice(0, 3)).toEqual([11, 21, 31]);
+    expect(seqs(await store.readFrames(runId, 0, { limit: 10, maxBytes: 40 }))).toEqual([1, 2, 3]);
+    expect(seqs(await store.readFrames(runId, 0, { limit: 10, maxBytes: 32 }))).toEqual([1, 2]);
+    expect(seqs(await store.readFrames(runId, 0, { limit: 2, maxBytes: 1000 }))).toEqual([1, 2]);
+    // The first frame comes whatever its size: a read always moves on.
+    expect(seqs(await store.readFrames(runId, 9, { limit: 10, maxBytes: 1 }))).toEqual([10]);
+    expect(await store.readFrames(runId, 9, { limit: 10, maxBytes: 1 })).toEqual(all.slice(9));
+
+    // Bytes, not characters: {"s":"éééé"} is 12 characters and 16 bytes.
+    const accents = await newRun(threadId);
+    await store.appendFrames(
+      accents,
+      [1, 2].map(() => ({ receivedAt: at, frame: { s: 'éééé' } })),
+    );
+    expect(seqs(await store.readFrames(accents, 0, { limit: 10, maxBytes: 17 }))).toEqual([1, 2]);
+    expect(seqs(await store.readFrames(accents, 0, { limit: 10, maxBytes: 16 }))).toEqual([1]);
+
+    expect(await code(store.readFrames(runId, 0, { limit: 0 }))).toBe('invalid');
+    expect(await code(store.readFrames(runId, 0, { limit: 2, maxBytes: 0 }))).toBe('invalid');
+    expect(await code(store.readFrames(runId, 0, { limit: 1.5 }))).toBe('invalid');
+  });
+
+  test('the watermark covers every frame of a source larger than one read of it (bounded in bytes)', async ({
+    store,
+    fx,
+  }) => {
+    const threadId = await newThread();
+    const runId = await newRun(threadId);
+    const at = new Date().toISOString();
+    // 1.5 MB frames: the watermark reads frames up to 4 MB at a time, so these four take two reads.
+    const frames = ['a', 'b', 'c'].map((c) => ({ receivedAt: at, frame: { s: c.repeat(1536 * 1024) } }));
+    await store.appendFrames(runId, frames);
+    await store.appendFrames(runId, [{ receivedAt: at, frame: { n: 4 } }]);
+    const hash = createHash('sha256');
+    for (const f of await store.readFrames(runId))
+      hash.update(`${f.nativeSeq}\n${JSON.stringify(f.frame)}\n`);
+    const watermark = await store.readWatermark(runId);
+    expect(watermark).toEqual({ maxNativeSeq: 4, signature: `sha256-${hash.digest('hex')}`, sealed: false });
+    // A rewrite of the last frame (in the last read) still changes it.
+    await fx.rewriteFrame(runId, 4, { n: 5 });
+    expect((await store.readWatermark(runId)).signature).not.toBe(watermark.signature);
+  });
 }

@@ -1,7 +1,13 @@
 import type { DeliveryRow } from '@agentlane/contract';
 import type { AppendOptions, AppendResult, EventStore, EventWrite } from '../../roles/events.js';
 import { StoreError } from '../../store.js';
-import { appendEventsJob, latestEventRows, readEventRows, validateWrites } from '../events.js';
+import {
+  appendEventsJob,
+  latestEventPageRows,
+  latestEventRows,
+  readEventRows,
+  validateWrites,
+} from '../events.js';
 import type { WriteQueue } from '../write-queue.js';
 import { one, type SqlContext } from './context.js';
 
@@ -43,5 +49,17 @@ export class SqlEvents implements EventStore {
 
   latestEvents(query: { threadId: string; runId?: string }): Promise<DeliveryRow[]> {
     return this.ctx.db.read((c) => latestEventRows(c, query.threadId, query.runId));
+  }
+
+  latestEventsPage(
+    query: { threadId: string; runId: string },
+    afterDeliverySeq: number,
+    limit: number,
+  ): Promise<DeliveryRow[]> {
+    if (!Number.isInteger(limit) || limit < 1)
+      return Promise.reject(new StoreError('invalid', 'limit must be ≥ 1'));
+    return this.ctx.db.read((c) =>
+      latestEventPageRows(c, query.threadId, query.runId, afterDeliverySeq, limit),
+    );
   }
 }

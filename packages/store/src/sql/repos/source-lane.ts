@@ -1,6 +1,7 @@
 import type { JsonValue } from '@agentlane/contract';
 import type {
   AppendFramesOptions,
+  FramePage,
   RawFrameRecord,
   RawSidecarLimits,
   RefusedFrameRecord,
@@ -11,7 +12,13 @@ import type {
 } from '../../roles/source-lane.js';
 import { StoreError } from '../../store.js';
 import { readRawRows } from '../raw-sidecar.js';
-import { appendFramesJob, computeWatermark, readFrameRows, validateFrames } from '../source-lane.js';
+import {
+  appendFramesJob,
+  computeWatermark,
+  readFrameRows,
+  validateFramePage,
+  validateFrames,
+} from '../source-lane.js';
 import type { SqlRow } from '../sql-conn.js';
 import type { WriteQueue } from '../write-queue.js';
 import { one, type SqlContext } from './context.js';
@@ -54,8 +61,13 @@ export class SqlSourceLane implements SourceLaneStore {
     if (!row) throw new StoreError('not_found', `run ${runId} not found`);
   }
 
-  readFrames(runId: string, afterNativeSeq = 0): Promise<SourceFrameRecord[]> {
-    return this.ctx.db.read((c) => readFrameRows(c, runId, afterNativeSeq));
+  readFrames(runId: string, afterNativeSeq = 0, page?: FramePage): Promise<SourceFrameRecord[]> {
+    try {
+      validateFramePage(page);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.ctx.db.read((c) => readFrameRows(c, runId, afterNativeSeq, page));
   }
 
   readRawFrames(runId: string, afterNativeSeq = 0): Promise<RawFrameRecord[]> {

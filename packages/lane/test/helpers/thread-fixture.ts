@@ -1,0 +1,43 @@
+import { afterEach, beforeEach } from 'vitest';
+import { PublishHub } from '../../src/internal';
+import { sqliteTestStore, type TestStore } from './stores';
+
+/** What each test of a block gets from threadFixture(). */
+export interface ThreadFixture {
+  /** The store (on tmpfs) of the running test. */
+  readonly t: TestStore;
+  readonly hub: PublishHub;
+  /** A run of thread `th`, claimed (so it can be finalized). */
+  newRun(): Promise<string>;
+}
+
+/** Before each test of the calling block: a fresh SQLite store with thread `th` (engine `test`) and a hub. */
+export function threadFixture(): ThreadFixture {
+  let t: TestStore | undefined;
+  let hub: PublishHub | undefined;
+  beforeEach(async () => {
+    t = await sqliteTestStore({ fast: true });
+    hub = new PublishHub(t.store, { headPollMs: 0 });
+    await t.store.createThread({ threadId: 'th', engine: 'test', title: null, workDir: null, metadata: {} });
+  });
+  afterEach(async () => {
+    hub?.close();
+    await t?.cleanup();
+  });
+  const fixture: ThreadFixture = {
+    get t() {
+      if (!t) throw new Error('the fixture is set up before each test');
+      return t;
+    },
+    get hub() {
+      if (!hub) throw new Error('the fixture is set up before each test');
+      return hub;
+    },
+    async newRun() {
+      const { run } = await fixture.t.store.createRun({ threadId: 'th', prompt: 'p' });
+      await fixture.t.store.claimRun(run.runId, 'owner');
+      return run.runId;
+    },
+  };
+  return fixture;
+}
