@@ -57,6 +57,7 @@ export {
   idSet,
 } from './persistent/id-map.js';
 export { stepOwnership } from './persistent/step-ownership.js';
+export { MAX_HEADER_HELD } from './redaction/redacted.js';
 export {
   MIN_SECRET_CHARS,
   PROVIDER_KEY_VARIABLES,

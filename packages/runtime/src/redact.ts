@@ -60,3 +60,13 @@ export class Redactor {
 export function toolResultRedactor(secrets: readonly string[]): SecretRedactor {
   return new SecretRedactor([...secrets, ...secretsFromEnv(process.env)], { headers: false });
 }
+
+/**
+ * What a command's terminal output is redacted with, across its chunks (TerminalRedaction): the engine's keys
+ * and every credential the process's environment holds, as toolResultRedactor, and header-shaped credentials
+ * too. The output shown is not what the model reads (that is the result), and the lane redacts each
+ * terminal.output event's headers alike; this catches what a chunk boundary splits.
+ */
+export function terminalRedactor(secrets: readonly string[]): SecretRedactor {
+  return new SecretRedactor([...secrets, ...secretsFromEnv(process.env)]);
+}

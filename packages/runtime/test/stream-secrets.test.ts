@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { Type } from 'typebox';
 import { describe, expect, it } from 'vitest';
+import { defineTool } from '../src/index';
 import { chunk, hostileServer, ROLE, runTurn, STOP, sse, workspace } from './hostile-model';
 
 const KEY = 'sk-test-secret-0123456789';
@@ -103,6 +106,36 @@ describe('a tool result that prints a secret', () => {
     expect(r.outcome.outcome).toBe('completed');
     expect(JSON.stringify(r.checkpoint)).toContain('[REDACTED]');
     expect(JSON.stringify(r.checkpoint)).not.toContain(KEY);
+  });
+});
+
+describe('a tool result past its bound that holds a secret', () => {
+  it('is redacted in the file it is spilled to (an artifact, stored as it is)', async () => {
+    const report = defineTool<unknown>({
+      name: 'report',
+      description: 'a large report',
+      inputSchema: Type.Object({}),
+      execute: async () => ({ report: `${'x'.repeat(5_000)} ${KEY} ${'y'.repeat(5_000)}` }),
+    });
+    const call = { index: 0, id: 'call_r', type: 'function', function: { name: 'report', arguments: '{}' } };
+    model.script(
+      sse([ROLE, chunk({ tool_calls: [call] }), chunk({}, 'tool_calls'), 'data: [DONE]\n\n']),
+      sse([ROLE, chunk({ content: 'done' }), ...STOP]),
+    );
+    const r = await runTurn(model.url, work.dir, {
+      apiKey: KEY,
+      toolResultBytes: 1_000,
+      plugins: [{ name: 'reports', tools: () => [report] }],
+    });
+    expect(r.outcome.outcome).toBe('completed');
+    const files = r.frames.flatMap((f) => {
+      const a = f as { rt?: string; file?: { path: string } };
+      return a.rt === 'artifact' && a.file ? [a.file.path] : [];
+    });
+    expect(files).toHaveLength(1);
+    const spilled = readFileSync(files[0] as string, 'utf8');
+    expect(spilled).toContain(`x ${'[REDACTED]'} y`);
+    expect(spilled).not.toContain(KEY);
   });
 });
 

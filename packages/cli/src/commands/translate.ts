@@ -1,10 +1,11 @@
 import type { JsonValue } from '@agentlane/contract';
-import type { NativeFrameRecord, Translator } from '@agentlane/engine-kit';
+import { type NativeFrameRecord, SecretRedactor, type Translator } from '@agentlane/engine-kit';
 import { RunTranslation } from '@agentlane/lane';
 import type { Command } from 'commander';
 import { CliError, printable } from '../cli-error.js';
 import { createProgress } from '../progress.js';
 import { readLines } from '../read-lines.js';
+import { configuredSecrets } from '../secrets.js';
 import type { CliCommand } from './command.js';
 
 interface TranslateFlags {
@@ -12,6 +13,8 @@ interface TranslateFlags {
   runId: string;
   threadId: string;
   latest?: boolean;
+  /** The config file whose engines' keys and tokens are redacted (else AGENTLANE_CONFIG), as serve reads it. */
+  config?: string;
 }
 
 function isTranslator(value: unknown): value is Translator {
@@ -94,20 +97,28 @@ function eventSink(out: (line: string) => void, latest: boolean) {
  * Translates a recorded trace and writes its canonical events as JSONL. Bad lines are reported on stderr.
  * Streams: one line is read, translated and its events written before the next, so a trace of gigabytes
  * needs the memory of its largest line and the translator's state, not of the file and all its events.
+ * The secrets serve would know here (configuredSecrets: `env`, the config file) are redacted as the lane
+ * redacts them: from each frame before it is translated (the values only), then from the events (values and
+ * header-shaped credentials, a key or header split across two frames included, joined whole by the translator
+ * or streamed in pieces). Only the events are printed: a frame's header redacted on its own would lose the
+ * first half of a value split across two frames and leave the second as plain text for the events' redaction.
  */
 export async function translateTrace(
   file: string,
   flags: TranslateFlags,
   out: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
   err: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
   const translator = await loadTranslator(flags.engine);
-  const run = new RunTranslation(translator, {
-    threadId: flags.threadId,
-    runId: flags.runId,
-    turnId: flags.runId,
-    provider: translator.provider,
-  });
+  const secrets = await configuredSecrets({ ...(flags.config ? { config: flags.config } : {}), env });
+  const values = new SecretRedactor(secrets, { headers: false });
+  const redactor = new SecretRedactor(secrets);
+  const run = new RunTranslation(
+    translator,
+    { threadId: flags.threadId, runId: flags.runId, turnId: flags.runId, provider: translator.provider },
+    { redactor },
+  );
   const sink = eventSink(out, flags.latest === true);
   // A large trace takes a while: progress on stderr (throttled), the events on stdout.
   const progress = createProgress('agentlane translate', 'frames', { write: err });
@@ -124,7 +135,8 @@ export async function translateTrace(
       err(`${printable(file)}:${lineNo}: not JSON, skipped`);
       continue;
     }
-    const { events } = run.push(toRecord(frame, frames, flags.runId));
+    const record = toRecord(frame, frames, flags.runId);
+    const { events } = run.push({ ...record, frame: values.json(record.frame) });
     frames++;
     lastTs = events.at(-1)?.event.ts ?? lastTs;
     sink.add(events);
@@ -147,6 +159,10 @@ export const translateCommand: CliCommand = {
       .option('--run-id <id>', 'run id for the envelopes', 'run_translate')
       .option('--thread-id <id>', 'thread id for the envelopes', 'thr_translate')
       .option('--latest', 'print only the latest revision of each event')
+      .option(
+        '--config <file>',
+        "config file whose engines' keys and tokens are redacted, as serve would (env AGENTLANE_CONFIG)",
+      )
       .action(async (file: string, flags: TranslateFlags) => {
         await translateTrace(file, flags);
       });

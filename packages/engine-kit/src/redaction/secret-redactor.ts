@@ -18,6 +18,8 @@ const ANY_BEARER = /\bBearer\s+[A-Za-z0-9\-._~+/]+=*/gi;
 /**
  * The value of a credential header or field, however it is written: `authorization: Bearer …`,
  * `"authorization":"…"`, `\"x-api-key\":\"…\"` (JSON inside a JSON string), `api-key=…`, `x-goog-api-key`.
+ * HeaderValueStream reads the same in pieces (BearerStream BEARER and ANY_BEARER): a change here is made there
+ * too, and the stream tests compare the two.
  */
 const HEADER_VALUE =
   /\b((?:proxy-)?authorization|x-goog-api-key|x-api-key|api[-_]?key)(\\*["']?\s*[:=]\s*)(\\*["'][^"'\\]*|(?:(?:bearer|basic)\s+)?[^\s"'\\,;&}]+)/gi;
@@ -47,8 +49,8 @@ export const SECRET_VARIABLE = /(?:^|_)(?:API_?KEY|TOKENS?|SECRET|PASSWORD|ACCES
  * into: stored native frames (JSON and raw bytes), and through them events, audit rows, SSE and the raw
  * sidecar; run errors; discovery's reasons and doctor's findings. Every occurrence of a known secret value is
  * replaced, and every credential in header form (`Authorization: Bearer …`, `x-api-key: …`, `api_key=…`)
- * loses its value whatever key it is. A key split across two frames is caught where the pieces are joined
- * (stream() for deltas, text() over the joined text); not caught: a key an engine encodes.
+ * loses its value whatever key it is. A key or a header split across two frames is caught where the pieces are
+ * joined (stream() for deltas, text() over the joined text); not caught: a key an engine encodes.
  */
 export class SecretRedactor {
   private readonly secrets: string[];
@@ -104,11 +106,12 @@ export class SecretRedactor {
   }
 
   /**
-   * A redactor of the known values for one text that arrives in pieces (see StreamRedactor): what it emits
-   * for the pieces is what values-only text() gives for the whole.
+   * A redactor for one text that arrives in pieces (see StreamRedactor), with this one's options: what it emits
+   * for the pieces is what text() gives for the whole, header-shaped credentials split across pieces included
+   * (but for a key's first characters a cut lets out, MIN_HELD).
    */
   stream(): StreamRedactor {
-    return new StreamRedactor(this.secrets);
+    return new StreamRedactor(this.secrets, { headers: this.headers, errorText: this.errorText });
   }
 
   /**

@@ -1,5 +1,8 @@
-/** What a secret is replaced with. */
-export const REDACTED = '[REDACTED]';
+import { BearerStream } from './bearer-stream.js';
+import { HeaderValueStream } from './header-value-stream.js';
+import { REDACTED } from './redacted.js';
+
+export { REDACTED };
 
 /** What one scan of a text gave: the text that is decided, and the tail that is not yet. */
 export interface ScanResult {
@@ -77,26 +80,67 @@ function partialFrom(s: string, from: number, secrets: readonly string[]): numbe
   return s.length;
 }
 
+/** What a StreamRedactor looks for besides the values (SecretRedactor's options of the same names). */
+export interface StreamRedactorOptions {
+  /** Header-shaped credentials too (`Authorization: Bearer …`, `x-api-key: …`, `api_key=…`). */
+  headers?: boolean;
+  /** With `headers`: an error's text (every `Bearer <token>`, and a header's value loses its scheme). */
+  errorText?: boolean;
+}
+
 /**
  * Redacts the known secret values from a text that arrives in pieces (a model's streamed answer, an engine's
- * message chunks), so that a secret split across two pieces is still replaced whole. push() returns the text
- * that is safe to emit now; it holds back only a tail of MIN_HELD or more characters that starts a secret (at
- * most the longest secret's length − 1), so ordinary text is not delayed and keeps its cuts; a shorter start
- * goes out, and the rest of that key is replaced in the pieces after it. flush() returns what is held: a
- * start of a secret that never completed is not a secret. No secret gets out whole; a text pushed as one
- * piece comes out as the one-shot SecretRedactor's values (`headers: false`) give it. Header-shaped
- * credentials are not looked for across pieces.
+ * message chunks, a command's output), so that a secret split across two pieces is still replaced whole.
+ * push() returns the text that is safe to emit now; it holds back only a tail of MIN_HELD or more characters
+ * that starts a secret (at most the longest secret's length − 1), so ordinary text is not delayed and keeps its
+ * cuts; a shorter start goes out, and the rest of that key is replaced in the pieces after it. flush() returns
+ * what is held: a start of a secret that never completed is not a secret. No secret gets out whole; a text
+ * pushed as one piece comes out as the one-shot SecretRedactor with the same options gives it.
+ *
+ * With `headers`, the values' output goes through the header passes as the one-shot text() does (HEADER_VALUE,
+ * then BEARER), each streaming (HeaderValueStream, BearerStream): a header split across pieces is replaced as
+ * the whole would be. They hold back only an undecided header value or `Bearer` token, at most
+ * MAX_HEADER_HELD characters each.
  */
 export class StreamRedactor {
   private held = '';
   /** The end of the text already emitted (raw, fewer characters than the longest secret). */
   private context = '';
+  private readonly headerValues: HeaderValueStream | null;
+  private readonly bearers: BearerStream | null;
 
-  /** `secrets`: the values, longest first (SecretRedactor.stream() makes one with its own). */
-  constructor(private readonly secrets: readonly string[]) {}
+  /** `secrets`: the values, longest first (SecretRedactor.stream() makes one with its own and its options). */
+  constructor(
+    private readonly secrets: readonly string[],
+    options: StreamRedactorOptions = {},
+  ) {
+    const errorText = options.errorText ?? false;
+    this.headerValues = options.headers ? new HeaderValueStream(errorText) : null;
+    this.bearers = options.headers ? new BearerStream(errorText) : null;
+  }
 
   /** The next piece; returns the text to emit now (possibly `''`). */
   push(text: string): string {
+    const values = this.pushValues(text);
+    if (!this.headerValues || !this.bearers) return values;
+    return this.bearers.push(this.headerValues.push(values));
+  }
+
+  /** The end of the text: what is held, redacted (a partial secret stays as it is). */
+  flush(): string {
+    const { out } = scanSecrets(this.held, this.secrets, true);
+    this.held = '';
+    this.context = '';
+    if (!this.headerValues || !this.bearers) return out;
+    return this.bearers.end(this.headerValues.end(out));
+  }
+
+  /** How many characters are held back (of the values: fewer than the longest secret has). */
+  get heldChars(): number {
+    return this.held.length + (this.headerValues?.heldChars ?? 0) + (this.bearers?.heldChars ?? 0);
+  }
+
+  private pushValues(text: string): string {
     if (this.secrets.length === 0) return text;
     let s = this.held + text;
     let lead = '';
@@ -117,22 +161,9 @@ export class StreamRedactor {
     return lead + out;
   }
 
-  /** The end of the text: what is held, redacted (a partial secret stays as it is). */
-  flush(): string {
-    const { out } = scanSecrets(this.held, this.secrets, true);
-    this.held = '';
-    this.context = '';
-    return out;
-  }
-
   private remember(raw: string): void {
     const keep = (this.secrets[0]?.length ?? 1) - 1;
     this.context = keep > 0 ? (this.context + raw).slice(-keep) : '';
-  }
-
-  /** How many characters are held back (fewer than the longest secret has). */
-  get heldChars(): number {
-    return this.held.length;
   }
 }
 

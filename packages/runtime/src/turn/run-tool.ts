@@ -9,7 +9,7 @@ import { audit, PREVIEW } from './audit.js';
 import { outputLimit, type TurnContext } from './context.js';
 import type { ToolCall } from './model-call.js';
 import { CancelledError } from './parts.js';
-import { pinnedRoot, toolContext, withRoot } from './tool-context.js';
+import { endTerminals, pinnedRoot, toolContext, withRoot } from './tool-context.js';
 
 /** How one tool call went, filled in as it runs. */
 interface ToolRun {
@@ -42,6 +42,7 @@ export async function runTool(
     kind: def?.kind ?? 'other',
     input: call.input,
   });
+  let tctx: ToolContext | undefined;
   try {
     if (!def) throw new ToolError(`no tool named ${call.toolName}`);
     const problems = def.check(call.input);
@@ -49,10 +50,13 @@ export async function runTool(
     // Pinned before anything of the call runs (its approval card reads files too).
     const root = pinnedRoot(ctx);
     if (sdkApprovalId !== undefined) await askApproval(ctx, call, def, sdkApprovalId, run, root);
-    const tctx = toolContext(ctx, call, root);
-    run.output = jsonSafe(await withRoot(root, () => def.execute(call.input as never, tctx)));
+    const called = toolContext(ctx, call, root);
+    tctx = called;
+    const output = jsonSafe(await withRoot(root, () => def.execute(call.input as never, called)));
+    // Redacted before it is bounded: a result past the bound is spilled to a file that is stored as it is.
+    run.output = toolResultRedactor(secretsOf(ctx.settings)).json(output);
     if (ctx.io.signal.aborted) throw new CancelledError();
-    await boundOutput(ctx, call, tctx, run);
+    await boundOutput(ctx, call, called, run);
   } catch (err) {
     if (err instanceof CancelledError || ctx.io.signal.aborted) {
       run.status = 'cancelled';
@@ -62,6 +66,7 @@ export async function runTool(
       run.error = (err as Error).message ?? String(err);
     }
   }
+  if (tctx) endTerminals(ctx, call, tctx);
   return endTool(ctx, call, performance.now() - started, run);
 }
 

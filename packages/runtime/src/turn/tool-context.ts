@@ -1,6 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { realpathSync } from 'node:fs';
 import { secretsOf } from '../model.js';
+import { terminalRedactor } from '../redact.js';
+import { TerminalRedaction } from '../terminal-redaction.js';
 import type { ToolContext } from '../tools/define-tool.js';
 import type { TurnContext } from './context.js';
 import type { SessionMemory } from './deps.js';
@@ -10,6 +12,8 @@ import type { ToolCall } from './model-call.js';
 const pinned = new WeakMap<SessionMemory, string>();
 /** The root of the tool call running now: a sub-agent, which runs inside its parent's `task` call, keeps it. */
 const callRoot = new AsyncLocalStorage<string>();
+/** The redaction of each tool context's terminal output, made at its first chunk (endTerminals flushes it). */
+const terminalsOf = new WeakMap<ToolContext, TerminalRedaction>();
 
 /**
  * The workspace's real path, resolved once, before the session's first tool call (a sub-agent's session
@@ -46,7 +50,14 @@ export function toolContext(ctx: TurnContext, call: ToolCall, root = pinnedRoot(
     secrets: secretsOf(ctx.settings),
     toolCallId: call.toolCallId,
     progress: (message) => emit({ rt: 'tool.progress', toolCallId: call.toolCallId, message }),
-    terminal: (c) => terminal(ctx, call, c),
+    terminal: (c) => {
+      let terminals = terminalsOf.get(tctx);
+      if (!terminals) {
+        terminals = new TerminalRedaction(terminalRedactor(secretsOf(ctx.settings)));
+        terminalsOf.set(tctx, terminals);
+      }
+      return terminal(ctx, call, c, terminals);
+    },
     fileChanged: (c) => emit({ rt: 'file', toolCallId: call.toolCallId, ...c }),
     artifact: (a) => {
       if ('file' in a) {
@@ -86,8 +97,26 @@ export function toolContext(ctx: TurnContext, call: ToolCall, root = pinnedRoot(
   return tctx;
 }
 
-/** A terminal chunk, shown while the turn's output bound has room (false: not shown, keep it elsewhere). */
-function terminal(ctx: TurnContext, call: ToolCall, c: Parameters<ToolContext['terminal']>[0]): boolean {
+/**
+ * The end of a tool call: what its terminals' redaction still holds goes out (a tool that never reported its
+ * terminal's exit). Nothing counts against the output bound: the chunks it came from did.
+ */
+export function endTerminals(ctx: TurnContext, call: ToolCall, tctx: ToolContext): void {
+  for (const c of terminalsOf.get(tctx)?.rest() ?? [])
+    ctx.emit({ rt: 'terminal', toolCallId: call.toolCallId, ...c });
+}
+
+/**
+ * A terminal chunk, shown while the turn's output bound has room (false: not shown, keep it elsewhere); the
+ * secrets in it redacted across the terminal's chunks (TerminalRedaction), so what goes out may be less than
+ * the chunk (held until the next) or more (with the tails it releases).
+ */
+function terminal(
+  ctx: TurnContext,
+  call: ToolCall,
+  c: Parameters<ToolContext['terminal']>[0],
+  terminals: TerminalRedaction,
+): boolean {
   const out = ctx.output;
   const bytes = Buffer.byteLength(c.chunk);
   if (c.exit === undefined && bytes > 0 && out.shown + bytes > out.bound) {
@@ -102,6 +131,6 @@ function terminal(ctx: TurnContext, call: ToolCall, c: Parameters<ToolContext['t
     return false;
   }
   out.shown += bytes;
-  ctx.emit({ rt: 'terminal', toolCallId: call.toolCallId, ...c });
+  for (const shown of terminals.chunk(c)) ctx.emit({ rt: 'terminal', toolCallId: call.toolCallId, ...shown });
   return true;
 }
