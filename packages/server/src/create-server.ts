@@ -15,7 +15,7 @@ import { hostChecker } from './host-check.js';
 import { DEFAULT_MAX_DEPTH, GUARDS_OWN_TEXT, guardInput } from './input-guard.js';
 import { useJsonBodyParser } from './json-body.js';
 import type { LanePort } from './lane-port.js';
-import { PerKeyCounter, RateLimiter, resolveLimits, type ServerLimits } from './limits.js';
+import { RateLimiter, resolveLimits, type ServerLimits } from './limits.js';
 import type { Observability } from './observability/index.js';
 import { requestId, requestLog, requestSerializers } from './observability/request-log.js';
 import { documentCommonErrors } from './openapi-responses.js';
@@ -35,10 +35,12 @@ import { threadRoutes } from './routes/threads.js';
 import { RunSlots } from './run-slots.js';
 import { useSecurityHeaders } from './security-headers.js';
 import { FrameCache } from './sse/sse-connection.js';
+import { StreamSlots } from './stream-slots.js';
 import { ThreadHub } from './thread-hub.js';
 import { lazySerializers, validatorCompiler } from './validator.js';
 import { workDirGuardedLane } from './workdir-guarded-lane.js';
 import { workspaceGuard } from './workspace-root.js';
+import { trackWrites, WriteHealth } from './write-health.js';
 
 export const API_PREFIX = '/api/harness';
 
@@ -86,6 +88,8 @@ export interface ServerOptions {
   logger?: boolean | { level: string };
   /** A pino logger to log requests with (wins over `logger`); its lines carry reqId, threadId, runId. */
   loggerInstance?: FastifyBaseLogger;
+  /** How long GET /health waits for the database before answering 503 `timeout`. Default 1500 ms. */
+  healthTimeoutMs?: number;
   /** Engines found but not offered, with why (GET /health lists them under checks). */
   unavailableEngines?: readonly { name: string; reason: string }[];
   /** Metrics and traces (see ./observability): mounts GET /metrics. */
@@ -103,11 +107,16 @@ export interface AgentlaneServer {
 function serverContext(options: ServerOptions, limits: ServerLimits): ServerContext {
   const defaultWorkDir = options.defaultWorkDir ?? process.cwd();
   const checkWorkDir = workspaceGuard(options.workspaceRoot ?? defaultWorkDir);
+  // The lane's own writes are heard where its store is observed (`agentlane serve`); the routes' here.
+  const writes = options.observability?.writes ?? new WriteHealth();
+  const store = trackWrites(options.store, writes);
   return {
-    store: options.store,
-    lane: workDirGuardedLane(options.lane, options.store, checkWorkDir),
+    store,
+    writes,
+    healthTimeoutMs: options.healthTimeoutMs ?? 1500,
+    lane: workDirGuardedLane(options.lane, store, checkWorkDir),
     checkpoints: options.checkpoints,
-    hub: new ThreadHub(options.store),
+    hub: new ThreadHub(store),
     engines: options.engines,
     auth: new Authenticator(options.tokens ?? [], {
       maxWrong: limits.wrongTokensPerAddress,
@@ -125,8 +134,8 @@ function serverContext(options: ServerOptions, limits: ServerLimits): ServerCont
     frames: new FrameCache(),
     defaultWorkDir,
     checkWorkDir,
-    streamSlots: new PerKeyCounter(limits.maxStreamsPerToken, 'open streams'),
-    runSlots: new RunSlots(options.store, limits.maxRunsPerToken),
+    streamSlots: new StreamSlots(limits, (options.tokens ?? []).length === 0),
+    runSlots: new RunSlots(store, limits.maxRunsPerToken),
     version: options.version ?? '0.1.0',
     draining: false,
     ...(options.unavailableEngines ? { unavailableEngines: options.unavailableEngines } : {}),
@@ -217,6 +226,10 @@ export async function createServer(options: ServerOptions): Promise<AgentlaneSer
   app.setValidatorCompiler(validatorCompiler);
   app.decorateRequest('principal', null as never);
   app.setErrorHandler(handleRouteError);
+  // A write a route made through the lane (whose store may not be observed here) and the disk refused.
+  app.addHook('onError', async (_request, _reply, error) => context.writes.failed(error));
+  // Rows any store of this database committed (this process's lane, another process) found room.
+  const stopHearingCommits = options.store.onCommitted(() => context.writes.succeeded());
   useJsonBodyParser(app);
   await useSecurityHeaders(app);
 
@@ -277,7 +290,10 @@ export async function createServer(options: ServerOptions): Promise<AgentlaneSer
 
   await serveWeb(app, options);
 
-  app.addHook('onClose', async () => context.hub.close());
+  app.addHook('onClose', async () => {
+    stopHearingCommits();
+    context.hub.close();
+  });
 
   const shutdown = async (): Promise<void> => {
     context.draining = true;

@@ -15,8 +15,16 @@ export interface ServerLimits {
   connectionTimeoutMs: number;
   /** Open TCP connections at once; more are refused by the kernel-facing server (dropped at accept). */
   maxConnections: number;
-  /** Open SSE streams per token (per principal in loopback mode); one more gets 429. */
+  /**
+   * Open SSE streams per token; one more gets 429. Without tokens (loopback mode), per client: its address
+   * and the `X-Agentlane-Client` id it names, if any (see src/stream-slots.ts).
+   */
   maxStreamsPerToken: number;
+  /**
+   * Open SSE streams of every client without a token together (loopback mode; never fewer than
+   * maxStreamsPerToken); one more gets 429.
+   */
+  maxLocalStreams: number;
   /** Runs queued or running per token created through this process; one more gets 429. */
   maxRunsPerToken: number;
   /** Sustained requests per second per token (token bucket)… */
@@ -39,6 +47,8 @@ export const DEFAULT_LIMITS: ServerLimits = {
   connectionTimeoutMs: 120_000,
   maxConnections: 1024,
   maxStreamsPerToken: 64,
+  // Half of maxConnections: clients that each name an id cannot hold every connection with streams.
+  maxLocalStreams: 512,
   maxRunsPerToken: 8,
   requestsPerSecond: 50,
   requestBurst: 200,
@@ -94,19 +104,15 @@ export class PerKeyCounter {
   constructor(
     private readonly max: number,
     private readonly what: string,
+    /** Who holds them, as the 429 says it. */
+    private readonly holder = 'this token already holds',
   ) {}
 
   /** Takes one slot; the returned function gives it back (idempotent). */
   acquire(key: string): () => void {
     const count = this.#counts.get(key) ?? 0;
     if (count >= this.max)
-      throw new HttpError(
-        'rate_limited',
-        `this token already holds ${this.max} ${this.what}`,
-        undefined,
-        undefined,
-        1,
-      );
+      throw new HttpError('rate_limited', `${this.holder} ${this.max} ${this.what}`, undefined, undefined, 1);
     this.#counts.set(key, count + 1);
     let released = false;
     return () => {

@@ -1,8 +1,6 @@
-import { request } from 'node:http';
-import { type CanonicalEvent, SCHEMA_VERSION, type StreamEvent } from '@agentlane/contract';
-import { createParser } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, startTestServer, type TestServer } from './support/harness';
+import { appendLargeRows, deltaWrite, settledHead, stalledSubscriber } from './support/large-rows';
 import { SseReader } from './support/sse-reader';
 
 let t: TestServer;
@@ -18,58 +16,14 @@ afterAll(async () => {
   await t.close();
 });
 
-/** Opens a stream and does not read it until `resume()` is called. */
-function stalledSubscriber(url: string) {
-  const frames: { id?: string; data: StreamEvent }[] = [];
-  let ended!: () => void;
-  const done = new Promise<void>((r) => {
-    ended = r;
-  });
-  const parser = createParser({ onEvent: (e) => frames.push({ id: e.id, data: JSON.parse(e.data) }) });
-  let response: import('node:http').IncomingMessage | undefined;
-  const opened = new Promise<void>((resolve) => {
-    request(url, (res) => {
-      response = res;
-      res.pause();
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => parser.feed(chunk));
-      res.on('end', ended);
-      res.on('close', ended);
-      resolve();
-    }).end();
-  });
-  return { frames, done, opened, resume: () => response?.resume() };
-}
-
 describe('a replay of large rows', () => {
   it('reaches a client that reads as fast as it can whole, never as a slow consumer, and is paced to it', async () => {
     // 200 rows of ~50 KB (10 MB): one page of them written at once was past the 8 MB burst allowance.
     const id = await t.createSession();
     const { run } = await t.store.createRun({ threadId: id, prompt: 'p' });
-    const text = 'x'.repeat(50_000);
-    for (let from = 0; from < 200; from += 50) {
-      const writes = Array.from({ length: 50 }, (_, k) => ({
-        event: {
-          schemaVersion: SCHEMA_VERSION,
-          eventId: `${run.runId}:big:${from + k}`,
-          seq: from + k + 1,
-          runId: run.runId,
-          threadId: id,
-          turnId: 'turn_1',
-          ts: new Date().toISOString(),
-          identity: { provider: 'scripted' },
-          kind: 'message.delta',
-          payload: { messageId: 'm1', partId: `p${from + k}`, delta: text },
-        } as CanonicalEvent,
-      }));
-      await t.store.appendEvents(id, writes, true);
-    }
+    await appendLargeRows(t.store, id, run.runId, 200, 'x'.repeat(50_000));
     // The session's own opening rows land beside these: wait until the head stops moving.
-    let head = -1;
-    for (let now = await t.store.headDeliverySeq(id); now !== head; now = await t.store.headDeliverySeq(id)) {
-      head = now;
-      await new Promise((r) => setTimeout(r, 300));
-    }
+    const head = await settledHead(t.store, id);
     let peak = 0;
     const watch = setInterval(() => {
       for (const conn of t.server.context.connections)
@@ -94,26 +48,7 @@ describe('one row larger than the burst allowance', () => {
     const id = await t.createSession();
     const { run } = await t.store.createRun({ threadId: id, prompt: 'p' });
     // 10 MB in one row (the lane moves large payloads out; a row can still be past an 8 MB allowance).
-    await t.store.appendEvents(
-      id,
-      [
-        {
-          event: {
-            schemaVersion: SCHEMA_VERSION,
-            eventId: `${run.runId}:huge`,
-            seq: 1,
-            runId: run.runId,
-            threadId: id,
-            turnId: 'turn_1',
-            ts: new Date().toISOString(),
-            identity: { provider: 'scripted' },
-            kind: 'message.delta',
-            payload: { messageId: 'm1', partId: 'p', delta: 'x'.repeat(10_000_000) },
-          } as CanonicalEvent,
-        },
-      ],
-      true,
-    );
+    await t.store.appendEvents(id, [deltaWrite(run.runId, id, 'huge', 1, 'x'.repeat(10_000_000))], true);
     const head = await t.store.headDeliverySeq(id);
     const reader = new SseReader(`${t.api}/threads/${id}/events`);
     try {

@@ -3,6 +3,7 @@ import type { Store } from '@agentlane/store';
 import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../context.js';
 import type { LanePort } from '../lane-port.js';
+import { trackWrites, WriteHealth } from '../write-health.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { metricsRoute } from './metrics-route.js';
 import { observeAudit } from './observe-audit.js';
@@ -34,7 +35,10 @@ export interface ObservabilityOptions {
  */
 export interface Observability {
   readonly metrics: Metrics;
+  /** Wraps the store: its calls are counted, and its writes tell whether the disk still takes them. */
   observeStore(store: Store): Store;
+  /** What the observed store's writes said of the disk (createServer reports it in GET /health). */
+  readonly writes: WriteHealth;
   observeAudit<T extends { record(rows: readonly AuditableCall[]): Promise<unknown> }>(ledger: T): T;
   observeLane(lane: LanePort): LanePort;
   readonly leases: RunLeaseObserver;
@@ -65,13 +69,18 @@ export function createObservability(options: ObservabilityOptions = {}): Observa
       void tracing.then((t) => t?.traces.canonicalized(store, runId)),
     rows: (rows: readonly AuditableCall[]) => void tracing.then((t) => t?.traces.rows(rows)),
   };
+  const writes = new WriteHealth();
   return {
     metrics,
     tracing: config,
+    writes,
     observeStore: (store) =>
-      observeStore(store, metrics, {
-        ...(traces ? { onCanonicalized: ({ runId }) => traces.canonicalized(store, runId) } : {}),
-      }),
+      trackWrites(
+        observeStore(store, metrics, {
+          ...(traces ? { onCanonicalized: ({ runId }) => traces.canonicalized(store, runId) } : {}),
+        }),
+        writes,
+      ),
     observeAudit: (ledger) => observeAudit(ledger, metrics, traces ? (rows) => traces.rows(rows) : undefined),
     observeLane: (lane) => observeLane(lane, metrics),
     leases: {

@@ -39,7 +39,7 @@ export function executeRoute(app: RouteApp, ctx: ServerContext): void {
       // Everything after the head at creation time: the run's rows cannot precede it.
       const after = await store.headDeliverySeq(threadId);
       // The stream cap is checked before the run exists, so a refused stream leaves no run behind.
-      ctx.streamSlots.acquire(request.principal.key)();
+      ctx.streamSlots.acquire(request)();
       const { run, created } = await createRunFor(
         ctx,
         request.principal,

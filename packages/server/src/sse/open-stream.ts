@@ -66,7 +66,7 @@ export async function openThreadStream(
   hooks: StreamHooks = {},
 ): Promise<{ conn: SseConnection; subscription: LaneSubscription | null }> {
   // Taken before the reply is hijacked, so one over the cap is still a plain 429.
-  const release = ctx.streamSlots.acquire(reply.request.principal.key);
+  const release = ctx.streamSlots.acquire(reply.request);
   reply.hijack();
   const conn = new SseConnection(reply.raw, ctx.sse, ctx.frames);
   conn.threadId = threadId;

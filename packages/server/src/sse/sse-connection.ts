@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { StreamEvent } from '@agentlane/contract';
 import type { SubscriptionFlow } from '@agentlane/lane';
+import { ReplayPacer } from './replay-pacer.js';
 import { formatSseComment, formatSseFrame } from './sse-format.js';
 
 export interface SseConnectionOptions {
@@ -64,18 +65,13 @@ export class FrameCache {
 /**
  * One SSE response. Writes are bounded: when more than maxBufferBytes sit unsent (the client stopped
  * reading), the stream is ended with `stream.closing` (slow_consumer) instead of growing server memory;
- * the client reconnects with Last-Event-ID and resumes from the store.
+ * the client reconnects with Last-Event-ID and resumes from the store. A replay is paced (ReplayPacer).
  */
-/** Replay page sizes: a first page of PAGE_FIRST rows, then as many as weigh about PAGE_BYTES as sent. */
-const PAGE_FIRST = 64;
-const PAGE_MIN = 16;
-const PAGE_MAX = 2000;
-const PAGE_BYTES = 4 * 1024 * 1024;
-
 export class SseConnection implements SubscriptionFlow {
   #closed = false;
-  #framesSent = 0;
-  #charsSent = 0;
+  readonly #pacer = new ReplayPacer();
+  /** Set by ready() at the last row of a full page: the next read waits for the socket to drain. */
+  #pageDone = false;
   #writableWait: Promise<void> | undefined;
   /** Ends the current writable() wait (the socket drained, or the stream closed). */
   #wake: (() => void) | undefined;
@@ -129,20 +125,21 @@ export class SseConnection implements SubscriptionFlow {
 
   send(event: StreamEvent): boolean {
     const frame = this.frames.frame(event);
-    this.#framesSent++;
-    this.#charsSent += frame.length;
+    this.#pacer.sent(frame.length);
     return this.#write(frame);
   }
 
-  // SubscriptionFlow: the replay of a thread is written no faster than the client reads it, in pages whose
-  // size follows what this stream's frames weigh (a page of 2,000 rows of 60 KB was 120 MB per stream).
+  // SubscriptionFlow: the replay of a thread is written no faster than the client reads it. Within a page a
+  // row waits once maxBufferBytes sit unsent; after a full page the next is read only once the socket has
+  // taken what was written, so a replaying stream holds about one page and the socket's own buffer.
 
   ready(): boolean {
-    return this.#closed || this.res.writableLength <= this.options.maxBufferBytes;
+    this.#pageDone = this.#pacer.rowDelivered();
+    return this.#canWrite();
   }
 
   writable(): Promise<void> {
-    if (this.ready()) return Promise.resolve();
+    if (this.#canWrite()) return Promise.resolve();
     // One wait per drain, however often the replay asks: a listener per ask would pile up on a long replay.
     this.#writableWait ??= new Promise<void>((resolve) => {
       const wake = () => {
@@ -158,9 +155,24 @@ export class SseConnection implements SubscriptionFlow {
   }
 
   pageSize(): number {
-    if (this.#framesSent === 0) return PAGE_FIRST;
-    const perFrame = this.#charsSent / this.#framesSent;
-    return Math.max(PAGE_MIN, Math.min(PAGE_MAX, Math.floor(PAGE_BYTES / perFrame)));
+    return this.#pacer.nextPage();
+  }
+
+  /** Pages of replay read for this stream so far. */
+  get replayPages(): number {
+    return this.#pacer.pages;
+  }
+
+  /**
+   * Whether the replay may go on. 'drain' only comes after a write found the socket at its high-water mark,
+   * so every wait is for an amount at or past it: below the mark counts as drained (a page end), and the
+   * buffer allowance never counts below it (a smaller maxBufferBytes would wait for a drain that never comes).
+   */
+  #canWrite(): boolean {
+    if (this.#closed) return true;
+    const pending = this.res.writableLength;
+    const mark = this.res.writableHighWaterMark;
+    return this.#pageDone ? pending < mark : pending <= Math.max(this.options.maxBufferBytes, mark - 1);
   }
 
   /** Ends the stream on purpose, telling the client when to come back. */
