@@ -1,7 +1,12 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_MAX_CONCURRENT_RUNS } from '@agentlane/lane';
+import {
+  DEFAULT_APPROVAL_TIMEOUT_MS,
+  DEFAULT_CANCEL_GRACE_MS,
+  DEFAULT_ENGINE_IDLE_MS,
+  DEFAULT_MAX_CONCURRENT_RUNS,
+} from '@agentlane/lane';
 import jsonc from 'jsonc-parser';
 import type { LevelWithSilent } from 'pino';
 import { type Static, Type } from 'typebox';
@@ -42,6 +47,7 @@ const LimitsEntry = Type.Object(
     connectionTimeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
     maxConnections: Type.Optional(Type.Integer({ minimum: 1 })),
     maxStreamsPerToken: Type.Optional(Type.Integer({ minimum: 1 })),
+    maxLocalStreams: Type.Optional(Type.Integer({ minimum: 1 })),
     maxRunsPerToken: Type.Optional(Type.Integer({ minimum: 1 })),
     requestsPerSecond: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
     requestBurst: Type.Optional(Type.Integer({ minimum: 1 })),
@@ -85,6 +91,10 @@ export const ConfigFile = Type.Object(
     shutdownGraceMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 3_600_000 })),
     /** An approval or question unanswered this long is cancelled by system (default 900000 ms; 0: never). */
     approvalTimeoutMs: Type.Optional(Type.Integer({ minimum: 0, maximum: APPROVAL_TIMEOUT_MAX_MS })),
+    /** A stopped turn is waited for this long before its engine session is closed (default 5000 ms). */
+    cancelGraceMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 3_600_000 })),
+    /** An engine session unused this long is closed; the next run reopens it (default 600000 ms; 0: never). */
+    engineIdleMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400_000 })),
   },
   { additionalProperties: false },
 );
@@ -123,6 +133,10 @@ export interface ServeConfig {
   shutdownGraceMs: number;
   /** An approval or question nobody answers within this many ms is cancelled by system; 0: never. */
   approvalTimeoutMs: number;
+  /** A stopped turn is waited for this many ms before its engine session is closed. */
+  cancelGraceMs: number;
+  /** An engine session no run used for this many ms is closed; 0: never. */
+  engineIdleMs: number;
 }
 
 export interface ServeFlags {
@@ -138,6 +152,8 @@ export interface ServeFlags {
   runLeaseRenewMs?: string;
   shutdownGraceMs?: string;
   approvalTimeoutMs?: string;
+  cancelGraceMs?: string;
+  engineIdleMs?: string;
   workspaceRoot?: string;
 }
 
@@ -234,7 +250,13 @@ function runSettings(
   file: ConfigFile,
 ): Pick<
   ServeConfig,
-  'maxConcurrentRuns' | 'runLeaseMs' | 'runLeaseRenewMs' | 'shutdownGraceMs' | 'approvalTimeoutMs'
+  | 'maxConcurrentRuns'
+  | 'runLeaseMs'
+  | 'runLeaseRenewMs'
+  | 'shutdownGraceMs'
+  | 'approvalTimeoutMs'
+  | 'cancelGraceMs'
+  | 'engineIdleMs'
 > {
   const count = (
     flag: string | undefined,
@@ -296,6 +318,22 @@ function runSettings(
       file.approvalTimeoutMs,
       DEFAULT_APPROVAL_TIMEOUT_MS,
       [0, APPROVAL_TIMEOUT_MAX_MS],
+    ),
+    cancelGraceMs: count(
+      flags.cancelGraceMs,
+      '--cancel-grace-ms',
+      'AGENTLANE_CANCEL_GRACE_MS',
+      file.cancelGraceMs,
+      DEFAULT_CANCEL_GRACE_MS,
+      [0, 3_600_000],
+    ),
+    engineIdleMs: count(
+      flags.engineIdleMs,
+      '--engine-idle-ms',
+      'AGENTLANE_ENGINE_IDLE_MS',
+      file.engineIdleMs,
+      DEFAULT_ENGINE_IDLE_MS,
+      [0, 86_400_000],
     ),
   };
 }

@@ -98,6 +98,22 @@ describe('serve configuration', () => {
     );
   });
 
+  it('cancel grace and engine idle time: lane defaults, flag > environment > config file', () => {
+    expect(resolveServeConfig({}, {})).toMatchObject({ cancelGraceMs: 5000, engineIdleMs: 600_000 });
+    const config = file('grace.json', { cancelGraceMs: 2000, engineIdleMs: 0 });
+    expect(resolveServeConfig({ config }, {})).toMatchObject({ cancelGraceMs: 2000, engineIdleMs: 0 });
+    const env = { AGENTLANE_CANCEL_GRACE_MS: '3000', AGENTLANE_ENGINE_IDLE_MS: '60000' };
+    expect(resolveServeConfig({ config }, env)).toMatchObject({ cancelGraceMs: 3000, engineIdleMs: 60_000 });
+    expect(resolveServeConfig({ config, cancelGraceMs: '10', engineIdleMs: '20' }, env)).toMatchObject({
+      cancelGraceMs: 10,
+      engineIdleMs: 20,
+    });
+    expect(() => resolveServeConfig({ cancelGraceMs: 'x' }, {})).toThrow(/--cancel-grace-ms/);
+    expect(() =>
+      resolveServeConfig({ config: file('lim2.json', { limits: { maxLocalStreams: 8 } }) }, {}),
+    ).not.toThrow();
+  });
+
   it('approval timeout: 15 minutes by default, flag > environment > config file, 0 for never', () => {
     expect(resolveServeConfig({}, {}).approvalTimeoutMs).toBe(900_000);
     const config = file('appr.json', { approvalTimeoutMs: 60_000 });

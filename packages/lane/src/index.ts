@@ -23,6 +23,8 @@ export {
   type AuditSink,
   type CreateRunInput,
   DEFAULT_APPROVAL_TIMEOUT_MS,
+  DEFAULT_CANCEL_GRACE_MS,
+  DEFAULT_ENGINE_IDLE_MS,
   DEFAULT_MAX_CONCURRENT_RUNS,
   type Lane,
   type LaneListener,

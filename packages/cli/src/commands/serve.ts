@@ -124,6 +124,8 @@ export async function serve(
     runLeaseMs: config.runLeaseMs,
     runLeaseRenewMs: config.runLeaseRenewMs,
     approvalTimeoutMs: config.approvalTimeoutMs,
+    cancelGraceMs: config.cancelGraceMs,
+    engineIdleMs: config.engineIdleMs,
     workDirFor: (thread) => thread.workDir ?? config.workDir,
     log: (level, raw, rawDetail) => {
       // A lane message may quote an engine's error: no key in the log either.
@@ -194,6 +196,8 @@ Limits (config file "limits": {…}; defaults for a small team):
   connectionTimeoutMs  ${DEFAULT_LIMITS.connectionTimeoutMs}  a socket with no traffic is closed (above the SSE heartbeat)
   maxConnections       ${DEFAULT_LIMITS.maxConnections}    open TCP connections at once
   maxStreamsPerToken   ${DEFAULT_LIMITS.maxStreamsPerToken}      open SSE streams per token (429 past it)
+  maxLocalStreams      ${DEFAULT_LIMITS.maxLocalStreams}     open SSE streams of all clients without a token together; each
+                       (loopback address + X-Agentlane-Client id) gets maxStreamsPerToken of them
   maxRunsPerToken      ${DEFAULT_LIMITS.maxRunsPerToken}       runs queued or running per token, per process (429)
   requestsPerSecond    ${DEFAULT_LIMITS.requestsPerSecond}      sustained requests per token (429 with Retry-After)…
   requestBurst         ${DEFAULT_LIMITS.requestBurst}     …and the burst it may spend at once
@@ -245,6 +249,14 @@ export const serveCommand: CliCommand = {
       .option(
         '--approval-timeout-ms <ms>',
         'an approval or question nobody answers this long is cancelled by system (env AGENTLANE_APPROVAL_TIMEOUT_MS, default 900000; 0: never)',
+      )
+      .option(
+        '--cancel-grace-ms <ms>',
+        'a stopped turn is waited for this long before its engine session is closed (env AGENTLANE_CANCEL_GRACE_MS, default 5000)',
+      )
+      .option(
+        '--engine-idle-ms <ms>',
+        'an engine session unused this long is closed; the next run reopens it (env AGENTLANE_ENGINE_IDLE_MS, default 600000; 0: never)',
       )
       .option(
         '--workspace-root <dir>',
