@@ -136,7 +136,13 @@ export class Canonicalizer {
         new RunTranslation(
           driver.translator,
           { threadId: run.threadId, runId: run.runId, turnId: run.runId, provider: driver.provider },
-          this.o.redactor ? { redactor: this.o.redactor } : {},
+          {
+            ...(this.o.redactor ? { redactor: this.o.redactor } : {}),
+            // The Materializer's threshold: the artifact seqs it uses are reserved by the translation.
+            ...(this.o.artifactThresholdBytes
+              ? { artifactThresholdBytes: this.o.artifactThresholdBytes }
+              : {}),
+          },
         );
       // Per eventId only the re-translation's last emission is compared with the latest stored revision and
       // written if it differs: at most one revision per eventId, none where the live pass stored the end state.

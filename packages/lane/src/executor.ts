@@ -312,7 +312,11 @@ export class RunExecutor {
     const translation = new RunTranslation(
       driver.translator,
       { threadId: run.threadId, runId: run.runId, turnId: run.runId, provider: driver.provider },
-      this.o.redactor ? { redactor: this.o.redactor } : {},
+      {
+        ...(this.o.redactor ? { redactor: this.o.redactor } : {}),
+        // The Materializer's threshold: the artifact seqs it uses are reserved by the translation.
+        ...(this.o.artifactThresholdBytes ? { artifactThresholdBytes: this.o.artifactThresholdBytes } : {}),
+      },
     );
     const pipeline = new RunPipeline({
       ...(this.o.redactor ? { redactor: this.o.redactor } : {}),

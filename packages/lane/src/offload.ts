@@ -14,6 +14,9 @@ import type { BuiltEvent, BuiltStep } from './run-translation.js';
 import { stableJson } from './stable-json.js';
 
 export const DEFAULT_ARTIFACT_THRESHOLD_BYTES = 64 * 1024;
+/** Moves of one offload at most (16 strings, then 16 lists): the seqs RunTranslation reserves per large key. */
+const MOVES_PER_PASS = 16;
+export const MAX_ARTIFACT_MOVES = 2 * MOVES_PER_PASS;
 
 /**
  * Turns built events into store writes: stores the step's artifacts, moves payloads above the threshold to
@@ -147,6 +150,7 @@ export class Materializer {
       const { output: _moved, ...rest } = payload;
       payload = { ...rest, outputArtifact: outputArtifact as unknown as JsonValue };
     }
+    let moves = 0;
     const movedOut = (path: (string | number)[], stored: ArtifactWithPreview) => {
       const pathKey = path.join('.');
       const toolCallId = typeof payload.toolCallId === 'string' ? payload.toolCallId : undefined;
@@ -154,6 +158,9 @@ export class Materializer {
       const artifactEvent = {
         ...event,
         eventId: deriveEventId(event.runId, `${event.eventId}:artifact:${pathKey}`),
+        // A place of its own in the run's order (seq is a cursor: never two events at one), reserved by the
+        // translation right after the event's own, so the live and the final pass give it the same one.
+        seq: built.artifactSeq === undefined ? event.seq : built.artifactSeq + moves++,
         kind: 'artifact.created',
         payload: {
           artifact: stored.artifact,
@@ -168,7 +175,7 @@ export class Materializer {
       );
     };
     // Generic fallback: move the largest strings out until the payload fits (bounded number of moves).
-    for (let i = 0; i < 16 && jsonLargerThan(payload, this.thresholdBytes); i++) {
+    for (let i = 0; i < MOVES_PER_PASS && jsonLargerThan(payload, this.thresholdBytes); i++) {
       const largest = findLargestString(payload, []);
       if (!largest || largest.value.length <= MAX_PREVIEW_CHARS) break;
       const stored = await this.withPreview(largest.value, 'text/plain; charset=utf-8');
@@ -177,7 +184,7 @@ export class Materializer {
     }
     // Still too large: many small items (a plan of 450,000 entries). The largest lists go whole to an
     // artifact (JSON) and keep the items that fit a preview, so the payload keeps its schema.
-    for (let i = 0; i < 16 && jsonLargerThan(payload, this.thresholdBytes); i++) {
+    for (let i = 0; i < MOVES_PER_PASS && jsonLargerThan(payload, this.thresholdBytes); i++) {
       const largest = findLargestList(payload, []);
       if (!largest || largest.json.length <= MAX_PREVIEW_CHARS) break;
       const artifact = await this.store.putArtifact(Buffer.from(largest.json, 'utf8'), 'application/json');
@@ -233,7 +240,7 @@ function stableEvent(event: CanonicalEvent): string {
  * as UTF-16 units, plus its quotes); only a value between the two is serialised. A long answer's text is far
  * above the limit by its length alone, and serialising its megabytes on the event loop is what this avoids.
  */
-function jsonLargerThan(value: unknown, limit: number): boolean {
+export function jsonLargerThan(value: unknown, limit: number): boolean {
   let upper = 0;
   let lower = 0;
   const stack: unknown[] = [value];

@@ -24,6 +24,9 @@ export function engineLostError(ownerId: string | null, released = false): strin
     : `${ENGINE_LOST}: ${who} stopped renewing its lease`;
 }
 
+/** Rows of a lost run read at a time while its open approvals and questions are looked for. */
+export const RECOVERY_PAGE_ROWS = 512;
+
 /** Who resolves the open approvals and questions of a run whose process is gone. */
 export const SYSTEM_ANSWERER = 'system';
 
@@ -40,15 +43,29 @@ async function openInteractions(
   const recorded = new Map<string, InteractionAnswerRecord>();
   for (const a of await store.pendingAnswers(run.runId)) recorded.set(`${a.kind}:${a.targetId}`, a);
   const answerOf = (kind: string, id: string) => recorded.get(`${kind}:${id}`)?.answer as object | undefined;
-  const rows = await store.latestEvents({ threadId: run.threadId, runId: run.runId });
   const approvals = new Set<string>();
   const questions = new Set<string>();
-  for (const { event } of rows) {
-    if (event.kind === 'approval.requested') approvals.add(event.payload.approvalId);
-    else if (event.kind === 'approval.resolved') approvals.delete(event.payload.approvalId);
-    else if (event.kind === 'question.requested') questions.add(event.payload.questionId);
-    else if (event.kind === 'question.resolved') questions.delete(event.payload.questionId);
+  // A page of the run's latest rows at a time (as the final pass reads them): a run of a million rows, or of
+  // rows of megabytes each, read whole took the recovering process past its heap. Only the open ids are kept.
+  // Pages come in the order of the latest revisions, not of first delivery: resolutions are gathered apart
+  // and taken off at the end, so the open ids do not depend on the order the rows come in.
+  const resolvedApprovals = new Set<string>();
+  const resolvedQuestions = new Set<string>();
+  const query = { threadId: run.threadId, runId: run.runId };
+  for (let after = 0; ; ) {
+    const rows = await store.latestEventsPage(query, after, RECOVERY_PAGE_ROWS);
+    for (const { event } of rows) {
+      if (event.kind === 'approval.requested') approvals.add(event.payload.approvalId);
+      else if (event.kind === 'approval.resolved') resolvedApprovals.add(event.payload.approvalId);
+      else if (event.kind === 'question.requested') questions.add(event.payload.questionId);
+      else if (event.kind === 'question.resolved') resolvedQuestions.add(event.payload.questionId);
+    }
+    const last = rows.at(-1);
+    if (!last || rows.length < RECOVERY_PAGE_ROWS) break;
+    after = last.deliverySeq;
   }
+  for (const id of resolvedApprovals) approvals.delete(id);
+  for (const id of resolvedQuestions) questions.delete(id);
   const cancelled = { outcome: 'cancelled', answeredBy: SYSTEM_ANSWERER } as const;
   return [
     ...[...approvals].map(

@@ -9,11 +9,17 @@ import type {
   Translator,
 } from '@agentlane/engine-kit';
 import { deriveEventId } from './event-id.js';
+import { DEFAULT_ARTIFACT_THRESHOLD_BYTES, jsonLargerThan, MAX_ARTIFACT_MOVES } from './offload.js';
 
 /** A canonical event with its envelope built, plus the namespace it is stored under. */
 export interface BuiltEvent {
   event: CanonicalEvent;
   namespace?: string[];
+  /**
+   * The first of the MAX_ARTIFACT_MOVES seqs reserved for the artifact.created events the Materializer makes
+   * when it moves this event's payload out (set once the key's payload was large).
+   */
+  artifactSeq?: number;
 }
 
 export interface RunTranslationOptions {
@@ -24,6 +30,8 @@ export interface RunTranslationOptions {
    * pass (the events must be the same for the same frames).
    */
   redactor?: SecretRedactor;
+  /** The Materializer's threshold: a key whose payload passes it gets seqs reserved for its artifacts. */
+  artifactThresholdBytes?: number;
 }
 
 export interface BuiltStep {
@@ -48,6 +56,9 @@ export class RunTranslation {
   /** The seq of each key's first emission; its ts is `firstTs[seq]` (one number per key, not an object). */
   private readonly firstSeen = new Map<string, number>();
   private readonly firstTs: string[] = [];
+  /** The artifact seqs reserved for each key whose payload was large (see BuiltEvent.artifactSeq). */
+  private readonly artifactSeqs = new Map<string, number>();
+  private readonly artifactThreshold: number;
   private lastTs: string | null = null;
   /**
    * The identity of events whose translator gave none, shared by all of them (events are never mutated once
@@ -65,6 +76,7 @@ export class RunTranslation {
     this.state = translator.initialState(ctx);
     this.defaultIdentity = { provider: translator.provider };
     this.redaction = options.redactor?.active ? new EventRedaction(options.redactor) : undefined;
+    this.artifactThreshold = options.artifactThresholdBytes ?? DEFAULT_ARTIFACT_THRESHOLD_BYTES;
   }
 
   push(record: NativeFrameRecord): BuiltStep {
@@ -165,6 +177,14 @@ export class RunTranslation {
       this.firstSeen.set(t.key, seq);
       this.firstTs[seq] = ts;
     }
+    // Reserved when the key's payload is first large, in translation order: both passes translate every
+    // emission, so both reserve the same seqs (the final pass materializes only last emissions).
+    let artifactSeq = this.artifactSeqs.get(t.key);
+    if (artifactSeq === undefined && jsonLargerThan(t.draft.payload, this.artifactThreshold)) {
+      artifactSeq = this.nextSeq;
+      this.nextSeq += MAX_ARTIFACT_MOVES;
+      this.artifactSeqs.set(t.key, artifactSeq);
+    }
     const identity = t.identity
       ? { ...t.identity, provider: t.identity.provider ?? this.translator.provider }
       : this.defaultIdentity;
@@ -180,7 +200,10 @@ export class RunTranslation {
       kind: t.draft.kind,
       payload: t.draft.payload,
     } as CanonicalEvent;
-    return t.namespace && t.namespace.length > 0 ? { event, namespace: t.namespace } : { event };
+    const built: BuiltEvent =
+      t.namespace && t.namespace.length > 0 ? { event, namespace: t.namespace } : { event };
+    if (artifactSeq !== undefined) built.artifactSeq = artifactSeq;
+    return built;
   }
 }
 

@@ -9,13 +9,12 @@ import {
   deriveEventId,
   type FinalPassPaging,
   Materializer,
-  RunPipeline,
   writeFinalPass,
 } from '../src/internal';
 import { spyStore, wholeRunWrites } from './helpers/final-pass';
 import { createAuditingTranslator } from './helpers/frame-driver';
 import { createTestDriver } from './helpers/test-driver';
-import { threadFixture } from './helpers/thread-fixture';
+import { livePipeline, threadFixture } from './helpers/thread-fixture';
 
 const at = new Date(0).toISOString();
 const started = { harness: 'turn.started', prompt: 'p' };
@@ -48,15 +47,7 @@ describe('final pass, a page at a time (SQLite)', () => {
 
   /** The live pass (the executor's pipeline) over `frames`: stored, translated, rows written. */
   async function livePass(runId: string, frames: object[]): Promise<void> {
-    const ctx = { threadId: 'th', runId, turnId: runId, provider: driver.provider };
-    const pipeline = new RunPipeline({
-      store: fx.t.store,
-      hub: fx.hub,
-      threadId: 'th',
-      runId,
-      translation: new RunTranslation(driver.translator, ctx),
-      materializer: new Materializer(fx.t.store),
-    });
+    const pipeline = livePipeline(fx, driver, runId);
     for (const frame of frames) pipeline.emit(frame as never);
     await pipeline.drain();
     pipeline.close();

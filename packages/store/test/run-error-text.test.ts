@@ -29,6 +29,21 @@ function runErrorTests(open: () => Promise<Store>): void {
     // Settling again (a retry of the same end) is the no-op it always was.
     expect(await store.finalizeRun(run.runId, 'failed', MODEL_ERROR)).toEqual(settled);
   });
+
+  it('an outbox entry released with a canonicalization error holding a NUL is released, its error kept', async () => {
+    const store = await open();
+    const threadId = `thr_${randomUUID()}`;
+    await store.createThread({ threadId, engine: 'fake', title: null, workDir: null, metadata: {} });
+    const { run } = await store.createRun({ threadId, prompt: 'hi' });
+    await store.claimRun(run.runId, 'owner-1');
+    await store.finalizeRun(run.runId, 'completed');
+    const worker = `w-${randomUUID()}`;
+    expect((await store.leaseOutbox(worker, 100, 60_000)).map((e) => e.runId)).toContain(run.runId);
+    // A translator's error quoting a frame: PostgreSQL refused the write, and the lease was never released.
+    await store.releaseOutbox(run.runId, MODEL_ERROR);
+    const again = (await store.leaseOutbox(`${worker}-2`, 100, 60_000)).find((e) => e.runId === run.runId);
+    expect(again?.lastError).toBe(STORED_ERROR);
+  });
 }
 
 describe('runs.error holding text PostgreSQL cannot store: SQLite', () => {

@@ -1,5 +1,7 @@
+import type { EngineDriver } from '@agentlane/engine-kit';
 import { afterEach, beforeEach } from 'vitest';
-import { PublishHub } from '../../src/internal';
+import { RunTranslation } from '../../src';
+import { Materializer, PublishHub, RunPipeline } from '../../src/internal';
 import { sqliteTestStore, type TestStore } from './stores';
 
 /** What each test of a block gets from threadFixture(). */
@@ -40,4 +42,17 @@ export function threadFixture(): ThreadFixture {
     },
   };
   return fixture;
+}
+
+/** The live pass of run `runId` of thread `th` as the executor builds it (its pipeline), on the fixture's store. */
+export function livePipeline(fx: ThreadFixture, driver: EngineDriver, runId: string): RunPipeline {
+  const ctx = { threadId: 'th', runId, turnId: runId, provider: driver.provider };
+  return new RunPipeline({
+    store: fx.t.store,
+    hub: fx.hub,
+    threadId: 'th',
+    runId,
+    translation: new RunTranslation(driver.translator, ctx),
+    materializer: new Materializer(fx.t.store),
+  });
 }

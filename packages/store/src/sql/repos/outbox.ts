@@ -4,6 +4,7 @@ import { StoreError } from '../../store.js';
 import { toCompletion, toOutbox } from '../rows.js';
 import { computeWatermark } from '../source-lane.js';
 import type { SqlRow } from '../sql-conn.js';
+import { storableText } from '../storable-text.js';
 import { one, type SqlContext } from './context.js';
 
 /** The canonicalization outbox and completion records in SQL. */
@@ -87,11 +88,16 @@ export class SqlOutbox implements OutboxStore {
     });
   }
 
+  /**
+   * The error is a canonicalization failure's text, which may quote a frame's content (a U+0000 or a lone
+   * surrogate an engine sent): it is stored as storableText, or PostgreSQL refuses the write and the lease
+   * is never released.
+   */
   async releaseOutbox(runId: string, error: string): Promise<void> {
     await this.ctx.tx((c) =>
       c.run(
         'UPDATE canonicalization_outbox SET leased_by = NULL, lease_until = NULL, last_error = ? WHERE run_id = ?',
-        [error, runId],
+        [storableText(error), runId],
       ),
     );
   }

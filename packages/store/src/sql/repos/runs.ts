@@ -13,6 +13,7 @@ import { StoreError } from '../../store.js';
 import { toCommand, toRun } from '../rows.js';
 import { sha256HexOf, sortedKeysJson } from '../sorted-keys-json.js';
 import type { SqlConn, SqlRow } from '../sql-conn.js';
+import { storableText } from '../storable-text.js';
 import { one, type SqlContext } from './context.js';
 
 /**
@@ -293,7 +294,7 @@ export class SqlRuns implements RunStore {
     // A cancel is an end the client asked for: never a failure.
     if (outcome === 'cancelled' ? status !== 'completed' : outcome !== status)
       throw new StoreError('invalid', `outcome ${outcome} does not go with status ${status}`);
-    const stored = error === undefined || error === null ? null : storableError(error);
+    const stored = error === undefined || error === null ? null : storableText(error);
     return this.ctx.tx(async (c) => {
       const row = await one(c, `SELECT * FROM runs WHERE run_id = ?${this.ctx.db.forUpdate}`, [runId]);
       if (!row) throw new StoreError('not_found', `run ${runId} not found`);
@@ -323,20 +324,6 @@ export class SqlRuns implements RunStore {
       };
     });
   }
-}
-
-const LONE_SURROGATES = /\p{Surrogate}/gu; // in `u` mode a valid pair is one code point, not a surrogate
-
-/**
- * A run's error as both stores hold it. It is the engine's or the model's text (an error message, a stderr
- * tail), which may hold U+0000, which a PostgreSQL text column refuses (the run then never settled: its
- * executor failed and the run was reclaimed as lost, the real error gone), or a lone UTF-16 surrogate (no
- * UTF-8 form: PostgreSQL stored one U+FFFD, SQLite bytes read back as three). Each becomes U+FFFD, the Unicode
- * replacement character, on both stores alike, so the two read the same; as the audit ledger's text columns
- * do (packages/ledger/src/columns.ts). The rest of the text is kept as it is.
- */
-function storableError(error: string): string {
-  return error.replaceAll('\u0000', '\ufffd').replace(LONE_SURROGATES, '\ufffd');
 }
 
 /**
