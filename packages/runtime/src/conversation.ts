@@ -1,6 +1,7 @@
 import type { ConversationMessage, JsonValue } from '@agentlane/contract';
 import type { ModelMessage } from 'ai';
 import { asDeniedOutput } from './approvals.js';
+import { wireToolName } from './sse-repair.js';
 
 /** Between two prompts sent as one user message, the first of which got no answer (both runtimes send it). */
 export const UNANSWERED_MARK =
@@ -30,7 +31,12 @@ export function toModelMessages(conversation: readonly ConversationMessage[]): M
       for (const p of m.parts) {
         if (p.type === 'text' && p.text.length > 0) content.push({ type: 'text', text: p.text });
         else if (p.type === 'tool-call')
-          content.push({ type: 'tool-call', toolCallId: p.toolCallId, toolName: p.toolName, input: p.input });
+          content.push({
+            type: 'tool-call',
+            toolCallId: p.toolCallId,
+            toolName: wireToolName(p.toolName),
+            input: p.input,
+          });
       }
       if (content.length > 0) out.push({ role: 'assistant', content });
     } else {
@@ -42,7 +48,7 @@ export function toModelMessages(conversation: readonly ConversationMessage[]): M
                 {
                   type: 'tool-result' as const,
                   toolCallId: p.toolCallId,
-                  toolName: p.toolName,
+                  toolName: wireToolName(p.toolName),
                   output:
                     (p.isError ? asDeniedOutput(p.output) : null) ??
                     (p.isError

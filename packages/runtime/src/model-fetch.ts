@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { nextSlice, sliceSpent } from './loop-slice.js';
 import { EmptyDataLines, SseProgress } from './sse-guard.js';
+import { type Repaired, SseRepairs } from './sse-repair.js';
 
 /** How long the engine waits on a model server of its own accord (Node's own limit is 300 s of silence). */
 export interface ModelTimeouts {
@@ -8,7 +9,8 @@ export interface ModelTimeouts {
   firstByteMs?: number;
   /**
    * Between two events of a streamed answer that carry some of it (text, reasoning, a tool call, a finish);
-   * keep-alive comments, pings and empty chunks are not progress. Default 60 s.
+   * keep-alive comments, pings and empty chunks are not progress. Only time the engine spends waiting on the
+   * server counts: a reader busy with what already came does not use it up. Default 60 s.
    */
   idleMs?: number;
   /** The whole call, from the first request to the stream's end, rate-limit waits included. Default 10 min. */
@@ -44,6 +46,8 @@ export interface GuardOptions {
   retries?: RateLimitRetries;
   /** The SSE event that ends a complete stream (`message_stop` for Anthropic); absent: none checked. */
   finalEvent?: string;
+  /** Told what was repaired in one event of the stream (sse-repair.ts). */
+  repaired?: (r: Repaired) => void;
 }
 
 /** The limits of one call, resolved. */
@@ -54,6 +58,7 @@ interface Limits {
   /** performance.now() at which the call's total time is up. */
   deadline: number;
   finalEvent: string | undefined;
+  repaired: ((r: Repaired) => void) | undefined;
 }
 
 /**
@@ -68,7 +73,12 @@ export function guardedFetch(base: typeof fetch, options: GuardOptions): typeof 
   const attempts = options.retries?.attempts ?? DEFAULT_RETRIES.attempts;
   const maxDelayMs = options.retries?.maxDelayMs ?? DEFAULT_RETRIES.maxDelayMs;
   return async (input, init) => {
-    const limits: Limits = { ...t, deadline: performance.now() + t.totalMs, finalEvent: options.finalEvent };
+    const limits: Limits = {
+      ...t,
+      deadline: performance.now() + t.totalMs,
+      finalEvent: options.finalEvent,
+      repaired: options.repaired,
+    };
     for (let attempt = 0; ; attempt++) {
       const response = await timedFetch(base, input, init, limits);
       const retryAfter = response.headers.get('retry-after');
@@ -89,22 +99,45 @@ function definedOnly<T extends object>(o: T): Partial<T> {
 
 /**
  * The timers of one request, each aborting it with a ModelStreamTimeout: the first-byte limit (restarted as
- * the idle limit by every event that is progress) and the call's deadline.
+ * the idle limit by every event that is progress) and the call's deadline. The first-byte and idle limits
+ * measure the server's silence, not the reader's pace: they run only while the request waits on the network
+ * (`waiting()` until `arrived()`). A model server that had sent 3,000 tool calls in a second was reported as
+ * timed out 38 s later, while the runtime was still busy with the events it had long received.
  */
-function callTimers(own: AbortController, limits: Limits): { progress(): void; stop(): void } {
+function callTimers(own: AbortController, limits: Limits) {
   const timeout = (what: string) => own.abort(new ModelStreamTimeout(`the model server timed out: ${what}`));
-  let idle = setTimeout(() => timeout(`no response for ${limits.firstByteMs} ms`), limits.firstByteMs);
+  let what = `no response for ${limits.firstByteMs} ms`;
+  /** What is left of the running limit; it runs down only while a read waits. */
+  let left = limits.firstByteMs;
+  let since: number | null = null;
+  let idle: ReturnType<typeof setTimeout> | undefined;
+  const waiting = () => {
+    if (since !== null) return;
+    since = performance.now();
+    const message = what;
+    idle = setTimeout(() => timeout(message), Math.max(0, left));
+  };
+  const arrived = () => {
+    clearTimeout(idle);
+    if (since !== null) left -= performance.now() - since;
+    since = null;
+  };
   const deadline = setTimeout(
     () => timeout(`the call took longer than ${limits.totalMs} ms (modelTimeouts.totalMs)`),
     Math.max(0, limits.deadline - performance.now()),
   );
+  // The request itself (up to its headers) is a wait on the server.
+  waiting();
   return {
+    waiting,
+    arrived,
+    /** An event with some of the answer came: the idle limit starts over (at the next wait). */
     progress() {
-      clearTimeout(idle);
-      idle = setTimeout(() => timeout(`no stream event for ${limits.idleMs} ms`), limits.idleMs);
+      what = `no stream event for ${limits.idleMs} ms`;
+      left = limits.idleMs;
     },
     stop() {
-      clearTimeout(idle);
+      arrived();
       clearTimeout(deadline);
     },
   };
@@ -138,6 +171,8 @@ async function timedFetch(
     timers.stop();
     throw own.signal.aborted ? own.signal.reason : err;
   }
+  // Until the reader asks for the body, the time is the reader's (the first read waits on the server again).
+  timers.arrived();
   const body = response.body;
   if (!body) {
     timers.stop();
@@ -148,6 +183,7 @@ async function timedFetch(
   // progress (another body's bytes are) and only its empty data lines are dropped.
   const events = new SseProgress(sse ? limits.finalEvent : undefined);
   const lines = sse ? new EmptyDataLines() : null;
+  const repairs = sse ? new SseRepairs(limits.repaired ?? (() => {})) : null;
   const reader = body.getReader();
   // A timeout aborts the request: the pending read then ends (or fails), and the stream fails with the reason.
   own.signal.addEventListener('abort', () => reader.cancel(own.signal.reason).catch(() => {}), {
@@ -170,7 +206,9 @@ async function timedFetch(
           handOn(controller, rest);
           return;
         }
+        timers.waiting();
         const next = await reader.read();
+        timers.arrived();
         if (own.signal.aborted) throw own.signal.reason;
         if (next.done) {
           timers.stop();
@@ -179,7 +217,9 @@ async function timedFetch(
               `the model stream ended without its final ${limits.finalEvent} event (cut short)`,
             );
           const held = lines?.flush();
-          if (held) controller.enqueue(held);
+          if (held && repairs) controller.enqueue(repairs.clean(held));
+          const tail = repairs?.flush();
+          if (tail) controller.enqueue(tail);
           controller.close();
           return;
         }
@@ -189,7 +229,7 @@ async function timedFetch(
         // alone are no answer).
         const progress = events.feed(bytes);
         if (sse ? progress : next.value.byteLength > 0) timers.progress();
-        handOn(controller, bytes);
+        handOn(controller, repairs ? repairs.clean(bytes) : bytes);
       } catch (err) {
         timers.stop();
         reader.cancel().catch(() => {});

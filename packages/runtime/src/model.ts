@@ -26,7 +26,12 @@ export interface HttpObservation {
   status: number | null;
   startedAt: number;
   headersAt: number | null;
+  /** Token counts the stream reported that were no count, dropped before the SDK saw them (sse-usage.ts). */
+  usageDropped?: { events: number; paths: string[] };
 }
+
+/** The most paths of dropped token counts an observation keeps (a hostile stream may send millions). */
+const MAX_DROPPED_PATHS = 16;
 
 const ENV_KEYS: Record<ModelApi, string> = {
   'openai-chat': 'OPENAI_API_KEY',
@@ -59,7 +64,16 @@ export function createModel(
   observe: (o: HttpObservation) => void,
   generateId?: () => string,
 ): LanguageModel {
+  let current: HttpObservation | null = null;
   const guarded = guardedFetch(fetch, {
+    repaired: ({ usage }) => {
+      if (!current || !usage) return;
+      const dropped = current.usageDropped ?? { events: 0, paths: [] };
+      current.usageDropped = dropped;
+      dropped.events++;
+      for (const p of usage)
+        if (dropped.paths.length < MAX_DROPPED_PATHS && !dropped.paths.includes(p)) dropped.paths.push(p);
+    },
     ...(settings.timeouts ? { timeouts: settings.timeouts } : {}),
     ...(settings.retries ? { retries: settings.retries } : {}),
     // Anthropic's stream ends with message_stop; without it the answer was cut short (the SDK would take
@@ -69,6 +83,7 @@ export function createModel(
   const fetchWithObservation: typeof fetch = async (input, init) => {
     const observation: HttpObservation = { status: null, startedAt: performance.now(), headersAt: null };
     observe(observation);
+    current = observation;
     const response = await guarded(input, init);
     observation.status = response.status;
     observation.headersAt = performance.now();

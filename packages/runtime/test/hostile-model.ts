@@ -3,10 +3,16 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'nod
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BuiltinDriverConfig, createDriver, runtimeTranslator } from '@agentlane/adapter-builtin';
+import {
+  type BuiltinDriverConfig,
+  createDriver,
+  defineTool,
+  runtimeTranslator,
+} from '@agentlane/adapter-builtin';
 import { createMemorySaver } from '@agentlane/checkpoints';
 import type { AuditableCall, CanonicalEventDraft, JsonValue } from '@agentlane/contract';
 import type { TurnIO, TurnOutcome } from '@agentlane/engine-kit';
+import { Type } from 'typebox';
 import { afterAll, beforeAll } from 'vitest';
 
 /** What one request to the hostile server got: its headers and parsed body. */
@@ -217,4 +223,24 @@ export function warnings(events: CanonicalEventDraft[]): { code: string; message
   return events
     .filter((e) => e.kind === 'harness.warning')
     .map((e) => e.payload as unknown as { code: string; message: string });
+}
+
+/** The answers (message.completed texts) of a turn. */
+export function answers(r: { events: CanonicalEventDraft[] }): unknown[] {
+  return r.events.filter((e) => e.kind === 'message.completed').map((e) => e.payload.text);
+}
+
+/** A tool `count` that counts its runs. */
+export function counter() {
+  const ran = { n: 0 };
+  const tool = defineTool({
+    name: 'count',
+    description: 'counts',
+    inputSchema: Type.Object({}),
+    execute: async () => {
+      ran.n++;
+      return 'counted';
+    },
+  });
+  return { ran, tool };
 }

@@ -5,7 +5,17 @@ import { defineTool } from '@agentlane/adapter-builtin';
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AHEAD_CHARS } from '../src/turn/stream-flow';
-import { chunk, endless, hostileServer, ROLE, runTurn, sse, warnings, workspace } from './hostile-model';
+import {
+  chunk,
+  counter,
+  endless,
+  hostileServer,
+  ROLE,
+  runTurn,
+  sse,
+  warnings,
+  workspace,
+} from './hostile-model';
 
 const model = hostileServer();
 const work = workspace('rt-bounds-');
@@ -192,20 +202,6 @@ describe('tool calls in one model step', () => {
       chunk({}, 'tool_calls'),
       'data: [DONE]\n\n',
     ]);
-  const counter = () => {
-    const ran = { n: 0 };
-    const tool = defineTool({
-      name: 'count',
-      description: 'counts',
-      inputSchema: Type.Object({}),
-      execute: async () => {
-        ran.n++;
-        return 'counted';
-      },
-    });
-    return { ran, tool };
-  };
-
   it('past maxToolCallsPerStep are answered as refused, not run', async () => {
     const { ran, tool } = counter();
     model.script(calls(40));

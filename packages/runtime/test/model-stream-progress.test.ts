@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  answers,
   chunk,
   endless,
   type Handler,
@@ -16,8 +17,6 @@ const model = hostileServer();
 const work = workspace('rt-progress-');
 
 const noop = () => {};
-const answers = (r: Awaited<ReturnType<typeof runTurn>>) =>
-  r.events.filter((e) => e.kind === 'message.completed').map((e) => e.payload.text);
 
 /** Writes the pieces one after the other, `gapMs` apart (a frame split across network reads). */
 const pieces =

@@ -308,6 +308,14 @@ function finish(
   s: Streamed,
 ): ModelCallResult {
   const obs = ctx.observed.last as HttpObservation | null;
+  // Said once per call: the counts are unknown (the call's usage lacks them), the answer stands.
+  if (obs?.usageDropped)
+    ctx.emit({
+      rt: 'warning',
+      code: 'model_usage_invalid',
+      message: `the model server reported token counts that are no count (negative, fractional or too large) in ${obs.usageDropped.events} event(s): they were dropped (${obs.usageDropped.paths.join(', ')})`,
+      detail: { events: obs.usageDropped.events, fields: obs.usageDropped.paths },
+    });
   const error = s.error ? callError(new Redactor(secretsOf(ctx.settings)), s.error) : undefined;
   const latency = performance.now() - started;
   const cancelled = ctx.io.signal.aborted;

@@ -4,6 +4,7 @@ import { jsonSafe } from '../conversation.js';
 import { secretsOf } from '../model.js';
 import { boundResult } from '../output-bound.js';
 import { toolResultRedactor } from '../redact.js';
+import { BLANK_TOOL_NAME } from '../sse-repair.js';
 import { type DefinedTool, type ToolContext, ToolError } from '../tools/define-tool.js';
 import { audit, PREVIEW } from './audit.js';
 import { outputLimit, type TurnContext } from './context.js';
@@ -44,7 +45,12 @@ export async function runTool(
   });
   let tctx: ToolContext | undefined;
   try {
-    if (!def) throw new ToolError(`no tool named ${call.toolName}`);
+    if (!def)
+      throw new ToolError(
+        call.toolName === BLANK_TOOL_NAME
+          ? 'no tool named "" (the call had an empty name)'
+          : `no tool named ${call.toolName}`,
+      );
     const problems = def.check(call.input);
     if (problems.length > 0) throw new ToolError(`invalid input for ${def.name}: ${problems.join('; ')}`);
     // Pinned before anything of the call runs (its approval card reads files too).
