@@ -112,8 +112,40 @@ export class AgentlaneClient {
     await this.request('DELETE', `/sessions/${id(sessionId)}`, undefined, options);
   }
 
+  /** One sync request: its answer may be a page (`more`); `syncSessionAll` follows the pages. */
   syncSession(sessionId: string, body: SyncRequest, options?: RequestOptions): Promise<SyncResponse> {
     return this.request('POST', `/sessions/${id(sessionId)}/sync`, body, options);
+  }
+
+  /**
+   * A sync that follows the answer's pages: the server answers a page of about 1 MiB at a time (`more`), so
+   * each request stays cheap however many changes the session holds. Sends `body` once, then syncs again
+   * with the merged vector and `cursor` while `more`; returns every page's changes and conflicts and the last
+   * vector, as one answer without `more`.
+   */
+  async syncSessionAll(
+    sessionId: string,
+    body: SyncRequest,
+    options?: RequestOptions,
+  ): Promise<SyncResponse> {
+    let page = await this.syncSession(sessionId, body, options);
+    const changes = [...page.changes];
+    const conflicts = [...page.conflicts];
+    while (page.more) {
+      const cursor = page.cursor;
+      const vector = page.vector;
+      page = await this.syncSession(
+        sessionId,
+        { clientId: body.clientId, vector, changes: [], ...(cursor === undefined ? {} : { cursor }) },
+        options,
+      );
+      // Every page moves the vector or the cursor on; one that moves neither would repeat forever.
+      if (page.more && page.changes.length === 0 && page.cursor === cursor && sameVector(page.vector, vector))
+        throw new Error('sync: the server answered the same page again');
+      changes.push(...page.changes);
+      conflicts.push(...page.conflicts);
+    }
+    return { vector: page.vector, changes, conflicts };
   }
 
   /**
@@ -241,3 +273,6 @@ export class AgentlaneClient {
     };
   }
 }
+
+const sameVector = (a: Record<string, number>, b: Record<string, number>): boolean =>
+  Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, n]) => b[k] === n);

@@ -13,6 +13,7 @@ const SHIPPED = {
     'chunked artifacts',
     'compressed artifacts',
     'live signals between processes',
+    'sync key heads',
   ],
   postgres: [
     'initial store',
@@ -24,6 +25,7 @@ const SHIPPED = {
     'canonical events: no delete outside deleteThread',
     'chunked artifacts',
     'compressed artifacts',
+    'sync key heads',
   ],
 } as const;
 

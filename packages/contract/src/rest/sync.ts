@@ -14,6 +14,8 @@ export interface SyncRequest {
   clientId: string;
   vector: VersionVector;
   changes: SyncChange[];
+  /** The previous answer's `cursor`, when it said `more`: where its page of conflicts goes on. */
+  cursor?: string;
 }
 
 /** A change the client has not seen yet, with the client that wrote it. */
@@ -32,8 +34,17 @@ export interface SyncConflictReport {
 }
 
 export interface SyncResponse {
+  /** The client's vector merged with those of `changes`: it names no write the client has not been sent. */
   vector: VersionVector;
-  /** Changes the client has not seen yet. */
+  /** Changes the client has not seen yet, in arrival order: all of them, or a page when `more`. */
   changes: SyncChangeFrom[];
+  /** The session's conflicts, in key order: all of them, or a page when `more`. */
   conflicts: SyncConflictReport[];
+  /**
+   * Present (true) when this answer is a page: sync again, with the merged vector and `cursor`, for the rest.
+   * A client that ignores it still gets every change, at its later syncs.
+   */
+  more?: boolean;
+  /** With `more`: send it back as the request's `cursor` (opaque). */
+  cursor?: string;
 }

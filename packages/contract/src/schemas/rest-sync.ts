@@ -45,6 +45,14 @@ export const SyncRequestSchema = closedObject(
     }),
     vector: SentVectorSchema,
     changes: Type.Array(SyncChangeSchema, { maxItems: 1000, description: 'Writes since the last sync.' }),
+    cursor: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 501,
+        description:
+          "The previous answer's `cursor`, when it said `more`: where its page of conflicts goes on.",
+      }),
+    ),
   },
   { title: 'SyncRequest', description: "`POST /sessions/:id/sync`: the client's vector and its new writes." },
 );
@@ -84,8 +92,25 @@ export const SyncConflictReportSchema = closedObject(
 export const SyncResponseSchema = closedObject(
   {
     vector: VersionVectorSchema,
-    changes: Type.Array(SyncChangeFromSchema, { description: 'Changes the client has not seen yet.' }),
-    conflicts: Type.Array(SyncConflictReportSchema, { description: 'Concurrent writes found.' }),
+    changes: Type.Array(SyncChangeFromSchema, {
+      description: 'Changes the client has not seen yet, in arrival order: all, or a page when `more`.',
+    }),
+    conflicts: Type.Array(SyncConflictReportSchema, {
+      description: "The session's conflicts in key order: all, or a page when `more`.",
+    }),
+    more: Type.Optional(
+      Type.Boolean({
+        description:
+          'Present (true) when this answer is a page: sync again with the merged vector and `cursor` for the rest.',
+      }),
+    ),
+    cursor: Type.Optional(
+      Type.String({ description: "With `more`: send it back as the request's `cursor` (opaque)." }),
+    ),
   },
-  { title: 'SyncResponse', description: 'The merged vector, unseen changes and conflicts.' },
+  {
+    title: 'SyncResponse',
+    description:
+      'The merged vector, unseen changes and conflicts, a page of each of about 1 MiB and 256 KiB at most.',
+  },
 );

@@ -30,19 +30,26 @@ export function headsOf(changes: readonly SyncChange[], stopAbove = Number.POSIT
 }
 
 /**
- * Bounds of one session's sync state, so that no request, and no later one, costs more than a bounded
- * amount of work: the conflict computation runs over the stored changes on every sync.
+ * Bounds of one session's sync state and of one sync's answer, so that no request, and no later one, costs
+ * more than a bounded amount of work: a sync compares the heads of the keys it writes (at most `headsPerKey`
+ * each), and answers with a page of about `replyChangeBytes` of changes and `replyConflictBytes` of conflicts
+ * (stored text; one change, or one key's heads, even when larger), `more: true` when something is left.
  */
 export const SYNC_LIMITS = {
   /** Changes stored per session (a client that needs more compacts into fewer keys). */
   changesPerSession: 10_000,
   /** Concurrent writes to one key that stand unresolved; a further concurrent write is refused. */
   headsPerKey: 32,
+  /** Unseen changes per answer, in bytes of their stored key, value and vector. */
+  replyChangeBytes: 1024 * 1024,
+  /** Conflicts per answer, in bytes of their heads' stored key, value and vector. */
+  replyConflictBytes: 256 * 1024,
 } as const;
 
 /**
  * The keys of `changes` (the new ones) whose history would stand with more than the allowed heads; `heads`
- * is a lower bound (counting stops past the limit).
+ * is a lower bound (counting stops past the limit). `stored`: the stored changes of those keys, or only
+ * their heads (the heads of the history are those of its heads and the new changes).
  */
 export function keysOverHeadLimit(
   stored: readonly SyncChange[],

@@ -146,6 +146,7 @@ export class SqlStore implements Store {
 
   appendSyncChanges: SyncStore['appendSyncChanges'] = (...a) => this.sync.appendSyncChanges(...a);
   listSyncChanges: SyncStore['listSyncChanges'] = (...a) => this.sync.listSyncChanges(...a);
+  readSyncState: SyncStore['readSyncState'] = (...a) => this.sync.readSyncState(...a);
 
   putArtifact: ArtifactStore['putArtifact'] = (...a) => this.artifacts.putArtifact(...a);
   putArtifactStream: ArtifactStore['putArtifactStream'] = (...a) => this.artifacts.putArtifactStream(...a);

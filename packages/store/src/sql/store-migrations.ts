@@ -356,7 +356,34 @@ CREATE TABLE artifact_chunks (
   origin TEXT NOT NULL
 );`,
   },
+  {
+    // Each sync key's heads (its changes no other change to the key has seen), kept by every sync append, so a
+    // sync reads the heads of the keys it writes and the session's conflicts without loading its history.
+    // sync_heads.folded: changes up to it are in the index; the ones stored before this entry are folded in
+    // by the first sync that reads the session (repos/sync-heads.ts). Keys sort by their bytes on both
+    // databases (PostgreSQL's "C" collation), the order conflicts are paged in. sync_changes_by_writer: the
+    // first arrival among a writer's versions past a client's vector entry, read from the index alone.
+    name: 'sync key heads',
+    sql: {
+      sqlite: syncKeyHeads(''),
+      postgres: syncKeyHeads(' COLLATE "C"'),
+    },
+  },
 ];
+
+function syncKeyHeads(byteOrder: string): string {
+  return `
+CREATE TABLE sync_key_heads (
+  session_id TEXT NOT NULL,
+  key TEXT${byteOrder} NOT NULL,
+  client_id TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  PRIMARY KEY (session_id, key, client_id, version)
+);
+ALTER TABLE sync_heads ADD COLUMN folded {{bigint}} NOT NULL DEFAULT 0;
+CREATE INDEX sync_changes_by_writer ON sync_changes (session_id, client_id, version, server_seq);
+`;
+}
 
 const forDialect = <T>(value: T | Record<Dialect, T>, dialect: Dialect): T =>
   typeof value === 'object' && value !== null && dialect in value

@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import { StoreError, type SyncChangeRecord } from '../../src/index';
 import type { SuiteContext } from './context';
+import { syncStateTests } from './sync-state';
 
 /** SyncStore: version-vector changes of sync clients. */
 export function syncTests(s: SuiteContext): void {
@@ -31,6 +32,7 @@ export function syncTests(s: SuiteContext): void {
   });
 
   syncConflictTests(s);
+  syncStateTests(s);
 }
 
 /** What the store refused a change with: the code and the field it names (StoreError detail). */

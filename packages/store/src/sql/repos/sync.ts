@@ -1,11 +1,17 @@
 import { canonicalJson, compareVectors } from '@agentlane/contract';
-import type { SyncChangeRecord, SyncStore } from '../../roles/sync.js';
+import type { SyncChangeRecord, SyncState, SyncStateQuery, SyncStore } from '../../roles/sync.js';
 import { StoreError } from '../../store.js';
 import { toSyncChange } from '../rows.js';
 import type { SqlRow } from '../sql-conn.js';
 import { one, type SqlContext } from './context.js';
+import { foldHeads } from './sync-heads.js';
+import { readSyncState } from './sync-read.js';
 
-/** Sync changes in SQL: keyed by (sessionId, clientId, version), ordered by a per-session counter row. */
+/**
+ * Sync changes in SQL: keyed by (sessionId, clientId, version), ordered by a per-session counter row, with
+ * each key's heads kept in an index beside them (`sync-heads.ts`) and read a bounded part at a time
+ * (`sync-read.ts`).
+ */
 export class SqlSync implements SyncStore {
   constructor(private readonly ctx: SqlContext) {}
 
@@ -31,12 +37,17 @@ export class SqlSync implements SyncStore {
       // The upsert locks the session's counter row, so serverSeq is allocated in commit order.
       const headRow = await one(
         c,
-        'INSERT INTO sync_heads (session_id, head) VALUES (?, 0) ON CONFLICT (session_id) DO UPDATE SET head = sync_heads.head RETURNING head',
+        'INSERT INTO sync_heads (session_id, head) VALUES (?, 0) ON CONFLICT (session_id) DO UPDATE SET head = sync_heads.head RETURNING head, folded',
         [sessionId],
       );
-      let head = Number(headRow?.head ?? 0);
+      const first = Number(headRow?.head ?? 0);
+      const folded = Number(headRow?.folded ?? 0);
+      // Heads indexed under this id while it holds no change are a deleted session's (deleteThread leaves them).
+      if (first === 0) await c.run('DELETE FROM sync_key_heads WHERE session_id = ?', [sessionId]);
+      let head = first;
       const receivedAt = this.ctx.now();
       const stored: SyncChangeRecord[] = [];
+      const fresh = new Map<string, (typeof changes)[number]>();
       for (const [i, ch] of changes.entries()) {
         // Checked under the counter row's lock, which every append to the session takes first: of two stores
         // (processes) writing one (client, version), the second sees the first's row here, so a different
@@ -46,10 +57,14 @@ export class SqlSync implements SyncStore {
           'SELECT key, value, vector FROM sync_changes WHERE session_id = ? AND client_id = ? AND version = ?',
           [sessionId, ch.clientId, ch.version],
         );
-        if (seen) {
-          assertRepeat(i, ch, toStoredChange(seen));
-          continue;
-        }
+        // The same (client, version) twice in one call is compared with the first as if it were stored.
+        const earlier = fresh.get(`${ch.clientId}\u0000${ch.version}`);
+        if (seen || earlier) assertRepeat(i, ch, seen ? toStoredChange(seen) : (earlier as IncomingChange));
+        else fresh.set(`${ch.clientId}\u0000${ch.version}`, ch);
+      }
+      // A writer's versions get increasing serverSeqs whatever order one call sends them in: arrival order is
+      // then causal, which is what paging unseen changes by serverSeq relies on (sync-read.ts).
+      for (const ch of [...fresh.values()].sort((a, b) => a.version - b.version)) {
         head += 1;
         const record: SyncChangeRecord = { ...ch, sessionId, serverSeq: head, receivedAt };
         await c.run(
@@ -67,8 +82,16 @@ export class SqlSync implements SyncStore {
         );
         stored.push(record);
       }
-      if (stored.length > 0)
-        await c.run('UPDATE sync_heads SET head = ? WHERE session_id = ?', [head, sessionId]);
+      if (stored.length > 0) {
+        await foldHeads(c, sessionId, stored);
+        // Changes stored before the index, or by a process that does not keep it, wait for catchUpHeads: until
+        // then `folded` stays where they start (folding these again then is harmless).
+        await c.run('UPDATE sync_heads SET head = ?, folded = ? WHERE session_id = ?', [
+          head,
+          folded === first ? head : folded,
+          sessionId,
+        ]);
+      }
       return stored;
     });
   }
@@ -78,6 +101,10 @@ export class SqlSync implements SyncStore {
       c.all<SqlRow>('SELECT * FROM sync_changes WHERE session_id = ? ORDER BY server_seq', [sessionId]),
     );
     return rows.map(toSyncChange);
+  }
+
+  readSyncState(sessionId: string, query: SyncStateQuery): Promise<SyncState> {
+    return readSyncState(this.ctx, sessionId, query);
   }
 }
 

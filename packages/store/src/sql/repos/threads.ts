@@ -103,6 +103,7 @@ export class SqlThreads implements ThreadStore {
       await c.run('DELETE FROM threads WHERE thread_id = ?', [threadId]);
       await c.run('DELETE FROM sync_changes WHERE session_id = ?', [threadId]);
       await c.run('DELETE FROM sync_heads WHERE session_id = ?', [threadId]);
+      await c.run('DELETE FROM sync_key_heads WHERE session_id = ?', [threadId]);
     });
   }
 
