@@ -248,9 +248,27 @@ class Client:
         body = _drop_none({"checkpointId": checkpoint_id, "runId": run_id, "title": title})
         return self.request("POST", f"/sessions/{_seg(session_id)}/fork", body=body).body
 
-    def sync(self, session_id: str, client_id: str, vector: dict, changes: list[dict]) -> dict:
-        body = {"clientId": client_id, "vector": vector, "changes": changes}
+    def sync(self, session_id: str, client_id: str, vector: dict, changes: list[dict], *, cursor=None) -> dict:
+        """One sync request. Its answer may be one page of what this client has not seen (`more: true`, with a
+        `cursor`): sync_all follows the pages."""
+        body = _drop_none({"clientId": client_id, "vector": vector, "changes": changes, "cursor": cursor})
         return self.request("POST", f"/sessions/{_seg(session_id)}/sync", body=body).body
+
+    def sync_all(self, session_id: str, client_id: str, vector: dict, changes: list[dict]) -> dict:
+        """A sync that follows the pages: sends `changes` once, then syncs again with the answer's vector and
+        cursor (no changes) while the answer says `more`. Returns every page's changes and conflicts and the
+        last vector, as one answer without `more`."""
+        page = self.sync(session_id, client_id, vector, changes)
+        got, conflicts = list(page["changes"]), list(page["conflicts"])
+        while page.get("more"):
+            before = (page["vector"], page.get("cursor"))
+            page = self.sync(session_id, client_id, before[0], [], cursor=before[1])
+            # Each page moves the vector or the cursor on: one that moves neither would repeat forever.
+            if page.get("more") and not page["changes"] and (page["vector"], page.get("cursor")) == before:
+                raise ApiError(200, "sync_stalled", "the server answered the same sync page again")
+            got += page["changes"]
+            conflicts += page["conflicts"]
+        return {"vector": page["vector"], "changes": got, "conflicts": conflicts}
 
     def create_run(
         self, thread_id: str, prompt: str, *, parent_run_id=None, model=None, mode=None, expected_generation=None,

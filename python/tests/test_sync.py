@@ -51,3 +51,22 @@ def test_all_orders_converge_with_the_same_conflicts(client, server) -> None:
         after = {who: sync(client, server, who, sid, merge_vectors(vectors[who], resolving), []) for who in CLIENTS}
         assert all(a["conflicts"] == [] for a in after.values())
     assert len(outcomes) == 1
+
+
+def test_a_fresh_client_follows_the_pages(client) -> None:
+    """A session holding more than one answer's worth (about 1 MiB) of changes: one sync answers a page with
+    `more` and a cursor, sync_all follows them and gets every change once."""
+    sid = client.create_session("replay-opencode")["id"]
+    value = "x" * 3000
+    version = 0
+    for _ in range(10):
+        batch = []
+        for _ in range(60):
+            version += 1
+            batch.append({"key": f"k{version}", "value": value, "version": version, "vector": {"w": version}})
+        client.sync(sid, "w", {"w": version}, batch)
+    first = client.sync(sid, "fresh", {}, [])
+    assert first.get("more") is True and "cursor" in first and 0 < len(first["changes"]) < 600
+    every = client.sync_all(sid, "fresh", {}, [])
+    assert "more" not in every and every["vector"] == {"w": 600}
+    assert sorted(c["version"] for c in every["changes"]) == list(range(1, 601))
