@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import re
 import subprocess
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -88,9 +89,30 @@ def validate_input(name: str, value: Any, definitions: list[dict] = DEFINITIONS)
             raise ToolError(f"invalid input for {name}: /{key} must be an integer of at least {rule.get('minimum')}")
 
 
+# A command's output reaches the events, the audit rows and the model, so `env` (or a prompt asking for
+# `echo $OPENAI_API_KEY`) must find no credential to print. Dropped from its environment: the variables
+# providers and the server read keys and tokens from, any name that reads as a credential, a URL carrying a
+# password, and any value that is or holds a key this workspace was told about (the model's API key).
+_SECRET_NAMES = {"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_GENERATIVE_AI_API_KEY",
+                 "GOOGLE_API_KEY", "AGENTLANE_TOKEN", "AGENTLANE_TOKENS"}
+_SECRET_NAME = re.compile(r"(_KEY|_TOKENS?|_SECRET|_PASSWORD|_PASSWD|_CREDENTIALS)$|SECRET|PASSWORD", re.I)
+_URL_WITH_PASSWORD = re.compile(r"^[a-z][a-z0-9+.-]*://[^/@\s:]*:[^/@\s]+@", re.I)
+_MIN_CONTAINED = 8  # a shorter key is only dropped on an exact match: a 3-letter one would match everywhere
+
+
+def command_env(env: dict[str, str], secrets: set[str] | frozenset[str] = frozenset()) -> dict[str, str]:
+    """`env` without its credentials (see above)."""
+    def secret(name: str, value: str) -> bool:
+        if name.upper() in _SECRET_NAMES or _SECRET_NAME.search(name) or _URL_WITH_PASSWORD.search(value):
+            return True
+        return any(s and (value == s or (len(s) >= _MIN_CONTAINED and s in value)) for s in secrets)
+    return {name: value for name, value in env.items() if not secret(name, value)}
+
+
 class Workspace:
     def __init__(self, root: pathlib.Path) -> None:
         self.root = root.resolve()
+        self.secrets: set[str] = set()  # keys kept out of a command's environment (a turn adds its API key)
 
     def resolve(self, path: str) -> pathlib.Path:
         target = (self.root / path).resolve()
@@ -169,7 +191,7 @@ class Workspace:
         timeout = args.get("timeoutMs", 120_000) / 1000
         try:
             done = subprocess.run(args["command"], shell=True, cwd=self.root, capture_output=True, text=True,
-                                  timeout=timeout, env={**os.environ})
+                                  timeout=timeout, env=command_env(dict(os.environ), self.secrets))
         except subprocess.TimeoutExpired:
             raise ToolError(f"the command did not finish in {timeout:g} s") from None
         return ToolOutcome({"exitCode": done.returncode, "output": done.stdout + done.stderr})

@@ -127,6 +127,7 @@ class Turn:
         self.namespace = [*parent.namespace, self.session_id] if parent else []
         self.prefix = "".join(f"child:{s}:" for s in self.namespace)
         self.provider: Provider = PROVIDERS[config.api](config.model, config.api_key, config.provider_ids)
+        config.workspace.secrets.add(config.api_key)
         self.tools = [d for d in DEFINITIONS] + ([TASK] if config.subagents and parent is None else [])
         self.shared.rows.setdefault(self.session_id, [])
         self.shared.checkpoints.setdefault(self.session_id, [])
