@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Canonicalizer } from '../src/internal';
 import { createTestDriver } from './helpers/test-driver';
-import { livePipeline, threadFixture } from './helpers/thread-fixture';
+import { canonicalizeRun, livePipeline, threadFixture } from './helpers/thread-fixture';
 
 /**
  * seq is the run's monotonic cursor: an artifact.created made by moving a large payload out has a seq of its
@@ -34,15 +33,7 @@ describe('artifact.created of an offloaded payload has a seq of its own (SQLite)
     const createdLive = (await fx.t.store.readEvents('th', 0, 1000)).filter(
       (r) => r.kind === 'artifact.created',
     );
-    await fx.t.store.finalizeRun(runId, 'completed');
-    const canon = new Canonicalizer({
-      store: fx.t.store,
-      hub: fx.hub,
-      workerId: 'w',
-      driverFor: () => driver,
-    });
-    const [outcome] = await canon.processOnce();
-    expect(outcome).toMatchObject({ runId, status: 'completed' });
+    await canonicalizeRun(fx, driver, runId);
 
     const rows = await fx.t.store.readEvents('th', 0, 1000);
     const idsBySeq = new Map<number, Set<string>>();

@@ -3,8 +3,6 @@ import type { EventWrite, Store } from '@agentlane/store';
 import { describe, expect, it } from 'vitest';
 import { RunTranslation } from '../src';
 import {
-  type CanonicalizeOutcome,
-  Canonicalizer,
   type CanonicalizerOptions,
   deriveEventId,
   type FinalPassPaging,
@@ -14,7 +12,7 @@ import {
 import { spyStore, wholeRunWrites } from './helpers/final-pass';
 import { createAuditingTranslator } from './helpers/frame-driver';
 import { createTestDriver } from './helpers/test-driver';
-import { livePipeline, threadFixture } from './helpers/thread-fixture';
+import { canonicalizeRun, livePipeline, threadFixture } from './helpers/thread-fixture';
 
 const at = new Date(0).toISOString();
 const started = { harness: 'turn.started', prompt: 'p' };
@@ -53,19 +51,8 @@ describe('final pass, a page at a time (SQLite)', () => {
     pipeline.close();
   }
 
-  async function canonicalize(runId: string, options: Partial<CanonicalizerOptions> = {}) {
-    await fx.t.store.finalizeRun(runId, 'completed');
-    const canon = new Canonicalizer({
-      store: fx.t.store,
-      hub: fx.hub,
-      workerId: 'w',
-      driverFor: () => driver,
-      ...options,
-    });
-    const [outcome] = await canon.processOnce();
-    expect(outcome).toMatchObject({ runId, status: 'completed' });
-    return outcome as Extract<CanonicalizeOutcome, { status: 'completed' }>;
-  }
+  const canonicalize = (runId: string, options: Partial<CanonicalizerOptions> = {}) =>
+    canonicalizeRun(fx, driver, runId, options);
 
   const allRows = () => fx.t.store.readEvents('th', 0, 100_000);
 

@@ -1,7 +1,14 @@
 import type { EngineDriver } from '@agentlane/engine-kit';
-import { afterEach, beforeEach } from 'vitest';
+import { afterEach, beforeEach, expect } from 'vitest';
 import { RunTranslation } from '../../src';
-import { Materializer, PublishHub, RunPipeline } from '../../src/internal';
+import {
+  type CanonicalizeOutcome,
+  Canonicalizer,
+  type CanonicalizerOptions,
+  Materializer,
+  PublishHub,
+  RunPipeline,
+} from '../../src/internal';
 import { sqliteTestStore, type TestStore } from './stores';
 
 /** What each test of a block gets from threadFixture(). */
@@ -55,4 +62,24 @@ export function livePipeline(fx: ThreadFixture, driver: EngineDriver, runId: str
     translation: new RunTranslation(driver.translator, ctx),
     materializer: new Materializer(fx.t.store),
   });
+}
+
+/** Settles run `runId` and runs the final pass once (the canonicalizer alone, on the fixture's store). */
+export async function canonicalizeRun(
+  fx: ThreadFixture,
+  driver: EngineDriver,
+  runId: string,
+  options: Partial<CanonicalizerOptions> = {},
+): Promise<Extract<CanonicalizeOutcome, { status: 'completed' }>> {
+  await fx.t.store.finalizeRun(runId, 'completed');
+  const canon = new Canonicalizer({
+    store: fx.t.store,
+    hub: fx.hub,
+    workerId: 'w',
+    driverFor: () => driver,
+    ...options,
+  });
+  const [outcome] = await canon.processOnce();
+  expect(outcome).toMatchObject({ runId, status: 'completed' });
+  return outcome as Extract<CanonicalizeOutcome, { status: 'completed' }>;
 }
