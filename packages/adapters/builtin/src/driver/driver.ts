@@ -20,6 +20,7 @@ import { BUILTIN_PROVIDER } from '../translate/provider-id.js';
 import { runtimeTranslator } from '../translate/translator.js';
 import { BUILTIN_CAPABILITIES } from './capabilities.js';
 import { type BuiltinDriverConfig, type BuiltinServices, checkConfig } from './config.js';
+import { sharingStrings } from './string-sharer.js';
 
 export type { BuiltinDriverConfig, BuiltinServices };
 
@@ -141,7 +142,7 @@ export function createDriver(
               session: session.memory,
             },
             turn,
-            io,
+            sharingStrings(io),
           ),
         close: async () => {},
       };
