@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 from ..client import Client
+from .redaction import Redactor
 from .turn import TurnConfig, TurnResult, run_turn
 
 
@@ -47,14 +48,17 @@ class ServerPublisher:
 def run_on_server(client: Client, thread_id: str, config: TurnConfig) -> tuple[str, TurnResult]:
     """Creates a run on the thread (whose engine must be of type external), runs the turn as that run (its
     turn id is the run id) and publishes it; a turn that raises ends the run failed. Returns (run id, result)."""
-    run, _ = client.create_run(thread_id, config.prompt)
+    # The drafts and rows come redacted from the turn; the run's prompt and error are sent from here.
+    redactor = Redactor([config.api_key, *config.workspace.secrets])
+    run, _ = client.create_run(thread_id, redactor.text(config.prompt))
     run_id = run["runId"]
     publisher = ServerPublisher(client, run_id)
     turn = dataclasses.replace(config, thread_id=thread_id, turn_id=run_id, listener=publisher)
     try:
         result = run_turn(turn)
     except Exception as error:
-        publisher.flush({"outcome": "failed", "error": str(error)[:10_000]})
+        message = redactor.text(str(error))  # cut after redacting: a cut cannot hide a secret from the rules
+        publisher.flush({"outcome": "failed", "error": message[:10_000]})
         raise
     publisher.flush({"outcome": "completed"})
     return run_id, result

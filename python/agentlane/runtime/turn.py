@@ -21,6 +21,7 @@ from ..checkpoints import next_snapshot, session_state_of
 from ..ids import SequentialIds
 from .jsjson import js_length, stringify
 from .providers import PROVIDERS, Provider, chat_messages
+from .redaction import Pieces, Redactor
 from .stream import stream_sse
 from .tools import DEFINITIONS, NEEDS_APPROVAL, TASK, ToolError, Workspace, validate_input
 
@@ -100,6 +101,7 @@ class _ToolCall:
     name: str
     arguments: str = ""
     input: Any = None
+    pieces: Pieces | None = None  # its tool.input deltas as shown (redacted)
 
 
 class _Shared:
@@ -128,6 +130,8 @@ class Turn:
         self.prefix = "".join(f"child:{s}:" for s in self.namespace)
         self.provider: Provider = PROVIDERS[config.api](config.model, config.api_key, config.provider_ids)
         config.workspace.secrets.add(config.api_key)
+        # Every draft and row leaves through this: the API key and the workspace's secrets (python/README.md, "Secrets").
+        self.redactor: Redactor = parent.redactor if parent else Redactor([config.api_key, *config.workspace.secrets])
         self.tools = [d for d in DEFINITIONS] + ([TASK] if config.subagents and parent is None else [])
         self.shared.rows.setdefault(self.session_id, [])
         self.shared.checkpoints.setdefault(self.session_id, [])
@@ -146,8 +150,11 @@ class Turn:
 
     # -- recording
 
-    def emit(self, key: str, kind: str, payload: dict) -> None:
-        event = {"key": self.prefix + key, "kind": kind, "payload": payload}
+    def emit(self, key: str, kind: str, payload: dict, *, streamed: str | None = None) -> None:
+        # Redacted here, so no event (nor the listener) sees a secret; the `streamed` field is a piece its
+        # text's stream redacted already (a second pass without the pieces around it could only differ).
+        payload = {k: v if k == streamed else self.redactor.json(v) for k, v in payload.items()}
+        event = {"key": self.redactor.text(self.prefix + key), "kind": kind, "payload": payload}
         if self.namespace:
             event["namespace"] = list(self.namespace)
         self.shared.events.append(event)
@@ -190,6 +197,7 @@ class Turn:
             "actor_kind": "runtime",
         }
         row.update(columns)
+        row = self.redactor.json(row)
         self.shared.rows[self.session_id].append(row)
         if self.c.listener is not None:
             self.c.listener.row(row)
@@ -355,8 +363,9 @@ class Turn:
         started = time.monotonic()
         response = stream_sse(self.c.base_url.rstrip("/") + self.provider.path(), self.provider.headers(), body)
         live = step is not None  # the anchor plan's stream is not shown as messages
-        texts: dict[str, str] = {}
+        texts: dict[str, str] = {}  # what the model said (the conversation); events show `pieces`
         reasonings: dict[str, str] = {}
+        pieces: dict[str, Pieces] = {}
         calls: dict[str, _ToolCall] = {}
         ordered: list[_ToolCall] = []
         finish, usage = "other", {}
@@ -365,40 +374,45 @@ class Turn:
             kind = part[0]
             if kind == "reasoning-start":
                 reasonings[part[1]] = ""
+                pieces["r:" + part[1]] = Pieces(self.redactor)
             elif kind == "reasoning-delta":
                 rid = f"rsn-{step}-{part[1]}"
                 if live:
-                    self.emit(f"reasoning.delta:{rid}:{js_length(reasonings[part[1]])}", "reasoning.delta", {"reasoningId": rid, "delta": part[2]})
+                    self.emit_piece(pieces["r:" + part[1]], part[2], f"reasoning.delta:{rid}", "reasoning.delta", {"reasoningId": rid}, "delta")
                 reasonings[part[1]] += part[2]
             elif kind == "reasoning-end":
                 if live:
                     rid = f"rsn-{step}-{part[1]}"
+                    self.emit_piece(pieces["r:" + part[1]], None, f"reasoning.delta:{rid}", "reasoning.delta", {"reasoningId": rid}, "delta")
                     self.emit(f"reasoning.completed:{rid}", "reasoning.completed", {"reasoningId": rid, "text": reasonings[part[1]]})
             elif kind == "text-start":
                 texts[part[1]] = ""
+                pieces["t:" + part[1]] = Pieces(self.redactor)
                 if live:
                     mid = f"msg-{step}-{part[1]}"
                     self.emit(f"message.started:{mid}", "message.started", {"messageId": mid, "role": "assistant"})
             elif kind == "text-delta":
                 mid = f"msg-{step}-{part[1]}"
                 if live:
-                    self.emit(f"message.delta:{mid}:{js_length(texts[part[1]])}", "message.delta", {"messageId": mid, "partId": mid, "delta": part[2]})
+                    self.emit_piece(pieces["t:" + part[1]], part[2], f"message.delta:{mid}", "message.delta", {"messageId": mid, "partId": mid}, "delta")
                 texts[part[1]] += part[2]
             elif kind == "text-end":
                 if live:
                     mid = f"msg-{step}-{part[1]}"
+                    self.emit_piece(pieces["t:" + part[1]], None, f"message.delta:{mid}", "message.delta", {"messageId": mid, "partId": mid}, "delta")
                     self.emit(f"message.completed:{mid}", "message.completed", {"messageId": mid, "role": "assistant", "text": texts[part[1]]})
             elif kind == "tool-input-start":
-                call = calls[part[1]] = _ToolCall(part[1], part[2])
+                call = calls[part[1]] = _ToolCall(part[1], part[2], pieces=Pieces(self.redactor))
                 self.emit(f"tool.started:{call.id}", "tool.started", {"toolCallId": call.id, "name": call.name, "kind": "other", "input": {}, "status": "pending"})
             elif kind == "tool-input-delta":
                 call = calls[part[1]]
-                offset = js_length(call.arguments)
                 call.arguments += part[2]
                 # The append form: the piece only; the whole parsed input follows once the call is complete.
-                self.emit(f"tool.input:{call.id}:{offset}", "tool.progress", {"toolCallId": call.id, "status": "pending", "inputDelta": part[2]})
+                self.emit_piece(call.pieces, part[2], f"tool.input:{call.id}", "tool.progress", {"toolCallId": call.id, "status": "pending"}, "inputDelta")
             elif kind == "tool-call":
                 call = calls.setdefault(part[1], _ToolCall(part[1], part[2]))
+                if call.pieces is not None:
+                    self.emit_piece(call.pieces, None, f"tool.input:{call.id}", "tool.progress", {"toolCallId": call.id, "status": "pending"}, "inputDelta")
                 try:
                     call.input = json.loads(part[3] or "{}")
                 except ValueError:
@@ -422,6 +436,14 @@ class Turn:
             ledger_usage.update(costAmount=cost, costCurrency=self.price()["currency"])
         return {"text": "".join(texts.values()), "tool_calls": ordered, "finish": finish, "usage": ledger_usage,
                 "status": response.status, "latency_ms": round((time.monotonic() - started) * 1000)}
+
+    def emit_piece(self, pieces: Pieces, piece: str | None, key: str, kind: str, payload: dict, field: str) -> None:
+        """One piece of a streamed text as its delta event, redacted with the text's stream (`piece` None: the
+        text ended, the held tail goes out); the key's offset is the UTF-16 length shown before it."""
+        offset = js_length(pieces.shown)
+        shown = pieces.push(piece) if piece is not None else pieces.end()
+        if shown is not None:
+            self.emit(f"{key}:{offset}", kind, {**payload, field: shown}, streamed=field)
 
     def model_columns(self, step: dict, *, tools: list[str]) -> dict:
         response: dict[str, Any] = {"toolCalls": [{"toolCallId": t.id, "toolName": t.name} for t in step["tool_calls"]]}
@@ -573,5 +595,16 @@ def history_of(conversation: list[dict]) -> list[dict]:
     return chat_messages(conversation)
 
 
+class TurnFailed(RuntimeError):
+    """A turn's error whose message held a secret: raised with the message redacted instead."""
+
+
 def run_turn(config: TurnConfig) -> TurnResult:
-    return Turn(config).run()
+    try:
+        return Turn(config).run()
+    except Exception as error:
+        # A model server may echo the request (its Authorization header included) in an error body.
+        message = Redactor([config.api_key, *config.workspace.secrets]).text(str(error))
+        if message != str(error):
+            raise TurnFailed(message) from None
+        raise
