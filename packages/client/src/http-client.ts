@@ -16,6 +16,7 @@ import type {
   SyncResponse,
   UpdateSessionRequest,
 } from './api-types.js';
+import { CLIENT_ID_HEADER, clientIdOf } from './client-id.js';
 import { apiErrorFrom } from './errors.js';
 import { sseMessages } from './sse-reader.js';
 import { parseStreamEvent } from './stream-event.js';
@@ -28,6 +29,11 @@ export interface ClientOptions {
   prefix?: string;
   token?: string;
   fetch?: typeof fetch;
+  /**
+   * How this client names itself to the server (`X-Agentlane-Client`, sent with every request): token-less local
+   * clients get a stream budget per id. Default: a random id per client object.
+   */
+  clientId?: string;
 }
 
 export interface RequestOptions {
@@ -50,15 +56,17 @@ export class AgentlaneClient {
   readonly baseUrl: string;
   private readonly token: string | undefined;
   private readonly doFetch: typeof fetch;
+  readonly clientId: string;
 
   constructor(options: ClientOptions = {}) {
     this.baseUrl = `${(options.url ?? '').replace(/\/$/, '')}${options.prefix ?? '/api/harness'}`;
     this.token = options.token;
     this.doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.clientId = clientIdOf(options.clientId);
   }
 
   private headers(extra: Record<string, string> = {}): Record<string, string> {
-    const headers: Record<string, string> = { ...extra };
+    const headers: Record<string, string> = { ...extra, [CLIENT_ID_HEADER]: this.clientId };
     if (this.token) headers['authorization'] = `Bearer ${this.token}`;
     return headers;
   }
@@ -204,7 +212,12 @@ export class AgentlaneClient {
   // ------------------------------------------------------------ threads and runs
 
   subscribeThread(threadId: string, options?: SubscribeOptions): AsyncGenerator<StreamEvent> {
-    const transport: TransportOptions = { baseUrl: this.baseUrl, token: this.token, fetch: this.doFetch };
+    const transport: TransportOptions = {
+      baseUrl: this.baseUrl,
+      token: this.token,
+      fetch: this.doFetch,
+      clientId: this.clientId,
+    };
     return subscribeThread(transport, threadId, options);
   }
 

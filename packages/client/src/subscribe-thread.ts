@@ -1,5 +1,6 @@
 import type { StreamEvent } from '@agentlane/contract';
 import { type BackoffOptions, backoffDelay, sleep } from './backoff.js';
+import { CLIENT_ID_HEADER, clientIdOf } from './client-id.js';
 import { ApiError, apiErrorFrom } from './errors.js';
 import { sseMessages } from './sse-reader.js';
 import { isCanonicalType, parseStreamEvent } from './stream-event.js';
@@ -17,6 +18,8 @@ export interface TransportOptions {
   baseUrl: string;
   token?: string;
   fetch?: typeof fetch;
+  /** Sent as `X-Agentlane-Client` (client-id.ts); AgentlaneClient passes its own. */
+  clientId?: string;
 }
 
 export interface SubscribeOptions {
@@ -42,6 +45,7 @@ function openThreadStream(
   const url = `${transport.baseUrl}/threads/${encodeURIComponent(threadId)}/events?after=${cursor}`;
   const headers: Record<string, string> = { accept: 'text/event-stream', 'last-event-id': String(cursor) };
   if (transport.token) headers['authorization'] = `Bearer ${transport.token}`;
+  if (transport.clientId !== undefined) headers[CLIENT_ID_HEADER] = clientIdOf(transport.clientId);
   return doFetch(url, { headers, signal });
 }
 
