@@ -66,6 +66,7 @@ export {
   SecretRedactor,
   secretsFromEnv,
 } from './redaction/secret-redactor.js';
+export { type ContinuedValue, SplitFieldRedactor } from './redaction/split-fields.js';
 export { MIN_HELD } from './redaction/stream-redactor.js';
 export {
   type DenyAllProxy,

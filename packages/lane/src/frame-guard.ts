@@ -1,5 +1,5 @@
 import type { JsonValue } from '@agentlane/contract';
-import type { HarnessFrame, SecretRedactor } from '@agentlane/engine-kit';
+import type { ContinuedValue, HarnessFrame, SecretRedactor, SplitFieldRedactor } from '@agentlane/engine-kit';
 
 /**
  * How deep a native frame may nest (arrays and objects; the frame itself is level 1). Deeper frames are not
@@ -27,11 +27,17 @@ export interface GuardedFrame {
  * `frame.dropped` harness frame (every translator turns it into a harness.warning) with the
  * reason and a redacted preview of the first 1 KB of its raw text; then secrets are redacted from the frame
  * and its raw bytes. Never recursive on the engine's frame before its depth is known to be bounded.
+ *
+ * `fields` (the run's, made of `redactor`): each string of the frame is also read after the ends of the same
+ * field in the run's earlier frames, so a credential header an engine split across two frames
+ * (`Authorization: Bear` | `er sk-…`) is not stored in the second one; the raw bytes then lose those values
+ * too, or are not kept when they cannot be found in them.
  */
 export function guardFrame(
   frame: JsonValue,
   raw?: string | Uint8Array,
   redactor?: SecretRedactor,
+  fields?: SplitFieldRedactor,
 ): GuardedFrame {
   if (nestedDeeperThan(frame, MAX_FRAME_DEPTH)) {
     const reason = `nested deeper than ${MAX_FRAME_DEPTH} levels`;
@@ -50,9 +56,36 @@ export function guardFrame(
     return { frame: replacement as unknown as JsonValue, dropped: reason };
   }
   if (!redactor?.active) return raw === undefined ? { frame } : { frame, raw };
-  const safeRaw = raw === undefined ? undefined : redactor.raw(raw);
-  const safe = redactor.json(frame);
+  const { frame: safe, continued } = fields
+    ? fields.json(frame)
+    : { frame: redactor.json(frame), continued: [] };
+  const replaced = raw === undefined ? undefined : withContinued(raw, continued);
+  const safeRaw = replaced === undefined ? undefined : redactor.raw(replaced);
   return safeRaw === undefined ? { frame: safe } : { frame: safe, raw: safeRaw };
+}
+
+/**
+ * The raw bytes with each value the frame's earlier frames redacted (as JSON strings: the frame as its wire
+ * wrote it) replaced by what it was stored as; undefined when one is not found in them (written some other
+ * way) or they are not UTF-8: the frame is then kept without its raw copy.
+ */
+function withContinued(
+  raw: string | Uint8Array,
+  continued: ContinuedValue[],
+): string | Uint8Array | undefined {
+  if (continued.length === 0) return raw;
+  let text: string;
+  try {
+    text = typeof raw === 'string' ? raw : new TextDecoder('utf-8', { fatal: true }).decode(raw);
+  } catch {
+    return undefined;
+  }
+  for (const [original, stored] of continued) {
+    const from = JSON.stringify(original);
+    if (!text.includes(from)) return undefined;
+    text = text.split(from).join(JSON.stringify(stored));
+  }
+  return typeof raw === 'string' ? text : new TextEncoder().encode(text);
 }
 
 /** Whether a JSON value nests arrays/objects deeper than `max` levels; iterative, stops at the first too deep. */

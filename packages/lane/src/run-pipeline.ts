@@ -1,5 +1,5 @@
 import type { AuditableCall, JsonValue } from '@agentlane/contract';
-import type { NativeFrameRecord, SecretRedactor } from '@agentlane/engine-kit';
+import { type NativeFrameRecord, type SecretRedactor, SplitFieldRedactor } from '@agentlane/engine-kit';
 import {
   type EventStore,
   type EventWrite,
@@ -70,18 +70,22 @@ export class RunPipeline {
 
   /** Live rows are refused once the run's lane is sealed (a run this process lost): see AppendOptions. */
   private readonly live: { liveRunId: string };
+  /** The run's frames' text fields, each read after its earlier values (a credential split across frames). */
+  private readonly fields: SplitFieldRedactor | undefined;
 
   constructor(private readonly o: RunPipelineOptions) {
     this.live = { liveRunId: o.runId };
+    this.fields = o.redactor?.active ? new SplitFieldRedactor(o.redactor) : undefined;
   }
 
   /**
    * Queues a frame; `raw` (the frame as the engine's wire carried it) goes to the store's bounded raw sidecar.
    * A frame nested too deep to store is replaced by a non-fatal engine.error frame saying so (see frame-guard);
-   * secrets are redacted from the frame and the raw bytes before they are queued.
+   * secrets are redacted from the frame and the raw bytes before they are queued, a credential header split
+   * across this frame and the run's earlier ones included (SplitFieldRedactor): never held back.
    */
   emit(original: JsonValue, originalRaw?: string | Uint8Array): void {
-    const { frame, raw, dropped } = guardFrame(original, originalRaw, this.o.redactor);
+    const { frame, raw, dropped } = guardFrame(original, originalRaw, this.o.redactor, this.fields);
     if (dropped)
       this.o.log?.('warn', `run ${this.o.runId}: a frame from the engine was dropped (${dropped})`, {
         runId: this.o.runId,

@@ -25,8 +25,9 @@ export interface BuiltEvent {
 export interface RunTranslationOptions {
   /**
    * Keeps the server's secrets out of the events and audit rows the translator makes of the frames. The frames
-   * are redacted one by one (frame-guard.ts), but a translator joins frames: a key an engine split across two
-   * message chunks would be whole in message.completed. Give the same redactor to the live pass and the final
+   * are redacted as they come (frame-guard.ts: a header split across two is, a key split is not), but a
+   * translator joins frames: a key an engine split across two message chunks would be whole in
+   * message.completed. Give the same redactor to the live pass and the final
    * pass (the events must be the same for the same frames).
    */
   redactor?: SecretRedactor;
@@ -234,6 +235,12 @@ const STREAMED: Record<string, { field: string; stream: (p: JsonObject) => strin
     stream: (p) => `tool:${String(p.toolCallId)}`,
     keep: ['toolCallId', 'status'],
   },
+  // Each stream of a terminal (stdout, stderr: their chunks interleave) is a text of its own.
+  'terminal.output': {
+    field: 'chunk',
+    stream: (p) => `terminal:${String(p.terminalId)}:${String(p.stream)}`,
+    keep: ['terminalId', 'toolCallId', 'stream'],
+  },
 };
 
 /** The streams an event ends (their held text must go out before it), as a prefix of their keys. */
@@ -241,6 +248,8 @@ function closes(kind: string, p: JsonObject): string | null {
   if (kind === 'message.completed') return `message:${String(p.messageId)}:`;
   if (kind === 'reasoning.completed') return `reasoning:${String(p.reasoningId)}`;
   if (kind === 'tool.completed') return `tool:${String(p.toolCallId)}`;
+  // The chunk with the exit is a terminal's last: its streams end with it.
+  if (kind === 'terminal.output' && p.exit !== undefined) return `terminal:${String(p.terminalId)}:`;
   if (kind === 'turn.completed') return '';
   return null;
 }
@@ -249,11 +258,12 @@ function closes(kind: string, p: JsonObject): string | null {
  * The server's secrets out of the events and audit rows of a run, where a translator joined frames that were
  * redacted one by one: every string of an event's payload and of an audit row goes through the one-shot
  * redactor (message.completed holds the joined text), and a streamed text's pieces (message.delta,
- * reasoning.delta, tool.progress's inputDelta) go through a StreamRedactor per stream, so that a key split
- * across two pieces is replaced whole in the deltas too. A piece is emitted without the tail that may start a
- * secret; that tail goes out as an event of its own (key `lane.redaction-tail:<n>`) before the event that ends
- * the stream, or at the end of the source. Its state depends only on the events in their order, so the live
- * pass and the final pass make the same events.
+ * reasoning.delta, tool.progress's inputDelta, terminal.output's chunk) go through a StreamRedactor per
+ * stream, so that a key split across two pieces is replaced whole in the deltas too. A piece is emitted
+ * without the tail that may start a secret; that tail goes out as an event of its own (key
+ * `lane.redaction-tail:<n>`) before the event that ends the stream (a terminal's exit chunk carries its own
+ * stream's tail), or at the end of the source. Its state depends only on the events in their order, so the
+ * live pass and the final pass make the same events.
  */
 class EventRedaction {
   private readonly streams = new Map<string, { stream: Stream; last: TranslatedEvent }>();
@@ -268,29 +278,35 @@ class EventRedaction {
   event(t: TranslatedEvent, again: boolean): TranslatedEvent[] {
     const payload = t.draft.payload as unknown as JsonObject;
     if (payload === null || typeof payload !== 'object') return [t];
-    const closed = closes(t.draft.kind, payload);
-    const out = closed === null ? [] : this.flush(closed);
     const streamed = STREAMED[t.draft.kind];
     const piece = streamed ? payload[streamed.field] : undefined;
+    const key = streamed && typeof piece === 'string' && !again ? streamed.stream(payload) : null;
+    const closed = closes(t.draft.kind, payload);
+    // A piece that ends its own stream (a terminal's exit chunk) carries that stream's tail itself.
+    const out = closed === null ? [] : this.flush(closed, key);
     const safe = this.redactor.json(payload) as JsonObject;
-    if (!streamed || typeof piece !== 'string' || again) {
+    if (!streamed || key === null) {
       out.push(safe === payload ? t : withPayload(t, safe));
       return out;
     }
-    const key = streamed.stream(payload);
     let open = this.streams.get(key);
     if (!open) {
       open = { stream: this.redactor.stream(), last: t };
       this.streams.set(key, open);
     }
     open.last = t;
-    out.push(withPayload(t, { ...safe, [streamed.field]: open.stream.push(piece) }));
+    let text = open.stream.push(piece as string);
+    if (closed !== null && key.startsWith(closed)) {
+      text += open.stream.flush();
+      this.streams.delete(key);
+    }
+    out.push(withPayload(t, { ...safe, [streamed.field]: text }));
     return out;
   }
 
   /** The held tails of every stream still open (the end of the source). */
   finish(): TranslatedEvent[] {
-    return this.flush('');
+    return this.flush('', null);
   }
 
   /** An audit row with every string redacted. */
@@ -298,11 +314,11 @@ class EventRedaction {
     return this.redactor.json(row as unknown as JsonValue) as unknown as AuditableCall;
   }
 
-  /** The held tails of the open streams whose keys start with `prefix`, each as an event of its own. */
-  private flush(prefix: string): TranslatedEvent[] {
+  /** The held tails of the open streams whose keys start with `prefix` (but `except`), each an event of its own. */
+  private flush(prefix: string, except: string | null): TranslatedEvent[] {
     const out: TranslatedEvent[] = [];
     for (const [key, { stream, last }] of this.streams) {
-      if (!key.startsWith(prefix)) continue;
+      if (!key.startsWith(prefix) || key === except) continue;
       this.streams.delete(key);
       const tail = stream.flush();
       if (tail === '') continue;

@@ -150,6 +150,57 @@ describe('RunPipeline keeps secrets out of what it stores', () => {
   });
 });
 
+describe('RunPipeline: a credential header an engine split across two frames', () => {
+  let t: TestStore | null = null;
+  afterEach(async () => {
+    await t?.cleanup();
+    t = null;
+  });
+
+  const SPLIT = 'tok_Split0123456789abcdef';
+  const NAMED = 'xak_Named0123456789abcdef';
+  const BASIC = 'dXNlcjpzM2NyZXRwYXNzd29yZA';
+
+  it('is not stored in the second frame, nor in its raw bytes, events or SSE; each frame is stored at once', async () => {
+    t = await sqliteTestStore({ fast: true });
+    const { pipeline, hub, seen, runId } = await openPipeline(t, new SecretRedactor([KEY]));
+    const line = (frame: JsonValue) => ({ frame, raw: `${JSON.stringify(frame)}\n` });
+    playFrames(pipeline, [
+      { frame: { harness: 'turn.started', prompt: 'p' } },
+      line({ t: 'delta', text: 'curl -H "Authorization: Bear' }),
+      line({ t: 'delta', text: `er ${SPLIT}" https://api` }),
+    ]);
+    // Stored before the next frame comes (nothing held back for it).
+    await pipeline.drain();
+    expect(await t.store.readFrames(runId)).toHaveLength(3);
+    playFrames(pipeline, [
+      line({ t: 'delta', text: ' and X-Api' }),
+      line({ t: 'delta', text: `-Key: ${NAMED}, Author` }),
+      line({ t: 'delta', text: `ization: Basic ${BASIC}= done` }),
+      { frame: { harness: 'turn.ended', outcome: 'completed' } },
+    ]);
+    await pipeline.drain();
+    hub.close();
+    expect(pipeline.error).toBeNull();
+    const text = await everything(t, runId, [seen]);
+    for (const secret of [SPLIT, NAMED, BASIC]) expect(text).not.toContain(secret.slice(4, 16));
+    const stored = (await t.store.readFrames(runId)).map((f) => (f.frame as { text?: string }).text);
+    expect(stored.slice(1, 6)).toEqual([
+      'curl -H "Authorization: [REDACTED]',
+      `er ${REDACTED}" https://api`,
+      ' and X-Api',
+      `-Key: ${REDACTED}, Author`,
+      `ization: Basic ${REDACTED} done`,
+    ]);
+    // The raw copies are kept, with the same values replaced.
+    const raw = (await t.store.readRawFrames(runId)).map((r) =>
+      Buffer.from(r.content ?? []).toString('utf8'),
+    );
+    expect(raw).toHaveLength(5);
+    expect(raw[1]).toBe(`{"t":"delta","text":"er ${REDACTED}\\" https://api"}\n`);
+  });
+});
+
 describe('RunPipeline refuses frames nested too deep', () => {
   let t: TestStore | null = null;
   afterEach(async () => {

@@ -171,6 +171,57 @@ describe('RunTranslation with a redactor: other streamed texts', () => {
   });
 });
 
+describe("RunTranslation with a redactor: other engines' terminal output", () => {
+  const ev = (key: string, payload: JsonObject) => ({ key, kind: 'terminal.output', payload });
+  const out = (stream: string, chunk: string, more: JsonObject = {}) => ({
+    terminalId: 'term',
+    toolCallId: 'call',
+    stream,
+    chunk,
+    ...more,
+  });
+  const chunks = (events: { kind: string; payload: unknown }[]) =>
+    events.filter((e) => e.kind === 'terminal.output').map((e) => payload(e));
+
+  it('replaces a key split across two chunks of one stream whole, the other stream between', () => {
+    const t = new RunTranslation(passThrough, ctx, { redactor });
+    const frames = [
+      ev('o1', out('stdout', `KEY=${KEY.slice(0, 20)}`)),
+      ev('e1', out('stderr', 'warning\n')),
+      ev('o2', out('stdout', `${KEY.slice(20)}\n`)),
+      ev('x', out('stdout', '', { exit: { code: 0 } })),
+    ];
+    const events = stored(frames).flatMap((r) => t.push(r).events.map((e) => e.event));
+    expect(JSON.stringify(events)).not.toContain(PREFIX);
+    const of = (stream: string) =>
+      chunks(events)
+        .filter((p) => p.stream === stream)
+        .map((p) => p.chunk)
+        .join('');
+    expect(of('stdout')).toBe(`KEY=${REDACTED}\n`);
+    expect(of('stderr')).toBe('warning\n');
+    expect(chunks(events).at(-1)).toMatchObject({ chunk: '', exit: { code: 0 } });
+  });
+
+  it("sends a held tail out by the terminal's exit chunk: the other stream's first, its own with the exit", () => {
+    const t = new RunTranslation(passThrough, ctx, { redactor });
+    const frames = [
+      ev('e1', out('stderr', `e ${KEY.slice(0, 10)}`)),
+      ev('o1', out('stdout', `o ${KEY.slice(0, 12)}`)),
+      ev('x', out('stdout', ' end', { exit: { code: 1 } })),
+    ];
+    const events = stored(frames).flatMap((r) => t.push(r).events.map((e) => e.event));
+    expect(chunks(events).map((p) => [p.stream, p.chunk, p.exit !== undefined])).toEqual([
+      ['stderr', 'e ', false],
+      ['stdout', 'o ', false],
+      ['stderr', KEY.slice(0, 10), false],
+      ['stdout', `${KEY.slice(0, 12)} end`, true],
+    ]);
+    // Nothing is left to go out at the end of the source.
+    expect(t.finish('2026-01-01T00:01:00.000Z').events).toEqual([]);
+  });
+});
+
 describe('RunPipeline: audit rows of joined frames', () => {
   let t: TestStore | null = null;
   afterEach(async () => {

@@ -1,5 +1,6 @@
 import type { TerminalStream } from '@agentlane/contract';
 import type { SecretRedactor } from '@agentlane/engine-kit';
+import type { SpoolRedaction } from './tools/output-spool.js';
 
 /** A streaming redactor (SecretRedactor.stream()). */
 type Stream = ReturnType<SecretRedactor['stream']>;
@@ -20,6 +21,7 @@ export interface TerminalChunk {
  * chunks interleave) has its own StreamRedactor: a chunk is emitted without the tail that may start a secret,
  * and that tail goes out with the stream's next chunk or, when the terminal exits (the chunk with `exit`) or
  * the tool call ends without that, as a chunk of its own. Its state depends only on the chunks in their order.
+ * Output that goes to a file instead of chunks (file()) continues the same streams.
  */
 export class TerminalRedaction {
   /** The open streams of each terminal, by its id, then by stream. */
@@ -52,6 +54,34 @@ export class TerminalRedaction {
     const out = this.rest(c.terminalId);
     out.push(text === c.chunk ? c : { ...c, chunk: text });
     return out;
+  }
+
+  /**
+   * The text of a terminal's output that goes to a file instead of chunks (run_command's output past its
+   * bound): each stream's text goes on through that stream's redaction, taken from the chunks (whose held tail
+   * goes to the file before what follows it), so a key split across the bound is replaced whole in the file;
+   * the terminal's later chunks of that stream (the line naming the file) start a stream of their own.
+   */
+  file(terminalId: string): SpoolRedaction {
+    const taken = new Map<TerminalStream, Stream>();
+    return {
+      push: (stream, text) => {
+        let open = taken.get(stream);
+        if (!open) {
+          const streams = this.terminals.get(terminalId);
+          open = streams?.get(stream)?.stream ?? this.redactor.stream();
+          streams?.delete(stream);
+          taken.set(stream, open);
+        }
+        return open.push(text);
+      },
+      end: () => {
+        let out = '';
+        for (const open of taken.values()) out += open.flush();
+        taken.clear();
+        return out;
+      },
+    };
   }
 
   /** The held tails of the open streams (of one terminal, or of all), each as a chunk of its own. */

@@ -4,6 +4,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JsonValue } from '@agentlane/contract';
+import { REDACTED, SecretRedactor } from '@agentlane/engine-kit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   type DefinedTool,
@@ -12,6 +13,7 @@ import {
   type WorkspaceToolOptions,
   workspaceTools,
 } from '../src/index';
+import { TerminalRedaction } from '../src/terminal-redaction';
 import { commandEnv } from '../src/tools/command-env';
 import { KILL_GRACE_MS } from '../src/tools/process-group';
 import { commandTimeout } from '../src/tools/run-command';
@@ -251,6 +253,43 @@ describe("a command's output on disk", () => {
     // Shown, kept in the file and dropped add up to what the command printed.
     const kept = file.length - (line?.[0].length ?? 0);
     expect(overflow.shownBytes + kept + (overflow.droppedBytes ?? 0)).toBe(total + 1 + 'THE-END\n'.length);
+  });
+
+  it("is redacted as the shown output is, by the context's terminal streams (a key split across the bound whole)", async () => {
+    const KEY = 'sk-spill-secret-0123456789abcdef';
+    // The context's redaction, as the runtime's tool context gives it: its chunks and its file share streams.
+    const terminals = new TerminalRedaction(new SecretRedactor([KEY]));
+    const shown: string[] = [];
+    const key = `'${KEY.slice(0, 12)}' '${KEY.slice(12)}'`;
+    const { result } = await command({ maxCommandOutputBytes: 1_000 })(
+      {
+        command: `head -c 988 /dev/zero | tr '\\0' a; printf '%s%s' ${key}; printf ' Authorization: Bearer tok_0123456789xyz %s%s\\n' ${key}`,
+      },
+      {
+        terminal: (c) => {
+          for (const out of terminals.chunk(c)) shown.push(out.chunk);
+          return true;
+        },
+        terminalFile: (id) => terminals.file(id),
+      },
+    );
+    const overflow = result.overflow as NonNullable<Result['overflow']>;
+    const file = await readFile(overflow.path, 'utf8');
+    expect(file).toBe(`${REDACTED} Authorization: Bearer ${REDACTED} ${REDACTED}\n`);
+    expect(overflow.bytes).toBe(Buffer.byteLength(file));
+    expect(shown.join('')).not.toContain(KEY.slice(0, 8));
+  });
+
+  it('is redacted without a context that redacts it (made by hand): its secrets and credential headers', async () => {
+    const KEY = 'sk-spill-secret-0123456789abcdef';
+    const key = `'${KEY.slice(0, 12)}' '${KEY.slice(12)}'`;
+    const { result } = await command({ maxCommandOutputBytes: 100 })(
+      { command: `head -c 200 /dev/zero | tr '\\0' a; printf ' %s%s x-api-key: abc123456789\\n' ${key}` },
+      { secrets: [KEY] },
+    );
+    const overflow = result.overflow as NonNullable<Result['overflow']>;
+    const file = await readFile(overflow.path, 'utf8');
+    expect(file).toBe(`${'a'.repeat(100)} ${REDACTED} x-api-key: ${REDACTED}\n`);
   });
 
   it('under the cap the file is the whole rest, nothing dropped', async () => {

@@ -1,4 +1,7 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { REDACTED } from '@agentlane/engine-kit';
 import { Type } from 'typebox';
 import { describe, expect, it } from 'vitest';
 import { defineTool } from '../src/index';
@@ -136,6 +139,54 @@ describe('a tool result past its bound that holds a secret', () => {
     const spilled = readFileSync(files[0] as string, 'utf8');
     expect(spilled).toContain(`x ${'[REDACTED]'} y`);
     expect(spilled).not.toContain(KEY);
+  });
+});
+
+describe("a command's output past its bound that holds a secret", () => {
+  it('is redacted in the file it is spilled to, a key split across the bound whole', async () => {
+    // 990 bytes shown, the key's first 10 characters ending what is shown; later, the key whole in the file.
+    // The command's text holds the key in two parts (the model's tool input is redacted too).
+    const key = `'${KEY.slice(0, 10)}' '${KEY.slice(10)}'`;
+    const command = `head -c 990 /dev/zero | tr '\\0' x; printf '%s%s' ${key}; head -c 3000 /dev/zero | tr '\\0' y; printf ' %s%s z\\n' ${key}`;
+    const call = {
+      index: 0,
+      id: 'call_big',
+      type: 'function',
+      function: { name: 'run_command', arguments: JSON.stringify({ command }) },
+    };
+    model.script(
+      sse([ROLE, chunk({ tool_calls: [call] }), chunk({}, 'tool_calls'), 'data: [DONE]\n\n']),
+      sse([ROLE, chunk({ content: 'done' }), ...STOP]),
+    );
+    const r = await runTurn(model.url, work.dir, {
+      apiKey: KEY,
+      workspaceTools: {
+        approveCommands: false,
+        maxCommandOutputBytes: 1_000,
+        outputDir: join(work.dir, 'out'),
+      },
+    });
+    expect(r.outcome.outcome).toBe('completed');
+    const files = r.frames.flatMap((f) => {
+      const a = f as { rt?: string; file?: { path: string; bytes: number; sha256: string } };
+      return a.rt === 'artifact' && a.file ? [a.file] : [];
+    });
+    expect(files).toHaveLength(1);
+    const file = files[0] as { path: string; bytes: number; sha256: string };
+    const spilled = readFileSync(file.path);
+    const text = spilled.toString('utf8');
+    // The key's rest past the bound, and the key whole further on, are not in the file.
+    expect(text).not.toContain(KEY.slice(10));
+    expect(text).not.toContain(KEY.slice(0, 12));
+    expect(text.startsWith(`${REDACTED}yyy`)).toBe(true);
+    expect(text.endsWith(`y ${REDACTED} z\n`)).toBe(true);
+    // What the artifact says of the file is what it holds.
+    expect(spilled.length).toBe(file.bytes);
+    expect(createHash('sha256').update(spilled).digest('hex')).toBe(file.sha256);
+    // Nor in what was shown: the key's start the terminal held went on into the file.
+    const shown = r.events.filter((e) => e.kind === 'terminal.output').map((e) => e.payload.chunk);
+    expect(shown.join('')).not.toContain(KEY.slice(0, 8));
+    expect(shown.join('')).toContain('x'.repeat(990));
   });
 });
 

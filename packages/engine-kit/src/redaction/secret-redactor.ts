@@ -10,25 +10,28 @@ export const MIN_SECRET_CHARS = 8;
  * A bearer token wherever it is: `Bearer <token>`. The token has at least 8 characters and a digit or one of
  * `-._` (as every real one does), so prose ("the bearer instrument") is left alone.
  */
-const BEARER = /\bBearer\s+(?=[A-Za-z~+/]*[0-9\-._])[A-Za-z0-9\-._~+/]{8,}=*/gi;
+export const BEARER = /\bBearer\s+(?=[A-Za-z~+/]*[0-9\-._])[A-Za-z0-9\-._~+/]{8,}=*/gi;
 
 /** In an error's text any `Bearer <token>` is a credential, however short: errors are not prose. */
-const ANY_BEARER = /\bBearer\s+[A-Za-z0-9\-._~+/]+=*/gi;
+export const ANY_BEARER = /\bBearer\s+[A-Za-z0-9\-._~+/]+=*/gi;
 
 /**
  * The value of a credential header or field, however it is written: `authorization: Bearer …`,
  * `"authorization":"…"`, `\"x-api-key\":\"…\"` (JSON inside a JSON string), `api-key=…`, `x-goog-api-key`.
- * HeaderValueStream reads the same in pieces (BearerStream BEARER and ANY_BEARER): a change here is made there
- * too, and the stream tests compare the two.
+ * HeaderValueStream reads the same in pieces (BearerStream BEARER and ANY_BEARER), and SplitFieldRedactor reads
+ * them across frames: a change here is made there too, and the stream tests compare the two.
  */
-const HEADER_VALUE =
+export const HEADER_VALUE =
   /\b((?:proxy-)?authorization|x-goog-api-key|x-api-key|api[-_]?key)(\\*["']?\s*[:=]\s*)(\\*["'][^"'\\]*|(?:(?:bearer|basic)\s+)?[^\s"'\\,;&}]+)/gi;
+
+/** What jsonFields() gives each string value: its text redacted, read where it is (`path`). */
+export type FieldText = (s: string, path: readonly (string | number)[]) => string;
 
 /** Object keys whose string value is a credential, as parsed headers or options carry them. */
 const CREDENTIAL_KEY = /^(?:(?:proxy-)?authorization|x-goog-api-key|x-api-key|api[-_]?key)$/i;
 
 /** Cheap pre-check: a string none of these occur in cannot hold a header-shaped credential. */
-const HEADER_HINT = /bearer|authorization|api[-_]?key/i;
+export const HEADER_HINT = /bearer|authorization|api[-_]?key/i;
 
 /**
  * The provider key variables the adapters' discovery reads (ANTHROPIC_API_KEY, …): their values are
@@ -50,7 +53,8 @@ export const SECRET_VARIABLE = /(?:^|_)(?:API_?KEY|TOKENS?|SECRET|PASSWORD|ACCES
  * sidecar; run errors; discovery's reasons and doctor's findings. Every occurrence of a known secret value is
  * replaced, and every credential in header form (`Authorization: Bearer …`, `x-api-key: …`, `api_key=…`)
  * loses its value whatever key it is. A key or a header split across two frames is caught where the pieces are
- * joined (stream() for deltas, text() over the joined text); not caught: a key an engine encodes.
+ * joined (stream() for deltas, text() over the joined text), and a header's value is kept out of the stored
+ * frames too (SplitFieldRedactor); not caught: a key an engine encodes.
  */
 export class SecretRedactor {
   private readonly secrets: string[];
@@ -114,16 +118,36 @@ export class SecretRedactor {
     return new StreamRedactor(this.secrets, { headers: this.headers, errorText: this.errorText });
   }
 
+  /** Whether header-shaped credentials are replaced, and as an error's text (the constructor's options). */
+  get options(): { headers: boolean; errorText: boolean } {
+    return { headers: this.headers, errorText: this.errorText };
+  }
+
   /**
    * Every string of a JSON value (object keys included) through text(); the value itself when nothing
    * changed. Recursive: call it on values whose depth is bounded (RunPipeline checks frames first).
    */
   json(v: JsonValue): JsonValue {
-    if (typeof v === 'string') return this.text(v);
+    return this.walk(v, null, []);
+  }
+
+  /**
+   * json(), but each string value (not an object key) is given to `strings` with its place in the value (the
+   * keys and indexes from the top, a list `strings` may not keep) instead of text(); a credential key's value
+   * is replaced all the same.
+   */
+  jsonFields(v: JsonValue, strings: FieldText): JsonValue {
+    return this.walk(v, strings, []);
+  }
+
+  private walk(v: JsonValue, strings: FieldText | null, path: (string | number)[]): JsonValue {
+    if (typeof v === 'string') return strings ? strings(v, path) : this.text(v);
     if (Array.isArray(v)) {
       let changed = false;
-      const out = v.map((x) => {
-        const y = this.json(x);
+      const out = v.map((x, i) => {
+        if (strings) path.push(i);
+        const y = this.walk(x, strings, path);
+        if (strings) path.pop();
         if (y !== x) changed = true;
         return y;
       });
@@ -134,10 +158,12 @@ export class SecretRedactor {
     const out: JsonObject = {};
     for (const [k, x] of Object.entries(v)) {
       const key = this.text(k);
+      if (strings) path.push(k);
       const y =
         this.headers && typeof x === 'string' && x !== '' && x !== REDACTED && CREDENTIAL_KEY.test(k)
           ? REDACTED
-          : this.json(x as JsonValue);
+          : this.walk(x as JsonValue, strings, path);
+      if (strings) path.pop();
       if (key !== k || y !== x) changed = true;
       out[key] = y;
     }

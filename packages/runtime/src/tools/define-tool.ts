@@ -1,6 +1,7 @@
 import type { JsonValue, TerminalStream, ToolKind } from '@agentlane/contract';
 import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
+import type { SpoolRedaction } from './output-spool.js';
 
 /** What a tool's `execute` gets besides its input. */
 export interface ToolContext {
@@ -30,6 +31,12 @@ export interface ToolContext {
     command?: string;
     exit?: { code: number | null; signal?: string | null };
   }): boolean;
+  /**
+   * How a terminal's output that goes to a file instead of terminal() is redacted (run_command's past its
+   * bound): by the same streams as its chunks, so a secret split across the bound is replaced whole. Absent
+   * (a context made by hand): the tool redacts the file on its own.
+   */
+  terminalFile?(terminalId: string): SpoolRedaction;
   /** A file.changed with its unified diff (stored as an artifact). */
   fileChanged(change: {
     path: string;

@@ -1,6 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
+import type { TerminalStream } from '@agentlane/contract';
 
 /** Where a command's output past the bound went: the file, its size and sha256 (the tool result names it). */
 export type SpilledOutput = {
@@ -13,6 +15,16 @@ export type SpilledOutput = {
   droppedBytes?: number;
 };
 
+/**
+ * What the text a spool writes goes through (a command's: its terminal's redaction, TerminalRedaction.file):
+ * push() gives the text to write for a piece of one stream's output (possibly holding back a tail that may
+ * start a secret), end() what is still held once the output ended.
+ */
+export interface SpoolRedaction {
+  push(stream: TerminalStream, text: string): string;
+  end(): string;
+}
+
 /** What a capped file keeps of the end of the output (the last lines are where errors are). */
 const TAIL_BYTES = 64 * 1024;
 
@@ -21,7 +33,8 @@ const TAIL_BYTES = 64 * 1024;
  * (never held in memory; the writer's backpressure pauses the command's pipes), hashed as it goes. The file
  * itself is bounded by `fileBound` (a command printing without end must not fill the disk, nor the store the
  * file becomes an artifact in): it keeps the head of what passed the terminal bound and the last 64 KiB, with
- * a line saying how many bytes were dropped between them.
+ * a line saying how many bytes were dropped between them. With a `redaction`, what goes to the file is the
+ * output's text redacted by it (sizes, bounds and the hash are of what is written).
  */
 export class OutputSpool {
   private shownBytes = 0;
@@ -36,6 +49,8 @@ export class OutputSpool {
   private tailBytes = 0;
   private dropped = 0;
   private readonly tailBound: number;
+  /** The UTF-8 decoder of each stream's bytes (a character may be split between two reads). */
+  private readonly decoders = new Map<TerminalStream, StringDecoder>();
 
   constructor(
     private readonly dir: string,
@@ -45,15 +60,17 @@ export class OutputSpool {
     private readonly note = true,
     /** The file's bound (default none: the turn's model text is bounded by its calls' timeouts). */
     private readonly fileBound = Number.POSITIVE_INFINITY,
+    private readonly redaction?: SpoolRedaction,
   ) {
     this.tailBound = Math.min(TAIL_BYTES, Math.floor(fileBound / 2));
   }
 
   /**
    * Shows what fits under the bound through `show`, spools the rest; returns the bytes shown. `show` answers
-   * false when the turn's own bound is reached: from then on everything goes to the file.
+   * false when the turn's own bound is reached: from then on everything goes to the file. `stream`: which of
+   * the output's streams `data` is of (its redaction's).
    */
-  take(data: Buffer, show: (chunk: string) => boolean): Buffer {
+  take(data: Buffer, show: (chunk: string) => boolean, stream: TerminalStream = 'stdout'): Buffer {
     let room = Math.max(0, this.bound - this.shownBytes);
     // Cut at a character: never half a UTF-8 sequence shown and its other half in the file.
     if (room < data.length) while (room > 0 && ((data[room] as number) & 0xc0) === 0x80) room--;
@@ -67,6 +84,8 @@ export class OutputSpool {
     // Once something went to the file, everything after it does too (the shown part stays a prefix).
     if (rest.length > 0) this.bound = this.shownBytes;
     if (rest.length > 0) {
+      // Redacted before the line naming the file is shown: the stream's held tail goes on into the file.
+      const written = this.redacted(rest, stream);
       if (!this.file) {
         mkdirSync(this.dir, { recursive: true, mode: 0o700 });
         this.path = join(this.dir, `${this.callId.replace(/[^A-Za-z0-9_-]/g, '_')}-${randomUUID()}.log`);
@@ -79,14 +98,29 @@ export class OutputSpool {
         if (this.note)
           show(`\n[output past ${this.shownBytes} bytes is written to ${this.path}, not shown]\n`);
       }
-      // stdout and stderr past the bound share the file, in the order they came.
-      const head = rest.subarray(0, Math.max(0, this.fileBound - this.tailBound - this.spilled));
-      this.spilled += head.length;
-      this.hash.update(head);
-      if (!this.failed && head.length > 0) this.full = !this.file.write(head);
-      if (head.length < rest.length) this.keepTail(rest.subarray(head.length));
+      this.spool(this.file, written);
     }
     return shown;
+  }
+
+  /** Bytes past the bound as they are written: through the redaction when there is one. */
+  private redacted(rest: Buffer, stream: TerminalStream): Buffer {
+    if (!this.redaction) return rest;
+    let decoder = this.decoders.get(stream);
+    if (!decoder) {
+      decoder = new StringDecoder('utf8');
+      this.decoders.set(stream, decoder);
+    }
+    return Buffer.from(this.redaction.push(stream, decoder.write(rest)), 'utf8');
+  }
+
+  /** Into the file as far as its head goes (stdout and stderr share it, in the order they came), then the tail. */
+  private spool(file: WriteStream, data: Buffer): void {
+    const head = data.subarray(0, Math.max(0, this.fileBound - this.tailBound - this.spilled));
+    this.spilled += head.length;
+    this.hash.update(head);
+    if (!this.failed && head.length > 0) this.full = !file.write(head);
+    if (head.length < data.length) this.keepTail(data.subarray(head.length));
   }
 
   /** Output past the file's head: only its last tailBound bytes are kept (in memory, bounded), the rest counted. */
@@ -149,6 +183,12 @@ export class OutputSpool {
   async close(): Promise<SpilledOutput | null> {
     const file = this.file;
     if (!file || this.failed) return null;
+    if (this.redaction) {
+      // What the decoders and the redaction still hold ends the file's text.
+      let held = '';
+      for (const [stream, decoder] of this.decoders) held += this.redaction.push(stream, decoder.end());
+      this.spool(file, Buffer.from(held + this.redaction.end(), 'utf8'));
+    }
     this.writeTail(file);
     await new Promise<void>((resolve) => {
       file.once('error', () => resolve());

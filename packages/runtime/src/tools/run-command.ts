@@ -3,6 +3,8 @@ import type { Readable } from 'node:stream';
 import type { JsonValue } from '@agentlane/contract';
 import { startLifeline } from '@agentlane/engine-kit';
 import { Type } from 'typebox';
+import { terminalRedactor } from '../redact.js';
+import { TerminalRedaction } from '../terminal-redaction.js';
 import { commandEnv } from './command-env.js';
 import { defineTool, type ToolContext, ToolError } from './define-tool.js';
 import { OutputSpool } from './output-spool.js';
@@ -128,6 +130,22 @@ function stopper(pgid: number | undefined, timers: NodeJS.Timeout[], giveUp: () 
   };
 }
 
+/**
+ * Where output past the bound goes. The file becomes an artifact stored as it is: it is redacted as the
+ * terminal's chunks are, by the same streams (a context made by hand: by a redaction of its own).
+ */
+function overflowSpool(options: RunCommandOptions, ctx: ToolContext, terminalId: string): OutputSpool {
+  return new OutputSpool(
+    options.outputDir,
+    ctx.toolCallId,
+    options.outputBound,
+    true,
+    options.outputFileBound,
+    ctx.terminalFile?.(terminalId) ??
+      new TerminalRedaction(terminalRedactor(ctx.secrets ?? [])).file(terminalId),
+  );
+}
+
 /** The overflow file becomes an artifact the server serves; the result names it. */
 function spilledResult(
   ctx: ToolContext,
@@ -163,13 +181,7 @@ async function executeCommand(
     let exited = false;
     let closed = false;
     const timers: NodeJS.Timeout[] = [];
-    const overflow = new OutputSpool(
-      options.outputDir,
-      ctx.toolCallId,
-      options.outputBound,
-      true,
-      options.outputFileBound,
-    );
+    const overflow = overflowSpool(options, ctx, terminalId);
     // Timeout and cancel: SIGTERM to the group, SIGKILL after the grace; the shell's exit ends the call.
     const stop = stopper(pgid, timers, () => {
       if (!exited) void finish(null, 'SIGKILL');
@@ -184,7 +196,11 @@ async function executeCommand(
     if (ctx.signal.aborted) stop();
     const pipe = (stream: 'stdout' | 'stderr') => (data: Buffer) => {
       received += data.length;
-      const shown = overflow.take(data, (chunk) => ctx.terminal({ terminalId, stream, chunk, command }));
+      const shown = overflow.take(
+        data,
+        (chunk) => ctx.terminal({ terminalId, stream, chunk, command }),
+        stream,
+      );
       if (output.length < MAX_READ && shown.length > 0) output += shown.toString('utf8');
       pauseWhileSpooling(child, overflow);
     };

@@ -50,14 +50,8 @@ export function toolContext(ctx: TurnContext, call: ToolCall, root = pinnedRoot(
     secrets: secretsOf(ctx.settings),
     toolCallId: call.toolCallId,
     progress: (message) => emit({ rt: 'tool.progress', toolCallId: call.toolCallId, message }),
-    terminal: (c) => {
-      let terminals = terminalsOf.get(tctx);
-      if (!terminals) {
-        terminals = new TerminalRedaction(terminalRedactor(secretsOf(ctx.settings)));
-        terminalsOf.set(tctx, terminals);
-      }
-      return terminal(ctx, call, c, terminals);
-    },
+    terminal: (c) => terminal(ctx, call, c, terminalsFor(ctx, tctx)),
+    terminalFile: (terminalId) => terminalsFor(ctx, tctx).file(terminalId),
     fileChanged: (c) => emit({ rt: 'file', toolCallId: call.toolCallId, ...c }),
     artifact: (a) => {
       if ('file' in a) {
@@ -95,6 +89,16 @@ export function toolContext(ctx: TurnContext, call: ToolCall, root = pinnedRoot(
     },
   };
   return tctx;
+}
+
+/** The redaction of a tool context's terminal output, made when first needed. */
+function terminalsFor(ctx: TurnContext, tctx: ToolContext): TerminalRedaction {
+  let terminals = terminalsOf.get(tctx);
+  if (!terminals) {
+    terminals = new TerminalRedaction(terminalRedactor(secretsOf(ctx.settings)));
+    terminalsOf.set(tctx, terminals);
+  }
+  return terminals;
 }
 
 /**
