@@ -10,6 +10,7 @@ import {
   assertConsistent,
   assertHeadsWithinLimit,
   assertRoom,
+  assertWriterRoom,
   type IncomingChange,
   storedOtherwise,
 } from '../sync/sync-checks.js';
@@ -108,6 +109,7 @@ async function sync(
     .filter((c) => !stored.has(c.version))
     .map((c) => ({ clientId, ...c, value: c.value as JsonValue }));
   assertRoom(sessionId, before.count, fresh.length);
+  assertWriterRoom(sessionId, clientId, fresh.length, before.newest);
   // Only the keys this sync writes can gain a conflict: the others are compared with nothing new.
   const touched = [...new Set(fresh.map((c) => c.key))];
   const heads = touched.length ? (await ctx.store.readSyncState(sessionId, { keys: touched })).heads : [];
@@ -145,8 +147,10 @@ function answer(
 ): SyncResponse {
   const sent = new Map<string, number>();
   for (const c of unseen.changes) sent.set(c.clientId, Math.max(sent.get(c.clientId) ?? 0, c.version));
+  // A zero entry names no write: dropped, so the vector names writers only (at most writersPerSession).
+  const merged = Object.entries(mergeVectors(vector, Object.fromEntries(sent))).filter(([, n]) => n > 0);
   const page: SyncResponse = {
-    vector: mergeVectors(vector, Object.fromEntries(sent)),
+    vector: Object.fromEntries(merged),
     changes: unseen.changes.map(toChange),
     conflicts: conflictsOf(conflicts.heads.map(toChange)),
   };

@@ -35,6 +35,25 @@ export function assertRoom(sessionId: string, count: number, fresh: number): voi
   }
 }
 
+/**
+ * Refuses the first write of a client when the session already has SYNC_LIMITS.writersPerSession writers
+ * (`newest`: each writer's newest version). Two processes may each let one more in at the same moment; the
+ * answers drop zero entries, so their vectors still name only writers.
+ */
+export function assertWriterRoom(
+  sessionId: string,
+  clientId: string,
+  writes: number,
+  newest: ReadonlyMap<string, number>,
+): void {
+  if (writes === 0 || newest.has(clientId) || newest.size < SYNC_LIMITS.writersPerSession) return;
+  throw new HttpError(
+    'conflict',
+    `session ${sessionId} already holds the writes of ${newest.size} clients; at most ${SYNC_LIMITS.writersPerSession} write in one session (a vector names at most ${SYNC_LIMITS.writersPerSession}): write as one of them`,
+    'body.clientId',
+  );
+}
+
 /** Refuses a sync that would leave a key with more than SYNC_LIMITS.headsPerKey heads (`heads`: its keys' now). */
 export function assertHeadsWithinLimit(heads: readonly SyncChange[], fresh: readonly SyncChange[]): void {
   const [over] = keysOverHeadLimit(heads, fresh);

@@ -38,6 +38,11 @@ export function headsOf(changes: readonly SyncChange[], stopAbove = Number.POSIT
 export const SYNC_LIMITS = {
   /** Changes stored per session (a client that needs more compacts into fewer keys). */
   changesPerSession: 10_000,
+  /**
+   * Clients that write in one session: a vector names at most 128 clients (SyncRequest's vector), so a session
+   * with more writers would answer vectors that no client could send back.
+   */
+  writersPerSession: 128,
   /** Concurrent writes to one key that stand unresolved; a further concurrent write is refused. */
   headsPerKey: 32,
   /** Unseen changes per answer, in bytes of their stored key, value and vector. */
