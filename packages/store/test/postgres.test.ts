@@ -9,12 +9,12 @@ import { storeSuite } from './store-suite';
 
 const available = await pgAvailable();
 
-/** One statement on its own connection, bypassing the store; `?` placeholders. */
+/** One statement on its own connection, bypassing the store; `?` placeholders. Its rows, if any. */
 async function sql(
   schema: string | null,
   statement: string,
   params: (string | number | null)[] = [],
-): Promise<void> {
+): Promise<Record<string, unknown>[]> {
   const client = new pg.Client({
     connectionString: PG_URL,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
@@ -22,10 +22,11 @@ async function sql(
   await client.connect();
   try {
     let n = 0;
-    await client.query(
+    const result = await client.query(
       statement.replace(/\?/g, () => `$${++n}`),
       params,
     );
+    return result.rows;
   } finally {
     await client.end();
   }
@@ -68,13 +69,17 @@ if (available) {
     return {
       store,
       dialect: 'postgres',
-      rewriteFrame: (runId, nativeSeq, frame) =>
-        sql(schema, 'UPDATE source_frames SET frame = ? WHERE run_id = ? AND native_seq = ?', [
+      async rewriteFrame(runId, nativeSeq, frame) {
+        await sql(schema, 'UPDATE source_frames SET frame = ? WHERE run_id = ? AND native_seq = ?', [
           JSON.stringify(frame),
           runId,
           nativeSeq,
-        ]),
-      execSql: (statement, params) => sql(schema, statement, params),
+        ]);
+      },
+      execSql: async (statement, params) => {
+        await sql(schema, statement, params);
+      },
+      querySql: (statement, params) => sql(schema, statement, params),
       openPeer: (options) => open(options),
       async dispose() {
         for (const s of opened) await s.close();

@@ -37,6 +37,14 @@ storeSuite('sqlite', async () => {
         db.close();
       }
     },
+    async querySql(sql, params = []) {
+      const db = new Database(path, { readonly: true });
+      try {
+        return db.prepare(sql).all(...params) as Record<string, unknown>[];
+      } finally {
+        db.close();
+      }
+    },
     async openPeer(options) {
       const peer = createSqliteStore({ path, ...options });
       await peer.migrate();

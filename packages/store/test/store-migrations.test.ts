@@ -14,6 +14,7 @@ const SHIPPED = {
     'compressed artifacts',
     'live signals between processes',
     'sync key heads',
+    'frame hashes and lane rewrite counts',
   ],
   postgres: [
     'initial store',
@@ -26,6 +27,7 @@ const SHIPPED = {
     'chunked artifacts',
     'compressed artifacts',
     'sync key heads',
+    'frame hashes and lane rewrite counts',
   ],
 } as const;
 

@@ -11,6 +11,7 @@ import { signalTests } from './suite/signals';
 import { sourceLaneTests } from './suite/source-lane';
 import { syncTests } from './suite/sync';
 import { threadTests } from './suite/threads';
+import { watermarkTests } from './suite/watermark';
 
 export type { StoreFixture, StoreSuiteOptions } from './suite/context';
 
@@ -46,6 +47,7 @@ export function storeSuite(
     describe('sessions', () => sessionTests(s));
     describe('runs and commands', () => runTests(s));
     describe('source lane', () => sourceLaneTests(s));
+    describe('watermark', () => watermarkTests(s));
     describe('events', () => eventTests(s));
     describe('signals', () => signalTests(s));
     describe('outbox and completion', () => outboxTests(s));

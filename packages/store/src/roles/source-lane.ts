@@ -48,7 +48,10 @@ export const DEFAULT_RAW_SIDECAR_LIMITS: RawSidecarLimits = {
 /** The watermark of a run's source lane: proves nothing changed between translation and completion. */
 export interface SourceWatermark {
   maxNativeSeq: number;
-  /** Content signature over every frame (sha256 over nativeSeq + frame bytes, in order). */
+  /**
+   * Content signature over every frame (sha256 over nativeSeq + frame bytes, or the sha256 of a large frame
+   * stored at append, in order; plus the lane's count of frame rows rewritten or deleted).
+   */
   signature: string;
   sealed: boolean;
 }

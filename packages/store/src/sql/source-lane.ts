@@ -17,6 +17,7 @@ const FRAME_COLUMNS: readonly BulkColumn[] = [
   { name: 'native_seq', pgType: 'bigint' },
   { name: 'received_at', pgType: 'text' },
   { name: 'frame', pgType: 'text' },
+  { name: 'frame_sha256', pgType: 'text' },
 ];
 const RAW_COLUMNS: readonly BulkColumn[] = [
   { name: 'run_id', pgType: 'text' },
@@ -31,7 +32,18 @@ const RAW_COLUMNS: readonly BulkColumn[] = [
  * The watermark reads frames a page at a time, bounded in bytes too: 5,000 frames of 8 KB were 40 MB of
  * text per read, twice that while the next page came in, on every seal and every completion.
  */
-const WATERMARK_PAGE: FramePage = { limit: 5000, maxBytes: 4 * 1024 * 1024 };
+const WATERMARK_PAGE = { limit: 5000, maxBytes: 4 * 1024 * 1024 } as const;
+/**
+ * Frames of at least this many characters of JSON are stored with their sha256 (hashed at append from the
+ * text already serialised for the insert), which the watermark signs instead of reading the text back.
+ * Smaller frames skip the hash: on the hot path of small frames hashing would cost more than it saves.
+ */
+export const HASHED_FRAME_CHARS = 4096;
+
+/** The frame_sha256 of a frame's JSON text: its sha256 hex when large, else null (its text is signed). */
+export function frameSha256(text: string): string | null {
+  return text.length >= HASHED_FRAME_CHARS ? createHash('sha256').update(text).digest('hex') : null;
+}
 
 export type FrameInput = SourceFrameInput;
 
@@ -92,7 +104,8 @@ export function appendFramesJob(
       for (const f of frames) {
         lane.maxNativeSeq += 1;
         records.push({ runId, nativeSeq: lane.maxNativeSeq, receivedAt: f.receivedAt, frame: f.frame });
-        params.push([runId, lane.maxNativeSeq, f.receivedAt, JSON.stringify(f.frame)]);
+        const text = JSON.stringify(f.frame);
+        params.push([runId, lane.maxNativeSeq, f.receivedAt, text, frameSha256(text)]);
         if (f.raw !== undefined) {
           raws ??= [];
           raws.push(await keepRaw(ctx.conn, lane, runId, lane.maxNativeSeq, f.raw, rawLimits, now));
@@ -139,14 +152,25 @@ const FRAME_ROWS =
  * starts under `maxBytes` are then read as a plain range of the primary key. Neither the database nor this
  * process holds the text of frames beyond the page.
  */
-const FRAME_PAGE_BY_BYTES = `SELECT native_seq, received_at, frame FROM source_frames
+const pageByBytes = (columns: string, bytes: string): string => `SELECT ${columns} FROM source_frames
 WHERE run_id = ? AND native_seq > ? AND native_seq <= (
   SELECT MAX(native_seq) FROM (
     SELECT native_seq, SUM(bytes) OVER (ORDER BY native_seq ROWS UNBOUNDED PRECEDING) - bytes AS before
-    FROM (SELECT native_seq, octet_length(frame) AS bytes FROM source_frames
+    FROM (SELECT native_seq, ${bytes} AS bytes FROM source_frames
       WHERE run_id = ? AND native_seq > ? ORDER BY native_seq LIMIT ?) f
   ) p WHERE before < ?)
 ORDER BY native_seq`;
+
+const FRAME_PAGE_BY_BYTES = pageByBytes('native_seq, received_at, frame', 'octet_length(frame)');
+
+/**
+ * What the watermark signs of a frame: its stored hash when it has one (its text is not read: the CASE
+ * yields NULL), else its text. A hashed frame counts as the 64 bytes of its hash towards the page's bound.
+ */
+export const SIGNED_FRAME_PAGE = pageByBytes(
+  'native_seq, frame_sha256, CASE WHEN frame_sha256 IS NULL THEN frame END AS frame',
+  'CASE WHEN frame_sha256 IS NULL THEN octet_length(frame) ELSE 64 END',
+);
 
 export function validateFramePage(page: FramePage | undefined): void {
   if (page === undefined) return;
@@ -165,28 +189,48 @@ function frameTextPage(conn: SqlConn, runId: string, after: number, page: FrameP
     : conn.all<FrameRow>(FRAME_PAGE_BY_BYTES, [runId, after, runId, after, page.limit, page.maxBytes]);
 }
 
+type SignedRow = { native_seq: number | string; frame_sha256: string | null; frame: string | null };
+
 /**
- * The watermark, re-computed from the frame rows every time (never from a cached counter), so a frame
- * rewritten in place changes the signature even though the count and max seq stay the same.
+ * The watermark, re-computed from the frame rows every time, so a frame rewritten in place changes the
+ * signature even though the count and max seq stay the same. A row is signed as `<seq>\n<frame text>\n`, or
+ * as `<seq>\n#<frame_sha256>\n` when appendFrames stored its hash (no JSON text starts with `#`), so a large
+ * frame's text is never read back. What a stale hash would hide (its text rewritten in place, a row deleted)
+ * bumps the lane's `rewrites` (triggers, see frame-signature-migration.ts), signed last when not 0: a lane
+ * never rewritten signs as it did before the hashes, its small frames by their text alone.
  */
 export async function computeWatermark(conn: SqlConn, runId: string): Promise<SourceWatermark> {
-  const lanes = await conn.all<{ sealed_at: string | null }>(
-    'SELECT sealed_at FROM source_lanes WHERE run_id = ?',
+  const lanes = await conn.all<{ sealed_at: string | null; rewrites: number | string }>(
+    'SELECT sealed_at, rewrites FROM source_lanes WHERE run_id = ?',
     [runId],
   );
   const lane = lanes[0];
   if (!lane) throw new StoreError('not_found', `run ${runId} not found`);
   const hash = createHash('sha256');
   let maxNativeSeq = 0;
+  const { limit, maxBytes } = WATERMARK_PAGE;
   for (;;) {
-    const rows = await frameTextPage(conn, runId, maxNativeSeq, WATERMARK_PAGE);
+    const rows = await conn.all<SignedRow>(SIGNED_FRAME_PAGE, [
+      runId,
+      maxNativeSeq,
+      runId,
+      maxNativeSeq,
+      limit,
+      maxBytes,
+    ]);
     // A page short of its limit may have stopped at its byte bound: only an empty one is the end.
     if (rows.length === 0) break;
     for (const row of rows) {
       maxNativeSeq = Number(row.native_seq);
-      hash.update(`${maxNativeSeq}\n${row.frame}\n`);
+      hash.update(
+        row.frame_sha256 === null
+          ? `${maxNativeSeq}\n${row.frame}\n`
+          : `${maxNativeSeq}\n#${row.frame_sha256}\n`,
+      );
     }
   }
+  const rewrites = Number(lane.rewrites);
+  if (rewrites !== 0) hash.update(`!rewrites ${rewrites}\n`);
   return { maxNativeSeq, signature: `sha256-${hash.digest('hex')}`, sealed: lane.sealed_at !== null };
 }
 

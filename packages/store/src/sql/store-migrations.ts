@@ -1,4 +1,5 @@
 import { type Dialect, renderDdl } from '@agentlane/sql';
+import { FRAME_SIGNATURES, type StoreMigration } from './frame-signature-migration.js';
 import type { Migration } from './sql-conn.js';
 
 /**
@@ -6,13 +7,9 @@ import type { Migration } from './sql-conn.js';
  * is one DDL template (`{{bigint}}`, `{{bytes}}`, `{{identity}}`: the SQL layer's column spellings per
  * dialect); what really differs (trigger syntax, SQLite's WITHOUT ROWID rebuild, PostgreSQL's dropped
  * foreign keys) is an entry's per-dialect script, and an entry for one dialect only is marked `only`. Never
- * edit a shipped entry; add a new one. Timestamps are ISO 8601 text, JSON is text.
+ * edit a shipped entry; add a new one at the end (in a file of its own: frame-signature-migration.ts).
+ * Timestamps are ISO 8601 text, JSON is text.
  */
-interface StoreMigration {
-  name: string | Record<Dialect, string>;
-  sql: string | Record<Dialect, string>;
-  only?: Dialect;
-}
 
 const INITIAL_TABLES = `
 CREATE TABLE threads (
@@ -369,6 +366,7 @@ CREATE TABLE artifact_chunks (
       postgres: syncKeyHeads(' COLLATE "C"'),
     },
   },
+  FRAME_SIGNATURES,
 ];
 
 function syncKeyHeads(byteOrder: string): string {

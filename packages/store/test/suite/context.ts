@@ -13,6 +13,8 @@ export interface StoreFixture {
   dialect: 'sqlite' | 'postgres';
   /** Runs one statement directly on the database, bypassing the store (`?` placeholders). */
   execSql(sql: string, params?: (string | number | null)[]): Promise<void>;
+  /** Reads rows directly from the database, bypassing the store (`?` placeholders). */
+  querySql(sql: string, params?: (string | number | null)[]): Promise<Record<string, unknown>[]>;
   /** Another store on the same database: its own connections, as a second process would have. */
   openPeer(options?: SqlStoreOptions): Promise<Store>;
   /** Closes everything the fixture opened and removes its data (temp dir, schema). */

@@ -212,16 +212,23 @@ export function sourceLaneTests(s: SuiteContext): void {
     expect(await code(store.readFrames(runId, 0, { limit: 1.5 }))).toBe('invalid');
   });
 
-  test('the watermark covers every frame of a source larger than one read of it (bounded in bytes)', async ({
+  test('the watermark covers every frame of a source larger than one read (bounded in bytes)', async ({
     store,
     fx,
   }) => {
     const threadId = await newThread();
     const runId = await newRun(threadId);
     const at = new Date().toISOString();
-    // 1.5 MB frames: the watermark reads frames up to 4 MB at a time, so these four take two reads.
-    const frames = ['a', 'b', 'c'].map((c) => ({ receivedAt: at, frame: { s: c.repeat(1536 * 1024) } }));
-    await store.appendFrames(runId, frames);
+    // 1.5 MB frames with no stored hash (an older build's rows, a foreign tool's), signed by their text: the
+    // watermark reads frames up to 4 MB at a time, so these three and a small one take two reads.
+    const texts = ['a', 'b', 'c'].map((c) => JSON.stringify({ s: c.repeat(1536 * 1024) }));
+    for (const [i, text] of texts.entries()) {
+      await fx.execSql(
+        'INSERT INTO source_frames (run_id, native_seq, received_at, frame) VALUES (?, ?, ?, ?)',
+        [runId, i + 1, at, text],
+      );
+    }
+    await fx.execSql('UPDATE source_lanes SET max_native_seq = 3 WHERE run_id = ?', [runId]);
     await store.appendFrames(runId, [{ receivedAt: at, frame: { n: 4 } }]);
     const hash = createHash('sha256');
     for (const f of await store.readFrames(runId))

@@ -97,6 +97,8 @@ export class SqlThreads implements ThreadStore {
       await c.run('INSERT INTO thread_deletions (thread_id) VALUES (?)', [threadId]);
       await c.run('DELETE FROM canonical_events WHERE thread_id = ?', [threadId]);
       await c.run('DELETE FROM thread_deletions WHERE thread_id = ?', [threadId]);
+      // The lanes go first: the frames' delete trigger then counts no rewrite on each (its lane is gone).
+      await c.run('DELETE FROM source_lanes WHERE thread_id = ?', [threadId]);
       await c.run('DELETE FROM source_frames WHERE run_id IN (SELECT run_id FROM runs WHERE thread_id = ?)', [
         threadId,
       ]);
