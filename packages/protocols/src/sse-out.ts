@@ -1,5 +1,5 @@
 import type { ServerContext } from '@agentlane/server';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** Open protocol streams of one server, ended when it shuts down (hijacked replies are not Fastify's). */
 export type StreamRegistry = Set<SseOut>;
@@ -7,6 +7,8 @@ export type StreamRegistry = Set<SseOut>;
 /**
  * One protocol SSE response (AI SDK UI message stream, AG-UI). Writes are bounded like agentlane's own
  * streams: a client that stops reading is dropped past `maxBurstBytes` unsent, and resumes from the store.
+ * It holds one of the client's stream slots while open, as a thread stream does: over the cap the constructor
+ * throws the 429 before anything is written (a route that creates a run checks first: checkStreamSlot).
  */
 export class SseOut {
   #closed = false;
@@ -19,6 +21,8 @@ export class SseOut {
     private readonly ctx: ServerContext,
     private readonly registry: StreamRegistry,
   ) {
+    const release = ctx.streamSlots.acquire(reply.request);
+    this.#closeListeners.push(release);
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, { ...headers, 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' });
@@ -68,4 +72,12 @@ export class SseOut {
     this.registry.delete(this);
     for (const listener of this.#closeListeners.splice(0)) listener();
   }
+}
+
+/**
+ * Throws the 429 a stream over the client's cap gets, holding nothing: for a route to call before it creates a
+ * run, so that a refused stream leaves no run behind (SseOut takes the slot itself).
+ */
+export function checkStreamSlot(ctx: ServerContext, request: FastifyRequest): void {
+  ctx.streamSlots.acquire(request)();
 }

@@ -51,7 +51,10 @@ export interface Stack {
  * (`builtin`) on the fake model server playing `script`, a replay of a recorded Claude Code session
  * (`replay`, as fast as possible) and one of a Codex session at its recorded pace (`replay-paced`).
  */
-export async function startStack(script: ModelReply[], options: { db?: string } = {}): Promise<Stack> {
+export async function startStack(
+  script: ModelReply[],
+  options: { db?: string; limits?: Parameters<typeof createServer>[0]['limits'] } = {},
+): Promise<Stack> {
   const dir = await mkdtemp(join(tmpdir(), 'protocols-'));
   const fake = await startFakeModelServer({ script });
   const store = await openStore(options.db ?? join(dir, 'a.db'));
@@ -90,6 +93,7 @@ export async function startStack(script: ModelReply[], options: { db?: string } 
     },
     defaultWorkDir: dir,
     routes: [protocolRoutes()],
+    ...(options.limits ? { limits: options.limits } : {}),
   });
   await server.app.listen({ host: '127.0.0.1', port: 0 });
   const address = server.app.server.address();
