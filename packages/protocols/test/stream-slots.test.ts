@@ -39,7 +39,7 @@ describe('protocol streams and the stream cap', () => {
     const runsBefore = (await stack.store.listRuns('slots-chat')).length;
     const refused = await chat('slots-chat-2');
     expect(refused.status).toBe(429);
-    expect((await refused.json()).error.code).toBe('rate_limited');
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('rate_limited');
     expect(await stack.store.getThread('slots-chat-2')).toBeNull();
     expect((await stack.store.listRuns('slots-chat')).length).toBe(runsBefore);
     open.abort();
