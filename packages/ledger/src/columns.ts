@@ -1,4 +1,5 @@
 import type { AuditableCall } from '@agentlane/contract';
+import { storableText } from '@agentlane/sql';
 import { LEDGER_COLUMNS } from './ledger.js';
 
 /**
@@ -11,31 +12,17 @@ import { LEDGER_COLUMNS } from './ledger.js';
  *   spells those characters as the escapes `\u0000` / `\ud800`: the payload (texts, tool names, arguments,
  *   errors) is stored and read back exactly.
  * - Every other text column (model, finish_reason, provider, transport, ...) has each such character replaced
- *   by U+FFFD, the Unicode replacement character: clearly marked, not reversible. Chosen over spelling out
- *   `\u0000`, which would read as the six characters a model may well have sent itself, and over escaping
- *   backslashes too (reversible, but it would change every ordinary text with a backslash).
+ *   by U+FFFD (@agentlane/sql's storableText, as the store's run errors are).
  * - The idempotency key (session_id, turn_id, stage_id) is never substituted: a row whose key holds such a
  *   character is refused (see validate.ts), as two keys could otherwise become one.
  */
-const LONE_SURROGATES = /\p{Surrogate}/gu; // in `u` mode a valid pair is one code point, not a surrogate
-const LONE_SURROGATE = /\p{Surrogate}/u;
-
-/** The text as a ledger text column holds it on either store: U+FFFD for each character PostgreSQL cannot hold. */
-export function columnText(text: string): string {
-  return text.replaceAll('\u0000', '\ufffd').replace(LONE_SURROGATES, '\ufffd');
-}
-
-/** Whether the text is stored as it is (columnText would not change it). */
-export function storableText(text: string): boolean {
-  return !text.includes('\u0000') && !LONE_SURROGATE.test(text);
-}
 
 /** The row's values in LEDGER_COLUMNS order, as both stores write them. */
 export function columnValues(row: AuditableCall): unknown[] {
   return LEDGER_COLUMNS.map((c) => {
     if (c === 'payload') return JSON.stringify(row.payload);
     const value = row[c];
-    return typeof value === 'string' ? columnText(value) : value;
+    return typeof value === 'string' ? storableText(value) : value;
   });
 }
 

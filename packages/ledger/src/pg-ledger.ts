@@ -1,7 +1,7 @@
 import type { AuditableCall } from '@agentlane/contract';
-import { migratePostgres, pgPoolFor, quoteIdent, retryTransient } from '@agentlane/sql';
+import { isStorableText, migratePostgres, pgPoolFor, quoteIdent, retryTransient } from '@agentlane/sql';
 import type pg from 'pg';
-import { rowOfColumns, storableText } from './columns.js';
+import { rowOfColumns } from './columns.js';
 import {
   type AuditLedger,
   type AuditPage,
@@ -53,7 +53,7 @@ export async function createPgLedger(options: PgLedgerOptions): Promise<AuditLed
       const limit = clampLimit(query.limit);
       const after = decodeCursor(query.cursor);
       // No stored key holds such a character (validate.ts), and PostgreSQL refuses a NUL as a parameter.
-      if (!storableText(sessionId)) return { items: [], nextCursor: null };
+      if (!isStorableText(sessionId)) return { items: [], nextCursor: null };
       // Keyset paging over position is complete because record() makes a session's positions commit in
       // order: a row committed after this page was read always has a position past its last row.
       const result = await retryTransient(() =>

@@ -1,7 +1,7 @@
 import type { AuditableCall } from '@agentlane/contract';
-import { migrateSqliteSync, openSqliteSide, retryBusy } from '@agentlane/sql';
+import { isStorableText, migrateSqliteSync, openSqliteSide, retryBusy } from '@agentlane/sql';
 import type Database from 'better-sqlite3';
-import { columnValues, rowOfColumns, storableText } from './columns.js';
+import { columnValues, rowOfColumns } from './columns.js';
 import {
   type AuditLedger,
   type AuditPage,
@@ -64,7 +64,7 @@ export function sqliteLedger(db: Database.Database, owned: boolean): AuditLedger
       const limit = clampLimit(query.limit);
       const after = decodeCursor(query.cursor);
       // No stored key holds such a character (validate.ts); PostgreSQL could not even be asked.
-      if (!storableText(sessionId)) return { items: [], nextCursor: null };
+      if (!isStorableText(sessionId)) return { items: [], nextCursor: null };
       const rows = page.all(sessionId, after, limit + 1) as Row[];
       const items = rows.slice(0, limit);
       const last = items[items.length - 1];

@@ -1,5 +1,5 @@
 import { type AuditableCall, parseAuditableCall } from '@agentlane/contract';
-import { storableText } from './columns.js';
+import { isStorableText } from '@agentlane/sql';
 import { LedgerError } from './ledger.js';
 
 /** The idempotency key's text columns: stored exactly or not at all (see columns.ts). */
@@ -22,7 +22,7 @@ export function assertRows(rows: readonly AuditableCall[]): void {
       );
     }
     for (const column of KEY_TEXT_COLUMNS) {
-      if (!storableText(row[column]))
+      if (!isStorableText(row[column]))
         throw new LedgerError(
           'invalid_row',
           `audit row ${row.record_id}: /${column} holds a NUL character (U+0000) or a lone UTF-16 surrogate`,

@@ -36,6 +36,7 @@ export {
 export { pgTransaction, pgTransactionOnce } from './pg-transaction.js';
 export { RETRY_WINDOW_MS, type RetryOptions, retryTransient } from './retry.js';
 export { openSqliteSide, retryBusy } from './sqlite.js';
+export { isStorableText, storableText } from './text-column.js';
 export {
   checkSchemaName,
   type DatabaseTarget,

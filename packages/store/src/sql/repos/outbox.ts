@@ -1,10 +1,10 @@
+import { storableText } from '@agentlane/sql';
 import type { CompletionRecord, OutboxEntry, OutboxStore } from '../../roles/outbox.js';
 import type { SourceWatermark } from '../../roles/source-lane.js';
 import { StoreError } from '../../store.js';
 import { toCompletion, toOutbox } from '../rows.js';
 import { computeWatermark } from '../source-lane.js';
 import type { SqlRow } from '../sql-conn.js';
-import { storableText } from '../storable-text.js';
 import { one, type SqlContext } from './context.js';
 
 /** The canonicalization outbox and completion records in SQL. */

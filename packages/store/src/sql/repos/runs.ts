@@ -1,4 +1,5 @@
 import type { JsonObject } from '@agentlane/contract';
+import { storableText } from '@agentlane/sql';
 import {
   type CommandRecord,
   type CreateRunInput,
@@ -13,7 +14,6 @@ import { StoreError } from '../../store.js';
 import { toCommand, toRun } from '../rows.js';
 import { sha256HexOf, sortedKeysJson } from '../sorted-keys-json.js';
 import type { SqlConn, SqlRow } from '../sql-conn.js';
-import { storableText } from '../storable-text.js';
 import { one, type SqlContext } from './context.js';
 
 /**
