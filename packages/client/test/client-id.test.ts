@@ -4,8 +4,9 @@ import { AgentlaneClient } from '../src';
 /** A fetch that records each request's headers and answers JSON (or an empty event stream). */
 function recordingFetch(seen: Record<string, string>[]): typeof fetch {
   return (async (_url: string | URL | Request, init?: RequestInit) => {
-    seen.push({ ...(init?.headers as Record<string, string>) });
-    const stream = (init?.headers as Record<string, string>).accept === 'text/event-stream';
+    const headers = (init?.headers ?? {}) as Record<string, string>;
+    seen.push({ ...headers });
+    const stream = headers.accept === 'text/event-stream';
     return new Response(stream ? '' : '{"status":"ok"}', {
       status: 200,
       headers: { 'content-type': stream ? 'text/event-stream' : 'application/json' },
