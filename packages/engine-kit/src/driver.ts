@@ -102,4 +102,10 @@ export interface EngineDriver {
    * the fork. Absent where the engine cannot fork; throws ForkRefusedError where it cannot at that point.
    */
   forkSession?(request: ForkSessionRequest): Promise<SessionBinding>;
+  /**
+   * The lane stores a large string (64 K characters or more) that this engine's frames repeat once per run;
+   * later frames name it (see the lane's shared-strings/resolve.ts). For an engine whose own frames repeat
+   * large values (the built-in engine's tool input); readers of the frames API see the stored form.
+   */
+  readonly shareLargeStrings?: boolean;
 }

@@ -320,6 +320,7 @@ export class RunExecutor {
     );
     const pipeline = new RunPipeline({
       ...(this.o.redactor ? { redactor: this.o.redactor } : {}),
+      ...(driver.shareLargeStrings ? { shareLargeStrings: true } : {}),
       store,
       hub,
       threadId: run.threadId,

@@ -12,6 +12,7 @@ import type { PublishHub } from './hub.js';
 import type { Materializer } from './offload.js';
 import type { BuiltStep, RunTranslation } from './run-translation.js';
 import { errorMessage } from './run-translation.js';
+import { StringSharer } from './shared-strings/sharer.js';
 import type { AuditSink } from './types.js';
 
 /**
@@ -37,6 +38,8 @@ export interface RunPipelineOptions {
    * makes (redactText does the same for the run's error). None: frames are stored as the engine sent them.
    */
   redactor?: SecretRedactor;
+  /** Store a large string the run's frames repeat once (EngineDriver.shareLargeStrings). */
+  shareLargeStrings?: boolean;
 }
 
 /**
@@ -72,10 +75,13 @@ export class RunPipeline {
   private readonly live: { liveRunId: string };
   /** The run's frames' text fields, each read after its earlier values (a credential split across frames). */
   private readonly fields: SplitFieldRedactor | undefined;
+  /** Stores what the frames repeat once, after their redaction (shared-strings/resolve.ts). */
+  private readonly sharer: StringSharer | undefined;
 
   constructor(private readonly o: RunPipelineOptions) {
     this.live = { liveRunId: o.runId };
     this.fields = o.redactor?.active ? new SplitFieldRedactor(o.redactor) : undefined;
+    this.sharer = o.shareLargeStrings ? new StringSharer() : undefined;
   }
 
   /**
@@ -85,7 +91,9 @@ export class RunPipeline {
    * across this frame and the run's earlier ones included (SplitFieldRedactor): never held back.
    */
   emit(original: JsonValue, originalRaw?: string | Uint8Array): void {
-    const { frame, raw, dropped } = guardFrame(original, originalRaw, this.o.redactor, this.fields);
+    const guarded = guardFrame(original, originalRaw, this.o.redactor, this.fields);
+    const { raw, dropped } = guarded;
+    const frame = this.sharer ? this.sharer.share(guarded.frame) : guarded.frame;
     if (dropped)
       this.o.log?.('warn', `run ${this.o.runId}: a frame from the engine was dropped (${dropped})`, {
         runId: this.o.runId,

@@ -10,6 +10,7 @@ import type {
 } from '@agentlane/engine-kit';
 import { deriveEventId } from './event-id.js';
 import { DEFAULT_ARTIFACT_THRESHOLD_BYTES, jsonLargerThan, MAX_ARTIFACT_MOVES } from './offload.js';
+import { emptyShared, resolveShared } from './shared-strings/resolve.js';
 
 /** A canonical event with its envelope built, plus the namespace it is stored under. */
 export interface BuiltEvent {
@@ -68,6 +69,8 @@ export class RunTranslation {
   private readonly defaultIdentity: { provider: string };
   /** The events' and audit rows' redaction; its streaming state depends only on the frames translated. */
   private readonly redaction: EventRedaction | undefined;
+  /** The large strings stored frames name instead of repeating them (shared-strings/resolve.ts). */
+  private readonly shared = emptyShared();
 
   constructor(
     private readonly translator: Translator,
@@ -88,11 +91,34 @@ export class RunTranslation {
   }
 
   /**
+   * The frame as the engine emitted it, its shared strings put back; null (and a warning) when it names one
+   * this run never declared: the frame is not translated (its placeholders would read as the engine's data).
+   */
+  private unshared(stored: NativeFrameRecord, out: BuiltStep): NativeFrameRecord | null {
+    try {
+      const frame = resolveShared(stored.frame, this.shared);
+      return frame === stored.frame ? stored : { ...stored, frame };
+    } catch (err) {
+      const message = `native frame ${stored.nativeSeq} names a shared string it cannot have: ${errorMessage(err)}`;
+      const draft = {
+        kind: 'harness.warning',
+        payload: { code: 'shared_string_unresolved', message },
+      } as const;
+      out.events.push(
+        this.build({ key: `lane.shared-string:${stored.nativeSeq}`, draft }, stored.receivedAt),
+      );
+      return null;
+    }
+  }
+
+  /**
    * push() that appends the frame's events, artifacts and audit rows to `out` (whose `audit` it creates when
    * needed): a batch of frames is translated into one step, without a step object and arrays per frame.
    */
-  pushInto(record: NativeFrameRecord, out: BuiltStep): void {
-    this.lastTs = record.receivedAt;
+  pushInto(stored: NativeFrameRecord, out: BuiltStep): void {
+    this.lastTs = stored.receivedAt;
+    const record = this.unshared(stored, out);
+    if (!record) return;
     let step: ReturnType<Translator['translate']>;
     try {
       step = this.translator.translate(record, this.state, this.ctx);

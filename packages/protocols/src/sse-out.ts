@@ -8,7 +8,7 @@ export type StreamRegistry = Set<SseOut>;
  * One protocol SSE response (AI SDK UI message stream, AG-UI). Writes are bounded like agentlane's own
  * streams: a client that stops reading is dropped past `maxBurstBytes` unsent, and resumes from the store.
  * It holds one of the client's stream slots while open, as a thread stream does: over the cap the constructor
- * throws the 429 before anything is written (a route that creates a run checks first: checkStreamSlot).
+ * throws the 429 before anything is written (a route that creates a run takes it first: holdStreamSlot).
  */
 export class SseOut {
   #closed = false;
@@ -21,7 +21,7 @@ export class SseOut {
     private readonly ctx: ServerContext,
     private readonly registry: StreamRegistry,
   ) {
-    const release = ctx.streamSlots.acquire(reply.request);
+    const release = heldSlots.get(reply.request) ?? ctx.streamSlots.acquire(reply.request);
     this.#closeListeners.push(release);
     reply.hijack();
     const res = reply.raw;
@@ -74,10 +74,23 @@ export class SseOut {
   }
 }
 
+/** Slots taken by holdStreamSlot for the stream a request will open (SseOut takes them over). */
+const heldSlots = new WeakMap<FastifyRequest, () => void>();
+
 /**
- * Throws the 429 a stream over the client's cap gets, holding nothing: for a route to call before it creates a
- * run, so that a refused stream leaves no run behind (SseOut takes the slot itself).
+ * Takes one of the client's stream slots for the stream this request will answer with, before the route
+ * creates anything (over the cap: the 429, and no run). Checking and taking it only when the stream opens let
+ * concurrent POSTs all pass the check and create their runs (8 runs for 2 slots). The slot goes back when the
+ * response closes, whether a stream was written or an error.
  */
-export function checkStreamSlot(ctx: ServerContext, request: FastifyRequest): void {
-  ctx.streamSlots.acquire(request)();
+export function holdStreamSlot(ctx: ServerContext, reply: FastifyReply): void {
+  const release = ctx.streamSlots.acquire(reply.request);
+  let released = false;
+  const once = () => {
+    if (released) return;
+    released = true;
+    release();
+  };
+  heldSlots.set(reply.request, once);
+  reply.raw.once('close', once);
 }

@@ -58,4 +58,19 @@ describe('protocol streams and the stream cap', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
   });
+
+  it('concurrent chats over the cap start no run: each holds its slot from the start', async () => {
+    const ids = Array.from({ length: 8 }, (_, i) => `race-${i}`);
+    const controllers = ids.map(() => new AbortController());
+    const answers = await Promise.all(ids.map((id, i) => chat(id, controllers[i]?.signal)));
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(7);
+    for (const [i, id] of ids.entries()) {
+      if (statuses[i] === 200) continue;
+      expect(await stack.store.getThread(id)).toBeNull();
+    }
+    for (const c of controllers) c.abort();
+    for (const a of answers) await a.body?.cancel().catch(() => {});
+  });
 });

@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { newestActiveRun } from '../active-run.js';
 import { assertPromptLength, protocolThread } from '../protocol-thread.js';
 import { readRunRows } from '../run-rows.js';
-import { checkStreamSlot, type StreamRegistry } from '../sse-out.js';
+import { holdStreamSlot, type StreamRegistry } from '../sse-out.js';
 import { reconnectedRun } from './ag-ui-reconnect.js';
 import { answerResume } from './ag-ui-resume.js';
 import { AG_UI_RUN_OPTION, AG_UI_USER_MESSAGE_OPTION, streamRunAsAgUi } from './ag-ui-stream.js';
@@ -41,7 +41,7 @@ export async function handleAgUiPost(
 ): Promise<FastifyReply> {
   const { ctx, registry } = deps;
   const input = parseInput(request.body);
-  checkStreamSlot(ctx, request);
+  holdStreamSlot(ctx, reply);
   const reconnect = parseEventId(request.headers['last-event-id'] as string | undefined);
   const thread = await threadFor(deps, request.principal, input, reconnect);
   let stream: { run: RunRecord | null; snapshotAt: number };

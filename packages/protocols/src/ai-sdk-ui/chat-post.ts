@@ -3,7 +3,7 @@ import { HttpError, quote, type ServerContext } from '@agentlane/server';
 import type { RunRecord } from '@agentlane/store';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isActive } from '../active-run.js';
-import { checkStreamSlot, type StreamRegistry } from '../sse-out.js';
+import { holdStreamSlot, type StreamRegistry } from '../sse-out.js';
 import { answerApprovals } from './chat-approvals.js';
 import { REGENERATE_OPTION, USER_MESSAGE_OPTION } from './chat-history.js';
 import { type ChatRequest, parseChatRequest } from './chat-request.js';
@@ -29,7 +29,7 @@ export async function handleChatPost(
   deps: ChatDeps,
 ): Promise<FastifyReply> {
   const chat = await parseChatRequest(request.body);
-  checkStreamSlot(deps.ctx, request);
+  holdStreamSlot(deps.ctx, reply);
   if (chat.kind === 'prompt') await postPrompt(request, reply, deps, chat);
   else await postContinue(request, reply, deps, chat);
   return reply;

@@ -20,7 +20,6 @@ import { BUILTIN_PROVIDER } from '../translate/provider-id.js';
 import { runtimeTranslator } from '../translate/translator.js';
 import { BUILTIN_CAPABILITIES } from './capabilities.js';
 import { type BuiltinDriverConfig, type BuiltinServices, checkConfig } from './config.js';
-import { sharingStrings } from './string-sharer.js';
 
 export type { BuiltinDriverConfig, BuiltinServices };
 
@@ -128,6 +127,8 @@ export function createDriver(
     translator: runtimeTranslator as EngineDriver['translator'],
     label: config.label ?? `Built-in engine (${config.api} ${config.model})`,
     staticCapabilities: capabilities,
+    // Its frames repeat a tool call's input (tool-call part, approval, tool.start, audit row): stored once.
+    shareLargeStrings: true,
     async openSession(options): Promise<EngineSession> {
       const session = openSession(config, capabilities, options);
       return {
@@ -142,7 +143,7 @@ export function createDriver(
               session: session.memory,
             },
             turn,
-            sharingStrings(io),
+            io,
           ),
         close: async () => {},
       };

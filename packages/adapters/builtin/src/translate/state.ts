@@ -2,7 +2,6 @@ import type { ApprovalOptionKind, JsonValue, StopReason } from '@agentlane/contr
 import { emptyIdMap, type IdMap, StepBuilder, type TranslationContext } from '@agentlane/engine-kit';
 import type { LimitCode } from '@agentlane/runtime';
 import { emptyTrack, type LedgerTrack } from './cutoff-rows.js';
-import type { SharedTable } from './shared-strings.js';
 
 type OpenText = { id: string; text: string };
 
@@ -37,8 +36,6 @@ export type RuntimeTranslatorState = {
   openAsks?: Record<string, 'approval' | 'question'>;
   /** This scope's ledger rows and started tool calls: a call cut off without a row gets one at the turn's end. */
   ledger?: LedgerTrack;
-  /** The large strings later frames of the turn may name instead of repeating them (shared-strings.ts). */
-  shared?: SharedTable;
 };
 
 /** The state a turn (or a sub-agent's scope) starts from. */

@@ -15,7 +15,6 @@ import { runtimeFrameProblem } from './frame-check.js';
 import { runtimeFrame } from './frames.js';
 import { HARNESS } from './harness.js';
 import { BUILTIN_PROVIDER } from './provider-id.js';
-import { EMPTY_SHARED, resolveShared } from './shared-strings.js';
 import { initialState, newStep, type RuntimeTranslatorState, warnCounted } from './state.js';
 
 /**
@@ -29,23 +28,15 @@ export const runtimeTranslator: Translator<RuntimeTranslatorState> = {
     // A frame the translator cannot read (a field missing or of the wrong type) must not stop the run: the
     // step it would have made is dropped whole (state untouched) and the frame becomes a harness.warning.
     let problem: string;
-    let current = state;
     try {
-      // Its shared strings are taken into the state even when the frame turns out malformed: later frames may
-      // name them.
-      const resolved = resolveShared(record.frame, state.shared ?? EMPTY_SHARED);
-      if (resolved.table !== (state.shared ?? EMPTY_SHARED)) current = { ...state, shared: resolved.table };
-      const out = translateFrame(
-        resolved.frame === record.frame ? record : { ...record, frame: resolved.frame },
-        current,
-      );
+      const out = translateFrame(record, state);
       const bad = invalidOutput(out);
       if (bad === null) return out;
       problem = bad;
     } catch (err) {
       problem = err instanceof Error ? err.message : String(err);
     }
-    const step = newStep(current, frameKey('f', record.nativeSeq), record.receivedAt);
+    const step = newStep(state, frameKey('f', record.nativeSeq), record.receivedAt);
     const f = record.frame;
     const rt = isObject(f) ? f.rt : undefined;
     warnCounted(

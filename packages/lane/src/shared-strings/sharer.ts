@@ -1,13 +1,14 @@
 import type { JsonValue } from '@agentlane/contract';
-import type { TurnIO } from '@agentlane/engine-kit';
 import {
   DECLARE_KEY,
+  emptyShared,
   type JsonPath,
   replaceAt,
-  SHARED_KEEP,
   SHARED_MIN_CHARS,
+  type SharedTable,
+  trimShared,
   USE_KEY,
-} from '../translate/shared-strings.js';
+} from './resolve.js';
 
 /** Deeper than this the walk does not look (a tool input is the model's JSON: it may nest without bound). */
 const MAX_DEPTH = 64;
@@ -36,20 +37,21 @@ function largeStrings(frame: JsonValue): { path: JsonPath; text: string }[] {
 }
 
 /**
- * A turn's frames as the lane stores them: a large string already stored in an earlier frame of the turn is
- * replaced by a placeholder and named under `sharedUses` (translate/shared-strings.ts says why and how it is
- * read). Remembers the last SHARED_KEEP strings it declared, in the order the translator counts them; the
- * runtime's own objects are never changed (the containers on a replaced path are copied).
+ * A run's frames as the lane stores them: a large string already stored in an earlier frame of the run is
+ * replaced by a placeholder and named under USE_KEY (resolve.ts says why and how it is read). Keeps the table
+ * RunTranslation keeps when it reads the stored frames back, trimmed the same way after each frame; the
+ * frame given is never changed (the containers on a replaced path are copied).
  */
 export class StringSharer {
   /** Each remembered string → its id (a Map compares long strings by content). */
   private readonly ids = new Map<string, string>();
-  private readonly order: string[] = [];
+  private readonly table: SharedTable = emptyShared();
   private next = 0;
 
   /** The frame to store for `frame` (itself when it holds no large string). */
   share(frame: JsonValue): JsonValue {
-    if (frame === null || typeof frame !== 'object' || Array.isArray(frame) || !('rt' in frame)) return frame;
+    if (frame === null || typeof frame !== 'object' || Array.isArray(frame)) return frame;
+    if (Object.hasOwn(frame, DECLARE_KEY) || Object.hasOwn(frame, USE_KEY)) return frame;
     const large = largeStrings(frame);
     if (large.length === 0) return frame;
     const declared: Record<string, JsonPath> = {};
@@ -58,40 +60,22 @@ export class StringSharer {
     for (const { path, text } of large) {
       const id = this.ids.get(text);
       if (id === undefined) {
-        declared[this.remember(text)] = path;
+        const fresh = `s${++this.next}`;
+        this.ids.set(text, fresh);
+        this.table.order.push(fresh);
+        this.table.values.set(fresh, text);
+        declared[fresh] = path;
         continue;
       }
       uses.push([id, ...path]);
       out = replaceAt(out, path, { sharedString: id });
     }
-    this.forget();
+    trimShared(this.table);
+    for (const [text, id] of this.ids) if (!this.table.values.has(id)) this.ids.delete(text);
     return {
       ...(out as Record<string, JsonValue>),
       ...(Object.keys(declared).length > 0 ? { [DECLARE_KEY]: declared } : {}),
       ...(uses.length > 0 ? { [USE_KEY]: uses } : {}),
     };
   }
-
-  private remember(text: string): string {
-    const id = `s${++this.next}`;
-    this.ids.set(text, id);
-    this.order.push(text);
-    return id;
-  }
-
-  /** Only after a whole frame, as the translator trims its table (translate/shared-strings.ts). */
-  private forget(): void {
-    while (this.order.length > SHARED_KEEP) this.ids.delete(this.order.shift() as string);
-  }
-}
-
-/** `io` with its frames passed through a StringSharer of its own (one per turn). */
-export function sharingStrings(io: TurnIO): TurnIO {
-  const sharer = new StringSharer();
-  return {
-    emit: (frame, raw) => (raw === undefined ? io.emit(sharer.share(frame)) : io.emit(frame, raw)),
-    signal: io.signal,
-    awaitApproval: (id) => io.awaitApproval(id),
-    awaitQuestion: (id) => io.awaitQuestion(id),
-  };
 }
