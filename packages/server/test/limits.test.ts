@@ -65,15 +65,21 @@ describe('timeouts and the connection cap', () => {
       socket.on('connect', () => {
         connectedAt = performance.now();
       });
-      socket.on('close', () => {
+      // Flowing, so that the server's FIN is read and seen (a paused socket that is never read may never
+      // emit 'end', nor close): the server ending its side is what is observed, by 'end' or by 'close'.
+      socket.resume();
+      const ended = () => {
         clearTimeout(giveUp);
         const now = performance.now();
+        socket.destroy();
         resolve({
           connectedMs: connectedAt === null ? null : connectedAt - started,
           closedAfterMs: now - (connectedAt ?? started),
           error,
         });
-      });
+      };
+      socket.once('end', ended);
+      socket.once('close', ended);
       socket.on('error', (err) => {
         error = err.message;
       });
