@@ -11,6 +11,7 @@ export type { ModelTimeouts, RateLimitRetries } from './model-fetch.js';
 export type { HarnessPlugin, PluginTurnContext } from './plugin.js';
 export { checkPrices, costOf, type ModelPrice, type PriceTable } from './prices.js';
 export type { SubagentSettings } from './subagent.js';
+export { type CommandIsolation, commandIsolation } from './tools/command-isolation.js';
 export {
   type ApprovalAsk,
   type DefinedTool,

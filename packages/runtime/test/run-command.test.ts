@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,8 +14,10 @@ import {
 } from '../src/index';
 import { TerminalRedaction } from '../src/terminal-redaction';
 import { commandEnv } from '../src/tools/command-env';
+import { commandIsolation } from '../src/tools/command-isolation';
 import { KILL_GRACE_MS } from '../src/tools/process-group';
 import { commandTimeout } from '../src/tools/run-command';
+import { dead, hostPid, pidLine } from './fixtures/namespaced-pid';
 
 /** run_command against hostile commands: secrets in the environment, escaping processes, endless output. */
 let work: string;
@@ -40,6 +41,8 @@ afterEach(async () => {
   await rm(out, { recursive: true, force: true });
 });
 
+const command = commandTool;
+
 type Result = {
   exitCode: number | null;
   signal: string | null;
@@ -49,7 +52,7 @@ type Result = {
   overflow?: { path: string; bytes: number; sha256: string; shownBytes: number; droppedBytes?: number };
 };
 
-function command(options: WorkspaceToolOptions = {}) {
+function commandTool(options: WorkspaceToolOptions = {}) {
   const tool = workspaceTools({ approveCommands: false, outputDir: out, ...options }).find(
     (t) => t.name === 'run_command',
   ) as DefinedTool;
@@ -76,25 +79,12 @@ function command(options: WorkspaceToolOptions = {}) {
   return run;
 }
 
-/** The pid a command wrote to `name` in the workspace (remembered, so a failing test does not leave it). */
-async function pidIn(name: string): Promise<number> {
-  const pid = Number((await readFile(join(work, name), 'utf8')).trim());
-  pids.push(pid);
-  return pid;
-}
-
-/** Gone, or a zombie: an orphan that no one reaps (a container's PID 1 that is no init) is dead all the same. */
-function dead(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return true;
-  }
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') ?? false;
-  } catch {
-    return true;
-  }
+/** What a command wrote with pidLine() to `name` in the workspace (remembered, so a failing test does not leave it). */
+async function pidIn(name: string): Promise<string> {
+  const written = (await readFile(join(work, name), 'utf8')).trim();
+  const pid = hostPid(written);
+  if (pid !== undefined) pids.push(pid);
+  return written;
 }
 
 describe("a command's environment", () => {
@@ -143,13 +133,20 @@ describe("a command's environment", () => {
   });
 });
 
-describe("a command's processes end with it", () => {
+const isolated = commandIsolation().kind !== 'none';
+if (!isolated) console.warn(`[run_command] no PID namespace here: ${JSON.stringify(commandIsolation())}`);
+
+describe.each([
+  { mode: 'in its own PID namespace', isolateCommands: true },
+  { mode: 'without one', isolateCommands: false },
+])("a command's processes end with it ($mode)", ({ isolateCommands }) => {
+  const command = (options: WorkspaceToolOptions = {}) => commandTool({ isolateCommands, ...options });
+
   it('a process escaped to its own session (setsid) holding the output pipe does not keep the call', async () => {
     // Escaped for sure and sleeping 60 s: only a call that stops waiting for the pipe ends within the test's time.
     const { result } = await command()({
       // Escaped for sure before the shell exits (a process still in the group when it does is ended).
-      command:
-        "setsid sh -c 'echo $$ > escaped.pid; exec sleep 60' & while [ ! -s escaped.pid ]; do sleep 0.01; done; echo started",
+      command: `setsid sh -c 'echo ${pidLine('$$')} > escaped.pid; exec sleep 60' & while [ ! -s escaped.pid ]; do sleep 0.01; done; echo started`,
     });
     await pidIn('escaped.pid');
     expect(result.exitCode).toBe(0);
@@ -157,27 +154,30 @@ describe("a command's processes end with it", () => {
   }, 15_000);
 
   it('a background job is dead once the command returned', async () => {
-    const { result } = await command()({ command: 'sleep 60 & echo $! > bg.pid; echo started' });
+    const { result } = await command()({
+      command: `sleep 60 & echo ${pidLine('$!')} > bg.pid; echo started`,
+    });
     expect(result.output).toContain('started');
     expect(dead(await pidIn('bg.pid'))).toBe(true);
   }, 15_000);
 
   it('so is a nohup job with its output elsewhere (it never held the pipe)', async () => {
-    await command()({ command: 'nohup sleep 60 > /dev/null 2>&1 & echo $! > nohup.pid' });
+    await command()({ command: `nohup sleep 60 > /dev/null 2>&1 & echo ${pidLine('$!')} > nohup.pid` });
     expect(dead(await pidIn('nohup.pid'))).toBe(true);
   }, 15_000);
 
   it('a job that ignores SIGTERM gets SIGKILL after the grace', async () => {
     const { ms } = await command()({
-      command: `sh -c 'trap "" TERM; echo $$ > trap.pid; sleep 60; true' > /dev/null 2>&1 & sleep 0.2`,
+      command: `sh -c 'trap "" TERM; echo ${pidLine('$$')} > trap.pid; sleep 60; true' > /dev/null 2>&1 & sleep 0.2`,
     });
     expect(dead(await pidIn('trap.pid'))).toBe(true);
-    expect(ms).toBeGreaterThanOrEqual(KILL_GRACE_MS);
+    // In a namespace the kernel ends every process left in it when the command's PID 1 exits: no grace.
+    if (!isolateCommands || !isolated) expect(ms).toBeGreaterThanOrEqual(KILL_GRACE_MS);
   }, 15_000);
 
   it('a timeout ends the command and its jobs, a shell that ignores SIGTERM included', async () => {
     const run = command();
-    const plain = await run({ command: 'sleep 60 & echo $! > t.pid; wait', timeoutMs: 300 });
+    const plain = await run({ command: `sleep 60 & echo ${pidLine('$!')} > t.pid; wait`, timeoutMs: 300 });
     expect(plain.result.timedOut).toBe(true);
     expect(dead(await pidIn('t.pid'))).toBe(true);
     const stubborn = await run({ command: "trap '' TERM; sleep 60; true", timeoutMs: 300 });
@@ -187,7 +187,7 @@ describe("a command's processes end with it", () => {
   it('run.cancel ends the command and its jobs', async () => {
     const abort = new AbortController();
     setTimeout(() => abort.abort(), 300);
-    await command()({ command: 'sleep 60 & echo $! > c.pid; wait' }, { signal: abort.signal });
+    await command()({ command: `sleep 60 & echo ${pidLine('$!')} > c.pid; wait` }, { signal: abort.signal });
     expect(dead(await pidIn('c.pid'))).toBe(true);
   }, 15_000);
 });
@@ -315,14 +315,15 @@ describe('run_command when the process running it is SIGKILLed', () => {
       ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
-    const pid = await new Promise<number>((resolve, reject) => {
+    const pid = await new Promise<string>((resolve, reject) => {
       harness.stdout.setEncoding('utf8');
-      harness.stdout.once('data', (line: string) => resolve(Number.parseInt(line, 10)));
+      harness.stdout.once('data', (line: string) => resolve(line.trim()));
       harness.once('exit', (code) =>
         reject(new Error(`the harness exited (${code}) before the command ran`)),
       );
     });
-    pids.push(pid);
+    const host = hostPid(pid);
+    if (host !== undefined) pids.push(host);
     expect(dead(pid)).toBe(false);
     harness.kill('SIGKILL');
     // Before: the command kept running until it ended by itself, with nobody enforcing its timeout.

@@ -6,6 +6,7 @@ import { Type } from 'typebox';
 import { terminalRedactor } from '../redact.js';
 import { TerminalRedaction } from '../terminal-redaction.js';
 import { commandEnv } from './command-env.js';
+import { type CommandIsolation, commandExit, commandIsolation, isolatedShell } from './command-isolation.js';
 import { defineTool, type ToolContext, ToolError } from './define-tool.js';
 import { OutputSpool } from './output-spool.js';
 import { endGroup, KILL_GRACE_MS, signalGroup } from './process-group.js';
@@ -24,6 +25,8 @@ export interface RunCommandOptions {
   /** The most that file keeps (its head and its tail; what is between is dropped and counted). */
   outputFileBound: number;
   outputDir: string;
+  /** Run commands in a PID namespace of their own where the machine allows it (command-isolation.ts). */
+  isolate: boolean;
 }
 
 /** The longest a timer may run in Node (a longer one fires at once, with a TimeoutOverflowWarning). */
@@ -34,6 +37,7 @@ const DRAIN_MS = 200;
 const DRAIN_MAX_MS = 2_000;
 /** After SIGKILL: how long to wait for the shell's exit before returning without it. */
 const EXIT_WAIT_MS = 2_000;
+const NOT_ISOLATED: CommandIsolation = { kind: 'none', reason: 'isolateCommands is false' };
 
 /**
  * The timeout of one call: the model's `timeoutMs` (the schema asks for an integer ≥ 1, but a tool may be run
@@ -171,7 +175,8 @@ async function executeCommand(
   const cwd = workspaceRoot(ctx);
   return await new Promise((resolvePromise, rejectPromise) => {
     const terminalId = `term-${ctx.toolCallId}`;
-    const child = spawnShell(command, cwd, ctx.secrets);
+    const isolation = options.isolate ? commandIsolation() : NOT_ISOLATED;
+    const child = spawnShell(command, cwd, ctx.secrets, isolation);
     const pgid = child.pid;
     // The command's group dies with this process however it dies (SIGKILL too): nobody would end it then.
     const cutLifeline = pgid !== undefined ? startLifeline(pgid) : undefined;
@@ -229,10 +234,11 @@ async function executeCommand(
       if (pgid !== undefined) await endGroup(pgid);
       cutLifeline?.();
       const spilled = await overflow.close();
-      ctx.terminal({ terminalId, stream: 'stdout', chunk: '', command, exit: { code, signal } });
+      const exit = commandExit(code, signal, timedOut || ctx.signal.aborted, isolation);
+      ctx.terminal({ terminalId, stream: 'stdout', chunk: '', command, exit });
       resolvePromise({
-        exitCode: code,
-        signal,
+        exitCode: exit.code,
+        signal: exit.signal,
         timedOut,
         output: output.slice(0, 16_384),
         ...spilledResult(ctx, command, spilled),
@@ -256,9 +262,18 @@ async function executeCommand(
   });
 }
 
-/** `sh -c command` in its own session and process group: the group is what ends with the command. */
-function spawnShell(command: string, cwd: string, secrets: readonly string[] | undefined) {
-  return spawn('sh', ['-c', command], {
+/**
+ * `sh -c command` in its own session and process group (the group is what ends with the command), in its own
+ * PID namespace where the machine allows it.
+ */
+function spawnShell(
+  command: string,
+  cwd: string,
+  secrets: readonly string[] | undefined,
+  isolation: CommandIsolation,
+) {
+  const [bin, args] = isolatedShell(command, isolation);
+  return spawn(bin, args, {
     cwd,
     env: commandEnv(process.env, secrets),
     stdio: ['ignore', 'pipe', 'pipe'],

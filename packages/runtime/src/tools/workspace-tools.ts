@@ -57,6 +57,11 @@ export interface WorkspaceToolOptions {
   maxCommandOutputFileBytes?: number;
   /** Where output past the bound goes (default `<tmpdir>/agentlane-tool-output`). */
   outputDir?: string;
+  /**
+   * Commands run in a PID namespace of their own, where they see only their own processes (default true; the
+   * machine may not allow it: `commandIsolation()` says, and the server's health names it).
+   */
+  isolateCommands?: boolean;
 }
 
 /** Default of maxCommandTimeoutMs. */
@@ -89,6 +94,7 @@ export function workspaceTools(options: WorkspaceToolOptions = {}): DefinedTool[
         Number.MAX_SAFE_INTEGER,
       ),
       outputDir: options.outputDir ?? join(tmpdir(), 'agentlane-tool-output'),
+      isolate: options.isolateCommands ?? true,
     }),
     askUserTool(),
   ] as DefinedTool[];

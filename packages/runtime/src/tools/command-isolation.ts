@@ -1,0 +1,100 @@
+import { spawnSync } from 'node:child_process';
+import { constants } from 'node:os';
+
+/**
+ * Why commands run in a PID namespace of their own: a command runs as the server's user, so without one it
+ * can read `/proc/<pid>/environ` of the server (its `$PPID`) and of every process that started it, where the
+ * provider keys the server was given still are (taking them out of `process.env` does not change that
+ * block), and print them in any encoding no redaction recognises (base64, reversed: a probe did both). In a
+ * new PID namespace with its own `/proc` the command sees only its own processes.
+ *
+ * What it does not hide: files the server's user may read (a config file or `.env` holding a key). Keys are
+ * best given to the server in its environment (docs/operations.md).
+ */
+export type CommandIsolation =
+  | { kind: 'pid-namespace'; prefix: readonly string[] }
+  | { kind: 'none'; reason: string };
+
+/** util-linux `unshare`: a new PID and mount namespace with /proc mounted for it; the tree dies with unshare. */
+const PID_NS = ['--pid', '--fork', '--mount-proc', '--kill-child'];
+
+/**
+ * Tried in order: as root (or with CAP_SYS_ADMIN), then in a user namespace of the server's own user (what an
+ * unprivileged user may create where the kernel allows it).
+ */
+const CANDIDATES: readonly (readonly string[])[] = [
+  ['unshare', ...PID_NS],
+  ['unshare', '--user', '--map-current-user', ...PID_NS],
+  ['unshare', '--user', '--map-root-user', ...PID_NS],
+];
+
+/**
+ * PID 1 of the namespace: the kernel delivers to it from outside only the signals it handles, and when it
+ * exits every process left in the namespace is killed. So it runs the command as its child, passes on the
+ * signals the server sends the command's group (timeout, cancel), and exits with the command's status.
+ * `wait` returns early when a trapped signal arrives: it is repeated while the child is there.
+ */
+const INIT = [
+  'sh -c "$1" & c=$!',
+  'for s in TERM INT HUP QUIT USR1 USR2; do trap "kill -$s $c 2>/dev/null" $s; done',
+  'while :; do wait $c; st=$?; kill -0 $c 2>/dev/null || break; done',
+  'exit $st',
+].join('\n');
+
+let detected: CommandIsolation | undefined;
+
+/**
+ * The isolation this machine allows (tried once per process: starting `unshare` for nothing takes ~5 ms).
+ * Without one, the process warns once on stderr: commands then run as they are.
+ */
+export function commandIsolation(): CommandIsolation {
+  if (detected) return detected;
+  detected = detect();
+  if (detected.kind === 'none')
+    process.emitWarning(
+      `commands run without a PID namespace of their own (${detected.reason}): a command can read the environment of the processes of its user, the server's keys included`,
+      { code: 'AGENTLANE_COMMAND_ISOLATION' },
+    );
+  return detected;
+}
+
+function detect(): CommandIsolation {
+  if (process.platform !== 'linux')
+    return { kind: 'none', reason: `${process.platform} has no PID namespaces` };
+  const errors: string[] = [];
+  for (const [bin, ...args] of CANDIDATES) {
+    const probe = spawnSync(bin as string, [...args, 'sh', '-c', 'test "$$" = 1'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      timeout: 5_000,
+      encoding: 'utf8',
+    });
+    if (probe.status === 0) return { kind: 'pid-namespace', prefix: [bin as string, ...args] };
+    errors.push(probe.error?.message ?? (probe.stderr.trim() || `exit ${probe.status}`));
+  }
+  return { kind: 'none', reason: `unshare refused: ${errors[errors.length - 1] ?? 'not found'}` };
+}
+
+/** argv of `sh -c command` in the isolation (or as it is without one). */
+export function isolatedShell(command: string, isolation: CommandIsolation): [string, string[]] {
+  if (isolation.kind === 'none') return ['sh', ['-c', command]];
+  const [bin, ...args] = isolation.prefix;
+  return [bin as string, [...args, 'sh', '-c', INIT, 'agentlane-init', command]];
+}
+
+/**
+ * What the command's end means to the caller. Through PID 1 a command killed by a signal is the exit status
+ * 128 + n, as shells report it: when the server stopped the command (timeout, cancel) that is reported as the
+ * signal, as it is without isolation, where the shell itself dies of it.
+ */
+export function commandExit(
+  code: number | null,
+  signal: NodeJS.Signals | null,
+  stoppedByServer: boolean,
+  isolation: CommandIsolation,
+): { code: number | null; signal: NodeJS.Signals | null } {
+  if (isolation.kind === 'none' || !stoppedByServer || code === null || code <= 128) return { code, signal };
+  const name = (Object.keys(constants.signals) as NodeJS.Signals[]).find(
+    (s) => constants.signals[s] === code - 128,
+  );
+  return name ? { code: null, signal: name } : { code, signal };
+}

@@ -1,0 +1,87 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { JsonValue } from '@agentlane/contract';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { commandExit, commandIsolation } from '../src/tools/command-isolation';
+import { commandToolIn, quietContext } from './fixtures/command-tool';
+import { dead, pidLine } from './fixtures/namespaced-pid';
+
+const isolation = commandIsolation();
+const KEY = 'sk-isolation-probe-0123456789abcdef';
+
+describe.skipIf(isolation.kind === 'none')('a command in its own PID namespace', () => {
+  let work: string;
+  beforeEach(async () => {
+    work = await mkdtemp(join(tmpdir(), 'rt-iso-'));
+  });
+  afterEach(async () => {
+    await rm(work, { recursive: true, force: true });
+  });
+
+  it("cannot read the server's environment block, nor any other process's (the probe's base64 of the key)", async () => {
+    // The server's process is started with the key in its environment, as `OPENAI_API_KEY=… agentlane serve`.
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [
+        '--conditions=agentlane-source',
+        '--import',
+        'tsx',
+        join(import.meta.dirname, 'fixtures', 'command-once.ts'),
+        [
+          'echo "processes: $(ls -d /proc/[0-9]* | wc -l)"',
+          'tr "\\0" "\\n" < /proc/$PPID/environ | base64 -w0; echo',
+          // Every process's block it can see, searched in there (the output keeps only its first 16 KB).
+          `for f in /proc/[0-9]*/environ; do tr "\\0" "\\n" < $f; done | grep -c ${KEY} || true`,
+        ].join('; '),
+      ],
+      { env: { ...process.env, OPENAI_API_KEY: KEY }, timeout: 20_000 },
+    );
+    const result = JSON.parse(stdout) as { exitCode: number; output: string };
+    const decoded = result.output
+      .split('\n')
+      .map((line) => Buffer.from(line, 'base64').toString('utf8'))
+      .join('\n');
+    expect(result.output).toContain('processes: ');
+    expect(result.output.trim().split('\n').pop()).toBe('0');
+    expect(decoded).not.toContain(KEY);
+    expect(result.output).not.toContain(KEY);
+    // The shell, its init, `ls`, `wc` and the subshell: a handful, not the machine's processes.
+    expect(Number(/processes: (\d+)/.exec(result.output)?.[1])).toBeLessThan(10);
+  }, 30_000);
+
+  it("is found out here while it runs (the tests' pid lookup is not vacuous), and is gone after", async () => {
+    const tool = commandToolIn(work);
+    const ctx = quietContext(work, 'call_iso');
+    const running = tool.execute(
+      {
+        command: `sleep 30 & echo ${pidLine('$!')} > live.pid; while [ ! -e go ]; do sleep 0.02; done; echo done`,
+      } as never,
+      ctx,
+    ) as Promise<JsonValue>;
+    while (!existsSync(join(work, 'live.pid'))) await new Promise((r) => setTimeout(r, 20));
+    const written = await readFile(join(work, 'live.pid'), 'utf8');
+    expect(written.trim()).toMatch(/^\d+ pid:\[\d+\]$/);
+    expect(dead(written)).toBe(false);
+    await writeFile(join(work, 'go'), '');
+    expect(await running).toMatchObject({ exitCode: 0, output: 'done\n' });
+    expect(dead(written)).toBe(true);
+  }, 30_000);
+});
+
+describe('the end of a command, as reported', () => {
+  const ns = { kind: 'pid-namespace', prefix: ['unshare'] } as const;
+  it("is the signal when the server stopped it (PID 1 reports the shell's 128 + n)", () => {
+    expect(commandExit(143, null, true, ns)).toEqual({ code: null, signal: 'SIGTERM' });
+    expect(commandExit(137, null, true, ns)).toEqual({ code: null, signal: 'SIGKILL' });
+  });
+  it('is the exit status otherwise, and always without isolation', () => {
+    expect(commandExit(143, null, false, ns)).toEqual({ code: 143, signal: null });
+    expect(commandExit(1, null, true, ns)).toEqual({ code: 1, signal: null });
+    expect(commandExit(143, null, true, { kind: 'none', reason: 'x' })).toEqual({ code: 143, signal: null });
+    expect(commandExit(null, 'SIGKILL', true, ns)).toEqual({ code: null, signal: 'SIGKILL' });
+  });
+});
