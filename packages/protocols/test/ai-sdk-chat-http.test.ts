@@ -2,15 +2,12 @@ import {
   DefaultChatTransport,
   isToolUIPart,
   lastAssistantMessageIsCompleteWithApprovalResponses,
-  readUIMessageStream,
   type UIMessage,
-  type UIMessageChunk,
 } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CHAT, chunksOf, postChat, readMessage, textOf, userMessage } from './support/chat-http';
 import { NodeChat } from './support/node-chat';
 import { type Stack, startStack } from './support/stack';
-
-const CHAT = '/protocols/ai-sdk/chat';
 
 async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -22,50 +19,7 @@ async function until<T>(what: string, probe: () => T | undefined | false, timeou
   }
 }
 
-const textOf = (m: UIMessage | undefined) =>
-  (m?.parts ?? []).flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
-
 /** The chat's messages as the server rebuilds them from the store (what a reloaded page starts with). */
-/** A raw POST to the chat endpoint, as a client other than useChat sends it. */
-const postChat = (stack: Stack, body: unknown) =>
-  fetch(`${stack.api}${CHAT}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-
-/** The chunks of a UI message stream response (without `[DONE]`). */
-async function chunksOf(res: Response): Promise<UIMessageChunk[]> {
-  return (await res.text())
-    .split('\n')
-    .filter((line) => line.startsWith('data: {'))
-    .map((line) => JSON.parse(line.slice(6)) as UIMessageChunk);
-}
-
-/** What the AI SDK's own reader makes of `chunks`, continuing `message` when given (as useChat does). */
-async function readMessage(chunks: UIMessageChunk[], message?: UIMessage): Promise<UIMessage> {
-  const stream = new ReadableStream<UIMessageChunk>({
-    start(c) {
-      for (const chunk of chunks) c.enqueue(chunk);
-      c.close();
-    },
-  });
-  let last = message;
-  for await (const m of readUIMessageStream({
-    stream,
-    ...(message ? { message: structuredClone(message) } : {}),
-    terminateOnError: true,
-  }))
-    last = structuredClone(m);
-  return last as UIMessage;
-}
-
-const userMessage = (id: string, text: string): UIMessage => ({
-  id,
-  role: 'user',
-  parts: [{ type: 'text', text }],
-});
-
 async function storedMessages(stack: Stack, chatId: string): Promise<UIMessage[]> {
   const res = await fetch(`${stack.api}${CHAT}/${chatId}/messages`);
   expect(res.status).toBe(200);
@@ -356,6 +310,39 @@ describe('the AI SDK UI message stream (useChat over DefaultChatTransport)', () 
     const { error } = (await res.json()) as { error: { field: string; message: string } };
     expect(error.field).toBe('body.messages[1].metadata.agentlane.runId');
     expect(error.message).toMatch(/is not a run of chat "chat-own"/);
+  });
+
+  it('an approval answer posted to a chat id never used is 404 naming body.id (the POST has no path id)', async () => {
+    stack = await startStack([]);
+    const s = stack;
+    const chunks = await chunksOf(
+      await postChat(s, { id: 'chat-elsewhere', engine: 'replay', messages: [userMessage('u1', 'Hi')] }),
+    );
+    const runId = (chunks[0] as { messageMetadata?: { agentlane?: { runId?: string } } }).messageMetadata
+      ?.agentlane?.runId;
+    const answered: UIMessage = {
+      id: `msg-${runId}`,
+      role: 'assistant',
+      parts: [
+        {
+          type: 'dynamic-tool',
+          toolName: 'write_file',
+          toolCallId: 'c1',
+          state: 'approval-responded',
+          input: {},
+          approval: { id: 'appr-1', approved: true },
+        },
+      ],
+      metadata: { agentlane: { threadId: 'chat-elsewhere', runId, deliverySeq: 1 } },
+    };
+    const res = await postChat(s, {
+      id: 'b6f0c0de-5e1f-4c55-9a57-0c2f3d1e9a10',
+      messages: [userMessage('u1', 'Hi'), answered],
+    });
+    expect(res.status).toBe(404);
+    const { error } = (await res.json()) as { error: { code: string; field: string } };
+    expect(error).toMatchObject({ code: 'not_found', field: 'body.id' });
+    expect(await s.store.getThread('b6f0c0de-5e1f-4c55-9a57-0c2f3d1e9a10')).toBeNull();
   });
 
   it('?after= continues the message in the step it holds: no second step-start, as if uninterrupted', async () => {

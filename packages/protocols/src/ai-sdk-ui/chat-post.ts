@@ -77,7 +77,7 @@ async function postContinue(
   { ctx, registry }: ChatDeps,
   chat: Extract<ChatRequest, { kind: 'continue' }>,
 ): Promise<void> {
-  const thread = await loadChat(ctx, request.principal, chat.chatId);
+  const thread = await loadChat(ctx, request.principal, chat.chatId, 'body.id');
   const run = await ctx.store.getRun(chat.runId);
   if (!run || run.threadId !== thread.threadId) {
     throw new HttpError(

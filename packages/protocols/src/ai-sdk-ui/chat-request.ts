@@ -33,14 +33,10 @@ const CHAT_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 /** The triggers of a useChat POST: a new (or edited) user message, or a regenerated answer. */
 const TRIGGERS = ['submit-message', 'regenerate-message'];
 
-/** A chat id in a path: what a POST may name, else 400 (never a lookup of `../..`). */
-export function assertChatIdParam(id: string): void {
+/** A chat id in a path (or where `field` says): what a POST may name, else 400 (never a lookup of `../..`). */
+export function assertChatIdParam(id: string, field = 'params.id'): void {
   if (!CHAT_ID.test(id))
-    throw new HttpError(
-      'invalid_request',
-      'id must be a chat id of 1-128 letters, digits or _.:-',
-      'params.id',
-    );
+    throw new HttpError('invalid_request', 'id must be a chat id of 1-128 letters, digits or _.:-', field);
 }
 
 function bad(message: string, field: string): HttpError {

@@ -1,3 +1,4 @@
+import { CursorErrorBodySchema } from '@agentlane/contract';
 import { ErrorSchema, type ServerContext, sseResponse } from '@agentlane/server';
 import type { FastifyPluginAsync } from 'fastify';
 import { lazyModule } from '../lazy-module.js';
@@ -28,12 +29,15 @@ const CHAT_POST = {
 };
 const CHAT_RECONNECT = {
   tags,
-  summary: "useChat's resume: the active run's UI message stream from its start (or ?after=deliverySeq)",
+  summary:
+    "useChat's resume: the active run's UI message stream from its start, or with ?after=deliverySeq the rest of that row's run (also once it settled)",
   response: {
     200: sseResponse('The AI SDK UI message stream'),
     // No body: `type: 'null'` documents the status without content.
-    204: { type: 'null', description: 'No run is active' },
+    204: { type: 'null', description: 'No run to resume: none is active and no ?after names a row of one' },
     ...errors,
+    // A cursor beyond the head: the body has the head next to the error (a closed ErrorSchema would drop it).
+    409: CursorErrorBodySchema,
   },
 };
 // The AI SDK's UIMessage, loosely: every object keeps the properties it has (this schema also serializes the
@@ -73,7 +77,7 @@ const CHAT_MESSAGES = {
 
 /**
  * The AI SDK UI message stream over the canonical lane: `POST …/chat` (what `DefaultChatTransport` posts),
- * `GET …/chat/:id/stream` (its reconnect; 204 when no run is active) and `GET …/chat/:id/messages` (the
+ * `GET …/chat/:id/stream` (its reconnect; 204 when there is nothing to follow) and `GET …/chat/:id/messages` (the
  * chat's messages to start useChat with).
  */
 export const aiSdkChatRoutes =
@@ -94,7 +98,7 @@ export const aiSdkChatRoutes =
       { schema: CHAT_MESSAGES },
       async (request) => {
         const { chatMessages, loadChat } = await handlers();
-        const thread = await loadChat(ctx, request.principal, request.params.id);
+        const thread = await loadChat(ctx, request.principal, request.params.id, 'params.id');
         return { messages: await chatMessages(ctx.store, thread.threadId) };
       },
     );

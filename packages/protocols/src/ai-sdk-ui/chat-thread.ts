@@ -26,15 +26,19 @@ export function promptedChat(
   });
 }
 
-/** An existing chat the principal may read. */
+/**
+ * An existing chat the principal may read. `field` is where the request carried the chat id, for the 404:
+ * the messages route's path (`params.id`), or a continuation POST's body (`body.id`: that route has no path id).
+ */
 export async function loadChat(
   ctx: ServerContext,
   principal: Principal,
   chatId: string,
+  field: 'params.id' | 'body.id',
 ): Promise<ThreadRecord> {
-  assertChatIdParam(chatId);
+  assertChatIdParam(chatId, field);
   assertThreadAccess(principal, chatId);
   const thread = await ctx.store.getThread(chatId);
-  if (!thread) throw new HttpError('not_found', `chat ${quote(chatId)} not found`, 'params.id');
+  if (!thread) throw new HttpError('not_found', `chat ${quote(chatId)} not found`, field);
   return thread;
 }
