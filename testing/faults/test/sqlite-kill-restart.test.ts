@@ -32,7 +32,10 @@ describe('SQLite: SIGKILL at a random moment, then start again', () => {
       configPath,
       JSON.stringify(builtinServeConfig({ fakeUrl: fake.url, workDir: dir, apiKey: 'k' })),
     );
-    const start = () => startServeProcess(['--port', '0', '--db', db, '--config', configPath], 30_000);
+    // A short lease, as the kill cycles use: the last start settles the killed runs after it, not after 10 s.
+    const lease = ['--run-lease-ms', '1500', '--run-lease-renew-ms', '300'];
+    const start = () =>
+      startServeProcess(['--port', '0', '--db', db, '--config', configPath, ...lease], 30_000);
     const tally = new HttpTally();
     const runIds: string[] = [];
     let threadId = '';
