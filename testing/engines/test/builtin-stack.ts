@@ -1,5 +1,6 @@
 import { type BuiltinDriverConfig, createDriver, type ModelApi } from '@agentlane/adapter-builtin';
 import { createSqliteSaver, openCheckpointSaver } from '@agentlane/checkpoints';
+import { SecretRedactor } from '@agentlane/engine-kit';
 import { createLane } from '@agentlane/lane';
 import { createSqliteLedger } from '@agentlane/ledger';
 import { createServer } from '@agentlane/server';
@@ -48,6 +49,8 @@ export async function startBuiltinStack(options: {
     ...(options.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: options.approvalTimeoutMs } : {}),
     workDirFor: () => options.workDir,
     audit: ledger,
+    // As serve gives it (the server's redactor): the engine's key is kept out of stored frames by the lane too.
+    redactor: new SecretRedactor([PLANTED_KEY]),
     log: (level, message, detail) => lines.push(`${level} ${message} ${JSON.stringify(detail ?? null)}`),
   });
   await lane.start();

@@ -2,7 +2,6 @@ import { hostname } from 'node:os';
 import { Writable } from 'node:stream';
 import { type AgentApp, ndJsonStream } from '@agentclientprotocol/sdk';
 import { AgentlaneClient, type HealthResponse } from '@agentlane/client';
-import type { SecretRedactor } from '@agentlane/engine-kit';
 import { createLane, type LaneOptions } from '@agentlane/lane';
 import { acpAgent, localAcpBackend, remoteAcpBackend, screenedStream } from '@agentlane/protocols';
 import { CliError, printable } from '../cli-error.js';
@@ -37,7 +36,7 @@ export async function runAcp(flags: AcpFlags): Promise<void> {
   const store = await openDatabase(config);
   // Keeps the engines' keys out of stored frames, run errors and the log (see serve).
   const redactor = serverRedactor({ engines: config.engines, offers, tokens: config.tokens });
-  const laneOptions: LaneOptions & { redactor?: SecretRedactor } = {
+  const laneOptions: LaneOptions = {
     store,
     drivers,
     redactor,

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { openCheckpointSaver } from '@agentlane/checkpoints';
 import type { JsonObject } from '@agentlane/contract';
-import type { SecretRedactor } from '@agentlane/engine-kit';
 import { createLane, type LaneOptions } from '@agentlane/lane';
 import { openLedger } from '@agentlane/ledger';
 import { protocolRoutes } from '@agentlane/protocols/routes';
@@ -113,8 +112,8 @@ export async function serve(
   // Checkpoints live next to the events: the same SQLite file (own tables) or the same PostgreSQL database.
   const checkpoints = await openCheckpointSaver(config.db);
   // `redactor` keeps the engines' keys out of stored frames and run errors (the lane hands it to each run's
-  // RunPipeline); typed apart so this compiles whether or not LaneOptions declares it yet.
-  const laneOptions: LaneOptions & { redactor?: SecretRedactor } = {
+  // RunPipeline).
+  const laneOptions: LaneOptions = {
     store,
     drivers,
     redactor,
