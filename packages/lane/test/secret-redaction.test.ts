@@ -1,49 +1,25 @@
-import type { AuditableCall, JsonValue, StreamEvent } from '@agentlane/contract';
+import type { JsonValue } from '@agentlane/contract';
 import { REDACTED, SecretRedactor, secretsFromEnv } from '@agentlane/engine-kit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RunTranslation } from '../src';
 import {
   DROPPED_PREVIEW_CHARS,
   FRAME_TOO_DEEP,
   guardFrame,
   MAX_FRAME_DEPTH,
-  Materializer,
   nestedDeeperThan,
-  PublishHub,
-  RunPipeline,
 } from '../src/internal';
 import { createAuditingTranslator, deepFrame, playFrames } from './helpers/frame-driver';
 import { sqliteTestStore, type TestStore } from './helpers/stores';
+import { openTestPipeline } from './helpers/test-pipeline';
 
 const KEY = 'sk-ant-api03-THISISTHESECRETKEYVALUE0123456789';
 const TOKEN = 'ghp_S3cretGithubToken0123456789';
 
-async function openPipeline(t: TestStore, redactor?: SecretRedactor) {
-  const { store } = t;
-  await store.createThread({ threadId: 'th', engine: 'test', title: null, workDir: null, metadata: {} });
-  const { run } = await store.createRun({ threadId: 'th', prompt: 'p' });
-  const hub = new PublishHub(store, { headPollMs: 0 });
-  const seen: StreamEvent[] = [];
-  await hub.subscribe('th', 0, (e) => seen.push(e));
-  const audited: AuditableCall[] = [];
-  const logs: string[] = [];
-  const pipeline = new RunPipeline({
-    store,
-    hub,
-    threadId: 'th',
-    runId: run.runId,
-    translation: new RunTranslation(createAuditingTranslator(), {
-      threadId: 'th',
-      runId: run.runId,
-      turnId: run.runId,
-      provider: 'test',
-    }),
-    materializer: new Materializer(store),
-    audit: { record: async (rows) => audited.push(...rows) },
-    log: (_level, message, detail) => logs.push(`${message} ${JSON.stringify(detail ?? null)}`),
+function openPipeline(t: TestStore, redactor?: SecretRedactor) {
+  return openTestPipeline(t, {
+    translator: createAuditingTranslator() as never,
     ...(redactor ? { redactor } : {}),
   });
-  return { pipeline, hub, seen, audited, logs, runId: run.runId };
 }
 
 /** Everything the run left behind, as one text to search. */

@@ -1,9 +1,8 @@
-import type { JsonValue, StreamEvent } from '@agentlane/contract';
+import type { JsonValue } from '@agentlane/contract';
 import { type NativeFrameRecord, REDACTED, SecretRedactor, type Translator } from '@agentlane/engine-kit';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RunTranslation } from '../src';
-import { Materializer, PublishHub, RunPipeline } from '../src/internal';
 import {
   emptyShared,
   resolveShared,
@@ -14,6 +13,7 @@ import {
 import { StringSharer } from '../src/shared-strings/sharer';
 import { deepFrame } from './helpers/frame-driver';
 import { sqliteTestStore, type TestStore } from './helpers/stores';
+import { openTestPipeline } from './helpers/test-pipeline';
 
 /** The frames the writer meant: each stored frame resolved in order, as RunTranslation does. */
 function resolveAll(stored: JsonValue[]): JsonValue[] {
@@ -87,21 +87,17 @@ describe('RunPipeline stores a string its frames repeat once, after redaction', 
   it('events are what the whole frames make, whatever the redaction or the depth guard did to a declaration', async () => {
     t = await sqliteTestStore({ fast: true });
     const { store } = t;
-    await store.createThread({ threadId: 'th', engine: 'test', title: null, workDir: null, metadata: {} });
-    const { run } = await store.createRun({ threadId: 'th', prompt: 'p' });
-    const hub = new PublishHub(store, { headPollMs: 0 });
-    const live: StreamEvent[] = [];
-    await hub.subscribe('th', 0, (e) => live.push(e));
-    const ctx = { threadId: 'th', runId: run.runId, turnId: run.runId, provider: 'test' };
     const redactor = new SecretRedactor(['sk-not-in-these-frames-0123456789']);
-    const pipeline = new RunPipeline({
-      store,
+    const {
+      pipeline,
       hub,
-      threadId: 'th',
-      runId: run.runId,
-      translation: new RunTranslation(toolTranslator, ctx, { redactor }),
-      materializer: new Materializer(store),
+      seen: live,
+      ctx,
+      runId,
+    } = await openTestPipeline(t, {
+      translator: toolTranslator as never,
       redactor,
+      translationRedacts: true,
       shareLargeStrings: true,
     });
     const S = 'the file\n'.repeat(8000);
@@ -123,16 +119,14 @@ describe('RunPipeline stores a string its frames repeat once, after redaction', 
     hub.close();
     expect(pipeline.error).toBeNull();
 
-    const stored = (await store.readFrames(run.runId)).map((f) => f.frame);
+    const stored = (await store.readFrames(runId)).map((f) => f.frame);
     // Each is stored whole once (S2's first frame was dropped by the depth guard, a preview kept instead).
     expect(count(stored, S)).toBe(1);
     expect(count(stored, S2)).toBe(1);
     expect(JSON.stringify(stored).length).toBeLessThan(S.length * 1.5 + S2.length * 1.5);
     // A fresh translation of the stored frames, as the final pass makes it.
     const again = new RunTranslation(toolTranslator, ctx, { redactor });
-    const events = (await store.readFrames(run.runId)).flatMap((f) =>
-      again.push(f).events.map((b) => b.event),
-    );
+    const events = (await store.readFrames(runId)).flatMap((f) => again.push(f).events.map((b) => b.event));
     const inputs = Object.fromEntries(
       events.flatMap((e) => (e.kind === 'tool.started' ? [[e.payload.toolCallId, e.payload.input]] : [])),
     );

@@ -1,9 +1,10 @@
-import type { AuditableCall, JsonObject, JsonValue, StreamEvent } from '@agentlane/contract';
+import type { AuditableCall, JsonObject, JsonValue } from '@agentlane/contract';
 import { type NativeFrameRecord, REDACTED, SecretRedactor, type Translator } from '@agentlane/engine-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RunTranslation } from '../src';
-import { guardFrame, Materializer, PublishHub, RunPipeline } from '../src/internal';
+import { guardFrame } from '../src/internal';
 import { sqliteTestStore, type TestStore } from './helpers/stores';
+import { openTestPipeline } from './helpers/test-pipeline';
 
 const KEY = 'sk-ant-api03-THISISTHESECRETKEYVALUE0123456789';
 /** Long enough that its presence means the key was shown in large part. */
@@ -231,23 +232,9 @@ describe('RunPipeline: audit rows of joined frames', () => {
 
   it('are redacted whole before they are recorded', async () => {
     t = await sqliteTestStore({ fast: true });
-    const { store } = t;
-    await store.createThread({ threadId: 'th', engine: 'test', title: null, workDir: null, metadata: {} });
-    const { run } = await store.createRun({ threadId: 'th', prompt: 'p' });
-    const hub = new PublishHub(store, { headPollMs: 0 });
-    const seen: StreamEvent[] = [];
-    await hub.subscribe('th', 0, (e) => seen.push(e));
-    const audited: AuditableCall[] = [];
-    const runCtx = { ...ctx, runId: run.runId, turnId: run.runId };
-    const pipeline = new RunPipeline({
-      store,
-      hub,
-      threadId: 'th',
-      runId: run.runId,
-      // The translation alone does not redact here: the pipeline's rows are still redacted.
-      translation: new RunTranslation(joiningTranslator(), runCtx),
-      materializer: new Materializer(store),
-      audit: { record: async (rows) => void audited.push(...rows) },
+    // The translation alone does not redact here: the pipeline's rows are still redacted.
+    const { pipeline, hub, audited } = await openTestPipeline(t, {
+      translator: joiningTranslator() as never,
       redactor,
     });
     for (const f of split) pipeline.emit(f);
