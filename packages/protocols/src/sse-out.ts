@@ -7,8 +7,8 @@ export type StreamRegistry = Set<SseOut>;
 /**
  * One protocol SSE response (AI SDK UI message stream, AG-UI). Writes are bounded like agentlane's own
  * streams: a client that stops reading is dropped past `maxBurstBytes` unsent, and resumes from the store.
- * It holds one of the client's stream slots while open, as a thread stream does: over the cap the constructor
- * throws the 429 before anything is written (a route that creates a run takes it first: holdStreamSlot).
+ * It holds one of the client's stream slots while open, as a thread stream does (holdStreamSlot: over the cap
+ * the constructor throws the 429 before anything is written, unless the route took the slot first).
  */
 export class SseOut {
   #closed = false;
@@ -21,8 +21,7 @@ export class SseOut {
     private readonly ctx: ServerContext,
     private readonly registry: StreamRegistry,
   ) {
-    const release = heldSlots.get(reply.request) ?? ctx.streamSlots.acquire(reply.request);
-    this.#closeListeners.push(release);
+    this.#closeListeners.push(holdStreamSlot(ctx, reply));
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, { ...headers, 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' });
@@ -74,16 +73,19 @@ export class SseOut {
   }
 }
 
-/** Slots taken by holdStreamSlot for the stream a request will open (SseOut takes them over). */
+/** The slot each request holds for its stream (one per request, whoever took it first). */
 const heldSlots = new WeakMap<FastifyRequest, () => void>();
 
 /**
- * Takes one of the client's stream slots for the stream this request will answer with, before the route
- * creates anything (over the cap: the 429, and no run). Checking and taking it only when the stream opens let
- * concurrent POSTs all pass the check and create their runs (8 runs for 2 slots). The slot goes back when the
- * response closes, whether a stream was written or an error.
+ * Takes one of the client's stream slots for the stream this request answers with, once per request: a route
+ * that creates a run calls it before creating anything (over the cap: the 429, and no run; checking and
+ * taking it only when the stream opens let concurrent POSTs all pass the check and create their runs: 8 runs
+ * for 2 slots), and SseOut calls it again, which then only finds the slot. The slot goes back when the
+ * response closes, whether a stream was written or an error. Returns its release (idempotent).
  */
-export function holdStreamSlot(ctx: ServerContext, reply: FastifyReply): void {
+export function holdStreamSlot(ctx: ServerContext, reply: FastifyReply): () => void {
+  const held = heldSlots.get(reply.request);
+  if (held) return held;
   const release = ctx.streamSlots.acquire(reply.request);
   let released = false;
   const once = () => {
@@ -93,4 +95,5 @@ export function holdStreamSlot(ctx: ServerContext, reply: FastifyReply): void {
   };
   heldSlots.set(reply.request, once);
   reply.raw.once('close', once);
+  return once;
 }
