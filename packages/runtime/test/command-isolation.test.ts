@@ -22,7 +22,7 @@ describe.skipIf(isolation.kind === 'none')('a command in its own PID namespace',
     await rm(work, { recursive: true, force: true });
   });
 
-  it("cannot read the server's environment block, nor any other process's (the probe's base64 of the key)", async () => {
+  it("cannot read the server's environment block, nor any other process's, even after unmounting its /proc (the probes' base64 of the key)", async () => {
     // The server's process is started with the key in its environment, as `OPENAI_API_KEY=… agentlane serve`.
     const { stdout } = await promisify(execFile)(
       process.execPath,
@@ -32,7 +32,10 @@ describe.skipIf(isolation.kind === 'none')('a command in its own PID namespace',
         'tsx',
         join(import.meta.dirname, 'fixtures', 'command-once.ts'),
         [
+          // As root out here it kept CAP_SYS_ADMIN and unmounted its /proc, showing the machine's (a probe).
+          'umount -l /proc 2>/dev/null; umount /proc 2>/dev/null',
           'echo "processes: $(ls -d /proc/[0-9]* | wc -l)"',
+          'grep CapEff /proc/self/status',
           'tr "\\0" "\\n" < /proc/$PPID/environ | base64 -w0; echo',
           // Every process's block it can see, searched in there (the output keeps only its first 16 KB).
           `for f in /proc/[0-9]*/environ; do tr "\\0" "\\n" < $f; done | grep -c ${KEY} || true`,
@@ -46,6 +49,7 @@ describe.skipIf(isolation.kind === 'none')('a command in its own PID namespace',
       .map((line) => Buffer.from(line, 'base64').toString('utf8'))
       .join('\n');
     expect(result.output).toContain('processes: ');
+    expect(result.output).toMatch(/CapEff:\s*0+\n/);
     expect(result.output.trim().split('\n').pop()).toBe('0');
     expect(decoded).not.toContain(KEY);
     expect(result.output).not.toContain(KEY);

@@ -78,6 +78,8 @@ export function startLifeline(pgid: number): (() => void) | undefined {
     const lifeline = spawn('/bin/sh', ['-c', LIFELINE_SCRIPT, 'agentlane-lifeline', String(pgid)], {
       stdio: ['pipe', 'ignore', 'ignore'],
       detached: true,
+      // Only builtins run: no variable of this process (its keys) is in the shell's environment block.
+      env: {},
     });
     lifeline.on('error', () => undefined);
     lifeline.stdin?.on('error', () => undefined);

@@ -18,15 +18,22 @@ export type CommandIsolation =
 /** util-linux `unshare`: a new PID and mount namespace with /proc mounted for it; the tree dies with unshare. */
 const PID_NS = ['--pid', '--fork', '--mount-proc', '--kill-child'];
 
+/** The user the command is inside its user namespace when the server runs as root (nobody). */
+const NOBODY = 65534;
+
 /**
- * Tried in order: as root (or with CAP_SYS_ADMIN), then in a user namespace of the server's own user (what an
- * unprivileged user may create where the kernel allows it).
+ * Always in a user namespace, as a user other than root in it: unshare mounts the new /proc while it still
+ * holds its capabilities, and the command, started as a non-root user of the namespace, holds none. Without
+ * one, a command of a server running as root keeps CAP_SYS_ADMIN and simply unmounts the new /proc, which
+ * shows the machine's again (a probe did: `umount -l /proc`); mapped to root in the namespace it could too. A
+ * server of another user maps that user to itself; root is mapped to nobody, so the command's files are
+ * still root's out here, but it has no privilege over anything root owns beyond a file's owner bits.
  */
-const CANDIDATES: readonly (readonly string[])[] = [
-  ['unshare', ...PID_NS],
-  ['unshare', '--user', '--map-current-user', ...PID_NS],
-  ['unshare', '--user', '--map-root-user', ...PID_NS],
-];
+function candidates(): (readonly string[])[] {
+  const root = process.getuid?.() === 0;
+  const user = root ? ['--map-user', String(NOBODY), '--map-group', String(NOBODY)] : ['--map-current-user'];
+  return [['unshare', '--user', ...user, ...PID_NS]];
+}
 
 /**
  * PID 1 of the namespace: the kernel delivers to it from outside only the signals it handles, and when it
@@ -40,6 +47,8 @@ const INIT = [
   'while :; do wait $c; st=$?; kill -0 $c 2>/dev/null || break; done',
   'exit $st',
 ].join('\n');
+
+const PROBE = `test "$$" = 1 && grep -q '^CapEff:[[:space:]]*0*$' /proc/self/status`;
 
 let detected: CommandIsolation | undefined;
 
@@ -62,8 +71,9 @@ function detect(): CommandIsolation {
   if (process.platform !== 'linux')
     return { kind: 'none', reason: `${process.platform} has no PID namespaces` };
   const errors: string[] = [];
-  for (const [bin, ...args] of CANDIDATES) {
-    const probe = spawnSync(bin as string, [...args, 'sh', '-c', 'test "$$" = 1'], {
+  for (const [bin, ...args] of candidates()) {
+    // PID 1 of a new namespace, holding no capability (what a command there could unmount /proc with).
+    const probe = spawnSync(bin as string, [...args, 'sh', '-c', PROBE], {
       stdio: ['ignore', 'ignore', 'pipe'],
       timeout: 5_000,
       encoding: 'utf8',
