@@ -1,11 +1,14 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { JsonValue } from '@agentlane/contract';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { workspaceTools } from '../src/index';
 import { commandExit, commandIsolation } from '../src/tools/command-isolation';
 import { commandToolIn, quietContext } from './fixtures/command-tool';
 import { dead, pidLine } from './fixtures/namespaced-pid';
@@ -74,6 +77,52 @@ describe.skipIf(isolation.kind === 'none')('a command in its own PID namespace',
     expect(await running).toMatchObject({ exitCode: 0, output: 'done\n' });
     expect(dead(written)).toBe(true);
   }, 30_000);
+});
+
+describe.skipIf(isolation.kind === 'none')("a command's network", () => {
+  let work: string;
+  let server: Server;
+  let port: number;
+  beforeEach(async () => {
+    work = await mkdtemp(join(tmpdir(), 'rt-net-'));
+    // What the command would reach: a server of this process on loopback, as the API is in loopback mode.
+    server = createServer((_req, res) => res.end('reached'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterEach(async () => {
+    await new Promise((r) => server.close(r));
+    await rm(work, { recursive: true, force: true });
+  });
+
+  const connect = () =>
+    `${process.execPath} -e "require('node:http').get('http://127.0.0.1:${port}/', (r) => r.on('data', (d) => console.log(String(d)))).on('error', (e) => console.log('error ' + e.code))"`;
+
+  it("is the server's by default: it reaches a server on 127.0.0.1", async () => {
+    const result = (await commandToolIn(work).execute(
+      { command: connect() } as never,
+      quietContext(work, 'n1'),
+    )) as {
+      output: string;
+    };
+    expect(result.output).toContain('reached');
+  }, 20_000);
+
+  it("none: not even loopback, so not the server's own API", async () => {
+    const tool = commandToolIn(work, { commandNetwork: 'none' });
+    const result = (await tool.execute({ command: connect() } as never, quietContext(work, 'n2'))) as {
+      output: string;
+    };
+    expect(result.output).not.toContain('reached');
+    expect(result.output).toMatch(/error E[A-Z]+/);
+  }, 20_000);
+
+  it('none needs the namespace: refused with isolateCommands false', () => {
+    expect(() => workspaceTools({ commandNetwork: 'none', isolateCommands: false })).toThrow(
+      /isolateCommands/,
+    );
+    expect(() => workspaceTools({ commandNetwork: 'off' as never })).toThrow(/commandNetwork/);
+  });
 });
 
 describe('the end of a command, as reported', () => {

@@ -84,11 +84,26 @@ function detect(): CommandIsolation {
   return { kind: 'none', reason: `unshare refused: ${errors[errors.length - 1] ?? 'not found'}` };
 }
 
-/** argv of `sh -c command` in the isolation (or as it is without one). */
-export function isolatedShell(command: string, isolation: CommandIsolation): [string, string[]] {
-  if (isolation.kind === 'none') return ['sh', ['-c', command]];
+/**
+ * Whether a command shares the server's network (`shared`), or has a network namespace of its own with no
+ * interface up, loopback included (`none`): then it cannot reach the internet, nor the server's own API on
+ * 127.0.0.1, which has no authentication in loopback mode (an approved command could approve its next one).
+ */
+export type CommandNetwork = 'shared' | 'none';
+
+/**
+ * argv of `sh -c command` in the isolation (or as it is without one); undefined when `network: 'none'` is
+ * asked for and there is no namespace to give it (the caller refuses the command rather than run it online).
+ */
+export function isolatedShell(
+  command: string,
+  isolation: CommandIsolation,
+  network: CommandNetwork = 'shared',
+): [string, string[]] | undefined {
+  if (isolation.kind === 'none') return network === 'none' ? undefined : ['sh', ['-c', command]];
   const [bin, ...args] = isolation.prefix;
-  return [bin as string, [...args, 'sh', '-c', INIT, 'agentlane-init', command]];
+  const net = network === 'none' ? ['--net'] : [];
+  return [bin as string, [...args, ...net, 'sh', '-c', INIT, 'agentlane-init', command]];
 }
 
 /**

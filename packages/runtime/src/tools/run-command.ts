@@ -6,7 +6,13 @@ import { Type } from 'typebox';
 import { terminalRedactor } from '../redact.js';
 import { TerminalRedaction } from '../terminal-redaction.js';
 import { commandEnv } from './command-env.js';
-import { type CommandIsolation, commandExit, commandIsolation, isolatedShell } from './command-isolation.js';
+import {
+  type CommandIsolation,
+  type CommandNetwork,
+  commandExit,
+  commandIsolation,
+  isolatedShell,
+} from './command-isolation.js';
 import { defineTool, type ToolContext, ToolError } from './define-tool.js';
 import { OutputSpool } from './output-spool.js';
 import { endGroup, KILL_GRACE_MS, signalGroup } from './process-group.js';
@@ -27,6 +33,8 @@ export interface RunCommandOptions {
   outputDir: string;
   /** Run commands in a PID namespace of their own where the machine allows it (command-isolation.ts). */
   isolate: boolean;
+  /** The network a command has (command-isolation.ts, CommandNetwork). */
+  network: CommandNetwork;
 }
 
 /** The longest a timer may run in Node (a longer one fires at once, with a TimeoutOverflowWarning). */
@@ -173,10 +181,10 @@ async function executeCommand(
 ): Promise<JsonValue> {
   const limit = commandTimeout(timeoutMs, options);
   const cwd = workspaceRoot(ctx);
+  const { argv, isolation } = shellFor(command, options);
   return await new Promise((resolvePromise, rejectPromise) => {
     const terminalId = `term-${ctx.toolCallId}`;
-    const isolation = options.isolate ? commandIsolation() : NOT_ISOLATED;
-    const child = spawnShell(command, cwd, ctx.secrets, isolation);
+    const child = spawnShell(argv, cwd, ctx.secrets);
     const pgid = child.pid;
     // The command's group dies with this process however it dies (SIGKILL too): nobody would end it then.
     const cutLifeline = pgid !== undefined ? startLifeline(pgid) : undefined;
@@ -262,17 +270,22 @@ async function executeCommand(
   });
 }
 
+/** The command's argv in the isolation asked for; a tool error when it asks for what this machine cannot give. */
+function shellFor(command: string, options: RunCommandOptions) {
+  const isolation = options.isolate ? commandIsolation() : NOT_ISOLATED;
+  const argv = isolatedShell(command, isolation, options.network);
+  if (!argv)
+    throw new ToolError(
+      `commands are to run without a network, which needs a namespace this machine does not give (${isolation.kind === 'none' ? isolation.reason : ''})`,
+    );
+  return { argv, isolation };
+}
+
 /**
  * `sh -c command` in its own session and process group (the group is what ends with the command), in its own
  * PID namespace where the machine allows it.
  */
-function spawnShell(
-  command: string,
-  cwd: string,
-  secrets: readonly string[] | undefined,
-  isolation: CommandIsolation,
-) {
-  const [bin, args] = isolatedShell(command, isolation);
+function spawnShell([bin, args]: [string, string[]], cwd: string, secrets: readonly string[] | undefined) {
   return spawn(bin, args, {
     cwd,
     env: commandEnv(process.env, secrets),

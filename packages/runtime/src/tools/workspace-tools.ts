@@ -2,6 +2,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { Type } from 'typebox';
+import type { CommandNetwork } from './command-isolation.js';
 import { type DefinedTool, defineTool, ToolError } from './define-tool.js';
 import { MAX_TIMER_MS, runCommandTool } from './run-command.js';
 import { listInside, MAX_READ, readInside, readInsideIfExists, writeInside } from './workspace-files.js';
@@ -62,6 +63,12 @@ export interface WorkspaceToolOptions {
    * machine may not allow it: `commandIsolation()` says, and the server's health names it).
    */
   isolateCommands?: boolean;
+  /**
+   * `shared` (default): commands use the server's network. `none`: a network namespace of their own with no
+   * interface up, so no internet and no way to the server's own API (which has no authentication in loopback
+   * mode); a command is refused where the machine gives no namespace. Needs `isolateCommands`.
+   */
+  commandNetwork?: CommandNetwork;
 }
 
 /** Default of maxCommandTimeoutMs. */
@@ -95,9 +102,19 @@ export function workspaceTools(options: WorkspaceToolOptions = {}): DefinedTool[
       ),
       outputDir: options.outputDir ?? join(tmpdir(), 'agentlane-tool-output'),
       isolate: options.isolateCommands ?? true,
+      network: commandNetwork(options),
     }),
     askUserTool(),
   ] as DefinedTool[];
+}
+
+function commandNetwork(options: WorkspaceToolOptions): CommandNetwork {
+  const network = options.commandNetwork ?? 'shared';
+  if (network !== 'shared' && network !== 'none')
+    throw new Error(`commandNetwork must be 'shared' or 'none' (got ${JSON.stringify(network)})`);
+  if (network === 'none' && options.isolateCommands === false)
+    throw new Error("commandNetwork 'none' needs isolateCommands (a namespace of the command's own)");
+  return network;
 }
 
 /** A positive integer option (at most `max`: a timer past Node's longest fires at once), else its default. */
