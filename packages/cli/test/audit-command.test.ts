@@ -50,10 +50,12 @@ describe('agentlane audit SESSION', () => {
 
 describe('agentlane audit SESSION | head -c 1', () => {
   // Pages of rows without end: only a reader that stops early ends the command.
+  // Each page names a new cursor: a repeated one ends the command with an error.
+  let page = 0;
   const server = createServer((_req, res) => {
     res.setHeader('content-type', 'application/json');
     const calls = Array.from({ length: 500 }, (_, i) => ({ seq_within_turn: i, text: 'x'.repeat(200) }));
-    res.end(JSON.stringify({ calls, nextCursor: 'more' }));
+    res.end(JSON.stringify({ calls, nextCursor: `more-${++page}` }));
   });
   let base = '';
   beforeAll(async () => {

@@ -38,3 +38,37 @@ describe('agentlane translate', () => {
     await expect(translateTrace(file, { ...flags, engine: 'no-such-engine' })).rejects.toThrow(/no adapter/);
   });
 });
+
+describe('agentlane translate, a frame nested too deep', () => {
+  it.each(['acp', 'opencode'])(
+    '--engine %s reports the line and goes on, no stack overflow',
+    async (engine) => {
+      const file = join(dir, `deep-${engine}.jsonl`);
+      const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+      writeFileSync(file, `${deep}\n{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}\n`);
+      const errors: string[] = [];
+      await translateTrace(
+        file,
+        { ...flags, engine },
+        () => {},
+        (l) => errors.push(l),
+      );
+      expect(errors.filter((l) => !l.startsWith('agentlane translate:'))).toEqual([
+        `${file}:1: frame nested deeper than 256 levels, skipped`,
+      ]);
+    },
+  );
+
+  it('a frame exactly at the limit still translates', async () => {
+    const file = join(dir, 'at-limit.jsonl');
+    writeFileSync(file, `${'['.repeat(256)}${']'.repeat(256)}\n`);
+    const errors: string[] = [];
+    await translateTrace(
+      file,
+      flags,
+      () => {},
+      (l) => errors.push(l),
+    );
+    expect(errors.filter((l) => !l.startsWith('agentlane translate:'))).toEqual([]);
+  });
+});

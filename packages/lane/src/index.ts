@@ -11,11 +11,13 @@
  *   lease expired, i.e. of dead processes, failed with an "engine process lost: <owner> ..." error) and the
  *   canonicalization outbox worker. `stop({ graceMs })`: waits for running turns, then hands them back.
  *
- * `RunTranslation` re-translates a recorded run (the CLI's `translate`). The lower-level pieces (the publish
+ * `RunTranslation` re-translates a recorded run (the CLI's `translate`, which drops frames deeper than
+ * `MAX_FRAME_DEPTH` as the lane does: `nestedDeeperThan`). The lower-level pieces (the publish
  * hub, the run pipeline, the executor, the canonicalizer) are for tests and benchmarks only, under the
  * `@agentlane/lane/internal` subpath: they are not public API.
  */
 
+export { MAX_FRAME_DEPTH, nestedDeeperThan } from './frame-guard.js';
 export { createLane } from './lane.js';
 export { ENGINE_LOST, SYSTEM_ANSWERER } from './recovery.js';
 export { type BuiltEvent, type BuiltStep, RunTranslation } from './run-translation.js';

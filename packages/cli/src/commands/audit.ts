@@ -49,6 +49,8 @@ export async function runAuditCommand(options: {
 }): Promise<number> {
   const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
   let cursor: string | null = null;
+  // A server that answers a cursor it gave before would be paged through forever.
+  const followed = new Set<string>();
   let count = 0;
   const progress = createProgress(`agentlane audit ${options.session}`, 'rows exported', {
     ...(options.progress ? { write: options.progress } : {}),
@@ -75,6 +77,13 @@ export async function runAuditCommand(options: {
       count++;
     }
     cursor = page.nextCursor;
+    if (cursor !== null) {
+      if (followed.has(cursor))
+        throw new CliError(
+          `audit of ${options.session}: ${options.server} repeated the cursor ${JSON.stringify(cursor)}; stopped paging`,
+        );
+      followed.add(cursor);
+    }
     progress.update(count);
   } while (cursor);
   progress.finish(`${count.toLocaleString('en-US')} rows exported`);

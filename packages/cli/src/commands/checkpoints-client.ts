@@ -112,6 +112,8 @@ export async function runCheckpointsCommand(options: CheckpointsCommandOptions):
   }
   const rows: CheckpointSummary[] = [];
   let cursor: string | null = null;
+  // A server that answers a cursor it gave before would be paged through forever.
+  const followed = new Set<string>();
   const progress = createProgress(`agentlane checkpoints ${options.session}`, 'checkpoints read', {
     ...(options.progress ? { write: options.progress } : {}),
     ...(options.progressIntervalMs !== undefined ? { intervalMs: options.progressIntervalMs } : {}),
@@ -123,6 +125,13 @@ export async function runCheckpointsCommand(options: CheckpointsCommandOptions):
     if (options.json) write(JSON.stringify(page));
     rows.push(...page.checkpoints);
     cursor = page.nextCursor;
+    if (cursor !== null) {
+      if (followed.has(cursor))
+        throw new CheckpointsCommandError(
+          `${options.server} repeated the cursor ${JSON.stringify(cursor)}; stopped paging`,
+        );
+      followed.add(cursor);
+    }
     progress.update(rows.length);
   } while (cursor);
   progress.finish(`${rows.length.toLocaleString('en-US')} checkpoints read`);

@@ -1,6 +1,6 @@
 import type { JsonValue } from '@agentlane/contract';
 import { type NativeFrameRecord, SecretRedactor, type Translator } from '@agentlane/engine-kit';
-import { RunTranslation } from '@agentlane/lane';
+import { MAX_FRAME_DEPTH, nestedDeeperThan, RunTranslation } from '@agentlane/lane';
 import type { Command } from 'commander';
 import { CliError, printable } from '../cli-error.js';
 import { createProgress } from '../progress.js';
@@ -136,6 +136,10 @@ export async function translateTrace(
       continue;
     }
     const record = toRecord(frame, frames, flags.runId);
+    if (nestedDeeperThan(record.frame, MAX_FRAME_DEPTH)) {
+      err(`${printable(file)}:${lineNo}: frame nested deeper than ${MAX_FRAME_DEPTH} levels, skipped`);
+      continue;
+    }
     const { events } = run.push({ ...record, frame: values.json(record.frame) });
     frames++;
     lastTs = events.at(-1)?.event.ts ?? lastTs;
