@@ -30,9 +30,11 @@ const NOBODY = 65534;
  * still root's out here, but it has no privilege over anything root owns beyond a file's owner bits.
  */
 function candidates(): (readonly string[])[] {
-  const root = process.getuid?.() === 0;
-  const user = root ? ['--map-user', String(NOBODY), '--map-group', String(NOBODY)] : ['--map-current-user'];
-  return [['unshare', '--user', ...user, ...PID_NS]];
+  // --map-user/--map-group (util-linux 2.36+), not --map-current-user (2.38+): more machines have them.
+  const uid = process.getuid?.() ?? NOBODY;
+  const gid = process.getgid?.() ?? NOBODY;
+  const [inUid, inGid] = uid === 0 ? [NOBODY, NOBODY] : [uid, gid];
+  return [['unshare', '--user', '--map-user', String(inUid), '--map-group', String(inGid), ...PID_NS]];
 }
 
 /**
