@@ -13,7 +13,7 @@ import { commandExit, commandIsolation } from '../src/tools/command-isolation';
 import { commandToolIn, quietContext } from './fixtures/command-tool';
 import { dead, pidLine } from './fixtures/namespaced-pid';
 
-const isolation = commandIsolation();
+const isolation = await commandIsolation();
 // Linux machines with user namespaces run these; elsewhere they are skipped, saying why (CI's machine has them).
 if (isolation.kind === 'none') {
   if (process.env.CI === 'true')

@@ -133,8 +133,9 @@ describe("a command's environment", () => {
   });
 });
 
-const isolated = commandIsolation().kind !== 'none';
-if (!isolated) console.warn(`[run_command] no PID namespace here: ${JSON.stringify(commandIsolation())}`);
+const isolation = await commandIsolation();
+const isolated = isolation.kind !== 'none';
+if (!isolated) console.warn(`[run_command] no PID namespace here: ${JSON.stringify(isolation)}`);
 
 describe.each([
   { mode: 'in its own PID namespace', isolateCommands: true },

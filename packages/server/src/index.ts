@@ -40,6 +40,13 @@ export { sseResponse } from './openapi-responses.js';
 export { keepServingOnUnhandledRejection } from './process-guard.js';
 export { ErrorSchema, MAX_PROMPT_CHARS } from './schemas.js';
 export { WEB_CSP_HEADER } from './security-headers.js';
+export {
+  AFTER_QUERY,
+  assertCursorSpelling,
+  type CursorSource,
+  cursorWithinHead,
+  LAST_EVENT_ID,
+} from './sse/resume-cursor.js';
 export { formatSseComment, formatSseFrame, type SseFrame } from './sse/sse-format.js';
 export {
   conflictSignature,

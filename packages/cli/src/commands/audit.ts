@@ -8,6 +8,7 @@ import {
   requestTimeoutMs,
   TIMEOUT_HELP,
 } from '../http-json.js';
+import { forEachPage, nextCursorOf } from '../paging.js';
 import { createProgress } from '../progress.js';
 import { bearerToken, serverUrl } from '../remote.js';
 import type { CliCommand } from './command.js';
@@ -23,17 +24,12 @@ interface AuditFlags {
  * with something else, which must not pass as an empty ledger.
  */
 function auditPage(body: unknown, server: string): { calls: unknown[]; nextCursor: string | null } {
-  const cursor = isObject(body) ? body.nextCursor : undefined;
-  if (
-    !isObject(body) ||
-    !Array.isArray(body.calls) ||
-    !body.calls.every(isObject) ||
-    !(typeof cursor === 'string' || cursor === null)
-  )
+  const cursor = isObject(body) ? nextCursorOf(body) : undefined;
+  if (!isObject(body) || !Array.isArray(body.calls) || !body.calls.every(isObject) || cursor === undefined)
     throw new CliError(
       `${server} did not answer with an audit page ({calls: [...], nextCursor}); is it an agentlane server?`,
     );
-  return { calls: body.calls, nextCursor: cursor === '' ? null : cursor };
+  return { calls: body.calls, nextCursor: cursor };
 }
 
 /** Pages through GET /sessions/:id/audit and writes one ledger row per line (JSONL). */
@@ -48,14 +44,11 @@ export async function runAuditCommand(options: {
   progress?: (line: string) => void;
 }): Promise<number> {
   const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
-  let cursor: string | null = null;
-  // A server that answers a cursor it gave before would be paged through forever.
-  const followed = new Set<string>();
   let count = 0;
   const progress = createProgress(`agentlane audit ${options.session}`, 'rows exported', {
     ...(options.progress ? { write: options.progress } : {}),
   });
-  do {
+  const fetchPage = async (cursor: string | null) => {
     const url = new URL(`/api/harness/sessions/${encodeURIComponent(options.session)}/audit`, options.server);
     url.searchParams.set('limit', '500');
     if (cursor) url.searchParams.set('cursor', cursor);
@@ -71,21 +64,22 @@ export async function runAuditCommand(options: {
         `audit of ${options.session}: ${res.status} ${typeof message === 'string' ? message : ''}`.trim(),
       );
     }
-    const page = auditPage(body, options.server);
-    for (const row of page.calls) {
-      write(JSON.stringify(row));
-      count++;
-    }
-    cursor = page.nextCursor;
-    if (cursor !== null) {
-      if (followed.has(cursor))
-        throw new CliError(
-          `audit of ${options.session}: ${options.server} repeated the cursor ${JSON.stringify(cursor)}; stopped paging`,
-        );
-      followed.add(cursor);
-    }
-    progress.update(count);
-  } while (cursor);
+    return auditPage(body, options.server);
+  };
+  await forEachPage(
+    fetchPage,
+    (page) => {
+      for (const row of page.calls) {
+        write(JSON.stringify(row));
+        count++;
+      }
+      progress.update(count);
+    },
+    (cursor) =>
+      new CliError(
+        `audit of ${options.session}: ${options.server} repeated the cursor ${JSON.stringify(cursor)}; stopped paging`,
+      ),
+  );
   progress.finish(`${count.toLocaleString('en-US')} rows exported`);
   return count;
 }

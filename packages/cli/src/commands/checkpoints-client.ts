@@ -1,6 +1,7 @@
 import type { CheckpointList, CheckpointSummary } from '@agentlane/contract';
 import { escapeUnsafe, printable } from '../cli-error.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, getJson, isObject } from '../http-json.js';
+import { forEachPage, nextCursorOf } from '../paging.js';
 import { createProgress } from '../progress.js';
 
 export interface CheckpointsCommandOptions {
@@ -39,15 +40,15 @@ const isSummary = (row: unknown): row is CheckpointSummary =>
 
 /** One list page, checked: another server's 200 (`{}`, an HTML page) must not crash or pass as empty. */
 function checkedList(body: unknown, server: string): CheckpointList {
-  const cursor = isObject(body) ? body.nextCursor : undefined;
+  const cursor = isObject(body) ? nextCursorOf(body) : undefined;
   if (
     !isObject(body) ||
     !Array.isArray(body.checkpoints) ||
     !body.checkpoints.every(isSummary) ||
-    !(typeof cursor === 'string' || cursor === null)
+    cursor === undefined
   )
     throw notAgentlane(server, 'a checkpoint list ({checkpoints: [...], nextCursor})');
-  return { checkpoints: body.checkpoints, nextCursor: cursor === '' ? null : cursor };
+  return { checkpoints: body.checkpoints, nextCursor: cursor };
 }
 
 /** One hydrated checkpoint, checked the same way (its id and channels at least). */
@@ -111,29 +112,27 @@ export async function runCheckpointsCommand(options: CheckpointsCommandOptions):
     return;
   }
   const rows: CheckpointSummary[] = [];
-  let cursor: string | null = null;
-  // A server that answers a cursor it gave before would be paged through forever.
-  const followed = new Set<string>();
   const progress = createProgress(`agentlane checkpoints ${options.session}`, 'checkpoints read', {
     ...(options.progress ? { write: options.progress } : {}),
     ...(options.progressIntervalMs !== undefined ? { intervalMs: options.progressIntervalMs } : {}),
   });
-  do {
+  const fetchPage = async (cursor: string | null) => {
     const query = new URLSearchParams({ limit: String(options.limit ?? 200) });
     if (cursor) query.set('cursor', cursor);
-    const page = checkedList(await fetchBody(`${base}?${query}`), options.server);
-    if (options.json) write(JSON.stringify(page));
-    rows.push(...page.checkpoints);
-    cursor = page.nextCursor;
-    if (cursor !== null) {
-      if (followed.has(cursor))
-        throw new CheckpointsCommandError(
-          `${options.server} repeated the cursor ${JSON.stringify(cursor)}; stopped paging`,
-        );
-      followed.add(cursor);
-    }
-    progress.update(rows.length);
-  } while (cursor);
+    return checkedList(await fetchBody(`${base}?${query}`), options.server);
+  };
+  await forEachPage(
+    fetchPage,
+    (page) => {
+      if (options.json) write(JSON.stringify(page));
+      rows.push(...page.checkpoints);
+      progress.update(rows.length);
+    },
+    (cursor) =>
+      new CheckpointsCommandError(
+        `${options.server} repeated the cursor ${JSON.stringify(cursor)}; stopped paging`,
+      ),
+  );
   progress.finish(`${rows.length.toLocaleString('en-US')} checkpoints read`);
   if (options.json) return;
   if (rows.length === 0) {

@@ -1,7 +1,13 @@
-import { assertThreadAccess, type ServerContext } from '@agentlane/server';
+import {
+  AFTER_QUERY,
+  assertCursorSpelling,
+  assertThreadAccess,
+  cursorWithinHead,
+  type ServerContext,
+} from '@agentlane/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { StreamRegistry } from '../sse-out.js';
-import { assertCursorSpelling, cursorWithinHead, runToResume } from './chat-cursor.js';
+import { runToResume } from './chat-cursor.js';
 import { assertChatIdParam } from './chat-request.js';
 import { streamRunAsUiMessages } from './chat-stream.js';
 
@@ -22,13 +28,16 @@ export async function handleChatReconnect(
 ): Promise<FastifyReply> {
   assertChatIdParam(request.params.id);
   assertThreadAccess(request.principal, request.params.id);
-  assertCursorSpelling(request.query.after);
+  const cursor = request.query.after === undefined ? undefined : { raw: request.query.after, ...AFTER_QUERY };
+  if (cursor) assertCursorSpelling(cursor);
   // useChat's `resume: true` asks on mount, also for a chat id nothing was sent to yet: nothing to resume
   // (whatever the cursor: there is no head to hold it against, and no run it could name).
   const thread = await ctx.store.getThread(request.params.id);
   if (!thread) return reply.code(204).send();
   // The head only grows: a cursor at or below it now stays so while the stream runs.
-  const after = cursorWithinHead(request.query.after, await ctx.store.headDeliverySeq(thread.threadId));
+  const after = cursor
+    ? cursorWithinHead(cursor, await ctx.store.headDeliverySeq(thread.threadId), 'chat')
+    : 0;
   const runId = await runToResume(ctx.store, thread.threadId, after);
   if (runId === undefined) return reply.code(204).send();
   // A cursor at the last row of a settled run still gets `start` and `finish` rather than 204: a client cut

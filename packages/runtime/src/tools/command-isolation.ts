@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { constants } from 'node:os';
 
 /**
@@ -52,36 +52,50 @@ const INIT = [
 
 const PROBE = `test "$$" = 1 && grep -q '^CapEff:[[:space:]]*0*$' /proc/self/status`;
 
-let detected: CommandIsolation | undefined;
+let detected: Promise<CommandIsolation> | undefined;
 
 /**
- * The isolation this machine allows (tried once per process: starting `unshare` for nothing takes ~5 ms).
+ * The isolation this machine allows, tried once per process (starting `unshare` for nothing takes ~5–10 ms,
+ * off the event loop: the workspace tools ask when they are made, so the first command finds it decided).
  * Without one, the process warns once on stderr: commands then run as they are.
  */
-export function commandIsolation(): CommandIsolation {
-  if (detected) return detected;
-  detected = detect();
-  if (detected.kind === 'none')
-    process.emitWarning(
-      `commands run without a PID namespace of their own (${detected.reason}): a command can read the environment of the processes of its user, the server's keys included`,
-      { code: 'AGENTLANE_COMMAND_ISOLATION' },
-    );
+export function commandIsolation(): Promise<CommandIsolation> {
+  detected ??= detect().then((isolation) => {
+    if (isolation.kind === 'none')
+      process.emitWarning(
+        `commands run without a PID namespace of their own (${isolation.reason}): a command can read the environment of the processes of its user, the server's keys included`,
+        { code: 'AGENTLANE_COMMAND_ISOLATION' },
+      );
+    return isolation;
+  });
   return detected;
 }
 
-function detect(): CommandIsolation {
+/** Runs the probe under one candidate: its error, or undefined when the namespace is what it should be. */
+function tryCandidate([bin, ...args]: readonly string[]): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    // PID 1 of a new namespace, holding no capability (what a command there could unmount /proc with).
+    execFile(
+      bin as string,
+      [...args, 'sh', '-c', PROBE],
+      { timeout: 5_000, encoding: 'utf8' },
+      (error, _stdout, stderr) => {
+        if (!error) return resolve(undefined);
+        const exit = typeof error.code === 'number' ? `exit ${error.code}` : error.message;
+        resolve(stderr.trim() || exit);
+      },
+    );
+  });
+}
+
+async function detect(): Promise<CommandIsolation> {
   if (process.platform !== 'linux')
     return { kind: 'none', reason: `${process.platform} has no PID namespaces` };
   const errors: string[] = [];
-  for (const [bin, ...args] of candidates()) {
-    // PID 1 of a new namespace, holding no capability (what a command there could unmount /proc with).
-    const probe = spawnSync(bin as string, [...args, 'sh', '-c', PROBE], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      timeout: 5_000,
-      encoding: 'utf8',
-    });
-    if (probe.status === 0) return { kind: 'pid-namespace', prefix: [bin as string, ...args] };
-    errors.push(probe.error?.message ?? (probe.stderr.trim() || `exit ${probe.status}`));
+  for (const candidate of candidates()) {
+    const error = await tryCandidate(candidate);
+    if (error === undefined) return { kind: 'pid-namespace', prefix: candidate };
+    errors.push(error);
   }
   return { kind: 'none', reason: `unshare refused: ${errors[errors.length - 1] ?? 'not found'}` };
 }

@@ -181,7 +181,7 @@ async function executeCommand(
 ): Promise<JsonValue> {
   const limit = commandTimeout(timeoutMs, options);
   const cwd = workspaceRoot(ctx);
-  const { argv, isolation } = shellFor(command, options);
+  const { argv, isolation } = await shellFor(command, options);
   return await new Promise((resolvePromise, rejectPromise) => {
     const terminalId = `term-${ctx.toolCallId}`;
     const child = spawnShell(argv, cwd, ctx.secrets);
@@ -271,8 +271,8 @@ async function executeCommand(
 }
 
 /** The command's argv in the isolation asked for; a tool error when it asks for what this machine cannot give. */
-function shellFor(command: string, options: RunCommandOptions) {
-  const isolation = options.isolate ? commandIsolation() : NOT_ISOLATED;
+async function shellFor(command: string, options: RunCommandOptions) {
+  const isolation = options.isolate ? await commandIsolation() : NOT_ISOLATED;
   const argv = isolatedShell(command, isolation, options.network);
   if (!argv)
     throw new ToolError(

@@ -2,7 +2,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { Type } from 'typebox';
-import type { CommandNetwork } from './command-isolation.js';
+import { type CommandNetwork, commandIsolation } from './command-isolation.js';
 import { type DefinedTool, defineTool, ToolError } from './define-tool.js';
 import { MAX_TIMER_MS, runCommandTool } from './run-command.js';
 import { listInside, MAX_READ, readInside, readInsideIfExists, writeInside } from './workspace-files.js';
@@ -60,7 +60,8 @@ export interface WorkspaceToolOptions {
   outputDir?: string;
   /**
    * Commands run in a PID namespace of their own, where they see only their own processes (default true; the
-   * machine may not allow it: `commandIsolation()` says, and the server's health names it).
+   * machine may not allow it: `commandIsolation()` says, and the process warns once, code
+   * `AGENTLANE_COMMAND_ISOLATION`).
    */
   isolateCommands?: boolean;
   /**
@@ -83,6 +84,9 @@ export function workspaceTools(options: WorkspaceToolOptions = {}): DefinedTool[
   const timeoutMs = limit('commandTimeoutMs', options.commandTimeoutMs, 60_000);
   if (timeoutMs > maxTimeoutMs)
     throw new Error(`commandTimeoutMs (${timeoutMs}) is longer than maxCommandTimeoutMs (${maxTimeoutMs})`);
+  const isolate = options.isolateCommands ?? true;
+  // Decided now, off the request path: the first command then waits for nothing.
+  if (isolate) void commandIsolation();
   return [
     readFileTool(),
     writeFileTool(approveWrites),
@@ -101,7 +105,7 @@ export function workspaceTools(options: WorkspaceToolOptions = {}): DefinedTool[
         Number.MAX_SAFE_INTEGER,
       ),
       outputDir: options.outputDir ?? join(tmpdir(), 'agentlane-tool-output'),
-      isolate: options.isolateCommands ?? true,
+      isolate,
       network: commandNetwork(options),
     }),
     askUserTool(),

@@ -4,7 +4,8 @@ import type { ServerContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { sseResponse } from '../openapi-responses.js';
 import { CursorErrorSchema, ErrorSchema, LastEventIdHeaders, StreamQuery, ThreadParams } from '../schemas.js';
-import { openThreadStream, resumeCursor } from '../sse/open-stream.js';
+import { openThreadStream } from '../sse/open-stream.js';
+import { resumeCursor } from '../sse/resume-cursor.js';
 
 export const threadRoutes =
   (ctx: ServerContext): FastifyPluginAsyncTypebox =>
