@@ -6,6 +6,7 @@ import {
   GUARDS_OWN_TEXT,
   HttpError,
   MAX_PROMPT_CHARS,
+  quote,
 } from '@agentlane/server';
 import type { ThreadRecord } from '@agentlane/store';
 
@@ -24,6 +25,8 @@ export interface ProtocolThreadRequest {
   threadId: string;
   /** The engine the request names for a new thread, if any: read (and checked) only when one is started. */
   engine: () => string | undefined;
+  /** The engine the request names, if any: an existing thread's must be the one it runs on. */
+  named: string | undefined;
   /** The engine of a new thread that names none; else the only configured one. */
   defaultEngine: string | undefined;
   /** What the protocol calls a thread, for errors. */
@@ -41,6 +44,15 @@ export async function protocolThread(
   const existing = await ctx.store.getThread(request.threadId);
   if (existing) {
     assertThreadAccess(principal, existing.threadId);
+    // A thread keeps the engine it was started on: a request naming another one would otherwise be answered
+    // by the thread's engine without a word, which the client (a model picker) cannot tell from its own.
+    const { named } = request;
+    if (named !== undefined && named !== existing.engine)
+      throw new HttpError(
+        'conflict',
+        `${request.noun} ${quote(existing.threadId)} runs on engine ${quote(existing.engine)}, not ${quote(named)}: start a new ${request.noun} for another engine`,
+        `${request.field}.engine`,
+      );
     return existing;
   }
   assertAllThreads(principal, `starting a ${request.noun}`);

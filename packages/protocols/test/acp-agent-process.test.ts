@@ -1,6 +1,8 @@
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { agentlaneFromSource } from '@agentlane/test-engines';
 import { afterEach, describe, expect, it } from 'vitest';
 import { kill, spawnAcp } from './support/acp-process';
 import { agentText } from './support/acp-text';
@@ -10,6 +12,63 @@ describe('agentlane acp (spawned, the SDK client side as the client)', () => {
   afterEach(async () => {
     for (const c of cleanup.splice(0).reverse()) await c();
   });
+
+  // The SDK refuses a message over 32 MiB and cancels its reader: stdin's next chunk was then enqueued into
+  // the cancelled stream, and the process died with a TypeError's stack and without its shutdown.
+  it('a message over the SDK limit ends the connection with one line on stderr and a clean exit', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'acp-big-'));
+    cleanup.push(() => rm(dir, { recursive: true, force: true }));
+    const config = join(dir, 'agentlane.json');
+    await writeFile(config, JSON.stringify({ recordedSessions: true, workDir: dir, engines: [] }));
+    const child = spawn(
+      process.execPath,
+      agentlaneFromSource([
+        'acp',
+        '--engine',
+        'replay-claude-code',
+        '--db',
+        join(dir, 'a.db'),
+        '--config',
+        config,
+      ]),
+      { stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    cleanup.push(() => kill(child));
+    // The agent stops reading: what is still written to it fails with EPIPE, which is expected here.
+    child.stdin.on('error', () => undefined);
+    let stderr = '';
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    let stdout = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: 1, clientCapabilities: {} },
+    };
+    child.stdin.write(`${JSON.stringify(init)}\n`);
+    for (const deadline = Date.now() + 20_000; !stdout.includes('"id":1'); ) {
+      if (Date.now() > deadline) throw new Error(`no initialize answer; stderr: ${stderr}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const big = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'session/list',
+      params: { cursor: 'x'.repeat(33 * 1024 * 1024) },
+    });
+    child.stdin.write(`${big}\n`);
+    // More input after it, as an editor would keep writing.
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'session/list', params: {} })}\n`);
+    expect(await exited).toBe(0);
+    expect(stderr).toMatch(/agentlane acp: the client's stream ended/);
+    expect(stderr).not.toMatch(/TypeError|\n\s+at /);
+  }, 60_000);
 
   it('offers an engine found from the environment, as serve does (it was "unknown engine")', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'acp-found-'));

@@ -209,4 +209,41 @@ describe('agentlane as an ACP agent (the SDK client side as the client)', () => 
     expect(runs.map((r) => r.outcome)).toEqual(['cancelled']);
     conn.close();
   }, 30_000);
+
+  // Stop, then a new message at once (an editor's usual flow): the first prompt's end must not forget the
+  // second, which a probe saw go on running through every later Stop.
+  it('session/cancel reaches a prompt sent right after a cancel, once the cancelled one has ended', async () => {
+    const slow = {
+      text: Array.from({ length: 200 }, (_, i) => `slow${i} `).join(''),
+      chunkSize: 6,
+      chunkDelayMs: 50,
+    };
+    stack = await startStack([slow, slow]);
+    const { conn, updates } = connect(stack, 'builtin');
+    await conn.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+    const { sessionId } = await conn.agent.request('session/new', { cwd: '/tmp', mcpServers: [] });
+    const first = conn.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'one' }],
+    });
+    for (const deadline = Date.now() + 20_000; agentText(updates).length < 20; ) {
+      if (Date.now() > deadline) throw new Error('nothing streamed');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await conn.agent.notify('session/cancel', { sessionId });
+    const second = conn.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'two' }],
+    });
+    expect((await first).stopReason).toBe('cancelled');
+    for (const deadline = Date.now() + 20_000; (await stack.store.listRuns(sessionId)).length < 2; ) {
+      if (Date.now() > deadline) throw new Error('the second run was never created');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await conn.agent.notify('session/cancel', { sessionId });
+    expect((await second).stopReason).toBe('cancelled');
+    const runs = await stack.store.listRuns(sessionId);
+    expect(runs.map((r) => r.outcome)).toEqual(['cancelled', 'cancelled']);
+    conn.close();
+  }, 40_000);
 });

@@ -358,6 +358,20 @@ describe('AG-UI over the lane (HttpAgent as the client)', () => {
     }
   });
 
+  // A probe saw a request naming another engine answered by the thread's own engine, with no word of it.
+  it('a thread keeps its engine: a request naming another one is 409 naming forwardedProps.engine', async () => {
+    stack = await startStack([]);
+    const first = await post(stack, input('t-engine', 'r1', 'Create hello.txt', 'replay'));
+    expect(first.status).toBe(200);
+    await readFrames(first);
+    const other = await post(stack, input('t-engine', 'r2', 'again', 'builtin'));
+    expect(other.status).toBe(409);
+    const { error } = (await other.json()) as { error: { field: string; message: string } };
+    expect(error.field).toBe('body.forwardedProps.engine');
+    expect(error.message).toMatch(/runs on engine "replay", not "builtin"/);
+    expect(await stack.store.listRuns('t-engine')).toHaveLength(1);
+  });
+
   it('bad requests get a 400 with the field; a bad Last-Event-ID too', async () => {
     stack = await startStack([]);
     const cases: [unknown, Record<string, string>, string][] = [

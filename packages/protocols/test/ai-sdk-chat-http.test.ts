@@ -312,6 +312,24 @@ describe('the AI SDK UI message stream (useChat over DefaultChatTransport)', () 
     expect(error.message).toMatch(/is not a run of chat "chat-own"/);
   });
 
+  it('a chat keeps its engine: a prompt naming another one is 409 naming body.engine, and nothing runs', async () => {
+    stack = await startStack([]);
+    const s = stack;
+    await chunksOf(
+      await postChat(s, { id: 'chat-engine', engine: 'replay', messages: [userMessage('u1', 'Hi')] }),
+    );
+    const res = await postChat(s, {
+      id: 'chat-engine',
+      engine: 'builtin',
+      messages: [userMessage('u1', 'Hi'), userMessage('u2', 'again')],
+    });
+    expect(res.status).toBe(409);
+    const { error } = (await res.json()) as { error: { field: string; message: string } };
+    expect(error.field).toBe('body.engine');
+    expect(error.message).toMatch(/runs on engine "replay", not "builtin"/);
+    expect(await s.store.listRuns('chat-engine')).toHaveLength(1);
+  });
+
   it('an approval answer posted to a chat id never used is 404 naming body.id (the POST has no path id)', async () => {
     stack = await startStack([]);
     const s = stack;

@@ -99,10 +99,30 @@ async function runAcpOnServer(url: string, engine: string): Promise<void> {
 async function serveStdio(app: AgentApp, stop: () => Promise<void>): Promise<void> {
   // stdin pushed chunk by chunk: a pulled Readable.toWeb(process.stdin) handed a message over only when the
   // next one arrived, so a client waiting for the initialize answer waited forever.
+  // Once the reader gave up on the stream (the SDK cancels it for a message over its size limit), stdin's
+  // later chunks are dropped: enqueueing into a cancelled stream threw and killed the process with a stack.
+  let open = true;
+  let cancelledFor: string | undefined;
+  const onData = (chunk: Buffer) => {
+    if (open) controller?.enqueue(new Uint8Array(chunk));
+  };
+  const onEnd = () => {
+    if (open) controller?.close();
+    open = false;
+  };
+  let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   const input = new ReadableStream<Uint8Array>({
-    start(controller) {
-      process.stdin.on('data', (chunk: Buffer) => controller.enqueue(new Uint8Array(chunk)));
-      process.stdin.on('end', () => controller.close());
+    start(c) {
+      controller = c;
+      process.stdin.on('data', onData);
+      process.stdin.on('end', onEnd);
+    },
+    cancel(reason: unknown) {
+      if (open && reason !== undefined)
+        cancelledFor = reason instanceof Error ? reason.message : String(reason);
+      open = false;
+      process.stdin.off('data', onData);
+      process.stdin.pause();
     },
   });
   const stream = screenedStream(
@@ -111,7 +131,15 @@ async function serveStdio(app: AgentApp, stop: () => Promise<void>): Promise<voi
   const connection = app.connect(stream);
   process.on('SIGTERM', () => void stop());
   process.on('SIGINT', () => void stop());
-  await connection.closed.catch(() => undefined);
+  await connection.closed.catch((error: unknown) => {
+    cancelledFor ??= error instanceof Error ? error.message : String(error);
+  });
+  // The connection cannot go on (a message over the SDK's limit leaves the line stream unreadable): one line
+  // on stderr (stdout is the protocol's), then the usual shutdown.
+  if (cancelledFor !== undefined)
+    process.stderr.write(
+      `agentlane acp: the client's stream ended: ${printable(cancelledFor.split('\n')[0] ?? '')}\n`,
+    );
   await stop();
 }
 

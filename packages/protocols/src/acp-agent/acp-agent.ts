@@ -12,6 +12,7 @@ import type { AcpBackend } from './backend.js';
 import { replayHistory } from './history-replay.js';
 import { asInvalidParams } from './invalid-params.js';
 import { runPrompt } from './prompt-run.js';
+import { SessionPrompts } from './session-prompts.js';
 
 export interface AcpAgentDeps {
   backend: AcpBackend;
@@ -46,7 +47,7 @@ export function advertisedCapabilities(
  * session/list, load (history replayed from the store) and resume work after a restart.
  */
 export function acpAgent({ backend, version, unreachableMs }: AcpAgentDeps): AgentApp {
-  const active = new Map<string, string>();
+  const active = new SessionPrompts();
   // What initialize advertised: resume is served only when it was, so a client never resumes a session
   // the engine cannot reattach.
   let resumable = false;
@@ -94,14 +95,29 @@ export function acpAgent({ backend, version, unreachableMs }: AcpAgentDeps): Age
       return {};
     })
     .onNotification('session/cancel', async ({ params }) => {
-      const runId = active.get(params.sessionId);
-      // A notification has no answer to carry a failure (a server gone): the prompt's status poll reports it.
-      if (runId) await backend.cancelRun(runId).catch(() => undefined);
+      // Every prompt of the session (ACP: all its ongoing operations). A notification has no answer to carry
+      // a failure (a server gone): the prompt's status poll reports it.
+      const runIds = active.cancel(params.sessionId);
+      await Promise.all(runIds.map((runId) => backend.cancelRun(runId).catch(() => undefined)));
     })
     .onRequest('session/prompt', async ({ params, client }) => {
-      await requireSession(params.sessionId);
-      const prompt = promptText(params.prompt);
-      return runPrompt({ backend, client, sessionId: params.sessionId, prompt, active, unreachableMs });
+      // Registered before anything is awaited: a session/cancel right behind the prompt reaches it.
+      const entry = active.begin(params.sessionId);
+      try {
+        await requireSession(params.sessionId);
+        const prompt = promptText(params.prompt);
+        return await runPrompt({
+          backend,
+          client,
+          sessionId: params.sessionId,
+          prompt,
+          active,
+          entry,
+          unreachableMs,
+        });
+      } finally {
+        active.end(params.sessionId, entry);
+      }
     });
 }
 

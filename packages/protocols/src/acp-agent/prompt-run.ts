@@ -4,6 +4,7 @@ import { PAUSE_GRACE_MS } from '../run-follower.js';
 import type { AcpBackend } from './backend.js';
 import { asInvalidParams } from './invalid-params.js';
 import { type AskedRun, askApproval, askQuestion } from './permission-requests.js';
+import type { PromptEntry, SessionPrompts } from './session-prompts.js';
 import { acpStopReason, SessionUpdateTranslator } from './session-updates.js';
 
 const SETTLED = new Set<RunStatus>(['completed', 'failed']);
@@ -22,8 +23,9 @@ export interface PromptInput {
   client: AgentContext;
   sessionId: string;
   prompt: string;
-  /** The sessions' runs in flight, for session/cancel. */
-  active: Map<string, string>;
+  /** The sessions' prompts in flight (for session/cancel), and this prompt's entry there. */
+  active: SessionPrompts;
+  entry: PromptEntry;
   /** Default UNREACHABLE_MS. */
   unreachableMs?: number;
 }
@@ -38,26 +40,28 @@ export async function runPrompt({
   sessionId,
   prompt,
   active,
+  entry,
   unreachableMs = UNREACHABLE_MS,
 }: PromptInput): Promise<PromptResponse> {
-  const head = await backend.head(sessionId);
-  // A refusal of the run (a remote server's 400 on its own prompt rules) is the client's to fix: -32602.
-  const runId = await backend.createRun(sessionId, prompt).catch((error: unknown) => {
-    throw asInvalidParams(error, 'prompt') ?? error;
-  });
-  active.set(sessionId, runId);
-  const run = new PromptRun({ backend, client, sessionId, runId }, head, unreachableMs);
   let subscription: { close(): void } | undefined;
-  // Settled before the subscription heard it (signals are live only), or a signal lost in a reconnect.
-  const poll = setInterval(() => run.checkStatus(), 1000);
+  let poll: NodeJS.Timeout | undefined;
   try {
+    const head = await backend.head(sessionId);
+    // A refusal of the run (a remote server's 400 on its own prompt rules) is the client's to fix: -32602.
+    const runId = await backend.createRun(sessionId, prompt).catch((error: unknown) => {
+      throw asInvalidParams(error, 'prompt') ?? error;
+    });
+    // A session/cancel that came while the run was being created applies to it too.
+    if (active.started(entry, runId)) await backend.cancelRun(runId).catch(() => undefined);
+    const run = new PromptRun({ backend, client, sessionId, runId }, head, unreachableMs);
+    // Settled before the subscription heard it (signals are live only), or a signal lost in a reconnect.
+    poll = setInterval(() => run.checkStatus(), 1000);
     subscription = await backend.follow(sessionId, head, (e) => run.onStreamEvent(e));
     run.checkStatus();
     return { stopReason: acpStopReason(await run.finished()) };
   } finally {
     clearInterval(poll);
     subscription?.close();
-    active.delete(sessionId);
   }
 }
 

@@ -109,6 +109,7 @@ function threadFor(
       assertStartsTurn(input, reconnect);
       return namedEngine(input);
     },
+    named: namedEngine(input),
     defaultEngine: deps.options.defaultEngine,
     noun: 'thread',
     field: 'body.forwardedProps',

@@ -20,6 +20,7 @@ export function promptedChat(
       beforeCreate();
       return request.engine;
     },
+    named: request.engine,
     defaultEngine,
     noun: 'chat',
     field: 'body',
