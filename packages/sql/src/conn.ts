@@ -32,27 +32,32 @@ export function toPgPlaceholders(sql: string): string {
   return out;
 }
 
-/** A pool (each statement on any connection) or one checked-out connection (inside a transaction). */
-export function pgConn(client: pg.Pool | pg.PoolClient): SqlConn {
+/**
+ * A pool (each statement on any connection) or one checked-out connection (inside a transaction).
+ * `queryTimeoutMs` replaces the pool's statement bound for these statements (migrations: hours).
+ */
+export function pgConn(client: pg.Pool | pg.PoolClient, options: { queryTimeoutMs?: number } = {}): SqlConn {
+  const bound = options.queryTimeoutMs === undefined ? {} : { query_timeout: options.queryTimeoutMs };
+  const query = (sql: string, params: readonly SqlParam[], rowMode?: 'array') =>
+    client.query({
+      text: toPgPlaceholders(sql),
+      values: params as SqlParam[],
+      ...(rowMode ? { rowMode } : {}),
+      ...bound,
+    });
   return {
     async all<T>(sql: string, params: readonly SqlParam[] = []): Promise<T[]> {
-      const result = await client.query(toPgPlaceholders(sql), params as SqlParam[]);
-      return result.rows as T[];
+      return (await query(sql, params)).rows as T[];
     },
     async rows(sql: string, params: readonly SqlParam[] = []): Promise<unknown[][]> {
-      const result = await client.query({
-        text: toPgPlaceholders(sql),
-        values: params as SqlParam[],
-        rowMode: 'array',
-      });
-      return result.rows as unknown[][];
+      return (await query(sql, params, 'array')).rows as unknown[][];
     },
     async run(sql: string, params: readonly SqlParam[] = []): Promise<number> {
-      const result = await client.query(toPgPlaceholders(sql), params as SqlParam[]);
-      return result.rowCount ?? 0;
+      return (await query(sql, params)).rowCount ?? 0;
     },
     async exec(sql: string): Promise<void> {
-      await client.query(sql);
+      // Without values: a simple query, which may hold several statements (a migration's DDL).
+      await client.query({ text: sql, ...bound });
     },
   };
 }

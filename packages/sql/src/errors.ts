@@ -34,6 +34,8 @@ const CONNECTION_MESSAGES = [
   // SQLSTATE 55000 (object_not_in_prerequisite_state) at connect: `ALTER DATABASE … ALLOW_CONNECTIONS false`
   // during maintenance. The code alone is too broad (it also names other refusals), so its message decides.
   'is not currently accepting connections',
+  // node-postgres's query_timeout (pg-pool.ts, PG_QUERY_TIMEOUT_MS): the connection stalled.
+  'Query read timeout',
 ];
 
 /** SQLite: another connection holds the write lock (the file is fine; try again shortly). */

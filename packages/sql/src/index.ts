@@ -27,6 +27,8 @@ export {
   APPLICATION_NAME,
   acquirePgPool,
   createPgPool,
+  PG_CONNECT_TIMEOUT_MS,
+  PG_QUERY_TIMEOUT_MS,
   type PgPoolLease,
   type PgPoolOptions,
   type PgPoolUse,

@@ -75,6 +75,9 @@ export async function applyMigrations(c: SqlConn, set: MigrationSet, now: string
   }
 }
 
+/** A migration's statements may take this long (the pool's bound, PG_QUERY_TIMEOUT_MS, is for requests). */
+const MIGRATION_QUERY_TIMEOUT_MS = 6 * 60 * 60 * 1000;
+
 /**
  * PostgreSQL: the schema (if any) is created first, then one transaction under an advisory lock applies what
  * is missing, so several processes starting at once apply each migration once. Retried while the database is
@@ -90,10 +93,11 @@ export async function migratePostgres(pool: pg.Pool, set: MigrationSet, schema?:
     );
   }
   await pgTransaction(pool, async (client) => {
-    await client.query("SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.' || $1))", [
-      set.lockKey,
-    ]);
-    await applyMigrations(pgConn(client), set, new Date().toISOString());
+    // Not the pool's statement bound: a migration may rewrite a large table, and another process's
+    // migration is waited for under the lock.
+    const conn = pgConn(client, { queryTimeoutMs: MIGRATION_QUERY_TIMEOUT_MS });
+    await conn.all("SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.' || ?))", [set.lockKey]);
+    await applyMigrations(conn, set, new Date().toISOString());
   });
 }
 

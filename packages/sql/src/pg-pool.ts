@@ -8,6 +8,8 @@ export interface PgPoolOptions {
   schema?: string;
   /** Connections in the pool; default 10. */
   max?: number;
+  /** How long a statement may go unanswered before its connection is dropped; default PG_QUERY_TIMEOUT_MS. */
+  queryTimeoutMs?: number;
 }
 
 /**
@@ -32,6 +34,18 @@ export function pgSessionOptions(schema: string | undefined): string {
   return settings.join(' ');
 }
 
+/**
+ * How long one statement may go unanswered before its connection is taken for broken: a connection that
+ * stalls (TCP open, no bytes: a partition, a failed-over primary whose packets are dropped) otherwise held
+ * its request until the kernel gave up on the socket, minutes later, and the pool filled with such
+ * connections. Timed out, the statement fails as a connection error (retried, then 503 with Retry-After) and
+ * the connection is dropped. Migrations, which may rewrite large tables, run without it (migratePostgres).
+ */
+export const PG_QUERY_TIMEOUT_MS = 30_000;
+
+/** How long opening a connection, or waiting for a free one of the pool, may take. */
+export const PG_CONNECT_TIMEOUT_MS = 10_000;
+
 /** Tells the server who is connected (pg_stat_activity.application_name): `agentlane` plus the PID. */
 export const APPLICATION_NAME = `agentlane-${process.pid}`;
 
@@ -47,6 +61,9 @@ export function createPgPool(options: PgPoolOptions): pg.Pool {
     options: pgSessionOptions(options.schema),
     max: options.max ?? 10,
     application_name: APPLICATION_NAME,
+    query_timeout: options.queryTimeoutMs ?? PG_QUERY_TIMEOUT_MS,
+    connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
+    keepAlive: true,
   });
   pool.on('error', () => {});
   pool.on('connect', (client) => {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { connect, createServer, type Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -73,6 +74,29 @@ describe.skipIf(!available)('PostgreSQL connections killed under the SQL layer',
     expect(uncaught).toEqual([]);
   });
 
+  // A probe stalled the database link (TCP open, no bytes): every request waited exactly as long as the stall,
+  // the kernel's retransmission timeout (minutes) being the only bound.
+  it('a connection that stalls is dropped after the statement bound and the work runs on a fresh one', async () => {
+    const proxy = await stallingProxy(Number(new URL(PG_URL).port || 5432));
+    const url = new URL(PG_URL);
+    url.host = `127.0.0.1:${proxy.port}`;
+    const lease = acquirePgPool({ url: url.toString(), schema, max: 2, queryTimeoutMs: 500, own: true });
+    try {
+      await lease.pool.query('CREATE TABLE IF NOT EXISTS stalls (id INTEGER PRIMARY KEY)');
+      // Connections open now go silent for good; connections made later pass.
+      proxy.stallOpen();
+      const before = proxy.made();
+      // BEGIN on the stalled idle connection times out; the transaction runs again on a new connection.
+      await pgTransaction(lease.pool, (client) => client.query('INSERT INTO stalls (id) VALUES (1)'));
+      expect(proxy.made()).toBeGreaterThan(before);
+      expect((await lease.pool.query('SELECT id FROM stalls')).rows).toEqual([{ id: 1 }]);
+    } finally {
+      await lease.release();
+      proxy.close();
+    }
+    expect(uncaught).toEqual([]);
+  }, 30_000);
+
   it('a transaction left idle (its process stopped) is ended by the server, its row lock freed; the holder sees an outage', async () => {
     const lease = acquirePgPool({ url: PG_URL, schema, max: 3 });
     try {
@@ -142,3 +166,44 @@ describe.skipIf(!available)('PostgreSQL connections killed under the SQL layer',
     }
   });
 });
+
+/** A TCP proxy to PostgreSQL whose open connections can be made to stall: kept open, nothing forwarded. */
+async function stallingProxy(target: number) {
+  const pairs: [Socket, Socket][] = [];
+  const all: [Socket, Socket][] = [];
+  let made = 0;
+  const server = createServer((client) => {
+    const upstream = connect(target, '127.0.0.1');
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', end).on('close', end);
+    upstream.on('error', end).on('close', end);
+    client.pipe(upstream).pipe(client);
+    pairs.push([client, upstream]);
+    all.push([client, upstream]);
+    made++;
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  return {
+    port: typeof address === 'object' && address ? address.port : 0,
+    made: () => made,
+    stallOpen() {
+      for (const [client, upstream] of pairs.splice(0)) {
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        client.pause();
+        upstream.pause();
+      }
+    },
+    close() {
+      for (const [client, upstream] of all) {
+        client.destroy();
+        upstream.destroy();
+      }
+      server.close();
+    },
+  };
+}

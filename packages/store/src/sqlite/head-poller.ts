@@ -53,7 +53,6 @@ export class HeadPoller {
     try {
       const version = Number(this.dataVersion.get());
       if (version === this.version) return;
-      this.version = version;
       this.heads ??= this.reader.prepare('SELECT thread_id, head FROM thread_heads');
       this.headReads++;
       for (const row of this.heads.all()) {
@@ -64,6 +63,8 @@ export class HeadPoller {
       }
       // After the heads: a run.canonicalized signal is heard after the rows it covers.
       this.readSignals();
+      // Only now: a read that failed (busy) is made again at the next tick, not skipped as seen.
+      this.version = version;
     } catch {
       // Busy or closing: the next tick tries again.
     }

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { sqliteConn } from '@agentlane/sql';
+import { isBusyError, RETRY_WINDOW_MS, retryBusy, retryTransient, sqliteConn } from '@agentlane/sql';
 import Database from 'better-sqlite3';
 import { applyStoreMigrations } from '../sql/migrate.js';
 import type {
@@ -59,7 +59,7 @@ export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
   const commits = new CommitHearing(writer, reader, pollMs, shared, signals);
 
   const inTransaction = async <T>(fn: (c: SqlConn) => Promise<T>): Promise<T> => {
-    writer.exec('BEGIN IMMEDIATE');
+    await beginImmediate(writer);
     announced = [];
     inserted = 0;
     try {
@@ -100,7 +100,9 @@ export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
     forShare: '',
     skipLocked: '',
     lower: UNICODE_LOWER,
-    read: (fn) => fn(r),
+    // A read waits on a lock only in rare moments (WAL recovery, a connection in exclusive locking mode):
+    // retried like a write's BEGIN, asynchronously, never in a synchronous busy wait.
+    read: (fn) => retryTransient(() => fn(r), { retryable: isBusyError }),
     transaction,
     migrate: (migrations: readonly Migration[]) =>
       transaction((c) => applyStoreMigrations(c, migrations, new Date().toISOString())),
@@ -119,7 +121,8 @@ export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
     // In-process hearing never starts late nor stops (the data_version poll reads the file itself).
     listening: async () => {},
     onListening: () => () => {},
-    isRetryable: (error) => (error as { code?: string } | null)?.code === 'SQLITE_BUSY',
+    // A lock that outlasted beginImmediate's window is not tried again (the caller gets it: 503).
+    isRetryable: (error) => isBusyError(error) && !(error instanceof LockWaitSpent),
     isUniqueViolation,
     close: async () => {
       commits.stop();
@@ -133,13 +136,40 @@ export function createSqliteBackend(path: string, pollMs = 25): SqlBackend {
   };
 }
 
+/**
+ * How long better-sqlite3 may wait for a lock inside one statement. It waits synchronously, holding the
+ * event loop (every request and stream of the process): at 10 s a write lock another process held (the
+ * sqlite3 shell, a backup) froze the server for 10 s per statement, retried into 20–30 s. Longer waits are
+ * asynchronous (beginImmediate, reads), up to RETRY_WINDOW_MS, then 503 with Retry-After.
+ */
+const SYNC_BUSY_MS = 20;
+
+/** A write lock still held by another connection when the wait for it was over. */
+class LockWaitSpent extends Error {
+  readonly code: string;
+  constructor(override readonly cause: unknown) {
+    super(`the SQLite database stayed locked by another connection for ${RETRY_WINDOW_MS / 1000} s`);
+    this.name = 'LockWaitSpent';
+    this.code = (cause as { code?: string } | null)?.code ?? 'SQLITE_BUSY';
+  }
+}
+
+/** BEGIN IMMEDIATE, waiting for another connection's write lock asynchronously within the retry window. */
+async function beginImmediate(writer: Database.Database): Promise<void> {
+  try {
+    await retryBusy(() => writer.exec('BEGIN IMMEDIATE'));
+  } catch (error) {
+    throw isBusyError(error) ? new LockWaitSpent(error) : error;
+  }
+}
+
 /** The write connection: WAL, synchronous=FULL, foreign keys on, checkpoints left to the checkpointer. */
 function openWriter(path: string): Database.Database {
   const writer = withUnicodeLower(new Database(path));
   writer.pragma('journal_mode = WAL');
   writer.pragma('synchronous = FULL');
   writer.pragma('foreign_keys = ON');
-  writer.pragma('busy_timeout = 10000');
+  writer.pragma(`busy_timeout = ${SYNC_BUSY_MS}`);
   // A multi-row INSERT inside a transaction keeps a statement journal (to undo just that statement if a row
   // breaks a constraint); on a temp file that was ~4 KB written per row through write(2), more bytes than the
   // WAL itself. In memory it costs a page copy. Only statement rollback uses it, never crash recovery.
@@ -164,7 +194,7 @@ function withUnicodeLower(db: Database.Database): Database.Database {
 /** The read connection: in WAL mode it sees only committed rows. */
 function openReader(path: string): Database.Database {
   const reader = withUnicodeLower(new Database(path));
-  reader.pragma('busy_timeout = 10000');
+  reader.pragma(`busy_timeout = ${SYNC_BUSY_MS}`);
   reader.pragma('query_only = ON');
   return reader;
 }
