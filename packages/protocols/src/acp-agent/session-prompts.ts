@@ -16,8 +16,8 @@ export class SessionPrompts {
   /** A prompt of the session begins: call before its run is created. */
   begin(sessionId: string): PromptEntry {
     const entry: PromptEntry = { cancelled: false };
-    let entries = this.#bySession.get(sessionId);
-    if (!entries) this.#bySession.set(sessionId, (entries = new Set()));
+    const entries = this.#bySession.get(sessionId) ?? new Set<PromptEntry>();
+    this.#bySession.set(sessionId, entries);
     entries.add(entry);
     return entry;
   }
