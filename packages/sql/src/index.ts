@@ -36,7 +36,13 @@ export {
   pgSessionOptions,
 } from './pg-pool.js';
 export { pgTransaction, pgTransactionOnce } from './pg-transaction.js';
-export { RETRY_WINDOW_MS, type RetryOptions, retryTransient } from './retry.js';
+export {
+  inDatabaseOutage,
+  OUTAGE_WINDOW_MS,
+  RETRY_WINDOW_MS,
+  type RetryOptions,
+  retryTransient,
+} from './retry.js';
 export { openSqliteSide, retryBusy } from './sqlite.js';
 export { isStorableText, storableText } from './text-column.js';
 export {

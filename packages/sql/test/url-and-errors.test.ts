@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   CommitOutcomeUnknownError,
+  inDatabaseOutage,
   isBusyError,
   isConnectionError,
   isDatabaseUnavailable,
@@ -86,6 +87,30 @@ describe('error classes', () => {
       ),
     ).rejects.toThrow(/refused/);
     expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('once work outlasted a window, the next waits the short outage window until something succeeds', async () => {
+    const refused = () => Object.assign(new Error('refused'), { code: 'ECONNREFUSED' });
+    await expect(
+      retryTransient(
+        async () => {
+          throw refused();
+        },
+        { windowMs: 100 },
+      ),
+    ).rejects.toThrow(/refused/);
+    expect(inDatabaseOutage()).toBe(true);
+    // The default window would be 15 s of attempts (about 35); in the outage it is OUTAGE_WINDOW_MS.
+    let attempts = 0;
+    await expect(
+      retryTransient(async () => {
+        attempts++;
+        throw refused();
+      }),
+    ).rejects.toThrow(/refused/);
+    expect(attempts).toBeLessThanOrEqual(6);
+    expect(await retryTransient(async () => 'back')).toBe('back');
+    expect(inDatabaseOutage()).toBe(false);
   });
 });
 
