@@ -5,11 +5,13 @@ Prints every frame of the thread's stream as one JSON line (unknown types too: a
 resuming after drops. While the server cannot be reached, answers with something that is not an event stream
 (a redirect, an HTML page) or answers 429/5xx, it says so on stderr (once per outage) and retries; all of these
 count towards --give-up-after. A frame that is not JSON is skipped with one line on stderr, and so is one this
-reader's schema refuses (a newer schemaVersion, an unknown field), though it is still printed.
+reader's schema refuses (a newer schemaVersion, an unknown field), though it is still printed. A row already
+printed (deliverySeq at or below the cursor) is not printed again; a server sending only such rows counts
+towards --give-up-after too. A line or event past 64 MiB ends the follow at once (exit 1).
 
 Exit status: 0 when the until-condition was met, or when --max-seconds ended a follow without one while the
 stream was being read; 1 when the server could not be reached for --give-up-after seconds (or at all: a name
-that does not resolve, TLS against plain HTTP), when --max-seconds ran out before the run was canonicalized or
+that does not resolve, TLS against plain HTTP, an SSE event past 64 MiB), when --max-seconds ran out before the run was canonicalized or
 while the server was unreachable, on an API error (unknown thread, the run not of this thread); 2 on a usage
 error; 130 on Ctrl-C.
 """

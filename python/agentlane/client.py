@@ -28,12 +28,14 @@ from .errors import (  # noqa: F401  (re-exported: callers import the errors fro
     _not_a_stream,
     _TRANSPORT,
     CUT,
+    EventTooLarge,
     _reason,
+    delivery_seq_of,
     retry_after_seconds,
 )
 from .events import StreamEvent
 from .frames import BadFrameHandler, decode_frame, type_frame, warn_on_stderr
-from .sse import SseMessage, SseParser
+from .sse import MAX_EVENT_BYTES, SseMessage, SseParser
 
 PREFIX = "/api/harness"
 
@@ -94,7 +96,8 @@ def _drop_none(d: dict) -> dict:
 
 
 class Client:
-    def __init__(self, base_url: str, *, token: str | None = None, timeout: float = 30.0, prefix: str = PREFIX):
+    def __init__(self, base_url: str, *, token: str | None = None, timeout: float = 30.0, prefix: str = PREFIX,
+                 max_event_bytes: int = MAX_EVENT_BYTES):
         # Messages show the URL redacted (a password in it is never printed) and never the token.
         shown = redact_url(base_url)
         try:
@@ -122,6 +125,7 @@ class Client:
         self.origin = f"{url.scheme}://{url.netloc}"
         self._prefix = prefix
         self._token, self._timeout = token, timeout
+        self.max_event_bytes = max_event_bytes  # an SSE line or event past it raises EventTooLarge (sse.py)
 
     # -- plumbing
 
@@ -376,7 +380,7 @@ class Client:
             not_a_stream = _not_a_stream(resp.status, resp.getheader("content-type"), resp.getheader("location"))
             if not_a_stream:
                 raise NotAStream(self.origin, not_a_stream)
-            parser = SseParser()
+            parser = SseParser(self.max_event_bytes, source=self.origin)
             last_id: str | None = None
             while True:
                 if deadline is not None:
@@ -398,7 +402,12 @@ class Client:
                     if resp.watch.cut or (resp.length or 0) > 0:
                         raise StreamInterrupted(self.origin, CUT, last_event_id=last_id)
                     return
-                for message in parser.feed(chunk):
+                try:
+                    messages = parser.feed(chunk)
+                except EventTooLarge as error:
+                    error.last_event_id, error.delivery_seq = last_id, delivery_seq_of(last_id)
+                    raise
+                for message in messages:
                     yield message
                     last_id = message.id
         finally:

@@ -18,6 +18,18 @@ class ApiError(Exception):
         self.retry_after: float | None = None  # seconds, from a Retry-After header (429, 503)
 
 
+MAX_SAFE_INTEGER = 2**53 - 1  # JavaScript's Number.MAX_SAFE_INTEGER: the largest deliverySeq a server can count to
+
+
+def delivery_seq_of(text: str | None) -> int | None:
+    """An SSE `id:` as a deliverySeq: plain decimal digits (no sign, no leading zero, ASCII only: `'²'.isdigit()`
+    is True and int() of 5,000 digits raises) up to MAX_SAFE_INTEGER; None for anything else."""
+    if not text or len(text) > 16 or not text.isascii() or not text.isdigit() or (text[0] == "0" and text != "0"):
+        return None
+    value = int(text)
+    return value if value <= MAX_SAFE_INTEGER else None
+
+
 class TransportError(ConnectionError):
     """The server could not be reached, or the connection failed before the response was whole.
 
@@ -41,8 +53,8 @@ class StreamInterrupted(TransportError):
 
     def __init__(self, url: str, reason: str, *, cause: BaseException | None = None,
                  last_event_id: str | None = None) -> None:
-        seq = int(last_event_id) if last_event_id is not None and last_event_id.isdigit() else None
-        super().__init__(url, reason, cause=cause, delivery_seq=seq, last_event_id=last_event_id)
+        super().__init__(url, reason, cause=cause, delivery_seq=delivery_seq_of(last_event_id),
+                         last_event_id=last_event_id)
         self.args = (f"stream from {url} interrupted: {reason}"
                      + (f" (last id {last_event_id})" if last_event_id is not None else ""),)
 
@@ -56,6 +68,29 @@ class NotAStream(TransportError):
     def __init__(self, url: str, reason: str) -> None:
         super().__init__(url, reason)
         self.args = (f"{url} did not answer with an event stream: {reason}",)
+
+
+class RepeatedRows(TransportError):
+    """A thread stream sent rows at or below the cursor already delivered, and nothing new: deliverySeq is
+    strictly increasing on a correct server, so it ignored the cursor. Not permanent: a follower backs off and
+    counts it towards `give_up_after` like an outage."""
+
+    def __init__(self, url: str, cursor: int) -> None:
+        super().__init__(url, f"only rows already delivered (deliverySeq <= {cursor})")
+        self.args = (f"{url} sent only rows already delivered (deliverySeq <= {cursor}), nothing new",)
+
+
+class EventTooLarge(TransportError):
+    """The stream sent a line, or one event's data, longer than the reader's bound (`limit` bytes).
+
+    Permanent: the row that carries it comes again on every resume from the same cursor, so retrying only
+    reads it again (a hostile or broken server; the reader raises this instead of buffering without end)."""
+
+    def __init__(self, url: str, limit: int) -> None:
+        super().__init__(url, f"an event longer than {limit} bytes (max_event_bytes)", permanent=True)
+        self.limit = limit
+        self.args = (f"{url} sent an event-stream line or event longer than {limit} bytes "
+                     f"(the reader's limit, max_event_bytes); not read further",)
 
 
 def _reason(error: BaseException) -> tuple[str, bool]:
@@ -130,7 +165,7 @@ def retry_after_seconds(value: str | None) -> float | None:
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
+    if value.isascii() and value.isdigit():  # float('²') raises
         return float(value)
     try:
         when = email.utils.parsedate_to_datetime(value)

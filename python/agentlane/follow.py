@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 from .client import ApiError, Client, StreamInterrupted, TransportError
-from .events import Delivered, RunCanonicalized, StreamClosing, StreamEvent
+from .errors import MAX_SAFE_INTEGER, RepeatedRows, delivery_seq_of
+from .events import WIRE_ONLY_SHAPES, Delivered, RunCanonicalized, StreamClosing, StreamEvent
 from .frames import BadFrameHandler, decode_frame, type_frame, warn_on_stderr
 from .unavailable import MAX_RETRY_AFTER_S, ServerUnavailable, retryable
 
@@ -19,7 +20,8 @@ class FollowStats:
     frames: int = 0
     skipped: int = 0  # frames of a type this reader does not know, and frames it could not use
     bad_frames: int = 0  # of those: not JSON, no type, or breaking this reader's schema (newer, unknown field)
-    last_event_id: int = 0
+    last_event_id: int = 0  # the cursor: the highest deliverySeq received; never goes back
+    repeats: int = 0  # rows at or below the cursor a server sent again: skipped, not yielded, not progress
     failures: int = 0  # consecutive failed connections (reset by progress: a delivered row)
     last_error: TransportError | None = None  # set while the latest connection failed, None once frames arrive
 
@@ -62,6 +64,11 @@ def follow_thread(
     plain HTTP), when the failures have gone on for `give_up_after` seconds, or when `max_connections` is
     used up and the last one failed. At `stop_at` it returns, also while failing: `stats.last_error` then
     says the server was not reachable. Any other ApiError (a 4xx, e.g. an unknown thread) is raised at once.
+
+    A row at or below the cursor (its deliverySeq or own `id:`) is skipped: not yielded, not progress; a
+    connection with repeats and no new row is a failure (RepeatedRows). An `id:` that is no deliverySeq is
+    skipped as a bad frame, never the cursor. An SSE line or event past the client's `max_event_bytes` raises
+    EventTooLarge at once (permanent: the same row would come again on every resume).
     """
     stats = stats or FollowStats()
     stats.last_event_id = after
@@ -70,6 +77,11 @@ def follow_thread(
     failing_since: float | None = None
 
     idle_ends = 0  # connections in a row that ended cleanly without a delivered row
+
+    def skip_bad(frame_id: str | None, why: str) -> None:
+        stats.skipped += 1
+        stats.bad_frames += 1
+        report_bad(frame_id, why)
 
     def progress() -> None:
         nonlocal failing_since, idle_ends
@@ -95,19 +107,36 @@ def follow_thread(
                                                 deadline=stop_at)
                 )
                 first = False
+                seen_id: str | None = None  # the previous message's id: the parser repeats it on those without one
+                fresh = repeats = 0  # rows past the cursor / at or below it, on this connection
                 for message in messages:
                     stats.frames += 1
-                    stats.last_error = None  # this connection works; backoff waits for real progress
-                    if message.id and message.id.isdigit():
-                        stats.last_event_id = int(message.id)  # a skipped row is still delivered: don't ask again
+                    shown_id = None if message.id is None else message.id[:40]  # a hostile id may be megabytes
+                    own_id = message.id if message.id and message.id != seen_id else None
+                    seen_id = message.id
                     frame, why = decode_frame(message.data)
+                    seqs, bad = _cursor_of(own_id, frame)
+                    if bad is not None:
+                        skip_bad(shown_id, bad)
+                        continue
+                    if seqs and min(seqs) <= stats.last_event_id:  # delivered already: not again, no progress
+                        stats.repeats += 1
+                        repeats += 1
+                        if not fresh:  # only repeats on this connection: their time counts towards give-up
+                            now = time.monotonic()
+                            failing_since = now if failing_since is None else failing_since
+                            if give_up_after is not None and now - failing_since >= give_up_after:
+                                raise RepeatedRows(client.origin, stats.last_event_id)
+                        continue
+                    if seqs:
+                        fresh += 1
+                        stats.last_event_id = max(seqs)  # a skipped row is still delivered: don't ask again
+                    stats.last_error = None  # this connection works; backoff waits for real progress
                     if why is None and on_frame is not None:
                         on_frame(frame)
                     typed, why = (None, why) if why else type_frame(frame, check=check)
                     if why is not None:
-                        stats.skipped += 1
-                        stats.bad_frames += 1
-                        report_bad(message.id, why)
+                        skip_bad(shown_id, why)
                         continue
                     if typed is None:
                         stats.skipped += 1
@@ -127,13 +156,15 @@ def follow_thread(
                     # at once every time must not be asked again 20 times a second.
                     idle_ends += 1  # reset by progress(): after a delivered row this is 1, the base backoff
                     retry_s = min(max_backoff_s, backoff_s * 2 ** (idle_ends - 1))
+                if repeats and not fresh:  # a failure: counts towards give_up_after, backed off
+                    raise RepeatedRows(client.origin, stats.last_event_id)
             except ApiError as error:
                 if not retryable(error):
                     raise
                 raise ServerUnavailable(client.origin, error) from error
         except TransportError as error:  # a dropped or refused connection: resume from the last id
             now = time.monotonic()
-            if now - opened_at >= healthy_after_s:
+            if now - opened_at >= healthy_after_s and not isinstance(error, RepeatedRows):
                 progress()  # it was a working stream for a while before it dropped
             error.delivery_seq = stats.last_event_id
             stats.failures += 1
@@ -157,6 +188,28 @@ def follow_thread(
         if stop_at is not None:
             retry_s = max(0.0, min(retry_s, stop_at - time.monotonic()))
         time.sleep(retry_s)
+
+
+def _cursor_of(own_id: str | None, frame: Any) -> tuple[list[int], str | None]:
+    """The deliverySeqs a message claims (its own `id:`, a row's deliverySeq), or why it cannot be used.
+
+    deliverySeq is per thread, strictly increasing and gap-free, and a row's `id:` is it: a row at or below the
+    cursor was delivered already (a server ignoring Last-Event-ID), and an id that is no deliverySeq must not
+    become the cursor (an absurdly large one would skip every later row)."""
+    seqs = []
+    if own_id is not None:
+        seq = delivery_seq_of(own_id)
+        if seq is None:
+            return [], f"its id is not a deliverySeq (decimal up to {MAX_SAFE_INTEGER}): not taken as the cursor"
+        seqs.append(seq)
+    if isinstance(frame, dict) and frame.get("type") in WIRE_ONLY_SHAPES:
+        return [], None  # stream.opened, run.status, ...: not rows, neither repeated nor a cursor
+    value = frame.get("deliverySeq") if isinstance(frame, dict) else None
+    if type(value) is int:
+        if not 1 <= value <= MAX_SAFE_INTEGER:
+            return [], f"deliverySeq {str(value)[:24]} is out of range (1 to {MAX_SAFE_INTEGER})"
+        seqs.append(value)
+    return seqs, None
 
 
 @dataclass

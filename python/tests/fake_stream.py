@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import http.server
 import json
+import re
 import threading
 
 OPENED = {"type": "stream.opened", "threadId": "t", "after": 0, "headDeliverySeq": 1}
@@ -34,13 +35,18 @@ def answer(status: int, body: str = "", **headers: str) -> tuple:
     return (status, {"content-type": "application/json", **{k.replace("_", "-"): v for k, v in headers.items()}}, body)
 
 
+def after(body: str, cursor: int) -> str:
+    """The events of an SSE body a correct server sends after `cursor` (`id:` = deliverySeq)."""
+    return "\n\n".join(e for e in body.split("\n\n") if not (m := re.match(r"id: (\d+)\n", e)) or int(m[1]) > cursor)
+
+
 def cut_after(body: str) -> tuple:
     """A stream that promises more than it sends, then closes: the follower sees a drop."""
     return (200, {"content-type": "text/event-stream", "content-length": str(len(body.encode()) + 1000)}, body)
 
 
 class FakeStreamServer:
-    def __init__(self, modes: dict[str, list[tuple]]) -> None:
+    def __init__(self, modes: dict[str, list[tuple]], *, resume: bool = True) -> None:
         self.modes, self.connections = modes, {name: 0 for name in modes}
         server = self
 
@@ -60,6 +66,9 @@ class FakeStreamServer:
                 script = server.modes.get(mode, [answer(404, '{"error":{"code":"not_found","message":"no"}}')])
                 n = server.connections[mode] = server.connections.get(mode, 0) + 1
                 status, headers, body = script[min(n, len(script)) - 1]
+                cursor = self.headers.get("last-event-id") or ""
+                if resume and headers.get("content-type") == "text/event-stream" and cursor.isdigit():
+                    body = after(body, int(cursor))
                 data = body.encode()
                 self.send_response(status)
                 for name, value in {"content-length": str(len(data)), **headers, "connection": "close"}.items():

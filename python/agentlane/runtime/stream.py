@@ -34,7 +34,7 @@ def stream_sse(url: str, headers: dict[str, str], body: dict, *, timeout: float 
         raise ModelError(resp.status, text[:500])
 
     def messages() -> Iterator[SseMessage]:
-        parser = SseParser()
+        parser = SseParser(source=f"{parts.scheme}://{parts.netloc}")
         try:
             while True:
                 data = resp.read1(65536)
