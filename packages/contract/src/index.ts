@@ -1,3 +1,4 @@
+export { ARTIFACT_REF_PATHS, artifactRefsOf } from './artifact-refs.js';
 export {
   AUDIT_RECORD_VERSION,
   AUDIT_RECORD_VERSION_HISTORY,

@@ -41,9 +41,10 @@ export async function protocolThread(
   principal: Principal,
   request: ProtocolThreadRequest,
 ): Promise<ThreadRecord> {
+  // Before the lookup: a thread outside the token's scope gets the same 403 whether it exists or not.
+  assertThreadAccess(principal, request.threadId);
   const existing = await ctx.store.getThread(request.threadId);
   if (existing) {
-    assertThreadAccess(principal, existing.threadId);
     // A thread keeps the engine it was started on: a request naming another one would otherwise be answered
     // by the thread's engine without a word, which the client (a model picker) cannot tell from its own.
     const { named } = request;

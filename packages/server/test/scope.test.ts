@@ -120,6 +120,87 @@ describe('artifacts are readable only within the threads of the token', () => {
   });
 });
 
+describe('an artifact id the model wrote is no reference', () => {
+  // A probe had its own model add `"id": "sha256-<another thread's artifact>"` to a tool call: the id then sat
+  // in a tool event of its thread as a JSON object's "id", which the old LIKE match took for an ArtifactRef.
+  it('an id in a tool call input grants nothing; an outputArtifact of a tool.completed does', async () => {
+    const ref = await t.store.putArtifact(new TextEncoder().encode('board minutes'), 'text/plain');
+    const other = await t.store.putArtifact(new TextEncoder().encode('tool output'), 'text/plain');
+    const { run } = await t.store.createRun({ threadId: 'thr-bob-1', prompt: 'p' });
+    const base = {
+      schemaVersion: SCHEMA_VERSION,
+      runId: run.runId,
+      threadId: 'thr-bob-1',
+      turnId: 'turn_1',
+      ts: new Date().toISOString(),
+      identity: { provider: 'scripted' },
+    };
+    const events = [
+      {
+        ...base,
+        eventId: `${run.runId}:call`,
+        seq: 1,
+        kind: 'tool.started',
+        payload: {
+          toolCallId: 'c1',
+          name: 'list_files',
+          input: { path: '.', id: ref.id, artifact: { id: ref.id } },
+        },
+      },
+      {
+        ...base,
+        eventId: `${run.runId}:done`,
+        seq: 2,
+        kind: 'tool.completed',
+        payload: {
+          toolCallId: 'c1',
+          status: 'completed',
+          output: { artifact: { id: ref.id } },
+          outputArtifact: { artifact: other, preview: 'tool', truncated: true },
+        },
+      },
+    ] as CanonicalEvent[];
+    await t.store.appendEvents(
+      'thr-bob-1',
+      events.map((event) => ({ event })),
+      true,
+    );
+    const read = (id: string) => fetch(`${t.api}/artifacts/${id}`, { headers: bearer(BOB) });
+    expect((await read(ref.id)).status).toBe(404);
+    expect((await read(other.id)).status).toBe(200);
+  });
+});
+
+describe('runs and child sessions of other tokens', () => {
+  it("a 403 for another token's run names the run, not its thread", async () => {
+    const { run } = await t.store.createRun({ threadId: 'thr-bob-1', prompt: 'p' });
+    const res = await fetch(`${t.api}/runs/${run.runId}`, { headers: bearer(ALICE) });
+    expect(res.status).toBe(403);
+    const { error } = (await readJson(res)) as { error: { message: string } };
+    expect(error.message).toContain(run.runId);
+    expect(error.message).not.toContain('thr-bob-1');
+  });
+
+  // A scoped token was refused its own thread's sub-agent (`<thread>:task:<id>`): the raw child id is in no
+  // token's list. A thread of its own whose id only starts with another's and a colon is still its own.
+  it("reaches its own thread's child sessions, not another's, nor a thread whose id starts like its own", async () => {
+    await t.store.createThread({
+      threadId: 'thr-alice-1:task:owned-elsewhere',
+      engine: 'scripted',
+      title: null,
+      workDir: null,
+      metadata: {},
+    });
+    const audit = (id: string, token: string) =>
+      fetch(`${t.api}/sessions/${id}/audit`, { headers: bearer(token) });
+    // No ledger on this server: past the access check the answer is 404.
+    expect((await audit('thr-alice-1:task:call_1', ALICE)).status).toBe(404);
+    expect((await audit('thr-alice-1:task:call_1', BOB)).status).toBe(403);
+    expect((await audit('thr-alice-1:task:owned-elsewhere', ALICE)).status).toBe(403);
+    expect((await audit('thr-alice-1:task:owned-elsewhere', ADMIN)).status).toBe(404);
+  });
+});
+
 describe('workspace root', () => {
   const create = (workDir: string) =>
     postJson(`${t.api}/sessions`, { engine: 'scripted', workDir }, bearer(ADMIN));

@@ -1,11 +1,10 @@
 import { type AuditableCall, AuditPageSchema } from '@agentlane/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { assertThreadAccess } from '../auth.js';
 import type { ServerContext } from '../context.js';
 import { HttpError, quote } from '../errors.js';
 import { ErrorSchema, SessionId } from '../schemas.js';
-import { assertSessionExists } from './session-lookup.js';
+import { assertSessionAccess, assertSessionExists } from './session-lookup.js';
 
 /** What the audit route reads (an @agentlane/ledger AuditLedger fits); structural so the server needs no ledger dependency. */
 export interface AuditReader {
@@ -37,7 +36,7 @@ export const auditRoutes =
         },
       },
       async (request) => {
-        assertThreadAccess(request.principal, request.params.id);
+        await assertSessionAccess(ctx.store, request.principal, request.params.id);
         if (!reader) throw new HttpError('not_found', 'the audit ledger is not enabled on this server');
         const id = request.params.id;
         await assertSessionExists(

@@ -9,12 +9,11 @@ import {
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import { assertThreadAccess } from '../auth.js';
 import type { ServerContext } from '../context.js';
 import { codeForStatus, ERROR_STATUS, escapeUnsafe, HttpError, notFound } from '../errors.js';
 import { ErrorSchema, SessionId } from '../schemas.js';
 import { checkpointHandlers, type HttpAnswer } from './checkpoint-handlers.js';
-import { sessionExists } from './session-lookup.js';
+import { assertSessionAccess, sessionExists } from './session-lookup.js';
 
 // The checkpoint routes of issue 8. The handlers (checkpoint-handlers.ts) are framework-free; this file
 // only binds them to Fastify, auth and the OpenAPI document.
@@ -95,7 +94,7 @@ export const checkpointRoutes =
         },
       },
       async (request, reply) => {
-        assertThreadAccess(request.principal, request.params.id);
+        await assertSessionAccess(ctx.store, request.principal, request.params.id);
         const { id } = request.params;
         return send(reply, await (await enabled(id)).list(id, request.query), 'query');
       },
@@ -116,7 +115,7 @@ export const checkpointRoutes =
         },
       },
       async (request, reply) => {
-        assertThreadAccess(request.principal, request.params.id);
+        await assertSessionAccess(ctx.store, request.principal, request.params.id);
         const { id, checkpointId } = request.params;
         return send(reply, await (await enabled(id)).get(id, checkpointId), 'params');
       },

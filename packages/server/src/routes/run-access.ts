@@ -1,7 +1,7 @@
 import { StoreError } from '@agentlane/store';
 import type { Static } from 'typebox';
 import type { Principal } from '../auth.js';
-import { assertThreadAccess } from '../auth.js';
+import { canAccessThread } from '../auth.js';
 import type { ServerContext } from '../context.js';
 import { HttpError, notFound, quote } from '../errors.js';
 import type { CreateRunBody } from '../schemas.js';
@@ -86,7 +86,9 @@ export async function createRunFor(
 export async function loadRun(ctx: ServerContext, principal: Principal, runId: string) {
   const run = await ctx.store.getRun(runId);
   if (!run) throw notFound('run', runId, 'params.id');
-  assertThreadAccess(principal, run.threadId);
+  // The 403 names the run the request named, not its thread: that would tell another token's thread id.
+  if (!canAccessThread(principal, run.threadId))
+    throw new HttpError('forbidden', `this token is not allowed to access run ${quote(runId)}`, 'params.id');
   return run;
 }
 

@@ -1,4 +1,5 @@
 import type { ThreadRecord } from '@agentlane/store';
+import { assertThreadAccess, canAccessThread, type Principal } from '../auth.js';
 import type { ServerContext } from '../context.js';
 import { notFound } from '../errors.js';
 
@@ -43,4 +44,16 @@ export async function sessionExists(
   if (parents.length === 0 || (await store.listThreads({ threadIds: parents, limit: 1 })).items.length === 0)
     return false;
   return childHasRows ? await childHasRows() : true;
+}
+
+/**
+ * Access to a session id of the audit and checkpoint routes: a thread the token may use, or a child session
+ * (`<thread>:…`, see assertSessionExists) under one. A thread of its own whose id merely starts with another
+ * thread's id and a colon is that thread, not a child: only its own scope opens it.
+ */
+export async function assertSessionAccess(store: Store, principal: Principal, id: string): Promise<void> {
+  if (canAccessThread(principal, id)) return;
+  const parents = [...id.matchAll(/:/g)].map((m) => id.slice(0, m.index)).filter((p) => p !== '');
+  if (parents.some((p) => canAccessThread(principal, p)) && !(await store.getThread(id))) return;
+  assertThreadAccess(principal, id);
 }

@@ -1,10 +1,37 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'vitest';
+import type { EventWrite } from '../../src/index';
 import type { SuiteContext } from './context';
 
 /** ArtifactStore: content-addressed artifacts, inline and chunked. */
 export function artifactTests(s: SuiteContext): void {
-  const { test, code } = s;
+  const { test, code, newThread, newRun, event } = s;
+
+  test('artifactInThreads: only an ArtifactRef where the contract puts one refers to an artifact', async ({
+    store,
+  }) => {
+    const ref = await store.putArtifact(new TextEncoder().encode('referenced'), 'text/plain');
+    const named = await store.putArtifact(new TextEncoder().encode('only named'), 'text/plain');
+    const threadId = await newThread();
+    const runId = await newRun(threadId);
+    const refer = event(threadId, runId, 1);
+    const name = event(threadId, runId, 2);
+    const write = [
+      { event: { ...refer.event, kind: 'artifact.created', payload: { artifact: ref } } },
+      // A model's tool call carrying the other id as a JSON object's "id": content, not a reference.
+      {
+        event: {
+          ...name.event,
+          kind: 'tool.started',
+          payload: { toolCallId: 'c1', name: 'x', input: { id: named.id, artifact: { id: named.id } } },
+        },
+      },
+    ] as EventWrite[];
+    await store.appendEvents(threadId, write, true);
+    expect(await store.artifactInThreads(ref.id, [threadId])).toBe(true);
+    expect(await store.artifactInThreads(named.id, [threadId])).toBe(false);
+    expect(await store.artifactInThreads(ref.id, [await newThread()])).toBe(false);
+  });
 
   test('artifacts: content-addressed by sha256 and stored once', async ({ store }) => {
     const content = new TextEncoder().encode('a large tool output\n'.repeat(1000));

@@ -20,7 +20,11 @@ beforeAll(async () => {
   if (skip) return;
   const webRoot = await buildOnce();
   serve = await startBuiltinServe(webRoot, (request) =>
-    request.lastUserPrompt === 'BIGCODE' ? { text: bigAnswer } : { text: `echo: ${request.lastUserPrompt}` },
+    request.lastUserPrompt === 'BIGCODE'
+      ? { text: bigAnswer }
+      : request.lastUserPrompt === 'LONGWORD'
+        ? { text: `start ${'w'.repeat(20_000)} end` }
+        : { text: `echo: ${request.lastUserPrompt}` },
   );
   browser = await launch();
 }, 180_000);
@@ -86,6 +90,23 @@ describe.skipIf(skip)('fixes for the outside probe', { timeout: 180_000 }, () =>
     const message = page.locator('.message.assistant');
     await message.locator('pre', { hasText: `line ${LINES - 1}` }).waitFor({ timeout: 60_000 });
     expect(await page.locator('[data-testid="message-truncated"]').count()).toBe(0);
+    await page.close();
+  });
+
+  // A later probe: a 20,000-character word ran 213,574 px wide in a 1,085 px column, clipped, unreachable.
+  it('breaks a word longer than the column instead of running it off the side', async () => {
+    const threadId = await serve.createThread();
+    await serve.prompt(threadId, 'LONGWORD');
+    await serve.waitForStatus(threadId, 'done');
+    const page = await browser.context.newPage();
+    await page.goto(`${serve.url}/#/t/${threadId}`);
+    const text = page.locator('.message.assistant .markdown', { hasText: 'end' });
+    await text.waitFor({ timeout: 60_000 });
+    const { scroll, client } = await text.evaluate((el) => ({
+      scroll: el.scrollWidth,
+      client: el.clientWidth,
+    }));
+    expect(scroll).toBeLessThanOrEqual(client);
     await page.close();
   });
 });

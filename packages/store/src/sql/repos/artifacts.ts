@@ -1,4 +1,4 @@
-import type { ArtifactRef } from '@agentlane/contract';
+import { ARTIFACT_REF_PATHS, type ArtifactRef } from '@agentlane/contract';
 import type { ArtifactStore, OpenArtifact } from '../../roles/artifacts.js';
 import { StoreError } from '../../store.js';
 import { openArtifactRow, putChunkedArtifact } from '../artifact-chunks.js';
@@ -39,18 +39,31 @@ export class SqlArtifacts implements ArtifactStore {
   async artifactInThreads(id: string, threadIds: readonly string[]): Promise<boolean> {
     if (typeof id !== 'string' || !ARTIFACT_ID.test(id) || threadIds.length === 0) return false;
     const ids = threadIds.map(() => '?').join(', ');
-    // An id is 'sha256-' and 64 hex digits: nothing LIKE treats specially. Only an ArtifactRef's own `"id":"…"`
-    // matches: the same text inside a string value (a prompt naming another thread's id) has its quotes escaped.
+    // Only where the contract puts an ArtifactRef (ARTIFACT_REF_PATHS): the same id anywhere else in an event
+    // (a tool call's input the model filled in, a prompt's text) is not a reference and grants nothing. The
+    // LIKE (an id is 'sha256-' and 64 hex digits: nothing LIKE treats specially) spares parsing the rows
+    // that cannot match.
+    const refs = Object.entries(ARTIFACT_REF_PATHS).flatMap(([kind, paths]) =>
+      paths.map((path) => ({ sql: `(kind = ? AND ${this.jsonText(path)} = ?)`, params: [kind, id] })),
+    );
     const row = await this.ctx.db.read((c) =>
       one(
         c,
         `SELECT 1 AS x FROM canonical_events WHERE thread_id IN (${ids}) AND event LIKE ?
+           AND (${refs.map((r) => r.sql).join(' OR ')})
          UNION ALL SELECT 1 AS x FROM source_frame_raw r JOIN runs ON runs.run_id = r.run_id
            WHERE runs.thread_id IN (${ids}) AND r.artifact_id = ? LIMIT 1`,
-        [...threadIds, `%"id":"${id}"%`, ...threadIds, id],
+        [...threadIds, `%${id}%`, ...refs.flatMap((r) => r.params), ...threadIds, id],
       ),
     );
     return row !== undefined;
+  }
+
+  /** The text at a JSON path of a row's `event`, in the backend's dialect. */
+  private jsonText(path: readonly string[]): string {
+    return this.ctx.db.dialect === 'postgres'
+      ? `(event::json #>> '{${path.join(',')}}')`
+      : `json_extract(event, '$.${path.join('.')}')`;
   }
 
   async putArtifactStream(
