@@ -1,12 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  DEFAULT_APPROVAL_TIMEOUT_MS,
-  DEFAULT_CANCEL_GRACE_MS,
-  DEFAULT_ENGINE_IDLE_MS,
-  DEFAULT_MAX_CONCURRENT_RUNS,
-} from '@agentlane/lane';
 import jsonc from 'jsonc-parser';
 import type { LevelWithSilent } from 'pino';
 import { type Static, Type } from 'typebox';
@@ -14,6 +8,7 @@ import { Compile } from 'typebox/schema';
 import { ADAPTERS, type AdapterType } from './adapters.js';
 import { CliError } from './cli-error.js';
 import { LOG_LEVELS, parseLogLevel } from './logging.js';
+import { APPROVAL_TIMEOUT_MAX_MS, runSettings } from './run-settings.js';
 
 const EngineEntry = Type.Object(
   {
@@ -26,9 +21,6 @@ const EngineEntry = Type.Object(
   // The rest are the adapter's own options, checked by the adapter.
   { additionalProperties: true },
 );
-
-/** The longest approval timeout a setting may ask for: a week. */
-const APPROVAL_TIMEOUT_MAX_MS = 7 * 24 * 3_600_000;
 
 const TokenEntry = Type.Object(
   {
@@ -95,6 +87,8 @@ export const ConfigFile = Type.Object(
     cancelGraceMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 3_600_000 })),
     /** An engine session unused this long is closed; the next run reopens it (default 600000 ms; 0: never). */
     engineIdleMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400_000 })),
+    /** A turn whose engine emits nothing this long fails, its session closed (default 3600000 ms; 0: never). */
+    turnIdleMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 7 * 86_400_000 })),
   },
   { additionalProperties: false },
 );
@@ -137,6 +131,8 @@ export interface ServeConfig {
   cancelGraceMs: number;
   /** An engine session no run used for this many ms is closed; 0: never. */
   engineIdleMs: number;
+  /** A turn whose engine emits nothing for this many ms (nobody being asked) fails; 0: never. */
+  turnIdleMs: number;
 }
 
 export interface ServeFlags {
@@ -154,6 +150,7 @@ export interface ServeFlags {
   approvalTimeoutMs?: string;
   cancelGraceMs?: string;
   engineIdleMs?: string;
+  turnIdleMs?: string;
   workspaceRoot?: string;
 }
 
@@ -217,14 +214,6 @@ function parsePort(value: string, source: string): number {
 }
 
 /** An integer option from a flag or the environment, within the bounds the config file schema allows. */
-export function parseCount(value: string, source: string, min: number, max: number): number {
-  const n = /^[0-9]+$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < min || n > max) {
-    throw new CliError(`${source} must be an integer from ${min} to ${max}, got "${value}"`);
-  }
-  return n;
-}
-
 function parseTokens(value: string): ConfigFile['tokens'] {
   // AGENTLANE_TOKENS: comma-separated tokens scoped to all threads (use the config file for scoped ones).
   const tokens = value
@@ -238,104 +227,6 @@ function parseTokens(value: string): ConfigFile['tokens'] {
       throw new CliError(`AGENTLANE_TOKENS: token ${i + 1} is shorter than 16 characters`);
     return { token, threads: '*' as const, name: `env-token-${i + 1}` };
   });
-}
-
-/**
- * The run settings (slots, leases, shutdown grace, approval timeout): flag > environment > config file >
- * default, each checked like the config file checks it.
- */
-function runSettings(
-  flags: ServeFlags,
-  env: NodeJS.ProcessEnv,
-  file: ConfigFile,
-): Pick<
-  ServeConfig,
-  | 'maxConcurrentRuns'
-  | 'runLeaseMs'
-  | 'runLeaseRenewMs'
-  | 'shutdownGraceMs'
-  | 'approvalTimeoutMs'
-  | 'cancelGraceMs'
-  | 'engineIdleMs'
-> {
-  const count = (
-    flag: string | undefined,
-    flagName: string,
-    envName: string,
-    fromConfig: number | undefined,
-    fallback: number,
-    [min, max]: [number, number],
-  ): number =>
-    flag !== undefined
-      ? parseCount(flag, flagName, min, max)
-      : env[envName] !== undefined
-        ? parseCount(env[envName] as string, envName, min, max)
-        : (fromConfig ?? fallback);
-  const runLeaseMs = count(
-    flags.runLeaseMs,
-    '--run-lease-ms',
-    'AGENTLANE_RUN_LEASE_MS',
-    file.runLeaseMs,
-    10_000,
-    [200, 3_600_000],
-  );
-  const runLeaseRenewMs = count(
-    flags.runLeaseRenewMs,
-    '--run-lease-renew-ms',
-    'AGENTLANE_RUN_LEASE_RENEW_MS',
-    file.runLeaseRenewMs,
-    Math.min(2000, Math.floor(runLeaseMs / 5)),
-    [50, 1_800_000],
-  );
-  if (runLeaseRenewMs * 2 > runLeaseMs)
-    throw new CliError(
-      `the run lease renewal (${runLeaseRenewMs} ms) must be at most half the lease (${runLeaseMs} ms)`,
-    );
-
-  return {
-    maxConcurrentRuns: count(
-      flags.maxConcurrentRuns,
-      '--max-concurrent-runs',
-      'AGENTLANE_MAX_CONCURRENT_RUNS',
-      file.maxConcurrentRuns,
-      DEFAULT_MAX_CONCURRENT_RUNS,
-      [1, 1000],
-    ),
-    runLeaseMs,
-    runLeaseRenewMs,
-    shutdownGraceMs: count(
-      flags.shutdownGraceMs,
-      '--shutdown-grace-ms',
-      'AGENTLANE_SHUTDOWN_GRACE_MS',
-      file.shutdownGraceMs,
-      8000,
-      [0, 3_600_000],
-    ),
-    approvalTimeoutMs: count(
-      flags.approvalTimeoutMs,
-      '--approval-timeout-ms',
-      'AGENTLANE_APPROVAL_TIMEOUT_MS',
-      file.approvalTimeoutMs,
-      DEFAULT_APPROVAL_TIMEOUT_MS,
-      [0, APPROVAL_TIMEOUT_MAX_MS],
-    ),
-    cancelGraceMs: count(
-      flags.cancelGraceMs,
-      '--cancel-grace-ms',
-      'AGENTLANE_CANCEL_GRACE_MS',
-      file.cancelGraceMs,
-      DEFAULT_CANCEL_GRACE_MS,
-      [0, 3_600_000],
-    ),
-    engineIdleMs: count(
-      flags.engineIdleMs,
-      '--engine-idle-ms',
-      'AGENTLANE_ENGINE_IDLE_MS',
-      file.engineIdleMs,
-      DEFAULT_ENGINE_IDLE_MS,
-      [0, 86_400_000],
-    ),
-  };
 }
 
 export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = process.env): ServeConfig {

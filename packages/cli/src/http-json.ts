@@ -1,4 +1,4 @@
-import { parseCount } from './config.js';
+import { parseCount } from './run-settings.js';
 
 /** How long `audit` and `checkpoints` wait for one answer of the server (headers and body) by default. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;

@@ -99,7 +99,13 @@ describe('serve configuration', () => {
   });
 
   it('cancel grace and engine idle time: lane defaults, flag > environment > config file', () => {
-    expect(resolveServeConfig({}, {})).toMatchObject({ cancelGraceMs: 5000, engineIdleMs: 600_000 });
+    expect(resolveServeConfig({}, {})).toMatchObject({
+      cancelGraceMs: 5000,
+      engineIdleMs: 600_000,
+      turnIdleMs: 3_600_000,
+    });
+    expect(resolveServeConfig({ turnIdleMs: '0' }, { AGENTLANE_TURN_IDLE_MS: '5' }).turnIdleMs).toBe(0);
+    expect(resolveServeConfig({}, { AGENTLANE_TURN_IDLE_MS: '90000' }).turnIdleMs).toBe(90_000);
     const config = file('grace.json', { cancelGraceMs: 2000, engineIdleMs: 0 });
     expect(resolveServeConfig({ config }, {})).toMatchObject({ cancelGraceMs: 2000, engineIdleMs: 0 });
     const env = { AGENTLANE_CANCEL_GRACE_MS: '3000', AGENTLANE_ENGINE_IDLE_MS: '60000' };

@@ -59,6 +59,8 @@ export interface RunExecutorOptions {
   cancelGraceMs: number;
   /** An engine session no run used for this long is closed (0: never). */
   engineIdleMs: number;
+  /** A turn whose engine emits nothing this long fails (0: never). */
+  turnIdleMs: number;
   audit?: AuditSink;
   log?: Log;
 }

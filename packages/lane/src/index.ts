@@ -28,6 +28,7 @@ export {
   DEFAULT_CANCEL_GRACE_MS,
   DEFAULT_ENGINE_IDLE_MS,
   DEFAULT_MAX_CONCURRENT_RUNS,
+  DEFAULT_TURN_IDLE_MS,
   type Lane,
   type LaneListener,
   type LaneOptions,

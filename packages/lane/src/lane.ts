@@ -16,6 +16,7 @@ import {
   DEFAULT_CANCEL_GRACE_MS,
   DEFAULT_ENGINE_IDLE_MS,
   DEFAULT_MAX_CONCURRENT_RUNS,
+  DEFAULT_TURN_IDLE_MS,
   type Lane,
   type LaneOptions,
 } from './types.js';
@@ -40,6 +41,7 @@ function laneSettings(options: LaneOptions) {
     throw new Error(`approvalTimeoutMs (${approvalTimeoutMs}) must be a whole number of ms, 0 for never`);
   const cancelGraceMs = wholeMs('cancelGraceMs', options.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS);
   const engineIdleMs = wholeMs('engineIdleMs', options.engineIdleMs ?? DEFAULT_ENGINE_IDLE_MS);
+  const turnIdleMs = wholeMs('turnIdleMs', options.turnIdleMs ?? DEFAULT_TURN_IDLE_MS);
   const driverFor = (engine: string) => drivers.get(engine);
   return {
     driverFor,
@@ -50,6 +52,7 @@ function laneSettings(options: LaneOptions) {
     approvalTimeoutMs,
     cancelGraceMs,
     engineIdleMs,
+    turnIdleMs,
   };
 }
 
@@ -93,6 +96,7 @@ function laneWorkers(options: LaneOptions, settings: ReturnType<typeof laneSetti
     approvalTimeoutMs,
     cancelGraceMs,
     engineIdleMs,
+    turnIdleMs,
   } = settings;
   const hub = new PublishHub(store, {
     headPollMs: Math.max(pollIntervalMs, 250),
@@ -123,6 +127,7 @@ function laneWorkers(options: LaneOptions, settings: ReturnType<typeof laneSetti
     approvalTimeoutMs,
     cancelGraceMs,
     engineIdleMs,
+    turnIdleMs,
     workDirFor: options.workDirFor ?? ((t) => t.workDir ?? process.cwd()),
     ...(options.audit ? { audit: options.audit } : {}),
     ...(log ? { log } : {}),

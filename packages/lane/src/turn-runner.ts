@@ -11,11 +11,14 @@ import type { EngineSessions } from './engine-sessions.js';
 import { type ActiveRun, harness, type OpenSession } from './executor-state.js';
 import type { RunPipeline } from './run-pipeline.js';
 import { errorMessage } from './run-translation.js';
+import { IDLE, turnIdleWatch } from './turn-idle.js';
 
 export interface TurnDeps extends AnswerDeps {
   sessions: EngineSessions;
   /** How long a stopped turn is waited for before its engine session is closed and the turn abandoned. */
   cancelGraceMs: number;
+  /** A turn whose engine emits nothing this long (nobody being asked) fails (0: never; turn-idle.ts). */
+  turnIdleMs: number;
 }
 
 /**
@@ -40,15 +43,18 @@ export async function runTurn(
     pipeline.emit(harness({ harness: 'engine.error', message, fatal: true }));
     return { outcome: 'failed', error: message };
   }
-  // Once the turn is abandoned (it ignored a stop), what it still emits is no part of the run.
+  // Once the turn is abandoned (it ignored a stop, or went silent), what it still emits is no part of the run.
   let abandoned = false;
+  const idle = turnIdleWatch(deps.turnIdleMs);
   const io: TurnIO = {
     emit: (frame, raw) => {
-      if (!abandoned) pipeline.emit(frame, raw);
+      if (abandoned) return;
+      idle.touch();
+      pipeline.emit(frame, raw);
     },
     signal: a.abort.signal,
     awaitApproval: async (approvalId) => {
-      const answer = await awaitAnswer(deps, a, 'approval', approvalId);
+      const answer = await idle.asking(awaitAnswer(deps, a, 'approval', approvalId));
       const given: ApprovalAnswer = answer
         ? (answer.answer as unknown as ApprovalAnswer)
         : { outcome: 'cancelled' };
@@ -57,7 +63,7 @@ export async function runTurn(
       return given;
     },
     awaitQuestion: async (questionId) => {
-      const answer = await awaitAnswer(deps, a, 'question', questionId);
+      const answer = await idle.asking(awaitAnswer(deps, a, 'question', questionId));
       const given: QuestionAnswer = answer
         ? (answer.answer as unknown as QuestionAnswer)
         : { outcome: 'cancelled' };
@@ -79,7 +85,18 @@ export async function runTurn(
       },
       io,
     );
-    const result = await untilAbandoned(turn, a.abort.signal, deps.cancelGraceMs);
+    const result = await Promise.race([
+      untilAbandoned(turn, a.abort.signal, deps.cancelGraceMs),
+      idle.expired,
+    ]);
+    if (result === IDLE) {
+      abandoned = true;
+      const message = `the engine sent nothing for ${deps.turnIdleMs} ms and did not end its turn; its session was closed (engine process stopped)`;
+      pipeline.emit(harness({ harness: 'engine.error', message, fatal: true }));
+      deps.log?.('warn', `run ${run.runId}: ${message}`);
+      await deps.sessions.close(open);
+      return { outcome: 'failed', error: message };
+    }
     if (result !== ABANDONED) return result;
     abandoned = true;
     // The engine ignored the stop: its session is closed (the process ended) and the run is not held by it.
@@ -96,6 +113,7 @@ export async function runTurn(
     await deps.sessions.close(open);
     return { outcome: 'failed', error: message };
   } finally {
+    idle.stop();
     deps.sessions.release(open);
   }
 }

@@ -27,6 +27,8 @@ export const DEFAULT_CANCEL_GRACE_MS = 5_000;
 
 /** How long an engine session no run uses stays open unless configured (its process holds memory). */
 export const DEFAULT_ENGINE_IDLE_MS = 10 * 60_000;
+/** A turn whose engine emits nothing for this long fails: above the built-in engine's longest command (30 min). */
+export const DEFAULT_TURN_IDLE_MS = 60 * 60_000;
 
 /** How `createLane` is configured by the server (or the CLI, or a test). */
 export interface LaneOptions {
@@ -67,6 +69,12 @@ export interface LaneOptions {
    * reopens it from the persisted binding. Default DEFAULT_ENGINE_IDLE_MS (10 min); 0: never.
    */
   engineIdleMs?: number;
+  /**
+   * A turn whose engine emits nothing for this many ms, while nobody is being asked anything, fails with a
+   * fatal `engine.error` and its engine session is closed: an engine that never ends its turn would hold its
+   * run (and a client's run slot) for good. Default DEFAULT_TURN_IDLE_MS (60 min); 0: never.
+   */
+  turnIdleMs?: number;
   /** Where an engine session of a thread works; default: the thread's workDir, else process.cwd(). */
   workDirFor?: (thread: ThreadRecord) => string;
   /** Runs the executor (claims queued runs). Default true; false makes a read/write-only lane (e.g. a test). */

@@ -24,7 +24,7 @@ describe('engine session lifecycle (SQLite)', () => {
     await t.cleanup();
   });
 
-  async function setup(options: { cancelGraceMs?: number; engineIdleMs?: number } = {}) {
+  async function setup(options: { cancelGraceMs?: number; engineIdleMs?: number; turnIdleMs?: number } = {}) {
     t = await sqliteTestStore({ fast: true });
     await t.store.createThread({ threadId: 'th', engine: 'test', title: null, workDir: null, metadata: {} });
     const driver = createTestDriver();
@@ -89,6 +89,34 @@ describe('engine session lifecycle (SQLite)', () => {
     });
     expect(await settled(run.runId)).toMatchObject({ outcome: 'completed' });
     expect(driver.opened).toBe(1);
+  });
+
+  // A probe's ACP agent took session/prompt and never answered: the run stayed running (and held a run slot of
+  // the client) until someone cancelled it by hand.
+  it('a turn whose engine goes silent for turnIdleMs fails and its engine session is closed', async () => {
+    const { driver, lane: l, settled, settle, frames } = await setup({ turnIdleMs: 200 });
+    const { run } = await l.createRun({ threadId: 'th', prompt: 'delta start\nignore-cancel' });
+    const done = await settled(run.runId);
+    expect(done).toMatchObject({ status: 'failed', outcome: 'failed' });
+    expect(done.error).toMatch(/sent nothing for 200 ms and did not end its turn/);
+    expect(driver.closed).toBe(1);
+    const error = (await frames(run.runId)).find((f) => f.harness === 'engine.error');
+    expect(error).toMatchObject({ fatal: true });
+    expect(await settle('delta again')).toMatchObject({ outcome: 'completed' });
+  });
+
+  it('waiting on an approval is not silence: the turn goes on after an answer that came late', async () => {
+    const { driver, lane: l, settled, frames } = await setup({ turnIdleMs: 150 });
+    const { run } = await l.createRun({ threadId: 'th', prompt: 'approval a1\ndelta done' });
+    await waitFor(async () => (await frames(run.runId)).some((f) => f.t === 'approval'));
+    await new Promise((r) => setTimeout(r, 600));
+    await l.answerApproval({
+      runId: run.runId,
+      approvalId: 'a1',
+      answer: { outcome: 'selected', optionId: 'ok' },
+    });
+    expect(await settled(run.runId)).toMatchObject({ outcome: 'completed' });
+    expect(driver.closed).toBe(0);
   });
 
   it('closeThreadEngine closes the thread engine session; the next run reopens it', async () => {

@@ -42,6 +42,7 @@ export async function runAcp(flags: AcpFlags): Promise<void> {
     redactor,
     ownerId: `acp-${hostname()}-${process.pid}`,
     approvalTimeoutMs: config.approvalTimeoutMs,
+    turnIdleMs: config.turnIdleMs,
     workDirFor: (thread) => thread.workDir ?? config.workDir,
     log: (level, message) => {
       if (level !== 'info')

@@ -125,6 +125,7 @@ export async function serve(
     approvalTimeoutMs: config.approvalTimeoutMs,
     cancelGraceMs: config.cancelGraceMs,
     engineIdleMs: config.engineIdleMs,
+    turnIdleMs: config.turnIdleMs,
     workDirFor: (thread) => thread.workDir ?? config.workDir,
     log: (level, raw, rawDetail) => {
       // A lane message may quote an engine's error: no key in the log either.
@@ -256,6 +257,10 @@ export const serveCommand: CliCommand = {
       .option(
         '--engine-idle-ms <ms>',
         'an engine session unused this long is closed; the next run reopens it (env AGENTLANE_ENGINE_IDLE_MS, default 600000; 0: never)',
+      )
+      .option(
+        '--turn-idle-ms <ms>',
+        'a turn whose engine sends nothing this long (nobody being asked) fails and its engine session is closed (env AGENTLANE_TURN_IDLE_MS, default 3600000; 0: never)',
       )
       .option(
         '--workspace-root <dir>',
