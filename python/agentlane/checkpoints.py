@@ -239,6 +239,8 @@ def _parse_channels(row: Mapping[str, Any]) -> dict:
         value = json.loads(row["channels"])
     except (TypeError, ValueError) as error:
         raise CheckpointError("corrupt_row", f"channels is not JSON: {error}", row["checkpoint_id"]) from None
+    except RecursionError:  # json.loads of a value nested past the recursion limit
+        raise CheckpointError("corrupt_row", "channels is nested too deeply", row["checkpoint_id"]) from None
     if not isinstance(value, dict):
         raise CheckpointError("corrupt_row", "channels is not an object", row["checkpoint_id"])
     return value

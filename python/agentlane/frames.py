@@ -29,6 +29,8 @@ def decode_frame(data: str) -> tuple[Any, str | None]:
         return json.loads(data), None
     except ValueError as error:
         return None, f"not JSON ({error}): {_excerpt(data)}"
+    except RecursionError:  # a hostile frame nested past Python's recursion limit
+        return None, f"nested too deeply to read: {_excerpt(data)}"
 
 
 def type_frame(frame: Any, *, check: bool) -> tuple[StreamEvent | None, str | None]:

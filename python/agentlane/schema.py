@@ -67,16 +67,28 @@ def shapes() -> list[str]:
     return sorted(bundle()["$defs"])
 
 
+# jsonschema's messages quote the offending value whole: a 50 MB string made a 50 MB error line.
+MAX_ISSUE_MESSAGE = 300
+
+
+def _bounded(message: str) -> str:
+    return message if len(message) <= MAX_ISSUE_MESSAGE else message[: MAX_ISSUE_MESSAGE - 1] + "…"
+
+
 def validate(shape: str, value: Any) -> list[SchemaIssue]:
-    """Every way value breaks the shape; [] when it is valid. Never raises for bad input."""
-    if _fast(shape)(value):
-        return []
-    issues = []
-    for error in _validator(shape).iter_errors(value):
-        # A union's error names its best branch (the one matching the discriminator), not all of them.
-        best = jsonschema.exceptions.best_match([error]) or error
-        issues.append(SchemaIssue(_json_path(best.absolute_path), best.message, str(best.validator)))
-    return issues
+    """Every way value breaks the shape; [] when it is valid. Never raises for bad input: a value nested
+    deeper than Python's recursion limit is one issue, and each message is at most MAX_ISSUE_MESSAGE long."""
+    try:
+        if _fast(shape)(value):
+            return []
+        issues = []
+        for error in _validator(shape).iter_errors(value):
+            # A union's error names its best branch (the one matching the discriminator), not all of them.
+            best = jsonschema.exceptions.best_match([error]) or error
+            issues.append(SchemaIssue(_json_path(best.absolute_path), _bounded(best.message), str(best.validator)))
+        return issues
+    except RecursionError:
+        return [SchemaIssue("$", "is nested too deeply to check", "depth")]
 
 
 def is_valid(shape: str, value: Any) -> bool:

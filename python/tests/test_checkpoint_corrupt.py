@@ -87,3 +87,15 @@ def test_a_newer_envelope_version_is_returned_as_stored() -> None:
     # The bundle's Checkpoint.schemaVersion has a minimum and no maximum, and the checkpoint docs set no cap
     # (docs/contract.md "reject newer" is the events' schemaVersion): same as the TypeScript saver.
     assert hydrate_chain(_chain({}, schema_version=2)).checkpoint["schemaVersion"] == 2
+
+
+def test_a_huge_bad_value_gives_a_bounded_message() -> None:
+    # jsonschema quotes the instance whole: a 50 MB channel value made a 50 MB error line (probe).
+    rows = [_row(0, BASE, "full", {"x": "A" * 5_000_000})]
+    error = _refused(rows, BASE)
+    assert len(str(error)) < 1000
+
+
+def test_a_row_nested_past_the_recursion_limit_is_corrupt_not_a_recursion_error() -> None:
+    deep = '{"x": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    _refused([_row(0, BASE, "full", deep)], BASE)

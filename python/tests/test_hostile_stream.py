@@ -166,3 +166,10 @@ def test_the_cli_does_not_take_a_huge_id_as_its_cursor(hostile) -> None:
     assert "Traceback" not in done.stderr
     assert _rows(done.stdout) == [1, 2]
     assert "agentlane: skipped a frame (id 99999999999999999999): its id is not a deliverySeq" in done.stderr
+
+
+def test_a_frame_nested_past_the_recursion_limit_is_skipped_not_raised() -> None:
+    from agentlane.frames import decode_frame
+
+    frame, why = decode_frame("[" * 100_000 + "]" * 100_000)
+    assert frame is None and why is not None and "nested too deeply" in why
