@@ -58,6 +58,8 @@ export async function probeOffers(
     timeoutMs: number;
     progress?: (line: string) => void;
     redactor?: SecretRedactor;
+    /** What the server knows to be secret, for the engines' own state (services.secrets). */
+    secrets?: readonly string[];
   },
 ): Promise<{ drivers: EngineDriver[]; unavailable: UnavailableEngine[] }> {
   const redactor = options.redactor ?? serverRedactor({ offers });
@@ -73,6 +75,7 @@ export async function probeOffers(
       driver = await createEngineDriver(entry, `engine ${name}`, {
         ...(options.database !== undefined ? { database: options.database } : {}),
         ...(offer.inMemory ? { inMemory: offer.inMemory } : {}),
+        ...(options.secrets ? { secrets: options.secrets } : {}),
       });
       await probeDriver(driver, options.timeoutMs);
       drivers.push(driver);

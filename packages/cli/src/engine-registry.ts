@@ -77,7 +77,7 @@ async function loadAdapter(type: AdapterType): Promise<AdapterModule> {
 export async function createEngineDriver(
   entry: EngineConfig,
   where: string,
-  options: { database?: string; inMemory?: Record<string, unknown> },
+  options: { database?: string; inMemory?: Record<string, unknown>; secrets?: readonly string[] },
 ): Promise<EngineDriver> {
   if (entry.type === 'external') {
     const { idleTimeoutMs, label } = entry;
@@ -97,7 +97,7 @@ export async function createEngineDriver(
   const { type: _type, ...adapterOptions } = entry;
   // What the adapter keeps state in (the server's database unless its entry names a place) is opened here and
   // closed when the driver is disposed.
-  const services = engineServices(options.database);
+  const services = engineServices(options.database, options.secrets);
   try {
     const driver = await mod.createDriver({ ...adapterOptions, ...options.inMemory }, services);
     SERVICES.set(driver, services);
@@ -116,6 +116,8 @@ export async function buildDrivers(
     recordedSessions: boolean;
     /** The server's database, where adapters keep their state unless their entry names a place. */
     database?: string;
+    /** What the server knows to be secret (serverSecrets): engines keep it out of their own state. */
+    secrets?: readonly string[];
   },
 ): Promise<EngineDriver[]> {
   const drivers: EngineDriver[] = [];

@@ -10,12 +10,18 @@ export interface EngineServices {
    * database), opened on first use, once per place; undefined when there is no database to keep them in.
    */
   checkpoints(place?: string): Promise<CheckpointSaver> | undefined;
+  /** What the server knows to be secret (serverSecrets): an engine that keeps state keeps them out of it. */
+  secrets: readonly string[];
 }
 
 /** The services of one driver, and what closes what they opened (when the driver is disposed). */
-export function engineServices(database: string | undefined): EngineServices & { close(): Promise<void> } {
+export function engineServices(
+  database: string | undefined,
+  secrets: readonly string[] = [],
+): EngineServices & { close(): Promise<void> } {
   const savers = new Map<string, Promise<CheckpointSaver>>();
   return {
+    secrets,
     checkpoints(place) {
       const url = place ?? database;
       if (url === undefined) return undefined;

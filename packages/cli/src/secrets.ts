@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { SecretRedactor, secretsFromEnv } from '@agentlane/engine-kit';
+import { SecretRedactor, secretsFromEnv, urlSecretsOf } from '@agentlane/engine-kit';
 import { type EngineConfig, readConfigFile } from './config.js';
 import { discoverEngines, type EngineOffer } from './engine-registry.js';
 
@@ -22,10 +22,12 @@ interface ServerSecretsOf {
   engines?: readonly EngineConfig[];
   offers?: readonly EngineOffer[];
   tokens?: readonly { token: string }[];
+  /** Database URLs the server was given (`db`): their passwords. */
+  databases?: readonly (string | undefined)[];
 }
 
-/** The secret values serverRedactor looks for. */
-function serverSecrets(o: ServerSecretsOf): string[] {
+/** The secret values serverRedactor looks for (also given to the engines: services.secrets). */
+export function serverSecrets(o: ServerSecretsOf): string[] {
   const env = o.env ?? process.env;
   const names: string[] = [];
   const values: string[] = [];
@@ -39,6 +41,7 @@ function serverSecrets(o: ServerSecretsOf): string[] {
     collectCredentials(entry, values);
   }
   for (const t of o.tokens ?? []) values.push(t.token);
+  for (const db of o.databases ?? []) if (db) values.push(...urlSecretsOf(db));
   return [...secretsFromEnv(env, names), ...values];
 }
 
@@ -68,6 +71,7 @@ export async function configuredSecrets(
     engines: (file.engines ?? []) as EngineConfig[],
     offers,
     tokens: [...(file.tokens ?? []), ...envTokens],
+    databases: [file.db],
   });
 }
 
@@ -76,6 +80,7 @@ function collectCredentials(value: unknown, out: string[], depth = 0): void {
   if (!isObject(value) || depth > 4) return;
   for (const [k, v] of Object.entries(value)) {
     if (typeof v === 'string' && CREDENTIAL_OPTION.test(k)) out.push(v);
+    else if (typeof v === 'string') out.push(...urlSecretsOf(v));
     else collectCredentials(v, out, depth + 1);
   }
 }

@@ -49,6 +49,27 @@ describe('secrets in what the CLI prints', () => {
     expect(text).toBe(Array(5).fill('[REDACTED]').join(' '));
   });
 
+  // A probe's tool printed AGENTLANE_DB: a name like no credential's, so the password was stored in events,
+  // frames, the ledger and checkpoints.
+  it('redacts the passwords of database URLs: the variable, the db setting, URLs in engine entries', () => {
+    const r = serverRedactor({
+      env: { AGENTLANE_DB: 'postgres://app:db-pass-env-0001@db.local/app' },
+      engines: [
+        { name: 'a', type: 'builtin', checkpoints: 'postgres://u:db%40pass-entry-02@h/c' } as EngineConfig,
+      ],
+      databases: ['postgres://u:db-pass-config-03@h/d?sslpassword=ssl-pass-000004'],
+    });
+    expect(
+      r.text('db-pass-env-0001 db@pass-entry-02 db%40pass-entry-02 db-pass-config-03 ssl-pass-000004'),
+    ).toBe(Array(5).fill('[REDACTED]').join(' '));
+    // A URL without a password, or a value that is no URL, names nothing.
+    expect(
+      serverRedactor({ env: { HOME_URL: 'https://example.com/a?b=c', X: 'plain-text-value' } }).text(
+        'example.com plain-text-value',
+      ),
+    ).toBe('example.com plain-text-value');
+  });
+
   it("redacts the key from discovery's not-offered reason (health checks and the log line)", async () => {
     const entry = {
       name: 'leaky',

@@ -65,6 +65,7 @@ export {
   SECRET_VARIABLE,
   SecretRedactor,
   secretsFromEnv,
+  urlSecretsOf,
 } from './redaction/secret-redactor.js';
 export { type ContinuedValue, SplitFieldRedactor } from './redaction/split-fields.js';
 export { MIN_HELD } from './redaction/stream-redactor.js';

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   type BuiltinDriverConfig,
+  type BuiltinServices,
   createDriver,
   defineTool,
   runtimeTranslator,
@@ -69,6 +70,20 @@ export function hostileServer(): HostileServer {
 }
 
 /** One Chat Completions chunk as an SSE event. */
+/** A model response that calls one tool (id `call_1`) and stops for its result. */
+export function toolCallResponse(name: string, args: Record<string, unknown>): Handler {
+  return sse([
+    ROLE,
+    chunk({
+      tool_calls: [
+        { index: 0, id: 'call_1', type: 'function', function: { name, arguments: JSON.stringify(args) } },
+      ],
+    }),
+    chunk({}, 'tool_calls'),
+    'data: [DONE]\n\n',
+  ]);
+}
+
 export function chunk(delta: Record<string, unknown>, finish: string | null = null): string {
   const body = {
     id: 'chatcmpl-h',
@@ -155,18 +170,22 @@ export async function runTurn(
   workDir: string,
   over: Partial<BuiltinDriverConfig> = {},
   prompt = 'hi',
+  services: BuiltinServices = {},
 ) {
   const saver = createMemorySaver();
-  const driver = createDriver({
-    api: 'openai-chat',
-    model: 'm',
-    baseURL: url,
-    apiKey: 'k',
-    plan: false,
-    workspaceTools: false,
-    checkpoints: saver,
-    ...over,
-  });
+  const driver = createDriver(
+    {
+      api: 'openai-chat',
+      model: 'm',
+      baseURL: url,
+      apiKey: 'k',
+      plan: false,
+      workspaceTools: false,
+      checkpoints: saver,
+      ...over,
+    },
+    services,
+  );
   const frames: JsonValue[] = [];
   const emit = (f: JsonValue) => {
     frames.push(f);

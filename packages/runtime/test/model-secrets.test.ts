@@ -7,6 +7,7 @@ import {
   runTurn,
   STOP,
   sse,
+  toolCallResponse,
   warnings,
   workspace,
 } from './hostile-model';
@@ -122,5 +123,26 @@ describe('a model server that echoes the API key', () => {
       if (saved === undefined) delete process.env.OPENAI_API_KEY;
       else process.env.OPENAI_API_KEY = saved;
     }
+  });
+});
+
+// A probe's model read a copy of the config file: the server's bearer token (no engine key, no variable of
+// this process) was redacted in events but kept in the checkpoint, which a thread-scoped token can read.
+describe('what the host knows to be secret (services.secrets)', () => {
+  it('a tool result holding one is kept without it in the checkpoint, as in the events', async () => {
+    const TOKEN = 'tok-server-admin-0123456789';
+    const { writeFile } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    await writeFile(join(work.dir, 'cfg.json'), JSON.stringify({ tokens: [{ token: TOKEN }] }));
+    model.script(
+      toolCallResponse('read_file', { path: 'cfg.json' }),
+      sse([ROLE, chunk({ content: 'read it' }), ...STOP]),
+    );
+    const r = await runTurn(model.url, work.dir, { apiKey: KEY, workspaceTools: {} }, 'hi', {
+      secrets: [TOKEN],
+    });
+    expect(r.outcome.outcome).toBe('completed');
+    expect(JSON.stringify(r.checkpoint)).toContain('REDACTED');
+    expect(JSON.stringify(r.checkpoint)).not.toContain(TOKEN);
   });
 });

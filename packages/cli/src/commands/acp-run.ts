@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { Writable } from 'node:stream';
 import { type AgentApp, ndJsonStream } from '@agentclientprotocol/sdk';
 import { AgentlaneClient, type HealthResponse } from '@agentlane/client';
+import { SecretRedactor } from '@agentlane/engine-kit';
 import { createLane, type LaneOptions } from '@agentlane/lane';
 import { acpAgent, localAcpBackend, remoteAcpBackend, screenedStream } from '@agentlane/protocols';
 import { CliError, printable } from '../cli-error.js';
@@ -9,7 +10,7 @@ import { resolveServeConfig, type ServeConfig, type ServeFlags } from '../config
 import { probeOffers } from '../engine-probe.js';
 import { buildDrivers, discoverEngines, disposeDrivers, type EngineOffer } from '../engine-registry.js';
 import { bearerToken, parseServerUrl } from '../remote.js';
-import { serverRedactor } from '../secrets.js';
+import { serverRedactor, serverSecrets } from '../secrets.js';
 import { openDatabase } from './serve.js';
 
 export interface AcpFlags extends Pick<ServeFlags, 'db' | 'config' | 'dataDir'> {
@@ -35,7 +36,12 @@ export async function runAcp(flags: AcpFlags): Promise<void> {
   // serve's one-line refusal of a database it cannot open, not a stack trace.
   const store = await openDatabase(config);
   // Keeps the engines' keys out of stored frames, run errors and the log (see serve).
-  const redactor = serverRedactor({ engines: config.engines, offers, tokens: config.tokens });
+  const redactor = serverRedactor({
+    engines: config.engines,
+    offers,
+    tokens: config.tokens,
+    databases: [config.db],
+  });
   const laneOptions: LaneOptions = {
     store,
     drivers,
@@ -150,18 +156,23 @@ async function serveStdio(app: AgentApp, stop: () => Promise<void>): Promise<voi
  * stderr. Before, `acp` knew only configured engines, so an engine `serve` offered was "unknown" here.
  */
 async function enginesFor(config: ServeConfig, name: string) {
+  // The engines keep what the server knows to be secret out of their own state (see serve).
+  const known = { engines: config.engines, tokens: config.tokens, databases: [config.db] };
   const drivers = await buildDrivers(config.engines, {
     recordedSessions: config.recordedSessions,
     database: config.db,
+    secrets: serverSecrets(known),
   });
   if (drivers.some((d) => d.name === name) || !config.discover)
     return { drivers, offers: [] as EngineOffer[] };
   const offers = (await discoverEngines(process.env, process.cwd())).filter((o) => o.entry.name === name);
+  const secrets = serverSecrets({ ...known, offers });
   const found = await probeOffers(offers, {
     database: config.db,
     timeoutMs: 30_000,
     progress: (line) => process.stderr.write(`${printable(line)}\n`),
-    redactor: serverRedactor({ engines: config.engines, offers, tokens: config.tokens }),
+    redactor: new SecretRedactor(secrets),
+    secrets,
   });
   for (const e of found.unavailable)
     process.stderr.write(`agentlane: engine ${e.name} is not offered: ${printable(e.reason)}\n`);

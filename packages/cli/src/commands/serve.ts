@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { openCheckpointSaver } from '@agentlane/checkpoints';
 import type { JsonObject } from '@agentlane/contract';
+import { SecretRedactor } from '@agentlane/engine-kit';
 import { createLane, type LaneOptions } from '@agentlane/lane';
 import { openLedger } from '@agentlane/ledger';
 import { protocolRoutes } from '@agentlane/protocols/routes';
@@ -22,7 +23,7 @@ import { ensureDataDir } from '../data-dir.js';
 import { probeOffers } from '../engine-probe.js';
 import { buildDrivers, discoverEngines, disposeDrivers } from '../engine-registry.js';
 import { createLogger } from '../logging.js';
-import { serverRedactor } from '../secrets.js';
+import { serverSecrets } from '../secrets.js';
 import type { CliCommand } from './command.js';
 
 /** How long a found engine may take to start and negotiate before it is not offered. */
@@ -53,16 +54,25 @@ export async function openDatabase(config: ServeConfig): Promise<Store> {
  * really run here, each probed (started and stopped) first; those that failed the probe, with why.
  */
 async function offeredEngines(config: ServeConfig, log: (line: string) => void) {
+  const offers = config.discover ? await discoverEngines(process.env, process.cwd()) : [];
+  // Every secret this process knows: the engines' keys (configured or found), the server's tokens and its
+  // database password; the engines get them too, to keep them out of their own state (checkpoints).
+  const secrets = serverSecrets({
+    engines: config.engines,
+    offers,
+    tokens: config.tokens,
+    databases: [config.db],
+  });
+  const redactor = new SecretRedactor(secrets);
   const configured = await buildDrivers(config.engines, {
     recordedSessions: config.recordedSessions,
     database: config.db,
+    secrets,
   });
-  const offers = config.discover ? await discoverEngines(process.env, process.cwd()) : [];
-  // Every secret this process knows: the engines' keys (configured or found) and the server's tokens.
-  const redactor = serverRedactor({ engines: config.engines, offers, tokens: config.tokens });
   const found = config.discover
     ? await probeOffers(offers, {
         database: config.db,
+        secrets,
         timeoutMs: PROBE_TIMEOUT_MS,
         progress: log,
         redactor,

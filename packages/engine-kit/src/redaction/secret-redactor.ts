@@ -200,6 +200,39 @@ export function secretsFromEnv(env: NodeJS.ProcessEnv, names: Iterable<string> =
     const value = env[name];
     if (value) out.push(value);
   }
-  for (const [name, value] of Object.entries(env)) if (value && SECRET_VARIABLE.test(name)) out.push(value);
+  for (const [name, value] of Object.entries(env)) {
+    if (!value) continue;
+    if (SECRET_VARIABLE.test(name)) out.push(value);
+    else out.push(...urlSecretsOf(value));
+  }
+  return out;
+}
+
+/** Query parameters of a URL whose value is a credential (`?password=…`, `?api_key=…`, `?token=…`). */
+const CREDENTIAL_PARAM = /^(?:password|passwd|pwd|secret|token|access_token|api[-_]?key|key|sslpassword)$/i;
+
+/**
+ * The credentials a URL carries: its password (as written and decoded) and credential-named query values.
+ * `AGENTLANE_DB=postgres://user:pw@host/db` is named like no credential, yet a tool that printed it stored
+ * the password in events and checkpoints (probe). Anything that is not such a URL gives nothing.
+ */
+export function urlSecretsOf(value: string): string[] {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return [];
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  if (url.password) {
+    out.push(url.password);
+    try {
+      out.push(decodeURIComponent(url.password));
+    } catch {
+      // A malformed escape: the password as written is what appears.
+    }
+  }
+  for (const [key, v] of url.searchParams) if (v && CREDENTIAL_PARAM.test(key)) out.push(v);
   return out;
 }

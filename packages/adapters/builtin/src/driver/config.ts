@@ -105,6 +105,8 @@ export interface BuiltinDriverConfig {
  */
 export interface BuiltinServices {
   checkpoints?(place?: string): Promise<CheckpointSaver> | undefined;
+  /** Values the host knows to be secret (its tokens, other engines' keys, database passwords): redacted too. */
+  secrets?: readonly string[];
 }
 
 export function checkConfig(config: BuiltinDriverConfig): void {

@@ -35,7 +35,7 @@ function subagentSettings(config: BuiltinDriverConfig): SubagentSettings | undef
   return { depth: 0, maxDepth: sub?.maxDepth ?? 1, plan: sub?.plan ?? false };
 }
 
-function sharedDeps(config: BuiltinDriverConfig): SharedDeps {
+function sharedDeps(config: BuiltinDriverConfig, knownSecrets: readonly string[]): SharedDeps {
   const ulid = monotonicFactory();
   const settings: ModelSettings = {
     api: config.api,
@@ -44,6 +44,7 @@ function sharedDeps(config: BuiltinDriverConfig): SharedDeps {
     ...(config.apiKey ? { apiKey: config.apiKey } : {}),
     ...(config.modelTimeouts ? { timeouts: config.modelTimeouts } : {}),
     ...(config.rateLimitRetries ? { retries: config.rateLimitRetries } : {}),
+    ...(knownSecrets.length > 0 ? { knownSecrets } : {}),
   };
   const plugins = config.plugins ?? [];
   const budget: TurnBudget = {
@@ -118,7 +119,7 @@ export function createDriver(
 ): EngineDriver & { dispose(): Promise<void> } {
   checkConfig(config);
   const saver = checkpointSource(config, services);
-  const shared = sharedDeps(config);
+  const shared = sharedDeps(config, services.secrets ?? []);
   // childSessions is true exactly when the task tool is offered.
   const capabilities = { ...BUILTIN_CAPABILITIES, childSessions: shared.subagents !== undefined };
   return {
