@@ -31,12 +31,21 @@ const TokenEntry = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * The longest a timer takes (Node's setTimeout/setInterval: 2^31-1 ms, about 24.8 days): a larger value
+ * fires at once with only a TimeoutOverflowWarning, so `heartbeatMs: 1e12` sent a heartbeat every ms.
+ */
+const MAX_TIMER_MS = 2_147_483_647;
+const timerMs = (minimum: number) => Type.Optional(Type.Integer({ minimum, maximum: MAX_TIMER_MS }));
+/** A byte count an allocation or a buffer can take (1 GiB). */
+const MAX_BYTES = 1024 ** 3;
+
 const LimitsEntry = Type.Object(
   {
-    requestTimeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
-    headersTimeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
-    keepAliveTimeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
-    connectionTimeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
+    requestTimeoutMs: timerMs(1),
+    headersTimeoutMs: timerMs(1),
+    keepAliveTimeoutMs: timerMs(1),
+    connectionTimeoutMs: timerMs(1),
     maxConnections: Type.Optional(Type.Integer({ minimum: 1 })),
     maxStreamsPerToken: Type.Optional(Type.Integer({ minimum: 1 })),
     maxLocalStreams: Type.Optional(Type.Integer({ minimum: 1 })),
@@ -44,7 +53,7 @@ const LimitsEntry = Type.Object(
     requestsPerSecond: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
     requestBurst: Type.Optional(Type.Integer({ minimum: 1 })),
     wrongTokensPerAddress: Type.Optional(Type.Integer({ minimum: 1 })),
-    wrongTokenWindowMs: Type.Optional(Type.Integer({ minimum: 1 })),
+    wrongTokenWindowMs: timerMs(1),
   },
   { additionalProperties: false },
 );
@@ -63,9 +72,9 @@ export const ConfigFile = Type.Object(
     /** Host names accepted besides loopback ones when no tokens are configured. */
     allowedHosts: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     limits: Type.Optional(LimitsEntry),
-    heartbeatMs: Type.Optional(Type.Integer({ minimum: 100 })),
-    maxBufferBytes: Type.Optional(Type.Integer({ minimum: 1024 })),
-    bodyLimitBytes: Type.Optional(Type.Integer({ minimum: 1024 })),
+    heartbeatMs: timerMs(100),
+    maxBufferBytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: MAX_BYTES })),
+    bodyLimitBytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: MAX_BYTES })),
     tokens: Type.Optional(Type.Array(TokenEntry)),
     engines: Type.Optional(Type.Array(EngineEntry)),
     logLevel: Type.Optional(Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)))),
@@ -179,18 +188,33 @@ function describeSchemaError(errors: readonly SchemaError[]): string {
   return `${where} ${first?.message ?? 'is invalid'}`;
 }
 
+/** A config file is small: a FIFO, /dev/zero or a multi-GB file is refused before it is read. */
+const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
+
 export function readConfigFile(path: string): ConfigFile {
   if (!existsSync(path)) throw new CliError(`config file ${path} does not exist`);
-  if (statSync(path).isDirectory()) throw new CliError(`config file ${path} is a folder, not a file`);
+  const stat = statSync(path);
+  if (stat.isDirectory()) throw new CliError(`config file ${path} is a folder, not a file`);
+  if (!stat.isFile()) throw new CliError(`config file ${path} is not a regular file`);
+  if (stat.size > MAX_CONFIG_BYTES)
+    throw new CliError(`config file ${path} is ${stat.size} bytes; at most ${MAX_CONFIG_BYTES} are read`);
   // JSON with comments (what `agentlane init` writes): // and /* */ comments and trailing commas are allowed.
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    // A UTF-8 byte order mark (some editors write one) is not part of the JSON.
+    text = readFileSync(path, 'utf8').replace(/^\uFEFF/, '');
   } catch (err) {
     throw new CliError(`cannot read config file ${path} (${(err as Error).message.split(', ')[0]})`);
   }
   const errors: jsonc.ParseError[] = [];
-  const raw: unknown = jsonc.parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+  let raw: unknown;
+  try {
+    raw = jsonc.parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+  } catch (err) {
+    // jsonc-parser recurses per nesting level: 100,000 `[` overflowed the stack.
+    if (err instanceof RangeError) throw new CliError(`config file ${path} is nested too deeply`);
+    throw err;
+  }
   const bad = errors[0];
   if (bad) {
     const line = text.slice(0, bad.offset).split('\n').length;
@@ -206,7 +230,8 @@ export function readConfigFile(path: string): ConfigFile {
 }
 
 function parsePort(value: string, source: string): number {
-  const port = Number(value);
+  // Digits only: Number() read '' as 0 (a random port), '0x1F96' as 8086 and '1e3' as 1000.
+  const port = /^[0-9]{1,5}$/.test(value) ? Number(value) : Number.NaN;
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new CliError(`${source} must be a port number (0-65535), got "${value}"`);
   }

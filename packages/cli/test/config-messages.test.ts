@@ -1,8 +1,9 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readConfigFile } from '../src/config';
+import { readConfigFile, resolveServeConfig } from '../src/config';
 import { runCli } from './run-cli';
 
 const dir = mkdtempSync(join(tmpdir(), 'agentlane-config-msg-'));
@@ -31,4 +32,32 @@ describe('config file messages', () => {
     expect(r.stdout).not.toContain('EISDIR');
     expect(r.stderr).toBe('agentlane: doctor found 1 problem(s)\n');
   }, 60_000);
+
+  // A probe: a FIFO hung, /dev/zero ran out of memory, 100,000 `[` printed a RangeError's stack, a BOM was
+  // "not valid JSON", heartbeatMs 1e12 overflowed the timer (a heartbeat every ms), and AGENTLANE_PORT was read
+  // with Number() ('' is 0: a random port).
+  it('refuses what is no config file, in one line, before reading it', () => {
+    const fifo = join(dir, 'fifo.json');
+    execFileSync('mkfifo', [fifo]);
+    expect(() => readConfigFile(fifo)).toThrow(`config file ${fifo} is not a regular file`);
+    expect(() => readConfigFile('/dev/zero')).toThrow('config file /dev/zero is not a regular file');
+    const deep = join(dir, 'deep.json');
+    writeFileSync(deep, `{"engines": ${'['.repeat(100_000)}${']'.repeat(100_000)}}`);
+    expect(() => readConfigFile(deep)).toThrow(`config file ${deep} is nested too deeply`);
+    const bom = join(dir, 'bom.json');
+    writeFileSync(bom, `\uFEFF${JSON.stringify({ port: 7999 })}`);
+    expect(readConfigFile(bom)).toEqual({ port: 7999 });
+  });
+
+  it('refuses timers past what Node can time, and ports that are not plain digits', () => {
+    const hb = file('hb.json', { heartbeatMs: 1e12 });
+    expect(() => readConfigFile(hb)).toThrow(`config file ${hb}: heartbeatMs must be <= 2147483647`);
+    const limit = file('limit.json', { limits: { requestTimeoutMs: 1e13 } });
+    expect(() => readConfigFile(limit)).toThrow(/limits\.requestTimeoutMs must be <= 2147483647/);
+    for (const port of ['', '0x1F96', '1e3', ' 8038'])
+      expect(() => resolveServeConfig({}, { AGENTLANE_PORT: port }), JSON.stringify(port)).toThrow(
+        /AGENTLANE_PORT must be a port number/,
+      );
+    expect(resolveServeConfig({}, { AGENTLANE_PORT: '8038' }).port).toBe(8038);
+  });
 });

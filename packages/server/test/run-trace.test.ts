@@ -163,6 +163,10 @@ describe('tracingConfig', () => {
       url: 'http://c:4318/v1/traces',
       captureContent: false,
     });
+    // The path goes before the query (a probe's `?token=` endpoint got `/v1/traces` after it).
+    expect(tracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318/otel/?token=t0k' })?.url).toBe(
+      'http://c:4318/otel/v1/traces?token=t0k',
+    );
     expect(
       tracingConfig({
         OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318',
