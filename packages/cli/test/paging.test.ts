@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { forEachPage, nextCursorOf } from '../src/paging.js';
+import { forEachPage, MAX_EMPTY_PAGES, nextCursorOf } from '../src/paging.js';
 
 describe('cursor paging', () => {
   it('reads a page cursor: a string, null or empty for the last page, undefined for anything else', () => {
@@ -19,7 +19,10 @@ describe('cursor paging', () => {
         asked.push(cursor);
         return { nextCursor: next[cursor ?? 'start'] ?? null, n: asked.length };
       },
-      (page) => seen.push(page.n),
+      (page) => {
+        seen.push(page.n);
+        return 1;
+      },
       (cursor) => new Error(`repeated ${cursor}`),
     );
     expect(asked).toEqual([null, 'a', 'b']);
@@ -33,10 +36,26 @@ describe('cursor paging', () => {
     await expect(
       forEachPage(
         async () => ({ nextCursor: cursors[i++] ?? null }),
-        (page) => seen.push(String(page.nextCursor)),
+        (page) => {
+          seen.push(String(page.nextCursor));
+          return 1;
+        },
         (cursor) => new Error(`repeated ${cursor}`),
       ),
     ).rejects.toThrow('repeated a');
     expect(seen).toEqual(['a', 'b', 'a']);
+  });
+
+  it('stops a server that sends empty pages with new cursors, after MAX_EMPTY_PAGES of them', async () => {
+    let n = 0;
+    await expect(
+      forEachPage(
+        async () => ({ nextCursor: `c${n++}`, rows: 0 }),
+        (page) => page.rows,
+        () => new Error('repeated'),
+        (pages) => new Error(`${pages} empty`),
+      ),
+    ).rejects.toThrow(`${MAX_EMPTY_PAGES} empty`);
+    expect(n).toBe(MAX_EMPTY_PAGES);
   });
 });

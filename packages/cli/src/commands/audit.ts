@@ -74,10 +74,15 @@ export async function runAuditCommand(options: {
         count++;
       }
       progress.update(count);
+      return page.calls.length;
     },
     (cursor) =>
       new CliError(
         `audit of ${options.session}: ${options.server} repeated the cursor ${JSON.stringify(cursor)}; stopped paging`,
+      ),
+    (pages) =>
+      new CliError(
+        `audit of ${options.session}: ${options.server} sent ${pages} empty pages in a row; stopped paging`,
       ),
   );
   progress.finish(`${count.toLocaleString('en-US')} rows exported`);

@@ -127,11 +127,14 @@ export async function runCheckpointsCommand(options: CheckpointsCommandOptions):
       if (options.json) write(JSON.stringify(page));
       rows.push(...page.checkpoints);
       progress.update(rows.length);
+      return page.checkpoints.length;
     },
     (cursor) =>
       new CheckpointsCommandError(
         `${options.server} repeated the cursor ${JSON.stringify(cursor)}; stopped paging`,
       ),
+    (pages) =>
+      new CheckpointsCommandError(`${options.server} sent ${pages} empty pages in a row; stopped paging`),
   );
   progress.finish(`${rows.length.toLocaleString('en-US')} checkpoints read`);
   if (options.json) return;

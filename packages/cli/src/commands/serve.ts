@@ -311,8 +311,9 @@ Operations (docs/operations.md):
           }, grace).unref();
           void stop(Math.max(0, grace - Math.min(1500, grace / 4))).then(() => process.exit(0));
         };
-        process.on('SIGTERM', () => onSignal('SIGTERM'));
-        process.on('SIGINT', () => onSignal('SIGINT'));
+        // SIGHUP too (the terminal closed): it killed the process at once, its runs settled as lost a lease later.
+        for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const)
+          process.on(signal, () => onSignal(signal));
       });
   },
 };
