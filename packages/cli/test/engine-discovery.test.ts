@@ -46,6 +46,18 @@ describe('engine discovery', () => {
     );
   });
 
+  // A probe's `agentlane init` wrote OPENAI_BASE_URL with its password and `?api_key=` into agentlane.json.
+  it('keeps a base URL holding credentials in memory only, out of the entry init writes', async () => {
+    const url = 'https://user:gw-pass-0001@gateway.example/v1?api_key=gw-key-0002';
+    const offers = await discoverEngines(
+      { OPENAI_API_KEY: 'sk-openai-test', OPENAI_BASE_URL: url },
+      emptyProject(),
+    );
+    const openai = offers.find((o) => o.entry.name === 'builtin-openai');
+    expect(openai?.inMemory).toEqual({ baseURL: url });
+    expect(JSON.stringify(openai?.entry)).not.toContain('gw-');
+  });
+
   it('offers the ACP agents installed in the project or on PATH whose provider key is set, naming the variable only', async () => {
     const project = projectWith(['claude-agent-acp', 'gemini']);
     const onPath = projectWith(['codex-acp']);

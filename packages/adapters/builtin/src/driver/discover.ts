@@ -1,4 +1,4 @@
-import type { DiscoveredEngine } from '@agentlane/engine-kit';
+import { type DiscoveredEngine, urlSecretsOf } from '@agentlane/engine-kit';
 import type { ModelApi } from '@agentlane/runtime';
 
 export type { DiscoveredEngine };
@@ -60,21 +60,32 @@ export function discoverEngines(env: NodeJS.ProcessEnv = process.env): Discovere
     const baseUrlVar = r.baseUrls.find((v) => env[v]?.trim());
     const baseURL = baseUrlVar ? env[baseUrlVar]?.trim() : undefined;
     const where = baseURL ? ` at ${baseUrlVar}` : '';
+    // A base URL with a password or a key in it is a credential: in memory only, like a key, never in the
+    // entry `agentlane init` writes to a file.
+    const secretUrl = baseURL !== undefined && urlSecretsOf(baseURL).length > 0;
+    // The runtime reads its own key variable; any other is handed over in memory only.
+    const inMemory = {
+      ...(key !== r.runtimeKey ? { apiKey: env[key] } : {}),
+      ...(secretUrl ? { baseURL } : {}),
+    };
+    const notes = [
+      ...(key !== r.runtimeKey
+        ? [`from a config file the engine reads ${r.runtimeKey}: set it (${key} is not read)`]
+        : []),
+      ...(secretUrl
+        ? [`${baseUrlVar} holds credentials: not written; set baseURL in the entry yourself`]
+        : []),
+    ];
     found.push({
       options: {
         name: r.name,
         label: `Built-in engine on ${r.what} (${r.model})${where}`,
         api: r.api,
         model: r.model,
-        ...(baseURL ? { baseURL } : {}),
+        ...(baseURL && !secretUrl ? { baseURL } : {}),
       },
-      // The runtime reads its own key variable; any other is handed over in memory only.
-      ...(key !== r.runtimeKey
-        ? {
-            inMemory: { apiKey: env[key] },
-            notes: [`from a config file the engine reads ${r.runtimeKey}: set it (${key} is not read)`],
-          }
-        : {}),
+      ...(Object.keys(inMemory).length > 0 ? { inMemory } : {}),
+      ...(notes.length > 0 ? { notes } : {}),
       why: `${key} is set${baseUrlVar ? `, ${baseUrlVar} names the endpoint` : ''}`,
       env: [key, ...(baseUrlVar ? [baseUrlVar] : [])],
     });
