@@ -56,6 +56,16 @@ describe('engine discovery', () => {
     const openai = offers.find((o) => o.entry.name === 'builtin-openai');
     expect(openai?.inMemory).toEqual({ baseURL: url });
     expect(JSON.stringify(openai?.entry)).not.toContain('gw-');
+    // The ACP agents and OpenCode found on the same variable alike.
+    const project = projectWith(['codex-acp', 'opencode']);
+    const found = await discoverEngines({ OPENAI_API_KEY: 'sk-openai-test', OPENAI_BASE_URL: url }, project);
+    const codex = found.find((o) => o.entry.name === 'codex');
+    const opencode = found.find((o) => o.entry.type === 'opencode');
+    expect(codex?.inMemory).toMatchObject({ modelBaseUrl: expect.stringContaining('gw-pass-0001') });
+    expect(opencode?.inMemory).toMatchObject({
+      config: { provider: { openai: { options: { baseURL: url } } } },
+    });
+    for (const offer of [codex, opencode]) expect(JSON.stringify(offer?.entry)).not.toContain('gw-');
   });
 
   it('offers the ACP agents installed in the project or on PATH whose provider key is set, naming the variable only', async () => {

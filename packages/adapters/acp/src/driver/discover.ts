@@ -1,4 +1,10 @@
-import { type DiscoveredEngine, findCommand, isLoopbackUrl, isNodeScript } from '@agentlane/engine-kit';
+import {
+  type DiscoveredEngine,
+  findCommand,
+  isLoopbackUrl,
+  isNodeScript,
+  urlSecretsOf,
+} from '@agentlane/engine-kit';
 
 interface AgentRecipe {
   preset: 'claude-code' | 'codex' | 'gemini' | 'opencode-acp' | 'qwen-code' | 'cline' | 'copilot' | 'pi';
@@ -120,17 +126,26 @@ export function discoverEngines(env: NodeJS.ProcessEnv, options: { cwd: string }
     const where = command.where === 'project' ? "in the project's node_modules" : 'on PATH';
     // The presets add the API version (/v1) themselves; OPENAI_BASE_URL usually carries it.
     const modelBaseUrl = (baseUrl ?? r.defaultBaseUrl).replace(/\/+$/, '').replace(/\/v1$/, '');
+    // A base URL with a password or a key in it is a credential: in memory only, never in the entry
+    // `agentlane init` writes to a file.
+    const secretUrl = urlSecretsOf(modelBaseUrl).length > 0;
     found.push({
       options: {
         name: r.name,
         label: r.label,
         preset: r.preset,
         entry: command.path,
-        modelBaseUrl,
+        ...(secretUrl ? {} : { modelBaseUrl }),
         apiKeyEnv: key,
         // A provider's public endpoint needs the network the engines are otherwise kept from.
         network: isLoopbackUrl(modelBaseUrl) ? 'loopback' : 'open',
       },
+      ...(secretUrl
+        ? {
+            inMemory: { modelBaseUrl },
+            notes: [`${r.baseUrlVar} holds credentials: not written; set modelBaseUrl in the entry yourself`],
+          }
+        : {}),
       why: `${command.name} found ${where}, ${key} is set${baseUrl ? `, ${r.baseUrlVar} names the endpoint` : ''}`,
       env: [key, ...(baseUrl ? [r.baseUrlVar] : [])],
     });

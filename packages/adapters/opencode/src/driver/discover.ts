@@ -1,4 +1,4 @@
-import { type DiscoveredEngine, findCommand, isLoopbackUrl } from '@agentlane/engine-kit';
+import { type DiscoveredEngine, findCommand, isLoopbackUrl, urlSecretsOf } from '@agentlane/engine-kit';
 
 interface ProviderRecipe {
   /** OpenCode's provider id and a current small model of it. */
@@ -53,6 +53,15 @@ export function discoverEngines(env: NodeJS.ProcessEnv, options: { cwd: string }
     const baseUrl = env[p.baseUrlVar]?.trim().replace(/\/+$/, '');
     const baseURL = baseUrl && !baseUrl.endsWith(p.baseUrlSuffix) ? `${baseUrl}${p.baseUrlSuffix}` : baseUrl;
     const where = command.where === 'project' ? "in the project's node_modules" : 'on PATH';
+    const config = {
+      model: `${p.provider}/${p.model}`,
+      small_model: `${p.provider}/${p.model}`,
+      enabled_providers: [p.provider],
+    };
+    const withUrl = baseURL ? { ...config, provider: { [p.provider]: { options: { baseURL } } } } : config;
+    // A base URL with a password or a key in it is a credential: in memory only, like the key, never in the
+    // entry `agentlane init` writes to a file.
+    const secretUrl = baseURL !== undefined && urlSecretsOf(baseURL).length > 0;
     return [
       {
         options: {
@@ -61,14 +70,9 @@ export function discoverEngines(env: NodeJS.ProcessEnv, options: { cwd: string }
           binary: command.path,
           // A provider's public endpoint needs the network the engines are otherwise kept from.
           network: baseURL && isLoopbackUrl(baseURL) ? 'loopback' : 'open',
-          config: {
-            model: `${p.provider}/${p.model}`,
-            small_model: `${p.provider}/${p.model}`,
-            enabled_providers: [p.provider],
-            ...(baseURL ? { provider: { [p.provider]: { options: { baseURL } } } } : {}),
-          },
+          config: secretUrl ? config : withUrl,
         },
-        inMemory: { env: { [p.openCodeKey]: env[key] as string } },
+        inMemory: { env: { [p.openCodeKey]: env[key] as string }, ...(secretUrl ? { config: withUrl } : {}) },
         why: `opencode found ${where}, ${key} is set${baseURL ? `, ${p.baseUrlVar} names the endpoint` : ''}`,
         env: [key, ...(baseURL ? [p.baseUrlVar] : [])],
         notes: [`from a config file, set "env": { "${p.openCodeKey}": … } or start agentlane with it set`],
