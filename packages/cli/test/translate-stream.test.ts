@@ -67,6 +67,31 @@ describe('agentlane translate streams', () => {
     await expect(readLines(join(dir, 'missing')).next()).rejects.toThrow(/cannot read .*missing \(ENOENT\)/);
   });
 
+  // A probe: /dev/zero (no newline ever) ran V8 out of memory, and 3 MB of random bytes printed 11,603 lines.
+  it('stops at a line past the bound, naming it; names 100 skipped lines, then counts the rest', async () => {
+    const long = join(dir, 'long.txt');
+    writeFileSync(long, `{"a":1}\n${'x'.repeat(5000)}`);
+    const lines: string[] = [];
+    await expect(
+      (async () => {
+        for await (const line of readLines(long, 1000)) lines.push(line);
+      })(),
+    ).rejects.toThrow(`${long}: line 2 is longer than 1000 characters; not a trace (stopped)`);
+    expect(lines).toEqual(['{"a":1}']);
+    const noise = join(dir, 'noise.txt');
+    writeFileSync(noise, Array.from({ length: 250 }, (_, i) => `noise ${i}`).join('\n'));
+    const errors: string[] = [];
+    await translateTrace(
+      noise,
+      flags,
+      () => {},
+      (l) => errors.push(l),
+    );
+    const skipped = errors.filter((l) => l.endsWith('not JSON, skipped'));
+    expect(skipped).toHaveLength(100);
+    expect(errors).toContain(`${noise}: 150 more lines skipped (250 in all)`);
+  });
+
   it('numbers the lines it skips as in the file, blank lines counted', async () => {
     const file = join(dir, 'gaps.jsonl');
     writeFileSync(file, '\n\nnope\n{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}\n{bad');
