@@ -24,7 +24,9 @@ const EngineEntry = Type.Object(
 
 const TokenEntry = Type.Object(
   {
-    token: Type.String({ minLength: 16 }),
+    // Visible ASCII only: a token of spaces or with a newline can never be sent in a header, so a server
+    // configured with it alone was locked to everyone (a probe's).
+    token: Type.String({ minLength: 16, pattern: '^[\\x21-\\x7e]+$' }),
     threads: Type.Union([Type.Literal('*'), Type.Array(Type.String({ minLength: 1 }))]),
     name: Type.Optional(Type.String({ minLength: 1 })),
   },
@@ -239,6 +241,19 @@ function parsePort(value: string, source: string): number {
 }
 
 /** An integer option from a flag or the environment, within the bounds the config file schema allows. */
+/** The same token twice: only its first scope was used (an admin entry after a scoped one was ignored). */
+function assertDistinctTokens(tokens: readonly { token: string }[]): void {
+  const seen = new Map<string, number>();
+  tokens.forEach(({ token }, i) => {
+    const first = seen.get(token);
+    if (first !== undefined)
+      throw new CliError(
+        `tokens[${i}] is the same token as tokens[${first}]: give each token one entry, one scope`,
+      );
+    seen.set(token, i);
+  });
+}
+
 function parseTokens(value: string): ConfigFile['tokens'] {
   // AGENTLANE_TOKENS: comma-separated tokens scoped to all threads (use the config file for scoped ones).
   const tokens = value
@@ -274,6 +289,7 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = p
   // silently drop the config file's tokens and open the server.
   const envTokens = env.AGENTLANE_TOKENS?.trim() ? env.AGENTLANE_TOKENS : undefined;
   const tokens = envTokens !== undefined ? parseTokens(envTokens) : (file.tokens ?? []);
+  assertDistinctTokens(tokens ?? []);
   const workDir = resolve(env.AGENTLANE_WORK_DIR ?? fromFile(file.workDir) ?? process.cwd());
   const allowedHosts = env.AGENTLANE_ALLOWED_HOSTS?.trim()
     ? env.AGENTLANE_ALLOWED_HOSTS.split(',')

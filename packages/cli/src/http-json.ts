@@ -39,10 +39,18 @@ export async function getJson(
     );
   let res: Response;
   try {
-    res = await (options.fetch ?? fetch)(url, { headers: options.headers, signal });
+    // A redirect is not followed: to another origin it answered for another server (the token dropped), and a
+    // command exported that server's empty answer with exit 0.
+    res = await (options.fetch ?? fetch)(url, { headers: options.headers, signal, redirect: 'manual' });
   } catch (err) {
     if (signal.aborted) throw timedOut();
     throw options.fail(`cannot reach ${options.server} (${(err as Error).message})`);
+  }
+  if (res.status >= 300 && res.status < 400) {
+    const to = res.headers.get('location') ?? 'nowhere';
+    throw options.fail(
+      `${options.server} answered ${res.status}, a redirect to ${to}: not followed (give --server the address it redirects to)`,
+    );
   }
   const body = await res.json().catch(() => null);
   // A body cut off by the timeout is not "not JSON": say that the server was too slow.

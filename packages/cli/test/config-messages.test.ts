@@ -60,4 +60,21 @@ describe('config file messages', () => {
       );
     expect(resolveServeConfig({}, { AGENTLANE_PORT: '8038' }).port).toBe(8038);
   });
+
+  // A probe: a token of 20 spaces (or with a newline) passed the 16-character minimum and locked the server
+  // to every client; the same token listed twice kept only its first scope.
+  it('refuses a token no client can send, and the same token twice', () => {
+    const spaces = file('spaces.json', { tokens: [{ token: ' '.repeat(20), threads: '*' }] });
+    expect(() => readConfigFile(spaces)).toThrow(/tokens\.0\.token must match pattern/);
+    const token = 'tok-0123456789abcdef';
+    const twice = file('twice.json', {
+      tokens: [
+        { token, threads: ['x'] },
+        { token, threads: '*' },
+      ],
+    });
+    expect(() => resolveServeConfig({ config: twice }, {})).toThrow(
+      'tokens[1] is the same token as tokens[0]: give each token one entry, one scope',
+    );
+  });
 });

@@ -94,4 +94,29 @@ describe('agentlane serve', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
   }, 200_000);
+
+  // A probe closed the terminal (SIGHUP): the process died at once, without handing its runs back.
+  it('SIGHUP drains and exits 0 as SIGTERM does', async () => {
+    const child = spawn(
+      process.execPath,
+      agentlaneFromSource(['serve', '--port', '0', '--data-dir', tmp()]),
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    for (const stream of [child.stdout, child.stderr])
+      stream.on('data', (d) => {
+        out += d;
+      });
+    for (const deadline = Date.now() + 60_000; !/listening on http/.test(out) && Date.now() < deadline; )
+      await new Promise((r) => setTimeout(r, 100));
+    expect(out).toMatch(/listening on http/);
+    const exited = new Promise<[number | null, string | null]>((r) =>
+      child.on('exit', (code, sig) => r([code, sig])),
+    );
+    child.kill('SIGHUP');
+    expect(await exited).toEqual([0, null]);
+    expect(out).toContain('SIGHUP: closing streams');
+  }, 90_000);
 });
