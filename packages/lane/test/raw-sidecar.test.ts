@@ -48,6 +48,11 @@ describe.each(backends)('raw sidecar through the live pipeline (%s)', (_name, op
       for (const line of lines) pipeline.emit(JSON.parse(line), line);
       pipeline.emit({ t: 'delta', text: 'c' }); // a frame without raw: no sidecar row
       await pipeline.drain();
+      // Delivery follows the commit (on PostgreSQL a read after it): wait for the head to reach the subscriber
+      // before closing the hub, or a loaded machine closed it first and the subscriber saw nothing (CI).
+      const committed = await store.headDeliverySeq('raw');
+      const delivered = () => seen.some((e) => 'deliverySeq' in e && e.deliverySeq === committed);
+      for (let i = 0; i < 500 && !delivered(); i++) await new Promise((r) => setTimeout(r, 20));
       hub.close();
 
       const raw = await store.readRawFrames(run.runId);
