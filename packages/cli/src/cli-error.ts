@@ -1,4 +1,4 @@
-import { escapeUnsafe } from '@agentlane/contract/safe-text';
+import { escapeUnsafe, maskCredentialQuery } from '@agentlane/contract/safe-text';
 
 /** An error the user can fix; printed as one line without a stack trace. */
 export class CliError extends Error {
@@ -11,18 +11,14 @@ export class CliError extends Error {
   }
 }
 
-/** Query parameters whose value is a credential (`?password=…` in a libpq URL, `?token=…` in an endpoint). */
-const CREDENTIAL_QUERY =
-  /([?&](?:password|passwd|pwd|sslpassword|secret|token|access_token|api[-_]?key|key)=)[^&#\s]*/gi;
-
 /** A database URL safe to print: the password is replaced, and credential-named query values. */
 export function redactUrl(url: string): string {
   try {
     const u = new URL(url);
     if (u.password) u.password = '***';
-    return u.toString().replace(CREDENTIAL_QUERY, '$1***');
+    return maskCredentialQuery(u.toString());
   } catch {
-    return url.replace(CREDENTIAL_QUERY, '$1***');
+    return maskCredentialQuery(url);
   }
 }
 
@@ -34,7 +30,7 @@ export { escapeUnsafe };
  * URL they were given, so this runs over every message, not only over the URLs the CLI formats itself.
  */
 export const redactCredentials = (text: string): string =>
-  text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#]*@/gi, '$1***@').replace(CREDENTIAL_QUERY, '$1***');
+  maskCredentialQuery(text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#]*@/gi, '$1***@'));
 
 /** Text from input or from another process, safe to print: no credentials, no terminal controls. */
 export const printable = (text: string): string => escapeUnsafe(redactCredentials(text));

@@ -17,3 +17,17 @@ export const escapeUnsafe = (text: string): string =>
 
 /** Input quoted for a message: JSON string syntax, unsafe characters escaped. */
 export const quote = (value: string): string => escapeUnsafe(JSON.stringify(value));
+
+/**
+ * Names of URL query parameters whose value is a credential (`?password=…` in a libpq URL, `?token=…` or
+ * `?api_key=…` in an endpoint). One list for everything that masks or collects them.
+ */
+const CREDENTIAL_PARAM_NAMES = 'password|passwd|pwd|sslpassword|secret|token|access_token|api[-_]?key|key';
+
+/** Whether a query parameter's name says its value is a credential. */
+export const isCredentialParam = (name: string): boolean => CREDENTIAL_PARAM.test(name);
+const CREDENTIAL_PARAM = new RegExp(`^(?:${CREDENTIAL_PARAM_NAMES})$`, 'i');
+
+/** `text` with the value of every credential-named query parameter in it replaced by `***`. */
+export const maskCredentialQuery = (text: string): string => text.replace(CREDENTIAL_QUERY, '$1***');
+const CREDENTIAL_QUERY = new RegExp(`([?&](?:${CREDENTIAL_PARAM_NAMES})=)[^&#\\s]*`, 'gi');

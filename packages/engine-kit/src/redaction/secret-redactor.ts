@@ -1,4 +1,5 @@
 import type { JsonObject, JsonValue } from '@agentlane/contract';
+import { isCredentialParam } from '@agentlane/contract/safe-text';
 import { REDACTED, StreamRedactor, scanSecrets } from './stream-redactor.js';
 
 export { REDACTED };
@@ -208,9 +209,6 @@ export function secretsFromEnv(env: NodeJS.ProcessEnv, names: Iterable<string> =
   return out;
 }
 
-/** Query parameters of a URL whose value is a credential (`?password=…`, `?api_key=…`, `?token=…`). */
-const CREDENTIAL_PARAM = /^(?:password|passwd|pwd|secret|token|access_token|api[-_]?key|key|sslpassword)$/i;
-
 /**
  * The credentials a URL carries: its password (as written and decoded) and credential-named query values.
  * `AGENTLANE_DB=postgres://user:pw@host/db` is named like no credential, yet a tool that printed it stored
@@ -233,6 +231,6 @@ export function urlSecretsOf(value: string): string[] {
       // A malformed escape: the password as written is what appears.
     }
   }
-  for (const [key, v] of url.searchParams) if (v && CREDENTIAL_PARAM.test(key)) out.push(v);
+  for (const [key, v] of url.searchParams) if (v && isCredentialParam(key)) out.push(v);
   return out;
 }
