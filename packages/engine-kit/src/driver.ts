@@ -47,6 +47,11 @@ export interface TurnIO {
    * sidecar next to the parsed frame; harness frames have none.
    */
   emit(frame: JsonValue, raw?: RawFrame): void;
+  /**
+   * Resolves once every frame emitted so far is stored in the source lane; rejects when storing failed (the
+   * run then fails). For a driver that must not acknowledge frames to their sender before they are durable.
+   */
+  stored?(): Promise<void>;
   /** Aborted by run.cancel. */
   signal: AbortSignal;
   /** Resolves when the answer, written to the store through the API, reaches this process. */

@@ -52,6 +52,7 @@ export async function runTurn(
       idle.touch();
       pipeline.emit(frame, raw);
     },
+    stored: () => pipeline.drain(),
     signal: a.abort.signal,
     awaitApproval: async (approvalId) => {
       const answer = await idle.asking(awaitAnswer(deps, a, 'approval', approvalId));

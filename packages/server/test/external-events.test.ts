@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { AuditableCall, JsonValue } from '@agentlane/contract';
 import { createExternalDriver, externalTranslator } from '@agentlane/engine-kit';
+import type { Store } from '@agentlane/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditReader } from '../src/routes/audit';
 import { postJson, readJson, startTestServer, type TestServer } from './support/harness';
@@ -23,10 +24,21 @@ const ledger: AuditReader = {
     return { items: rows.slice(start, start + limit), nextCursor: next };
   },
 };
+/** While set, a batch of frames holding a draft keyed `held` waits for it before it is stored. */
+let hold: Promise<void> | undefined;
+const holdingFrames = (store: Store): Store => {
+  const append = store.appendFrames.bind(store);
+  store.appendFrames = async (runId, frames, options) => {
+    if (hold && JSON.stringify(frames).includes('"key":"held"')) await hold;
+    return append(runId, frames, options);
+  };
+  return store;
+};
 beforeAll(async () => {
   t = await startTestServer(
     { audit: ledger },
     {
+      wrapStore: holdingFrames,
       drivers: [
         createExternalDriver({ name: 'outside' }),
         createExternalDriver({ name: 'quiet', idleTimeoutMs: 300 }),
@@ -133,6 +145,28 @@ describe('an external runtime adds its turn through POST /runs/:id/events', () =
     const late = await postJson(`${t.api}/runs/${runId}/events`, { events: [] });
     expect(late.status).toBe(409);
     expect(late.json.error).toMatchObject({ code: 'conflict', field: 'params.id' });
+  });
+
+  it('answers 202 only once the frames are stored in the source lane (a crash after it loses none)', async () => {
+    const { runId } = await startRun('outside');
+    let released = false;
+    hold = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        released = true;
+        resolve();
+      }, 300),
+    );
+    const res = await postJson(`${t.api}/runs/${runId}/events`, {
+      events: [{ key: 'held', kind: 'turn.started', payload: { prompt: 'hi' } }],
+    });
+    hold = undefined;
+    // Before: the answer went out as soon as the frames were queued, while their commit was still held.
+    expect(released).toBe(true);
+    expect(res.status).toBe(202);
+    const frames = await t.store.readFrames(runId);
+    expect(JSON.stringify(frames)).toContain('"key":"held"');
+    const end = await postJson(`${t.api}/runs/${runId}/events`, { end: { outcome: 'completed' } });
+    expect(end.json).toEqual({ accepted: true, frames: 0, ended: true });
   });
 
   it('refuses a request with a bad item whole, naming the field', async () => {

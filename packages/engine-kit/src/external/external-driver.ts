@@ -14,7 +14,7 @@ export interface ExternalDriverOptions {
   idleTimeoutMs?: number;
 }
 
-export type ExternalAccept = 'accepted' | 'not_executing';
+export type ExternalAccept = 'accepted' | 'not_executing' | 'not_stored';
 
 /** The side of an external engine the HTTP API calls: frames of a run whose turn this process has open. */
 export interface ExternalTurns {
@@ -22,6 +22,8 @@ export interface ExternalTurns {
    * Appends frames to the run's source lane (in order) and, with `end`, ends its turn. Waits up to `waitMs`
    * for the turn to open (a run just created is claimed within the lane's poll interval); `not_executing`
    * when it is not open in this process (queued elsewhere, ended, or never an external engine's).
+   * `accepted` only once the frames are stored in the source lane (a crash after the answer loses nothing the
+   * runtime was told was accepted); `not_stored` when storing them failed (the run fails).
    */
   accept(
     runId: string,
@@ -125,6 +127,11 @@ export function createExternalDriver(
         if (!turn) return 'not_executing';
         for (const frame of frames) turn.io.emit(frame as unknown as JsonValue);
         turn.touch();
+        try {
+          await turn.io.stored?.();
+        } catch {
+          return 'not_stored';
+        }
         if (end) turn.end(end);
         return 'accepted';
       },

@@ -46,6 +46,7 @@ export const externalEventRoutes =
             403: ErrorSchema,
             404: ErrorSchema,
             409: ErrorSchema,
+            503: ErrorSchema,
           },
         },
       },
@@ -90,6 +91,11 @@ export const externalEventRoutes =
             'conflict',
             `run ${quote(runId)} is not executing in this process (${run.status}); its turn takes no events here`,
             'params.id',
+          );
+        if (result === 'not_stored')
+          throw new HttpError(
+            'unavailable',
+            `run ${quote(runId)}: its frames could not be stored (the run fails); send nothing more for it`,
           );
         reply.code(202);
         return { accepted: true, frames: frames.length, ended: outcome !== undefined };
