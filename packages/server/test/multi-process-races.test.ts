@@ -35,9 +35,9 @@ function hooked(store: Store, hooks: Hooks): Store {
       await once('beforeCreateRun', input.threadId);
       return store.createRun(input);
     },
-    appendSyncChanges: async (sessionId, changes) => {
+    appendSyncChanges: async (sessionId, changes, limits) => {
       await once('beforeSyncAppend', sessionId);
-      return store.appendSyncChanges(sessionId, changes);
+      return store.appendSyncChanges(sessionId, changes, limits);
     },
   };
   return new Proxy(store, {
@@ -144,6 +144,31 @@ function racesSuite(label: string, database: () => Promise<{ dbPath?: string; dr
         ['x', 'from b'],
         ['y', 'same'],
         ['z', { p: 1, q: 2 }],
+      ]);
+    });
+
+    it('sync: a key at its bound of concurrent heads takes no 33rd from two processes at once; a write that has seen them resolves it', async () => {
+      const id = await a.createSession();
+      for (let i = 0; i < 31; i++) expect((await write(a.api, id, `w${i}`, 'hot', i)).status).toBe(200);
+      // Both checks pass at 31 heads; the other process's write lands in between: the store refuses the 33rd.
+      hooks.beforeSyncAppend = async (sessionId) => {
+        expect((await write(b.api, sessionId, 'w31', 'hot', 31)).status).toBe(200);
+      };
+      const refused = await write(hookedServer.api, id, 'w32', 'hot', 32);
+      expect([refused.status, refused.json.error?.field]).toEqual([409, 'body.changes']);
+      expect(refused.json.error.message).toMatch(/^key "hot": more than 32 concurrent writes/);
+      const heads = (await a.store.readSyncState(id, { keys: ['hot'] })).heads;
+      expect(heads).toHaveLength(32);
+      // A write that has seen every head resolves the key.
+      const seen = Object.fromEntries(heads.map((h) => [h.clientId, h.version]));
+      const resolved = await postJson(`${a.api}/sessions/${id}/sync`, {
+        clientId: 'r',
+        vector: { ...seen, r: 1 },
+        changes: [{ version: 1, key: 'hot', value: 'resolved', vector: { ...seen, r: 1 } }],
+      });
+      expect(resolved.status).toBe(200);
+      expect((await a.store.readSyncState(id, { keys: ['hot'] })).heads.map((h) => h.value)).toEqual([
+        'resolved',
       ]);
     });
 

@@ -173,7 +173,9 @@ function readCursor(cursor: string | undefined): ConflictCursor {
 /**
  * Appends the sync's changes. A (clientId, version) that another server process stored with other content
  * after this one read the session is refused by the store in its writing transaction: answered as the check
- * above answers it when it sees the stored row (409 naming `body.changes[i].version` or `.vector`).
+ * above answers it when it sees the stored row (409 naming `body.changes[i].version` or `.vector`). The
+ * store checks SYNC_LIMITS again under its lock: the checks above read before it, so two processes could
+ * each let one more write in (a probe left a key with 33 heads).
  */
 async function storeChanges(
   ctx: ServerContext,
@@ -185,8 +187,16 @@ async function storeChanges(
     await ctx.store.appendSyncChanges(
       sessionId,
       changes.map((c) => ({ clientId, ...c, value: c.value as JsonValue })),
+      SYNC_LIMITS,
     );
   } catch (error) {
+    // A bound another process's sync reached between this one's checks and its write (limit:…).
+    if (error instanceof StoreError && error.code === 'conflict' && error.detail?.startsWith('limit:'))
+      throw new HttpError(
+        'conflict',
+        error.message,
+        error.detail === 'limit:writers' ? 'body.clientId' : 'body.changes',
+      );
     const refused = error instanceof StoreError && error.code === 'conflict' ? refusedChange(error) : null;
     const change = refused && changes[refused.i];
     if (!refused || !change) throw error;

@@ -15,16 +15,14 @@ const byWriter = (a: SyncChange, b: SyncChange): number =>
  * that keeps the heads so far: a change some head has seen is no head (strict ancestry is transitive, so
  * comparing with the heads is enough), and a new head drops the heads it has seen. O(changes × heads)
  * vector comparisons instead of every pair: with all writes concurrent (heads = changes) it is as costly
- * as before, which is why a key's concurrent heads are capped (SYNC_LIMITS.headsPerKey). With `stopAbove`,
- * the pass ends as soon as there are more heads than that (the caller only asks whether there are).
+ * as before, which is why a key's concurrent heads are capped (SYNC_LIMITS.headsPerKey).
  */
-export function headsOf(changes: readonly SyncChange[], stopAbove = Number.POSITIVE_INFINITY): SyncChange[] {
+export function headsOf(changes: readonly SyncChange[]): SyncChange[] {
   let heads: SyncChange[] = [];
   for (const c of changes) {
     if (heads.some((h) => compareVectors(c.vector, h.vector) === 'ancestor')) continue;
     heads = heads.filter((h) => compareVectors(h.vector, c.vector) !== 'ancestor');
     heads.push(c);
-    if (heads.length > stopAbove) break;
   }
   return heads.sort(byWriter);
 }
@@ -52,19 +50,23 @@ export const SYNC_LIMITS = {
 } as const;
 
 /**
- * The keys of `changes` (the new ones) whose history would stand with more than the allowed heads; `heads`
- * is a lower bound (counting stops past the limit). `stored`: the stored changes of those keys, or only
- * their heads (the heads of the history are those of its heads and the new changes).
+ * The keys of `changes` (the new ones) whose history would stand with more than the allowed heads, and more
+ * than it has now: a key already over the bound (another process let one more in) still takes a write that
+ * does not add to its heads. `stored`: the heads of those keys now. The count is exact, never cut short:
+ * a later change can drop every head before it (the write that resolves them), so counting that stops past
+ * the bound refused the very write that resolves a key over it, for good.
  */
 export function keysOverHeadLimit(
   stored: readonly SyncChange[],
   changes: readonly SyncChange[],
 ): { key: string; heads: number }[] {
   const touched = new Set(changes.map((c) => c.key));
+  const before = new Map<string, number>();
+  for (const c of stored) if (touched.has(c.key)) before.set(c.key, (before.get(c.key) ?? 0) + 1);
   const over: { key: string; heads: number }[] = [];
   for (const [key, group] of groupByKey([...stored, ...changes].filter((c) => touched.has(c.key)))) {
-    const heads = headsOf(group, SYNC_LIMITS.headsPerKey).length;
-    if (heads > SYNC_LIMITS.headsPerKey) over.push({ key, heads });
+    const heads = headsOf(group).length;
+    if (heads > SYNC_LIMITS.headsPerKey && heads > (before.get(key) ?? 0)) over.push({ key, heads });
   }
   return over;
 }

@@ -51,6 +51,18 @@ export interface SyncState {
   conflicts: { heads: SyncChangeRecord[]; more: boolean };
 }
 
+/**
+ * Bounds a caller holds a session's sync state to, checked in the writing transaction under the session's
+ * lock, so two processes cannot each let one more in: a call that would break one is a `conflict` with detail
+ * `limit:changes`, `limit:writers` or `limit:heads:<key>`, and nothing of it is stored. A key's heads are
+ * only refused when the call adds to them past the bound (a write that has seen them is always taken).
+ */
+export interface SyncLimits {
+  changesPerSession?: number;
+  writersPerSession?: number;
+  headsPerKey?: number;
+}
+
 /** Sync (version vectors): the keyed changes of a session's clients. */
 export interface SyncStore {
   /**
@@ -63,6 +75,7 @@ export interface SyncStore {
   appendSyncChanges(
     sessionId: string,
     changes: Omit<SyncChangeRecord, 'serverSeq' | 'receivedAt' | 'sessionId'>[],
+    limits?: SyncLimits,
   ): Promise<SyncChangeRecord[]>;
   /** Every change of the session in arrival order: unbounded, for tests and tools, never a request's path. */
   listSyncChanges(sessionId: string): Promise<SyncChangeRecord[]>;

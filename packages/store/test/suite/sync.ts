@@ -31,6 +31,45 @@ export function syncTests(s: SuiteContext): void {
     expect(await code(store.appendSyncChanges(sessionId, [{ ...c1, version: 0 }]))).toBe('invalid');
   });
 
+  test('sync limits: checked in the writing transaction; a key over its bound still takes a write that resolves it', async ({
+    store,
+  }) => {
+    const sessionId = await newThread();
+    const concurrent = (clientId: string) => ({
+      clientId,
+      version: 1,
+      key: 'hot',
+      value: clientId,
+      vector: { [clientId]: 1 },
+    });
+    const limits = { headsPerKey: 2, writersPerSession: 4, changesPerSession: 6 };
+    // Written without limits: a key already over its bound, as a race of older processes could leave it.
+    await store.appendSyncChanges(sessionId, [concurrent('a'), concurrent('b'), concurrent('c')]);
+    expect(await refusal(store.appendSyncChanges(sessionId, [concurrent('d')], limits))).toEqual([
+      'conflict',
+      'limit:heads:hot',
+    ]);
+    // A write of one head's client that has seen only its own write leaves three heads: not more, so taken.
+    const again = { clientId: 'a', version: 2, key: 'hot', value: 'a2', vector: { a: 2 } };
+    expect(await store.appendSyncChanges(sessionId, [again], limits)).toHaveLength(1);
+    const resolve = { clientId: 'd', version: 1, key: 'hot', value: 'd', vector: { a: 2, b: 1, c: 1, d: 1 } };
+    expect(await store.appendSyncChanges(sessionId, [resolve], limits)).toHaveLength(1);
+    expect((await store.readSyncState(sessionId, { keys: ['hot'] })).heads.map((h) => h.value)).toEqual([
+      'd',
+    ]);
+    expect(
+      await refusal(store.appendSyncChanges(sessionId, [{ ...concurrent('e'), key: 'other' }], limits)),
+    ).toEqual(['conflict', 'limit:writers']);
+    const more = { clientId: 'd', version: 2, key: 'x', value: 1, vector: { a: 2, b: 1, c: 1, d: 2 } };
+    expect(await store.appendSyncChanges(sessionId, [more], limits)).toHaveLength(1);
+    const tooMany = { ...more, version: 3, vector: { ...more.vector, d: 3 } };
+    expect(await refusal(store.appendSyncChanges(sessionId, [tooMany], limits))).toEqual([
+      'conflict',
+      'limit:changes',
+    ]);
+    expect(await store.listSyncChanges(sessionId)).toHaveLength(6);
+  });
+
   syncConflictTests(s);
   syncStateTests(s);
 }

@@ -47,7 +47,7 @@ const id = (c: { key: string; clientId: string; version: number }) =>
   `${c.key}\u0000${c.clientId}\u0000${c.version}`;
 
 /**
- * Folds changes into their keys' heads, in the writing transaction that holds the session's counter row. A
+ * Folds changes into their keys' heads (returning how many each key had and has), in the writing transaction that holds the session's counter row. A
  * change some head has seen is no head; a new head drops the heads it has seen. The heads are the maximal
  * changes whatever the order they are folded in, and a change folded again (a catch-up over rows already
  * folded) changes nothing: it is a head already, or some head has seen it.
@@ -56,8 +56,9 @@ export async function foldHeads(
   c: SqlConn,
   sessionId: string,
   changes: readonly HeadChange[],
-): Promise<void> {
-  if (changes.length === 0) return;
+): Promise<HeadCounts> {
+  const counts: HeadCounts = new Map();
+  if (changes.length === 0) return counts;
   const keys = [...new Set(changes.map((ch) => ch.key))];
   const current = (
     await selectIn<SqlRow>(
@@ -77,6 +78,9 @@ export async function foldHeads(
     if (heads.some(seen)) continue;
     byKey.set(ch.key, [...heads.filter((h) => compareVectors(h.vector, ch.vector) !== 'ancestor'), ch]);
   }
+  for (const h of current) counts.set(h.key, { before: (counts.get(h.key)?.before ?? 0) + 1, after: 0 });
+  for (const [key, heads] of byKey)
+    counts.set(key, { before: counts.get(key)?.before ?? 0, after: heads.length });
   const before = new Set(current.map(id));
   const after = new Map([...byKey.values()].flat().map((h) => [id(h), h]));
   for (const h of current.filter((h) => !after.has(id(h))))
@@ -93,7 +97,11 @@ export async function foldHeads(
       h.version,
     ]);
   }
+  return counts;
 }
+
+/** Each folded key's number of heads before and after a fold. */
+export type HeadCounts = Map<string, { before: number; after: number }>;
 
 const toHead = (r: SqlRow): HeadChange => ({
   key: String(r.key),

@@ -1,10 +1,11 @@
 import { canonicalJson, compareVectors } from '@agentlane/contract';
-import type { SyncChangeRecord, SyncState, SyncStateQuery, SyncStore } from '../../roles/sync.js';
+import type { SyncChangeRecord, SyncLimits, SyncState, SyncStateQuery, SyncStore } from '../../roles/sync.js';
 import { StoreError } from '../../store.js';
 import { toSyncChange } from '../rows.js';
 import type { SqlRow } from '../sql-conn.js';
 import { one, type SqlContext } from './context.js';
 import { foldHeads } from './sync-heads.js';
+import { assertHeadRoom, assertWriterRoom } from './sync-limits.js';
 import { readSyncState } from './sync-read.js';
 
 /**
@@ -23,6 +24,7 @@ export class SqlSync implements SyncStore {
   async appendSyncChanges(
     sessionId: string,
     changes: Omit<SyncChangeRecord, 'serverSeq' | 'receivedAt' | 'sessionId'>[],
+    limits: SyncLimits = {},
   ): Promise<SyncChangeRecord[]> {
     changes.forEach((ch, i) => {
       if (typeof ch?.clientId !== 'string' || ch.clientId === '')
@@ -62,6 +64,13 @@ export class SqlSync implements SyncStore {
         if (seen || earlier) assertRepeat(i, ch, seen ? toStoredChange(seen) : (earlier as IncomingChange));
         else fresh.set(`${ch.clientId}\u0000${ch.version}`, ch);
       }
+      if (limits.changesPerSession !== undefined && first + fresh.size > limits.changesPerSession)
+        throw new StoreError(
+          'conflict',
+          `session ${sessionId} would hold ${first + fresh.size} sync changes; at most ${limits.changesPerSession} are kept`,
+          'limit:changes',
+        );
+      await assertWriterRoom(c, sessionId, [...fresh.values()], limits.writersPerSession);
       // A writer's versions get increasing serverSeqs whatever order one call sends them in: arrival order is
       // then causal, which is what paging unseen changes by serverSeq relies on (sync-read.ts).
       for (const ch of [...fresh.values()].sort((a, b) => a.version - b.version)) {
@@ -83,7 +92,7 @@ export class SqlSync implements SyncStore {
         stored.push(record);
       }
       if (stored.length > 0) {
-        await foldHeads(c, sessionId, stored);
+        assertHeadRoom(await foldHeads(c, sessionId, stored), limits.headsPerKey);
         // Changes stored before the index, or by a process that does not keep it, wait for catchUpHeads: until
         // then `folded` stays where they start (folding these again then is harmless).
         await c.run('UPDATE sync_heads SET head = ?, folded = ? WHERE session_id = ?', [
