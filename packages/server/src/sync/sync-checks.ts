@@ -37,8 +37,8 @@ export function assertRoom(sessionId: string, count: number, fresh: number): voi
 
 /**
  * Refuses the first write of a client when the session already has SYNC_LIMITS.writersPerSession writers
- * (`newest`: each writer's newest version). Two processes may each let one more in at the same moment; the
- * answers drop zero entries, so their vectors still name only writers.
+ * (`newest`: each writer's newest version). Two processes may both pass this check at the same moment: the
+ * store checks it again in its writing transaction (SyncLimits), so one of them is refused there.
  */
 export function assertWriterRoom(
   sessionId: string,
