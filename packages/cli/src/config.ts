@@ -7,8 +7,11 @@ import { type Static, Type } from 'typebox';
 import { Compile } from 'typebox/schema';
 import { ADAPTERS, type AdapterType } from './adapters.js';
 import { CliError } from './cli-error.js';
+import { firstDuplicateKey, pathText } from './config-keys.js';
+import { engineFieldProblem } from './engine-fields.js';
 import { LOG_LEVELS, parseLogLevel } from './logging.js';
 import { APPROVAL_TIMEOUT_MAX_MS, runSettings } from './run-settings.js';
+import { folderSettings } from './work-folders.js';
 
 const EngineEntry = Type.Object(
   {
@@ -118,6 +121,8 @@ export interface ServeConfig {
   webRoot: string;
   workDir: string;
   workspaceRoot: string;
+  /** Which setting named workDir and workspaceRoot (for messages); absent: the defaults. */
+  folderSettings?: { workDir?: string; workspaceRoot?: string };
   allowedHosts: string[];
   limits: NonNullable<ConfigFile['limits']>;
   heartbeatMs: number;
@@ -208,10 +213,27 @@ export function readConfigFile(path: string): ConfigFile {
   } catch (err) {
     throw new CliError(`cannot read config file ${path} (${(err as Error).message.split(', ')[0]})`);
   }
+  const raw = parseJsonc(text, path);
+  if (!checkConfig.Check(raw)) {
+    const [, errors] = checkConfig.Errors(raw);
+    throw new CliError(`config file ${path}: ${describeSchemaError(errors)}`);
+  }
+  const wrong = engineFieldProblem((raw.engines ?? []) as EngineConfig[]);
+  if (wrong) throw new CliError(`config file ${path}: ${wrong}`);
+  return raw;
+}
+
+/**
+ * The config text's value, or one line saying why there is none: a syntax error, nesting too deep, or a key
+ * given twice in one object (which JSON.parse and jsonc-parser resolve silently, the last one winning).
+ */
+function parseJsonc(text: string, path: string): unknown {
   const errors: jsonc.ParseError[] = [];
   let raw: unknown;
+  let duplicate: ReturnType<typeof firstDuplicateKey>;
   try {
     raw = jsonc.parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+    duplicate = errors.length === 0 ? firstDuplicateKey(text) : undefined;
   } catch (err) {
     // jsonc-parser recurses per nesting level: 100,000 `[` overflowed the stack.
     if (err instanceof RangeError) throw new CliError(`config file ${path} is nested too deeply`);
@@ -224,10 +246,10 @@ export function readConfigFile(path: string): ConfigFile {
       `config file ${path} is not valid JSON: ${jsonc.printParseErrorCode(bad.error)} at line ${line}`,
     );
   }
-  if (!checkConfig.Check(raw)) {
-    const [, errors] = checkConfig.Errors(raw);
-    throw new CliError(`config file ${path}: ${describeSchemaError(errors)}`);
-  }
+  if (duplicate)
+    throw new CliError(
+      `config file ${path}: duplicate key ${JSON.stringify(pathText(duplicate.path, raw))} at line ${duplicate.line}`,
+    );
   return raw;
 }
 
@@ -310,6 +332,7 @@ export function resolveServeConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = p
     workspaceRoot: resolve(
       flags.workspaceRoot ?? env.AGENTLANE_WORKSPACE_ROOT ?? fromFile(file.workspaceRoot) ?? workDir,
     ),
+    folderSettings: folderSettings(flags, env, file, configPath ? resolve(configPath) : undefined),
     allowedHosts,
     limits: file.limits ?? {},
     heartbeatMs: file.heartbeatMs ?? 10_000,

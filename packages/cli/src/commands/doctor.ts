@@ -7,6 +7,7 @@ import { resolveServeConfig, type ServeConfig, type ServeFlags } from '../config
 import { probeDriver } from '../engine-probe.js';
 import { createEngineDriver, discoverEngines, disposeDrivers, type EngineOffer } from '../engine-registry.js';
 import { serverRedactor } from '../secrets.js';
+import { workFolderProblems } from '../work-folders.js';
 import type { CliCommand } from './command.js';
 import { openDatabase } from './serve.js';
 
@@ -55,9 +56,9 @@ function checkPort(host: string, port: number): Promise<Finding> {
 }
 
 /**
- * Everything `agentlane serve` needs, checked in the order it needs it: the config, each engine (started,
- * negotiated and stopped), the database, the port and the web build. `progress` hears each step as it
- * starts (engines can take seconds); the findings come back in order.
+ * Everything `agentlane serve` needs, checked in the order it needs it: the config, the work folder and
+ * workspace root, each engine (started, negotiated and stopped), the database, the port and the web build.
+ * `progress` hears each step as it starts (engines can take seconds); the findings come back in order.
  */
 export async function runDoctor(
   flags: ServeFlags,
@@ -85,6 +86,9 @@ export async function runDoctor(
       ? `config ${config.configPath} is valid`
       : 'no config file (engines are found here)',
   });
+  const folders = workFolderProblems(config);
+  findings.push(...folders.map((f) => ({ ok: false as const, ...f })));
+  if (folders.length === 0) findings.push({ ok: true, what: `work folder ${config.workDir} exists` });
   const timeoutMs = options.timeoutMs ?? 30_000;
   const configured: EngineOffer[] = config.engines.map((entry) => ({ entry, why: 'configured', env: [] }));
   const found = config.discover ? await discoverEngines(env, options.cwd ?? process.cwd()) : [];
@@ -149,7 +153,7 @@ export const doctorCommand: CliCommand = {
     program
       .command('doctor')
       .description(
-        'check what agentlane serve needs: the config, each engine (start, negotiate, stop), the database, the port, the web build; one line per problem with the fix (exit 1 when any)',
+        'check what agentlane serve needs: the config, the work folders, each engine (start, negotiate, stop), the database, the port, the web build; one line per problem with the fix (exit 1 when any)',
       )
       .option(
         '--config <file>',

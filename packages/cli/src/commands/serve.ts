@@ -24,6 +24,7 @@ import { probeOffers } from '../engine-probe.js';
 import { buildDrivers, discoverEngines, disposeDrivers } from '../engine-registry.js';
 import { createLogger } from '../logging.js';
 import { serverSecrets } from '../secrets.js';
+import { assertWorkFolders } from '../work-folders.js';
 import type { CliCommand } from './command.js';
 
 /** How long a found engine may take to start and negotiate before it is not offered. */
@@ -109,6 +110,7 @@ export async function serve(
   } catch (err) {
     throw new CliError((err as Error).message);
   }
+  assertWorkFolders(config);
   const { drivers, unavailable, redactor } = await offeredEngines(config, log);
   // Metrics and traces see the store, the ledger and the lane port through decorators (docs/operations.md).
   const observability = createObservability({ log: (line) => log(`agentlane: warn: ${line}`) });
@@ -274,7 +276,7 @@ export const serveCommand: CliCommand = {
       )
       .option(
         '--workspace-root <dir>',
-        'no session may point outside this folder (env AGENTLANE_WORKSPACE_ROOT, default the work folder)',
+        'no session may point outside this folder, an existing one (env AGENTLANE_WORKSPACE_ROOT, default the work folder)',
       )
       .addHelpText('after', LIMITS_HELP)
       .addHelpText(
