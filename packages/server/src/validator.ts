@@ -57,34 +57,48 @@ const notDecimal = (value: unknown): boolean =>
 /**
  * Ajv coerces a query string the way Number() reads it: `limit=1e2` would be 100, `0x10` 16, ` 5` 5. A
  * numeric parameter is refused unless written in plain decimal digits, as the stream cursor `?after` is.
+ * A declared parameter written with brackets (`after[]=3`, `after[a]=3`, what some query encoders send for
+ * arrays and objects) is refused naming it: the parser keeps such a key as it is, so the route never read it
+ * and a stream replayed from 0 instead of answering 400.
  */
-function decimalQuery(schema: unknown, validate: Validate): Validate {
-  const names = numericNames(schema);
-  if (names.length === 0) return validate;
+function checkedQuery(schema: unknown, validate: Validate): Validate {
+  const names = Object.keys((schema as { properties?: Record<string, unknown> }).properties ?? {});
+  const numeric = numericNames(schema);
   const run: Validate = (data) => {
-    const bad = names.find((name) => notDecimal((data as Record<string, unknown> | null)?.[name]));
-    if (bad === undefined) {
-      const valid = validate(data);
-      run.errors = validate.errors;
-      return valid;
+    const query = data as Record<string, unknown> | null;
+    const keys = query && typeof query === 'object' ? Object.keys(query) : [];
+    const bracketed = names.find((name) => keys.some((key) => key.startsWith(`${name}[`)));
+    if (bracketed !== undefined) {
+      run.errors = [
+        refusal(bracketed, 'must be written as name=value (a bracketed name such as name[] is not read)'),
+      ];
+      return false;
     }
-    run.errors = [
-      {
-        instancePath: `/${bad}`,
-        schemaPath: `#/properties/${bad}`,
-        keyword: 'pattern',
-        params: { pattern: DECIMAL.source },
-        message: 'must be written in decimal digits only (e.g. 100)',
-      },
-    ];
-    return false;
+    const bad = numeric.find((name) => notDecimal(query?.[name]));
+    if (bad !== undefined) {
+      run.errors = [refusal(bad, 'must be written in decimal digits only (e.g. 100)')];
+      return false;
+    }
+    const valid = validate(data);
+    run.errors = validate.errors;
+    return valid;
   };
   return run;
 }
 
+function refusal(name: string, message: string) {
+  return {
+    instancePath: `/${name}`,
+    schemaPath: `#/properties/${name}`,
+    keyword: 'pattern',
+    params: { pattern: DECIMAL.source },
+    message,
+  };
+}
+
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const validate = lazy(() => (httpPart === 'body' ? strict : coercing).compile(schema as object));
-  return httpPart === 'querystring' ? decimalQuery(schema, validate) : validate;
+  return httpPart === 'querystring' ? checkedQuery(schema, validate) : validate;
 };
 
 type SerializerBuilder = ReturnType<typeof SerializerSelector>;

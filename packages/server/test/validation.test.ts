@@ -56,6 +56,17 @@ const cases: Case[] = [
     field: 'query.limit',
   },
   ...notDecimal,
+  // Bracketed names, as some query encoders write arrays and objects: before, the stream replayed from 0.
+  ...['after[]=3', 'after[a]=3', 'after[0]=3'].map(
+    (q): Case => ({
+      name: `stream: ${q}`,
+      method: 'GET',
+      path: () => `/threads/${thread}/events?${q}`,
+      status: 400,
+      field: 'query.after',
+      message: /bracketed/,
+    }),
+  ),
   {
     name: 'frames: after in exponent notation',
     method: 'GET',
