@@ -11,6 +11,9 @@
  *   lease expired, i.e. of dead processes, failed with an "engine process lost: <owner> ..." error) and the
  *   canonicalization outbox worker. `stop({ graceMs })`: waits for running turns, then hands them back.
  *
+ * A run stores its first `MAX_RUN_WARNINGS` harness.warning events; past them one `WARNINGS_LIMITED` warning
+ * says so, and the run's end adds one `WARNINGS_SUPPRESSED` summary counting the rest by code.
+ *
  * `RunTranslation` re-translates a recorded run (the CLI's `translate`, which drops frames deeper than
  * `MAX_FRAME_DEPTH` as the lane does: `nestedDeeperThan`). The lower-level pieces (the publish
  * hub, the run pipeline, the executor, the canonicalizer) are for tests and benchmarks only, under the
@@ -35,3 +38,4 @@ export {
   type LaneSubscription,
   type SubscriptionFlow,
 } from './types.js';
+export { MAX_RUN_WARNINGS, WARNINGS_LIMITED, WARNINGS_SUPPRESSED } from './warning-bound.js';

@@ -23,6 +23,12 @@ import type { AuditSink } from './types.js';
  */
 const MAX_FLUSH_FRAMES = 4096;
 
+/**
+ * Dropped frames of a run logged one by one; past them they are counted and close() logs the count. Each is
+ * a warning event of its own (bounded there: warning-bound.ts): the log needs only enough to notice.
+ */
+const MAX_LOGGED_DROPS = 10;
+
 export interface RunPipelineOptions {
   store: SourceLaneStore & EventStore;
   hub: PublishHub;
@@ -70,6 +76,8 @@ export class RunPipeline {
   rowsPublished = 0;
   /** Flushes so far: framesStored / flushes is the mean group-commit batch. */
   flushes = 0;
+  /** Frames of the engine dropped (frame-guard.ts): the first MAX_LOGGED_DROPS are logged one by one. */
+  private dropped = 0;
 
   /** Live rows are refused once the run's lane is sealed (a run this process lost): see AppendOptions. */
   private readonly live: { liveRunId: string };
@@ -94,10 +102,12 @@ export class RunPipeline {
     const guarded = guardFrame(original, originalRaw, this.o.redactor, this.fields);
     const { raw, dropped } = guarded;
     const frame = this.sharer ? this.sharer.share(guarded.frame) : guarded.frame;
-    if (dropped)
-      this.o.log?.('warn', `run ${this.o.runId}: a frame from the engine was dropped (${dropped})`, {
+    if (dropped && ++this.dropped <= MAX_LOGGED_DROPS) {
+      const more = this.dropped === MAX_LOGGED_DROPS ? '; further drops are counted' : '';
+      this.o.log?.('warn', `run ${this.o.runId}: a frame from the engine was dropped (${dropped})${more}`, {
         runId: this.o.runId,
       });
+    }
     this.pending.push(
       raw === undefined ? { receivedAt: receivedNow(), frame } : { receivedAt: receivedNow(), frame, raw },
     );
@@ -114,7 +124,16 @@ export class RunPipeline {
 
   /** The turn is over: later frames are late. Call after drain(), before the run is finalized. */
   close(): void {
+    if (this.closed) return;
     this.closed = true;
+    if (this.dropped > MAX_LOGGED_DROPS)
+      this.o.log?.(
+        'warn',
+        `run ${this.o.runId}: ${this.dropped} frames from the engine were dropped in all`,
+        {
+          runId: this.o.runId,
+        },
+      );
   }
 
   /** Text with the secrets this pipeline knows redacted: the executor passes the run's error through it. */

@@ -11,6 +11,7 @@ import type {
 import { deriveEventId } from './event-id.js';
 import { DEFAULT_ARTIFACT_THRESHOLD_BYTES, jsonLargerThan, MAX_ARTIFACT_MOVES } from './offload.js';
 import { emptyShared, resolveShared } from './shared-strings/resolve.js';
+import { MAX_RUN_WARNINGS, WarningBound } from './warning-bound.js';
 
 /** A canonical event with its envelope built, plus the namespace it is stored under. */
 export interface BuiltEvent {
@@ -34,6 +35,11 @@ export interface RunTranslationOptions {
   redactor?: SecretRedactor;
   /** The Materializer's threshold: a key whose payload passes it gets seqs reserved for its artifacts. */
   artifactThresholdBytes?: number;
+  /**
+   * The harness.warning events the run stores one by one (MAX_RUN_WARNINGS; tests make it small). Give both
+   * passes the same value: past it warnings are counted, and the count decides which ones are events.
+   */
+  maxWarnings?: number;
 }
 
 export interface BuiltStep {
@@ -71,6 +77,8 @@ export class RunTranslation {
   private readonly redaction: EventRedaction | undefined;
   /** The large strings stored frames name instead of repeating them (shared-strings/resolve.ts). */
   private readonly shared = emptyShared();
+  /** Which of the run's harness.warning events are stored and which only counted (warning-bound.ts). */
+  private readonly warnings: WarningBound;
 
   constructor(
     private readonly translator: Translator,
@@ -81,6 +89,7 @@ export class RunTranslation {
     this.defaultIdentity = { provider: translator.provider };
     this.redaction = options.redactor?.active ? new EventRedaction(options.redactor) : undefined;
     this.artifactThreshold = options.artifactThresholdBytes ?? DEFAULT_ARTIFACT_THRESHOLD_BYTES;
+    this.warnings = new WarningBound(options.maxWarnings ?? MAX_RUN_WARNINGS);
   }
 
   push(record: NativeFrameRecord): BuiltStep {
@@ -104,9 +113,7 @@ export class RunTranslation {
         kind: 'harness.warning',
         payload: { code: 'shared_string_unresolved', message },
       } as const;
-      out.events.push(
-        this.build({ key: `lane.shared-string:${stored.nativeSeq}`, draft }, stored.receivedAt),
-      );
+      this.add({ key: `lane.shared-string:${stored.nativeSeq}`, draft }, stored.receivedAt, out.events);
       return null;
     }
   }
@@ -124,20 +131,19 @@ export class RunTranslation {
       step = this.translator.translate(record, this.state, this.ctx);
     } catch (err) {
       // A translator must not throw; if one does, the frame becomes a warning and the state is kept.
-      out.events.push(
-        this.build(
-          {
-            key: `lane.translator-error:${record.nativeSeq}`,
-            draft: {
-              kind: 'harness.warning',
-              payload: {
-                code: 'translator_error',
-                message: `the ${this.translator.provider} translator failed on native frame ${record.nativeSeq}: ${errorMessage(err)}`,
-              },
+      this.add(
+        {
+          key: `lane.translator-error:${record.nativeSeq}`,
+          draft: {
+            kind: 'harness.warning',
+            payload: {
+              code: 'translator_error',
+              message: `the ${this.translator.provider} translator failed on native frame ${record.nativeSeq}: ${errorMessage(err)}`,
             },
           },
-          record.receivedAt,
-        ),
+        },
+        record.receivedAt,
+        out.events,
       );
       return;
     }
@@ -150,9 +156,13 @@ export class RunTranslation {
     }
   }
 
-  /** The end of the sealed source. */
+  /**
+   * The end of the sealed source; its last event is the summary of the warnings not stored, if any were
+   * (warning-bound.ts).
+   */
   finish(fallbackTs: string): BuiltStep {
     const ts = this.lastTs ?? fallbackTs;
+    let out: BuiltStep;
     try {
       const step = this.translator.finish(this.state, this.ctx);
       this.state = step.state;
@@ -160,36 +170,34 @@ export class RunTranslation {
       const events = (this.redaction?.finish() ?? []).map((e) => this.build(e, ts));
       for (const e of step.events) this.add(e, ts, events);
       const audit = (step.audit ?? []).map((a) => (this.redaction ? this.redaction.audit(a) : a));
-      return {
+      out = {
         events,
         artifacts: step.artifacts ?? [],
         // Calls only the end of the source closes (a tool left running, a turn without its end).
         ...(audit.length > 0 ? { audit } : {}),
       };
     } catch (err) {
-      return {
-        events: [
-          this.build(
-            {
-              key: 'lane.translator-error:finish',
-              draft: {
-                kind: 'harness.warning',
-                payload: {
-                  code: 'translator_error',
-                  message: `translator finish failed: ${errorMessage(err)}`,
-                },
-              },
-            },
-            ts,
-          ),
-        ],
-        artifacts: [],
-      };
+      out = { events: [], artifacts: [] };
+      const message = `translator finish failed: ${errorMessage(err)}`;
+      const draft = { kind: 'harness.warning', payload: { code: 'translator_error', message } } as const;
+      this.add({ key: 'lane.translator-error:finish', draft }, ts, out.events);
     }
+    const summary = this.warnings.summary();
+    if (summary) this.addUnbounded(summary, ts, out.events);
+    return out;
+  }
+
+  /**
+   * A translated event built into `out` unless it is a warning past the run's bound (then it is counted, and
+   * the first such is replaced by the warning saying so: warning-bound.ts).
+   */
+  private add(t: TranslatedEvent, ts: string, out: BuiltEvent[]): void {
+    const admitted = this.warnings.admit(t, this.firstSeen.has(t.key));
+    if (admitted) this.addUnbounded(admitted, ts, out);
   }
 
   /** A translated event built into `out`, redacted first (with the held text of the streams it closes before it). */
-  private add(t: TranslatedEvent, ts: string, out: BuiltEvent[]): void {
+  private addUnbounded(t: TranslatedEvent, ts: string, out: BuiltEvent[]): void {
     if (!this.redaction) {
       out.push(this.build(t, ts));
       return;

@@ -6,6 +6,7 @@ import {
   type RequestPermissionRequest,
   type RequestPermissionResponse,
 } from '@agentclientprotocol/sdk';
+import type { JsonValue } from '@agentlane/contract';
 import type { OwnedProcess } from '@agentlane/engine-kit';
 import { type NdJsonHooks, type RecordWire, recordedNdJsonStream } from './ndjson.js';
 
@@ -23,6 +24,16 @@ export interface AcpWireHandlers {
   wire?: NdJsonHooks;
 }
 
+/**
+ * A session/update notification: recorded, never handed to the SDK. Its session router parses each against
+ * the ACP schema before any handler (agentlane's did nothing with them) and prints a line (console.error
+ * "Error handling notification") for each one that fails: an agent sending thousands of malformed updates
+ * flooded the server's log. agentlane uses no SDK session object that would read them.
+ */
+function isUpdate(msg: JsonValue): boolean {
+  return typeof msg === 'object' && msg !== null && !Array.isArray(msg) && msg.method === 'session/update';
+}
+
 /** Connects an ACP client (agentlane) to an engine process over its stdio. */
 export function connectAcp(engine: OwnedProcess, handlers: AcpWireHandlers): ClientConnection {
   const child = engine.child;
@@ -32,7 +43,8 @@ export function connectAcp(engine: OwnedProcess, handlers: AcpWireHandlers): Cli
   const stream = recordedNdJsonStream(
     Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
     Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>,
-    handlers.record,
+    (dir, msg, raw) =>
+      handlers.record(dir, msg, raw) !== false && !(dir === 'agent->client' && isUpdate(msg)),
     handlers.wire,
   );
   const app = client({ name: 'agentlane' })
@@ -40,7 +52,7 @@ export function connectAcp(engine: OwnedProcess, handlers: AcpWireHandlers): Cli
       handlers.requestPermission(params, requestId ?? null),
     )
     // Recording happens in the stream; the translator reads the notifications from the stored frames.
-    .onNotification('session/update', () => undefined)
+    // session/update does not even reach the SDK (see isUpdate); the rest end here.
     .onRequest('*', ({ method }) => {
       // fs/* and terminal/* are not advertised, so an agent asking for them gets a clear refusal.
       throw RequestError.methodNotFound(method);

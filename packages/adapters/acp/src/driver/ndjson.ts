@@ -3,8 +3,11 @@ import type { JsonValue } from '@agentlane/contract';
 
 export type WireDirection = 'agent->client' | 'client->agent';
 
-/** Called for every message in wire order, with the line that carried it (without its newline). */
-export type RecordWire = (dir: WireDirection, msg: JsonValue, raw: string) => void;
+/**
+ * Called for every message in wire order, with the line that carried it (without its newline). For an
+ * incoming message, `false`: recorded, but not handed to the SDK (which could only log it).
+ */
+export type RecordWire = (dir: WireDirection, msg: JsonValue, raw: string) => unknown;
 
 export interface NdJsonHooks {
   /** An incoming line that is not a JSON object (answered -32700 / -32600 and not dispatched). */
@@ -125,7 +128,7 @@ export function recordedNdJsonStream(
           void refuse(-32600, 'Invalid Request');
           return;
         }
-        record('agent->client', msg as JsonValue, raw);
+        if (record('agent->client', msg as JsonValue, raw) === false) return;
         controller.enqueue(msg as unknown as AnyMessage);
       };
       const lines = new LineSplitter(take);

@@ -60,6 +60,20 @@ export class RequestLedger {
   constructor(private readonly maxPending = MAX_PENDING_PERMISSIONS) {}
 
   /**
+   * Whether an agent's message, about to be recorded, goes on to the SDK. Not a response to no request the
+   * client is waiting for (stray, or without a usable id): the SDK can do nothing with one but print a line
+   * (console.error "Got response to unknown request" / "Invalid message"), one per message, and an agent
+   * sending thousands flooded the server's log. It is recorded all the same (a stray one after its warning).
+   * Ask before record(), which closes the request a response answers.
+   */
+  reachesSdk(dir: WireDirection, rpc: JsonObject | undefined, id: string | number | undefined): boolean {
+    if (dir !== 'agent->client' || !rpc || 'method' in rpc) return true;
+    // What the SDK takes for a response (the others it refuses as an invalid request, without a line).
+    if (!('id' in rpc || 'result' in rpc || 'error' in rpc)) return true;
+    return id !== undefined && this.openRequests.has(id);
+  }
+
+  /**
    * One JSON-RPC message either way, as it is recorded (`id` its id, when a string or number; `late`: the
    * turn window's verdict); returns the frames to record just before it. A response to no open request of
    * the client is stray: its warning goes first, so the translator skips the response itself (no

@@ -114,13 +114,14 @@ export class AcpSession implements EngineSession {
 
   private conn!: ClientConnection;
 
-  private record = (dir: WireDirection, msg: JsonValue, raw: string) => {
+  private record = (dir: WireDirection, msg: JsonValue, raw: string): boolean => {
     const rpc = isObject(msg) ? msg : undefined;
     const id = typeof rpc?.id === 'string' || typeof rpc?.id === 'number' ? rpc.id : undefined;
     if (dir === 'client->agent' && id !== undefined && SESSION_METHODS.has(asString(rpc?.method) ?? '')) {
       this.sessionRequests.add(id);
     }
     if (dir === 'agent->client') this.lastAgentFrameAt = Date.now();
+    const toSdk = this.requests.reachesSdk(dir, rpc, id);
     // Late (after the turn's answer): marked in its own frame, which may land in either run (turn-window.ts).
     const late = this.window.late(dir, rpc, id);
     // What the driver made of the message (a stray response, a refused request) goes just before it.
@@ -146,6 +147,7 @@ export class AcpSession implements EngineSession {
         availableCommands: update.availableCommands ?? [],
       });
     }
+    return toSdk;
   };
 
   private emit(frame: JsonValue, raw?: RawFrame): void {

@@ -4,6 +4,8 @@
 //   huge line         writes one line longer than the client's limit, without its newline, and stays alive
 //   exit mid-turn     starts two grandchildren (`sleep`, `sh -c sleep`), tells their pids, and exits
 //   garbage           sends lines that are no JSON objects and a response to an id never asked, then ends
+//   malformed <n>     sends <n> rounds of JSON-RPC objects the SDK cannot use (a session/update whose params
+//                     fail its schema, a response to an id never asked, a response without an id), then ends
 //   permflood <n>     asks for <n> permissions at once, waits for every answer, then ends
 //   permids           asks four permissions under the ids 1.5, "1_5", 1 and "1", says what each got, then ends
 //   permdup           asks twice under the id 7 (the second while the first is pending), says what came back
@@ -118,6 +120,20 @@ async function prompt(msg) {
   if (text === 'garbage') {
     out.write(`{garbage\n"str"\nnull\n[1,2,3]\n{${'x'.repeat(5000)}\n`);
     write({ jsonrpc: '2.0', id: 99999, result: {} });
+    end();
+    return;
+  }
+  if (text.startsWith('malformed ')) {
+    const n = Number(text.slice('malformed '.length));
+    for (let i = 0; i < n; i++) {
+      write(
+        { jsonrpc: '2.0', method: 'session/update', params: { sessionId, update: { sessionUpdate: 42 } } },
+        { jsonrpc: '2.0', id: 500000 + i, result: {} },
+        { jsonrpc: '2.0', result: { i } },
+      );
+      if (out.writableNeedDrain) await drain();
+    }
+    write(chunk(sessionId, 'done'));
     end();
     return;
   }
