@@ -84,7 +84,12 @@ export {
 } from './sandbox/owned-process.js';
 export { type SandboxEnvOptions, sandboxEnv } from './sandbox/sandbox-env.js';
 export { createEngineHome, type EngineHome } from './sandbox/temp-home.js';
-export { SseBlockSplitter } from './sse/sse-block-splitter.js';
+export {
+  type SkippedSseBlock,
+  type SseBlock,
+  SseBlockSplitter,
+  type SseBlockSplitterOptions,
+} from './sse/sse-block-splitter.js';
 export {
   currentDiagnosticCode,
   DIAGNOSTIC_CODES,

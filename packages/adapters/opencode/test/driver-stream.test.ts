@@ -7,7 +7,7 @@ import { createDriver } from '../src';
 import { EventFeed, eventUrl } from '../src/driver/event-feed';
 import { CrossOriginRedirect, originBoundFetch } from '../src/driver/guarded-fetch';
 
-type Mode = 'idle-no-busy' | 'close-stream' | 'close-then-refuse' | 'normal';
+type Mode = 'idle-no-busy' | 'close-stream' | 'close-then-refuse' | 'normal' | 'huge-event';
 const servers: http.Server[] = [];
 afterEach(async () => {
   for (const s of servers.splice(0)) {
@@ -56,7 +56,14 @@ async function fakeOpenCode(mode: Mode) {
           return;
         }
         send(sse('session.status', { sessionID: S, status: { type: 'busy' } }));
-        if (mode === 'normal') send(sse('session.status', { sessionID: S, status: { type: 'idle' } }));
+        // One event past the cap (16 MiB), in pieces as a server writes it, then the turn's end.
+        if (mode === 'huge-event') {
+          send(`data: {"type":"message.part.delta","properties":{"sessionID":"${S}","delta":"`);
+          for (let i = 0; i < 17; i++) send('E'.repeat(1024 * 1024));
+          send('"}}\n\n');
+        }
+        if (mode === 'normal' || mode === 'huge-event')
+          send(sse('session.status', { sessionID: S, status: { type: 'idle' } }));
         else for (const s of streams) s.end();
       }, 20);
       return;
@@ -124,16 +131,59 @@ describe('OpenCode driver against a hostile event stream', () => {
     await driver.dispose();
   });
 
-  it('fails the feed when one event exceeds the size cap', async () => {
+  it('skips an event over the size cap (its warning to the listener) and goes on with the next', async () => {
+    let stream: http.ServerResponse | undefined;
     const url = await listen((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(sse('server.connected', {}));
-      res.write(`data: {"type":"x","properties":{"d":"${'E'.repeat(5000)}`);
+      stream = res;
     });
     const feed = await EventFeed.open({ baseUrl: url, directory: '/w', maxEventChars: 1000 });
-    const error = await new Promise<Error>((resolve) => feed.onFailure(resolve));
-    expect(error.name).toBe('SseEventTooLarge');
+    const skipped: unknown[] = [];
+    feed.onSkipped((frame) => skipped.push(frame));
+    const after = new Promise<void>((resolve) => feed.on((e) => e.type === 'after' && resolve()));
+    stream?.write(`data: {"type":"x","properties":{"d":"${'E'.repeat(5000)}"}}\n\n`);
+    stream?.write(sse('after', {}));
+    await after;
+    expect(skipped).toEqual([
+      {
+        harness: 'frame.dropped',
+        reason: 'frame.too_large',
+        message: expect.stringMatching(/larger than 1000 characters was skipped/),
+        detail: { maxEventChars: 1000, charsSeen: expect.any(Number) },
+      },
+    ]);
+    expect(feed.failure).toBeNull();
     feed.close();
+  });
+
+  it('an event over 16 MiB is one warning of its turn; the next turn on the stream works', async () => {
+    const { url, stats } = await fakeOpenCode('huge-event');
+    const { driver, session } = await openRun(url);
+    const first: JsonValue[] = [];
+    expect(await session.runTurn({ prompt: 'one' } as never, turnIO(first))).toEqual({
+      outcome: 'completed',
+    });
+    // In the skipped event's place: one frame.dropped harness frame, which the translator makes a warning.
+    const dropped = first.filter((f) => 'harness' in (f as object));
+    expect(dropped).toHaveLength(1);
+    const ctx = { threadId: 'thr', runId: 'r', turnId: 'r', provider: 'opencode' };
+    const record = { runId: 'r', nativeSeq: 1, receivedAt: '', frame: dropped[0] ?? null };
+    const { events } = driver.translator.translate(record, driver.translator.initialState(ctx), ctx);
+    expect(events.map((e) => e.draft)).toMatchObject([
+      {
+        kind: 'harness.warning',
+        payload: { code: 'harness.frame_dropped', detail: { reason: 'frame.too_large' } },
+      },
+    ]);
+    const second: JsonValue[] = [];
+    expect(await session.runTurn({ prompt: 'two' } as never, turnIO(second))).toEqual({
+      outcome: 'completed',
+    });
+    expect(second.filter((f) => 'harness' in (f as object))).toHaveLength(1);
+    // One connection throughout: the stream was never given up.
+    expect(stats.eventConnections).toBe(1);
+    await driver.dispose();
   });
 });
 

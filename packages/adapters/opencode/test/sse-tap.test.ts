@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_EVENT_CHARS, SseEventTooLarge, SseSplitter } from '../src/driver/sse-tap';
+import { MAX_EVENT_CHARS, SseSplitter } from '../src/driver/sse-tap';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
@@ -22,27 +22,34 @@ describe('SSE splitter', () => {
     ]);
   });
 
-  it('fails an event that never ends once it passes the cap, instead of buffering it', () => {
+  it('skips an event that never ends once it passes the cap, holding nothing of it, and goes on after it', () => {
     const splitter = new SseSplitter();
     const chunk = bytes('E'.repeat(256 * 1024));
-    splitter.feed(bytes('data: {"type":"message.part.delta","delta":"'));
-    let fed = 0;
-    for (let i = 0; i < 200 && !splitter.overflow; i++) {
-      splitter.feed(chunk);
-      fed += chunk.length;
+    const events = [...splitter.feed(bytes('data: {"type":"message.part.delta","delta":"'))];
+    let held = 0;
+    // 50 MB of one event: past the cap (16 MiB) nothing more of it is held.
+    for (let i = 0; i < 200; i++) {
+      events.push(...splitter.feed(chunk));
+      held = Math.max(held, splitter.heldChars);
     }
-    expect(splitter.overflow).toBeInstanceOf(SseEventTooLarge);
-    expect(String(splitter.overflow)).toMatch(/larger than 16777216 characters/);
-    // stopped at the cap (16 MiB), not after all 50 MB
-    expect(fed).toBeLessThanOrEqual(MAX_EVENT_CHARS);
+    expect(held).toBeLessThanOrEqual(MAX_EVENT_CHARS);
+    expect(splitter.heldChars).toBe(0);
+    expect(events).toHaveLength(1);
+    expect(events[0]?.tooLarge).toBeGreaterThan(MAX_EVENT_CHARS);
+    expect(events[0]?.data).toBeUndefined();
+    // Its end, then the next event: read as usual.
+    expect(splitter.feed(bytes('"}\n\ndata: {"type":"next"}\n\n'))).toEqual([
+      { data: '{"type":"next"}', id: undefined },
+    ]);
   });
 
-  it('fails one complete event above the cap, and keeps events below it', () => {
+  it('skips one complete event above the cap where it was, and keeps the events around it', () => {
     const splitter = new SseSplitter(1000);
     expect(splitter.feed(bytes(`data: ${'a'.repeat(900)}\n\n`))).toHaveLength(1);
-    splitter.feed(bytes(`data: ${'b'.repeat(500)}`));
-    expect(splitter.overflow).toBeNull();
-    expect(splitter.feed(bytes(`${'b'.repeat(600)}\n\n`))).toEqual([]);
-    expect(splitter.overflow).toBeInstanceOf(SseEventTooLarge);
+    expect(splitter.feed(bytes(`data: ${'b'.repeat(500)}`))).toEqual([]);
+    expect(splitter.feed(bytes(`${'b'.repeat(600)}\n\ndata: c\n\n`))).toEqual([
+      { data: undefined, id: undefined, tooLarge: 1106 },
+      { data: 'c', id: undefined },
+    ]);
   });
 });

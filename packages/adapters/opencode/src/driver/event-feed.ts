@@ -1,8 +1,12 @@
 import type { JsonObject } from '@agentlane/contract';
-import { MAX_EVENT_CHARS, SseEventTooLarge, SseSplitter } from './sse-tap.js';
+import type { HarnessFrame } from '@agentlane/engine-kit';
+import { MAX_EVENT_CHARS, SseSplitter } from './sse-tap.js';
 
 /** One event of the stream, with the SSE `data:` text it came in. */
 type Listener = (event: JsonObject, raw: string | undefined) => void;
+
+/** The `reason` of the frame.dropped harness frame that stands in for an event over the size cap. */
+export const EVENT_TOO_LARGE = 'frame.too_large';
 
 export interface EventFeedOptions {
   baseUrl: string;
@@ -22,13 +26,16 @@ const DEFAULT_RECONNECT_DELAYS = [250, 1_000, 3_000];
  * frame is missed. Turns attach a listener for their duration. The stream is read here, not by the SDK: its
  * parser rescans the whole buffer per read (quadratic in an event's size), stops silently when the server
  * ends the stream, and retries forever when it breaks. A stream that ends or breaks is reconnected a bounded
- * number of times (a connection that delivered events resets the count); past that, or when one event
- * exceeds the size cap, the feed fails: `onFailure` listeners (the running turn) learn why.
+ * number of times (a connection that delivered events resets the count); past that the feed fails:
+ * `onFailure` listeners (the running turn) learn why. An event over the size cap is skipped to its end (held
+ * nowhere) and the stream goes on; `onSkipped` listeners (the running turn) get a frame.dropped harness frame
+ * in its place, which the translator turns into a harness.warning.
  */
 export class EventFeed {
   private readonly listeners = new Set<Listener>();
   private readonly failureListeners = new Set<(error: Error) => void>();
   private readonly reconnectListeners = new Set<() => void>();
+  private readonly skipListeners = new Set<(frame: HarnessFrame) => void>();
   private readonly abort = new AbortController();
   /** Why the feed stopped for good (null while it runs or reconnects). */
   failure: Error | null = null;
@@ -79,16 +86,26 @@ export class EventFeed {
     return () => this.reconnectListeners.delete(listener);
   }
 
+  /**
+   * Called with a frame.dropped harness frame where an event over the size cap was skipped. Which session it
+   * was about cannot be read from it: it goes to whoever listens (the running turn of the feed's session).
+   */
+  onSkipped(listener: (frame: HarnessFrame) => void): () => void {
+    this.skipListeners.add(listener);
+    return () => this.skipListeners.delete(listener);
+  }
+
   close(): void {
     this.listeners.clear();
     this.failureListeners.clear();
     this.reconnectListeners.clear();
+    this.skipListeners.clear();
     this.abort.abort();
   }
 
   /**
    * Reads one connection to its end. `connected` is called at its first event. Resolves when the server
-   * ends the stream, rejects when it cannot be opened, breaks, or an event is too large.
+   * ends the stream, rejects when it cannot be opened or breaks.
    */
   private async connect(connected: () => void): Promise<number> {
     const { baseUrl, directory } = this.options;
@@ -108,17 +125,27 @@ export class EventFeed {
         const { done, value } = await reader.read();
         if (done) return count;
         for (const event of splitter.feed(value)) {
+          if (event.tooLarge !== undefined) this.skipped(event.tooLarge, splitter.maxEventChars);
           if (event.id !== undefined) this.lastEventId = event.id;
           if (event.data === undefined) continue;
           if (count++ === 0) connected();
           this.deliver(event.data);
         }
-        if (splitter.overflow) throw splitter.overflow;
       }
     } finally {
       reader.releaseLock();
       if (!this.abort.signal.aborted) void response.body.cancel().catch(() => undefined);
     }
+  }
+
+  private skipped(chars: number, max: number): void {
+    const frame: HarnessFrame = {
+      harness: 'frame.dropped',
+      reason: EVENT_TOO_LARGE,
+      message: `an OpenCode event larger than ${max} characters was skipped; the event stream goes on`,
+      detail: { maxEventChars: max, charsSeen: chars },
+    };
+    for (const listener of this.skipListeners) listener(frame);
   }
 
   private deliver(data: string): void {
@@ -143,7 +170,6 @@ export class EventFeed {
         if ((await current) > 1) attempt = 0;
       } catch (error) {
         if (this.abort.signal.aborted) return;
-        if (error instanceof SseEventTooLarge) return this.fail(error);
         reason = error instanceof Error ? error.message : String(error);
       }
       if (this.abort.signal.aborted) return;

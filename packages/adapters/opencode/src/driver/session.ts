@@ -157,6 +157,8 @@ export class OpenCodeSession implements EngineSession {
         }
       }
     });
+    // An event too large to read: its warning goes into this turn (it cannot say which session it was about).
+    const offSkipped = this.deps.feed.onSkipped((frame) => io.emit(frame as unknown as JsonObject));
     const offFailure = this.deps.feed.onFailure((error) => finish(error.message));
     // Events of a reconnect's gap are lost: if the session went idle meanwhile, that was the turn's end.
     const offReconnect = this.deps.feed.onReconnect(() => {
@@ -174,6 +176,7 @@ export class OpenCodeSession implements EngineSession {
       stop: () => {
         clearTimeout(grace);
         off();
+        offSkipped();
         offFailure();
         offReconnect();
       },
