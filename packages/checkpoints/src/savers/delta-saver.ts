@@ -37,6 +37,7 @@ import type {
 import {
   encodeWrites,
   listArguments,
+  listCursor,
   namespaceOf,
   requireId,
   requireKeepNewest,
@@ -229,7 +230,10 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
     });
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
-    return { items: page.map(summary), nextCursor: rows.length > limit && last ? `c${last.seq}` : null };
+    return {
+      items: page.map(summary),
+      nextCursor: rows.length > limit && last ? listCursor(query.sessionId, last.seq) : null,
+    };
   }
 
   async putWrites(

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { STAGE_IDS, type StageId } from '@agentlane/contract';
 import { CheckpointError } from '../errors.js';
 import { isJsonValue } from '../json.js';
@@ -43,6 +44,18 @@ export function summary(meta: RowMeta): CheckpointSummary {
   };
 }
 
+/**
+ * The cursor of the page after the row at `seq`: the position, and a tag of the session it is a position in,
+ * so that another session's cursor is refused (a position in one session's rows named nothing in another's,
+ * and was answered with an empty page).
+ */
+export function listCursor(sessionId: string, seq: number): string {
+  return `c${seq}-${sessionTag(sessionId)}`;
+}
+
+const sessionTag = (sessionId: unknown): string =>
+  createHash('sha256').update(String(sessionId)).digest('hex').slice(0, 8);
+
 /** The page size and the position a list cursor names. */
 export function listArguments(query: ListQuery): { limit: number; beforeSeq: number | undefined } {
   const limit = query.limit ?? 50;
@@ -65,8 +78,8 @@ export function listArguments(query: ListQuery): { limit: number; beforeSeq: num
   let beforeSeq: number | undefined;
   if (query.cursor !== undefined) {
     // Written as the saver writes it (no leading zero, no sign): `c01` was read as `c1`, a cursor never issued.
-    const decoded = /^c([1-9][0-9]{0,14})$/.exec(query.cursor);
-    if (!decoded)
+    const decoded = /^c([1-9][0-9]{0,14})-([0-9a-f]{8})$/.exec(query.cursor);
+    if (!decoded || decoded[2] !== sessionTag(query.sessionId))
       throw new CheckpointError(
         'invalid_argument',
         'cursor is not one this saver returned',
