@@ -102,6 +102,17 @@ export function applyDelta(
     ? (parent as Record<string, ChannelSnapshot>)
     : { ...parent };
   for (const [name, change] of Object.entries(delta)) {
+    const prior = out[name];
+    const version =
+      change.op === 'put' ? change.snapshot.version : change.op === 'append' ? change.version : null;
+    // Writers refuse a version going back (version_regression): a row that says so is not one they wrote.
+    if (prior && version !== null && version < prior.version)
+      throw new CheckpointError(
+        'corrupt_row',
+        `checkpoint ${checkpointId}: channel "${name}" goes back from version ${prior.version} to ${version}`,
+        checkpointId,
+        name,
+      );
     switch (change.op) {
       case 'put':
         out[name] = change.snapshot;
@@ -154,6 +165,7 @@ export function parseDelta(value: unknown, checkpointId: string): CheckpointDelt
   };
   if (!isPlainObject(value)) return corrupt('is not an object');
   for (const [name, change] of Object.entries(value)) {
+    if (name === '__proto__') return corrupt('names the channel __proto__, which JavaScript objects reserve');
     if (!isPlainObject(change)) return corrupt(`for "${name}" is not an object`);
     if (change.op === 'drop') continue;
     if (change.op === 'append') {

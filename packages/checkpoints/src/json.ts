@@ -18,13 +18,20 @@ export function checkingOwnRows<T>(check: () => T): T {
   }
 }
 
-/** True when `value` is plain JSON (no undefined, functions, NaN, class instances, cycles are not checked). */
+/** A lone UTF-16 surrogate: no UTF-8 text, so no canonical JSON (no fingerprint) and no row can hold it. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * True when `value` is plain JSON (no undefined, functions, NaN, class instances, strings or keys with a lone
+ * surrogate; cycles are not checked).
+ */
 export function isJsonValue(value: unknown, depth = 0): value is JsonValue {
   if (ownRows) return true;
   if (depth > 512) return false;
   if (value === null) return true;
   switch (typeof value) {
     case 'string':
+      return !LONE_SURROGATE.test(value);
     case 'boolean':
       return true;
     case 'number':
@@ -34,6 +41,7 @@ export function isJsonValue(value: unknown, depth = 0): value is JsonValue {
       const proto = Object.getPrototypeOf(value);
       if (proto !== Object.prototype && proto !== null) return false;
       for (const key in value) {
+        if (LONE_SURROGATE.test(key)) return false;
         if (!isJsonValue((value as Record<string, unknown>)[key], depth + 1)) return false;
       }
       return true;

@@ -25,10 +25,12 @@ export function channelValue(snapshot: ChannelSnapshot | undefined): JsonValue |
     case 'binary_op_aggregate':
       return value.value;
     case 'topic':
-      return value.items;
+      // An empty topic has no value (get() raises empty_channel), as for every other runtime.
+      return (value.items as JsonValue[]).length > 0 ? value.items : undefined;
     case 'named_barrier': {
+      // Ready: the names sorted (UTF-16 code units, the default sort), whatever order a writer stored.
       const names = value.names as string[];
-      return (value.seen as string[]).length === names.length ? names : undefined;
+      return (value.seen as string[]).length === names.length ? [...names].sort() : undefined;
     }
     case 'data_channel':
       return Object.fromEntries(value.entries as [string, JsonValue][]);

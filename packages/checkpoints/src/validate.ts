@@ -49,6 +49,9 @@ export function parseCheckpoint(value: unknown): Checkpoint {
   }
   const checkpoint = parsed.value;
   for (const key of Object.keys(value)) if (!ENVELOPE_KEYS.has(key)) invalid(key, 'is not an envelope field');
+  // A database integer holds it, and every reader reads it back as a number: 2^64 came back as another one.
+  if (!Number.isSafeInteger(checkpoint.schemaVersion))
+    invalid('schemaVersion', 'must be an integer of at most 2^53 - 1');
   if (!isValidId(checkpoint.sessionId)) {
     invalid('sessionId', 'must be an id string ([A-Za-z0-9._:-], at most 128 chars)');
   }
@@ -66,6 +69,9 @@ export function parseChannels(value: unknown): Record<string, ChannelSnapshot> {
   const out: Record<string, ChannelSnapshot> = {};
   for (const [name, snapshot] of Object.entries(value)) {
     if (name.length === 0 || name.length > 256) invalid(`channels.${name}`, 'name must be 1-256 characters');
+    // Assigned into an object, this name set its prototype instead: the channel vanished without an error.
+    if (name === '__proto__')
+      invalid(`channels.${name}`, 'is not a channel name (JavaScript objects reserve it)');
     if (!isPlainObject(snapshot)) invalid(`channels.${name}`, 'must be an object');
     for (const key of Object.keys(snapshot)) {
       if (key !== 'kind' && key !== 'version' && key !== 'value')

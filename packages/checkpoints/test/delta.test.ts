@@ -231,6 +231,27 @@ describe('corrupted rows (SQLite)', () => {
       id(5),
     ],
     ['a broken chain', `DELETE FROM harness_checkpoints WHERE checkpoint_id = '${id(1)}'`, id(2), id(2)],
+    // Before: the channel went into the prototype of the state's map and vanished without an error.
+    [
+      'a channel named __proto__ in a delta',
+      `UPDATE harness_checkpoints SET channels = '{"__proto__":{"op":"put","snapshot":{"kind":"last_value","version":9,"value":{}}}}' WHERE checkpoint_id = '${id(2)}'`,
+      id(2),
+      id(2),
+    ],
+    // Before: hydrated as if the writers (which refuse version_regression) could have written it.
+    [
+      'a version going back in a delta',
+      `UPDATE harness_checkpoints SET channels = '{"conversation":{"op":"append","version":0,"items":[9]}}' WHERE checkpoint_id = '${id(3)}'`,
+      id(3),
+      id(3),
+    ],
+    // The contract's schemaVersion is at least 1.
+    [
+      'a schema_version of 0',
+      `UPDATE harness_checkpoints SET schema_version = 0 WHERE checkpoint_id = '${id(5)}'`,
+      id(5),
+      id(5),
+    ],
   ])('%s is reported with the checkpoint id', async (name, sql, read, culprit) => {
     const { db, saver } = await seeded(`${name.replaceAll(' ', '-')}.db`);
     db.prepare(sql).run();

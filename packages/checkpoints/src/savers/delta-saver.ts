@@ -379,7 +379,8 @@ export class DeltaCheckpointSaver implements CheckpointSaver {
   ): Pick<Hydrated, 'namespace' | 'baseDistance' | 'checkpoint'> {
     if (!(STAGE_IDS as readonly string[]).includes(head.stageId))
       corruptRow(head, `stage_id "${head.stageId}" is not a stage`);
-    if (!Number.isSafeInteger(head.schemaVersion)) corruptRow(head, 'schema_version is not an integer');
+    if (!Number.isSafeInteger(head.schemaVersion) || head.schemaVersion < 1)
+      corruptRow(head, 'schema_version is not a positive integer');
     const checkpoint: Checkpoint = {
       id: head.checkpointId,
       sessionId: head.sessionId,

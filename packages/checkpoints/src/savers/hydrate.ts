@@ -94,6 +94,11 @@ function fastFold(chain: readonly ChainLink[]): Folded | undefined {
     if (!isPlainObject(delta)) return undefined;
     for (const name in delta) {
       const op = delta[name] as Record<string, unknown>;
+      // strictFold names the row: a channel named __proto__, or a version going back (delta.ts).
+      if (name === '__proto__') return undefined;
+      const prior = channels[name] as { version?: unknown } | undefined;
+      const version = op.op === 'put' ? (op.snapshot as { version?: unknown } | null)?.version : op.version;
+      if (prior && typeof version === 'number' && version < (prior.version as number)) return undefined;
       if (op.op === 'put') {
         if (!isPlainObject(op.snapshot)) return undefined;
         // The snapshot object is shared with `channels`, so later appends reach the merged put too.
