@@ -189,6 +189,16 @@ describe('an external runtime adds its turn through POST /runs/:id/events', () =
     });
     expect(foreign.status).toBe(400);
     expect(foreign.json.error).toMatchObject({ code: 'invalid_request', field: 'body.audit[0].session_id' });
+    // A child with no name after the colon (it made a child session named "").
+    for (const [field, patch] of [
+      ['session_id', { session_id: `${threadId}:` }],
+      ['turn_id', { turn_id: `${runId}:` }],
+    ] as const) {
+      const unnamed = await postJson(`${t.api}/runs/${runId}/events`, {
+        audit: [{ ...row(threadId, runId, 1), ...patch }],
+      });
+      expect([unnamed.status, unnamed.json.error.field]).toEqual([400, `body.audit[0].${field}`]);
+    }
     const shape = await postJson(`${t.api}/runs/${runId}/events`, { frames: [] });
     expect(shape.status).toBe(400);
     // The message names the missing property by its full path, not only the item it is missing from.

@@ -83,12 +83,14 @@ export function checkExternalAudit(
     return { path: first?.path ?? '$', message: first?.message ?? 'is not an AuditableCall row' };
   }
   const { session_id: session, turn_id: turn } = row.value;
-  if (session !== run.threadId && !session.startsWith(`${run.threadId}:`))
+  // A child is named after the colon: `<thread>:` alone made a child session with an empty name.
+  const childOf = (id: string, parent: string) => id.startsWith(`${parent}:`) && id.length > parent.length + 1;
+  if (session !== run.threadId && !childOf(session, run.threadId))
     return {
       path: '$.session_id',
       message: `must be the thread ${run.threadId} or one of its child sessions`,
     };
-  if (turn !== run.runId && !turn.startsWith(`${run.runId}:`))
+  if (turn !== run.runId && !childOf(turn, run.runId))
     return { path: '$.turn_id', message: `must be the run ${run.runId} or a child turn of it` };
   return null;
 }
