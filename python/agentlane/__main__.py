@@ -140,7 +140,8 @@ def _follow(args, client: Client, deadline: float | None, stats: FollowStats, on
         return met
 
     def print_frame(frame: dict) -> None:
-        sys.stdout.write(json.dumps(frame, ensure_ascii=False, separators=(",", ":")) + "\n")
+        # allow_nan=False: never print NaN / Infinity, which no JSON reader takes (decode_frame refuses them).
+        sys.stdout.write(json.dumps(frame, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n")
         sys.stdout.flush()
 
     read_timeout = 60.0 if deadline is None else max(0.2, min(60.0, args.max_seconds))

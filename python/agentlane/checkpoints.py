@@ -7,22 +7,19 @@ three tables, the delta operations, the recursive chain query, the writer's inva
 from __future__ import annotations
 
 import copy
-import json
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from . import strictjson
 from .canonical import canonical_json, fingerprint
+from .errors import MAX_SAFE_INTEGER
+from .snapshots import CheckpointError, check_channel, check_checkpoint, check_stored, is_version, utf16_key
+
+__all__ = ["CheckpointError", "CheckpointTables", "apply_delta", "compute_delta", "fingerprint_checkpoint",
+           "hydrate_chain", "next_snapshot", "session_state_of"]
 
 STAGES = ("anchor-plan", "tool-loop", "synthesize", "post-turn")
 RESERVED = (("conversation", "conversation", list), ("plan", "plan", list), ("versionVector", "versionVector", dict))
-
-
-class CheckpointError(ValueError):
-    """A refusal with the docs' codes: corrupt_row, missing_parent, version_regression, unversioned_change, …"""
-
-    def __init__(self, code: str, message: str, checkpoint_id: str | None = None) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code, self.checkpoint_id = code, checkpoint_id
 
 
 _EMPTY = object()
@@ -40,8 +37,10 @@ def channel_value(snapshot: Mapping[str, Any] | None) -> Any:
     if kind == "topic":
         return value["items"] if value["items"] else _EMPTY
     if kind == "named_barrier":
-        ready = sorted(value["names"]) == sorted(value["seen"])
-        return sorted(value["names"]) if ready else _EMPTY
+        # Ready once every name has written; the names sorted as JavaScript sorts (UTF-16 code units), which
+        # is also how a snapshot stores them (snapshots.py refuses other orders).
+        ready = set(value["names"]) <= set(value["seen"])
+        return sorted(set(value["names"]), key=utf16_key) if ready else _EMPTY
     if kind == "data_channel":
         return {k: v for k, v in value["entries"]}
     raise CheckpointError("unknown_channel_kind", f"channel kind {kind!r}")
@@ -134,7 +133,7 @@ def apply_delta(channels: dict, delta: Mapping[str, Any], checkpoint_id: str | N
         if kind == "put":
             if "snapshot" not in op:
                 raise CheckpointError("corrupt_row", f"delta put of {name} has no snapshot", checkpoint_id)
-            _check_snapshot(name, op["snapshot"], checkpoint_id)
+            _check_snapshot(name, op["snapshot"], checkpoint_id)  # as deeply as put checks it
             channels[name] = copy.deepcopy(op["snapshot"])
         elif kind == "drop":
             channels.pop(name, None)
@@ -143,8 +142,12 @@ def apply_delta(channels: dict, delta: Mapping[str, Any], checkpoint_id: str | N
             items = None if snapshot is None else _accumulated(snapshot)
             if items is None:
                 raise CheckpointError("corrupt_row", f"append to {name}, which does not accumulate", checkpoint_id)
-            if not isinstance(op.get("items"), list) or not _is_version(op.get("version")):
-                raise CheckpointError("corrupt_row", f"delta append to {name} is malformed (items, version)", checkpoint_id)
+            if not isinstance(op.get("items"), list) or not is_version(op.get("version")):
+                raise CheckpointError("corrupt_row", f"delta append to {name} is malformed (items, version 0..{MAX_SAFE_INTEGER})", checkpoint_id)
+            # A writer refuses version_regression and unversioned_change; a row that has one was not written
+            # by a writer keeping the invariants (docs/checkpoint-storage.md, "Writing").
+            if op["version"] < snapshot["version"] or (op["version"] == snapshot["version"] and op["items"]):
+                raise CheckpointError("corrupt_row", f"delta append to {name} takes its version from {snapshot['version']} to {op['version']}", checkpoint_id)
             items.extend(copy.deepcopy(op["items"]))
             snapshot["version"] = op["version"]
         else:
@@ -152,17 +155,12 @@ def apply_delta(channels: dict, delta: Mapping[str, Any], checkpoint_id: str | N
     return channels
 
 
-def _is_version(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-
-
 def _check_snapshot(name: str, snapshot: Any, checkpoint_id: str | None) -> None:
-    """A stored channel must be a contract ChannelSnapshot (kind one of six, version, value)."""
-    from .schema import validate
-
-    issues = validate("ChannelSnapshot", snapshot)
-    if issues:
-        raise CheckpointError("corrupt_row", f"channel {name}: {issues[0].path} {issues[0].message}", checkpoint_id)
+    """A stored channel must be what put accepts (snapshots.check_channel): else corrupt_row naming the row."""
+    try:
+        check_channel(name, snapshot, checkpoint_id)
+    except CheckpointError as error:
+        raise CheckpointError("corrupt_row", f"stored channels are invalid ({error})", checkpoint_id) from None
 
 
 # -- the tables
@@ -217,26 +215,14 @@ def hydrate_chain(rows: list[Mapping[str, Any]]) -> Hydrated:
     }
     if head["parent_checkpoint_id"] is not None:
         envelope["parentCheckpointId"] = head["parent_checkpoint_id"]
-    _check_envelope(envelope)
+    check_stored(envelope, envelope["id"])
     return Hydrated(envelope, head["namespace"], head["storage"], int(head["base_distance"]))
 
 
-def _check_envelope(envelope: dict) -> None:
-    """What a reader returns is a contract Checkpoint (stage, date-time, ULIDs, channels), or corrupt_row.
-
-    schemaVersion is held to the bundle's rule for Checkpoint, which has a minimum (1) and no maximum:
-    docs/contract.md's "reject newer" names the events' schemaVersion, and the checkpoint docs set no cap,
-    so a newer envelope is returned as stored, as the TypeScript saver does."""
-    from .schema import validate
-
-    issues = validate("Checkpoint", envelope)
-    if issues:
-        raise CheckpointError("corrupt_row", f"{issues[0].path} {issues[0].message}", envelope["id"])
-
-
 def _parse_channels(row: Mapping[str, Any]) -> dict:
+    """The row's channels column; NaN, Infinity and 1e999 are not JSON (agentlane.strictjson): corrupt_row."""
     try:
-        value = json.loads(row["channels"])
+        value = strictjson.loads(row["channels"])
     except (TypeError, ValueError) as error:
         raise CheckpointError("corrupt_row", f"channels is not JSON: {error}", row["checkpoint_id"]) from None
     except RecursionError:  # json.loads of a value nested past the recursion limit
@@ -295,11 +281,7 @@ class CheckpointTables:
 
     def put(self, checkpoint: Mapping[str, Any], *, namespace: str = "") -> str:
         """Stores a checkpoint after its parent, full or as a delta; returns the storage chosen."""
-        from .schema import validate
-
-        issues = validate("Checkpoint", checkpoint)
-        if issues:
-            raise CheckpointError("invalid_checkpoint", f"{issues[0].path} {issues[0].message}", checkpoint.get("id"))
+        check_checkpoint(checkpoint)  # what a reader would call corrupt is refused here, with the docs' codes
         session_id, checkpoint_id = checkpoint["sessionId"], checkpoint["id"]
         parent_id = checkpoint.get("parentCheckpointId")
         table = self.db.table("harness_checkpoints")

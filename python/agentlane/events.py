@@ -103,9 +103,11 @@ def shape_of(frame_type: str) -> str | None:
 
 
 def parse_stream_event(frame: Any, *, check: bool = True) -> StreamEvent | None:
-    """The typed event; None for an unknown type (skipped, not an error); FrameError for a bad known one."""
-    if not isinstance(frame, dict) or not isinstance(frame.get("type"), str):
-        raise FrameError("?", [SchemaIssue("$.type", "a frame is an object with a string type", "type")])
+    """The typed event; None for an unknown type (skipped, not an error); FrameError for a bad known one, and
+    for a frame without a type (not an object, no `type`, a `type` that is not a string or is empty)."""
+    # An empty type is no type (the TypeScript parser refuses it too): only a real, unknown name is skipped.
+    if not isinstance(frame, dict) or not isinstance(frame.get("type"), str) or not frame["type"]:
+        raise FrameError("?", [SchemaIssue("$.type", "a frame is an object with a non-empty string type", "type")])
     frame_type = frame["type"]
     shape = shape_of(frame_type)
     if shape is None:

@@ -6,13 +6,13 @@ issues when it says no, and tests/test_schema.py proves both give the same verdi
 
 from __future__ import annotations
 
-import re
 from typing import Any, Callable
 
-import jsonschema
+from .ecma import ecma_regex, is_date_time
 
 Check = Callable[[Any], bool]
-_FORMATS = jsonschema.Draft202012Validator.FORMAT_CHECKER
+# The bundle's one format; any other is an annotation (draft 2020-12's default), never a refusal.
+FORMATS: dict[str, Callable[[Any], bool]] = {"date-time": is_date_time}
 _IGNORED = {"description", "title", "$schema", "$id", "$defs", "examples", "default", "$comment"}
 
 
@@ -132,11 +132,11 @@ class Compiler:
             props = {k: self.compile(s) for k, s in arg.items()}
             return lambda v: not isinstance(v, dict) or all(c(v[k]) for k, c in props.items() if k in v)
         if key == "patternProperties":
-            pats = [(re.compile(p), self.compile(s)) for p, s in arg.items()]
+            pats = [(ecma_regex(p), self.compile(s)) for p, s in arg.items()]
             return lambda v: not isinstance(v, dict) or all(c(x) for k, x in v.items() for p, c in pats if p.search(k))
         if key == "additionalProperties":
             known = set(schema.get("properties", {}))
-            pats = [re.compile(p) for p in schema.get("patternProperties", {})]
+            pats = [ecma_regex(p) for p in schema.get("patternProperties", {})]
             extra = self.compile(arg)
             return lambda v: not isinstance(v, dict) or all(
                 extra(x) for k, x in v.items() if k not in known and not any(p.search(k) for p in pats)
@@ -154,10 +154,10 @@ class Compiler:
             ok = (lambda n: n >= arg) if key == "minimum" else (lambda n: n <= arg)
             return lambda v: not _is_type(v, "number") or ok(v)
         if key == "pattern":
-            rx = re.compile(arg)
+            rx = ecma_regex(arg)
             return lambda v: not isinstance(v, str) or rx.search(v) is not None
         if key == "format":
-            return lambda v: _FORMATS.conforms(v, arg)
+            return FORMATS.get(arg, lambda v: True)
         if key == "anyOf":
             subs = [self.compile(s) for s in arg]
             tag = self._discriminator(arg)

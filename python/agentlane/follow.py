@@ -66,8 +66,8 @@ def follow_thread(
     says the server was not reachable. Any other ApiError (a 4xx, e.g. an unknown thread) is raised at once.
 
     A row at or below the cursor (its deliverySeq or own `id:`) is skipped: not yielded, not progress; a
-    connection with repeats and no new row is a failure (RepeatedRows). An `id:` that is no deliverySeq is
-    skipped as a bad frame, never the cursor. An SSE line or event past the client's `max_event_bytes` raises
+    connection with repeats and no new row is a failure (RepeatedRows). An `id:` that is no deliverySeq, or
+    that is not the row's deliverySeq, is skipped as a bad frame, never the cursor. An SSE line or event past the client's `max_event_bytes` raises
     EventTooLarge at once (permanent: the same row would come again on every resume).
     """
     stats = stats or FollowStats()
@@ -208,6 +208,10 @@ def _cursor_of(own_id: str | None, frame: Any) -> tuple[list[int], str | None]:
     if type(value) is int:
         if not 1 <= value <= MAX_SAFE_INTEGER:
             return [], f"deliverySeq {str(value)[:24]} is out of range (1 to {MAX_SAFE_INTEGER})"
+        if seqs and seqs[0] != value:
+            # The id IS the deliverySeq: trusting either one of two that disagree could move the cursor past
+            # rows never delivered (id 5 on row 1 lost rows 2 and 3), so the frame is neither a row nor a cursor.
+            return [], f"its id {seqs[0]} is not its deliverySeq {value}: not taken as a row or the cursor"
         seqs.append(value)
     return seqs, None
 

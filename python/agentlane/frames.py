@@ -7,10 +7,10 @@ have) must not end a follower or an execute with a traceback: it is reported as 
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any, Callable
 
+from . import strictjson
 from .events import FrameError, StreamEvent, parse_stream_event
 
 # Hears (the message's `id:` or None, a one-line reason) for every frame that was skipped as unusable.
@@ -24,9 +24,10 @@ def warn_on_stderr(frame_id: str | None, reason: str) -> None:
 
 
 def decode_frame(data: str) -> tuple[Any, str | None]:
-    """(the frame, None), or (None, why) when the data is not JSON at all."""
+    """(the frame, None), or (None, why) when the data is not JSON at all: NaN, Infinity and 1e999 included
+    (agentlane.strictjson), which JSON.parse refuses or no JSON can print again."""
     try:
-        return json.loads(data), None
+        return strictjson.loads(data), None
     except ValueError as error:
         return None, f"not JSON ({error}): {_excerpt(data)}"
     except RecursionError:  # a hostile frame nested past Python's recursion limit

@@ -67,7 +67,7 @@ def test_malformed_delta_append(op) -> None:
                                      {"kind": "topic", "version": 1, "value": {}, "extra": 1}])
 def test_full_row_channel_that_is_not_a_snapshot(channel) -> None:
     rows = [_row(0, BASE, "full", {"conversation": channel})]
-    assert "channel conversation" in str(_refused(rows, BASE))
+    assert 'channel "conversation"' in str(_refused(rows, BASE))
 
 
 @pytest.mark.parametrize("column, value", [("stage_id", "bogus-stage"), ("created_at", "yesterday"),
@@ -78,9 +78,10 @@ def test_envelope_columns_break_the_contract(column, value) -> None:
 
 
 def test_append_on_a_base_whose_value_is_not_an_object() -> None:
+    # The full row is the one at fault (a topic's value is an object), so it is the row named.
     rows = [_row(0, HEAD, "delta", {"conversation": {"op": "append", "version": 2, "items": [1]}}),
             _row(1, BASE, "full", {"conversation": {"kind": "topic", "version": 1, "value": [1]}})]
-    _refused(rows, HEAD)
+    _refused(rows, BASE)
 
 
 def test_a_newer_envelope_version_is_returned_as_stored() -> None:
@@ -99,3 +100,30 @@ def test_a_huge_bad_value_gives_a_bounded_message() -> None:
 def test_a_row_nested_past_the_recursion_limit_is_corrupt_not_a_recursion_error() -> None:
     deep = '{"x": ' + "[" * 100_000 + "]" * 100_000 + "}"
     _refused([_row(0, BASE, "full", deep)], BASE)
+
+
+@pytest.mark.parametrize("text", ["NaN", "Infinity", "-Infinity", "1e999", "-1e999"])
+def test_a_number_json_cannot_hold_is_corrupt(text) -> None:
+    # json.loads takes all five (NaN, inf); JSON.parse refuses the first three, and none can be written again.
+    append = '{"conversation": {"op": "append", "version": 2, "items": [%s]}}' % text
+    _refused(_chain(append), HEAD)
+    full = '{"conversation": {"kind": "last_value", "version": 1, "value": {"value": %s}}}' % text
+    _refused([_row(0, BASE, "full", full)], BASE)
+
+
+@pytest.mark.parametrize("version", [0, 1, 2**53])
+def test_an_append_whose_version_goes_down_or_past_2_53_is_corrupt(version) -> None:
+    # The base's conversation is at version 1: an append to 0 is a regression a writer refuses, one at 1 with
+    # items an unversioned change, and 2^53 a number JavaScript cannot count to.
+    _refused(_chain({"conversation": {"op": "append", "version": version, "items": [{"role": "assistant"}]}}), HEAD)
+
+
+def test_a_delta_put_is_checked_as_deeply_as_put() -> None:
+    bad_topic = {"kind": "topic", "version": 2, "value": {"accumulate": True, "items": 5}}
+    _refused(_chain({"conversation": {"op": "put", "snapshot": bad_topic}}), HEAD)
+    extra = {"kind": "last_value", "version": 2, "value": {"value": 1, "junk": 2}}
+    _refused(_chain({"conversation": {"op": "put", "snapshot": extra}}), HEAD)
+
+
+def test_a_schema_version_past_2_53_is_corrupt() -> None:
+    _refused(_chain({}, schema_version=2**53), HEAD)

@@ -110,7 +110,9 @@ def _check_refusals(tables: CheckpointTables) -> None:
         tables.put(child)
     assert regression.value.code == "version_regression"
     channels[name]["version"] += 1
-    channels[name]["value"] = {"value": "changed without a new version"}
+    # A valid snapshot of another kind at the same version (a value not of its kind's shape is refused first,
+    # as invalid_channel_value: tests/test_checkpoint_validation.py).
+    channels[name] = {"kind": "last_value", "version": channels[name]["version"], "value": {"value": "changed without a new version"}}
     with pytest.raises(CheckpointError) as unversioned:
         tables.put(child)
     assert unversioned.value.code == "unversioned_change"

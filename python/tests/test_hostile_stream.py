@@ -29,6 +29,13 @@ MODES = {
     "badids": [stream(sse(OPENED), sse(delivered(1), 1), sse(delivered(7), HUGE), sse(delivered(8), "9" * 5000),
                       sse(delivered(9), "\u0663"), sse(delivered(10), "+5"), sse(delivered(11), "05"),
                       sse(delivered(2**53), None), sse(delivered(2), 2))],
+    # A row whose `id:` (5) is not its deliverySeq (1): taking the id lost rows 2 and 3 as "repeats".
+    "idmismatch": [stream(sse(OPENED), sse(delivered(1), 5), sse(delivered(2), 2), sse(delivered(3), 3))],
+    # NaN and Infinity (json.dumps writes them; JSON.parse refuses them), then a sound row.
+    "nan": [stream(sse(OPENED), sse(json.dumps({**delivered(1), "revision": float("nan")}), 1),
+                   sse(json.dumps({**delivered(2), "revision": float("inf")}), 2),
+                   sse(json.dumps(delivered(3)).replace('"revision": 1', '"revision": 1e999'), 3),
+                   sse(delivered(4), 4))],
 }
 
 
@@ -173,3 +180,23 @@ def test_a_frame_nested_past_the_recursion_limit_is_skipped_not_raised() -> None
 
     frame, why = decode_frame("[" * 100_000 + "]" * 100_000)
     assert frame is None and why is not None and "nested too deeply" in why
+
+
+def test_a_row_whose_id_is_not_its_delivery_seq_is_skipped_and_not_the_cursor(hostile) -> None:
+    stats, bad = FollowStats(), []
+    events = follow_thread(Client(hostile.url), "idmismatch", stats=stats, on_bad_frame=lambda i, why: bad.append((i, why)),
+                           until=lambda e: isinstance(e, Delivered) and e.delivery_seq == 3, stop_at=time.monotonic() + 10)
+    assert [e.delivery_seq for e in events if isinstance(e, Delivered)] == [2, 3]
+    assert stats.last_event_id == 3 and stats.repeats == 0
+    assert len(bad) == 1 and bad[0][0] == "5" and "not its deliverySeq 1" in bad[0][1]
+
+
+def test_nan_and_infinity_are_bad_frames_never_printed(hostile) -> None:
+    from agentlane import strictjson
+
+    done = _cli(hostile.url, "nan", "--max-seconds", "3")
+    assert "Traceback" not in done.stderr
+    frames = [strictjson.loads(line) for line in done.stdout.splitlines()]  # every line is JSON (was NaN)
+    assert [f["deliverySeq"] for f in frames if "deliverySeq" in f] == [4]
+    skipped = [line for line in done.stderr.splitlines() if "skipped a frame" in line]
+    assert [line.split("(id ")[1][0] for line in skipped] == ["1", "2", "3"], done.stderr

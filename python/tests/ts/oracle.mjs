@@ -20,6 +20,12 @@ const ops = {
   compare: (a, b) => contract.compareVectors(a, b),
   hasSeen: (v, change) => contract.hasSeen(v, change),
   increment: (v, clientId) => contract.incrementVector(v, clientId),
+  // The parser's verdict on one value of a named shape, and on a stream frame (skipped: an unknown type).
+  shape: (name, value) => (contract.parseShape(name, value).ok ? 'ok' : 'invalid'),
+  stream: (frame) => {
+    const result = contract.parseStreamEvent(frame);
+    return result.skipped ? 'skipped' : result.ok ? 'ok' : 'invalid';
+  },
   saver: (request) => saverRequest(request),
   ledger: (request) => ledgerRequest(request),
   // The TypeScript client's /sync call: {url, sessionId, body} → the server's answer.
