@@ -28,7 +28,8 @@ export function channelValue(snapshot: ChannelSnapshot | undefined): JsonValue |
       // An empty topic has no value (get() raises empty_channel), as for every other runtime.
       return (value.items as JsonValue[]).length > 0 ? value.items : undefined;
     case 'named_barrier': {
-      // Ready: the names sorted (UTF-16 code units, the default sort), whatever order a writer stored.
+      // Ready: the names sorted (UTF-16 code units, the default sort), as get() gives them, even for a map
+      // that never went through a saver's checks.
       const names = value.names as string[];
       return (value.seen as string[]).length === names.length ? [...names].sort() : undefined;
     }

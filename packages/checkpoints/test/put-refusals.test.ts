@@ -41,13 +41,22 @@ describe('put refuses what no reader can read back', () => {
     await createMemorySaver().put(envelope({ plan: lastValue('\uD83D\uDE00') }));
   });
 
+  it('a barrier whose names are not sorted by UTF-16 code units, or name one writer twice', async () => {
+    const barrier = (names: string[]) => ({ kind: 'named_barrier', version: 1, value: { names, seen: [] } });
+    expect(await refusedWith(envelope({ b: barrier(['b', 'a']) }))).toBe('invalid_channel_value');
+    expect(await refusedWith(envelope({ b: barrier(['a', 'a']) }))).toBe('invalid_channel_value');
+    // By code point U+FF61 comes first; by UTF-16 code units the surrogate pair of U+1F600 does.
+    expect(await refusedWith(envelope({ b: barrier(['｡', '😀']) }))).toBe('invalid_channel_value');
+    await createMemorySaver().put(envelope({ b: barrier(['😀', '｡']) }));
+  });
+
   it('a schemaVersion past 2^53 - 1 (a database integer does not hold it as written)', async () => {
     expect(await refusedWith(envelope({}, { schemaVersion: 2 ** 64 }))).toBe('invalid_checkpoint');
   });
 });
 
 describe("a channel's value in the session state", () => {
-  it('an empty topic has none; a ready barrier gives its names sorted by UTF-16 code units', () => {
+  it('an empty topic has none; a ready barrier gives its names', () => {
     const state = sessionStateOf({
       channels: {
         versionVector: { kind: 'topic', version: 1, value: { accumulate: true, items: [] } },
@@ -59,7 +68,6 @@ describe("a channel's value in the session state", () => {
       },
     } as unknown as Checkpoint);
     expect(state.versionVector).toEqual({});
-    // U+FF61 sorts after the surrogate pair of U+1F600 in UTF-16, before it by code point.
     expect(state.plan).toEqual(['b', '😀', '｡']);
   });
 });

@@ -26,6 +26,14 @@ export class NamedBarrierChannel extends BaseChannel {
     if (!strings(names) || !strings(seen))
       return badValue('named_barrier', 'needs string arrays "names" and "seen"');
     if (Object.keys(value).length !== 2) return badValue('named_barrier', 'may only have "names" and "seen"');
+    // As snapshotValue writes them (and the docs say): a list that is not is no snapshot of a barrier, and the
+    // other runtime refuses it too; a name twice made a barrier that was never ready.
+    const sortedOnce = (list: string[]) => list.every((s, i) => i === 0 || (list[i - 1] as string) < s);
+    if (!sortedOnce(names) || !sortedOnce(seen))
+      return badValue(
+        'named_barrier',
+        '"names" and "seen" must be sorted (UTF-16 code units), each name once',
+      );
     return new NamedBarrierChannel(names, seen, version);
   }
 
