@@ -19,11 +19,6 @@ export interface ModelSettings {
   timeouts?: ModelTimeouts;
   /** Retries of a rate-limited request (429, or 503 with Retry-After). */
   retries?: RateLimitRetries;
-  /**
-   * Other values the host knows to be secret (its bearer tokens, other engines' keys, a database password):
-   * kept out of what the engine keeps of a turn, checkpoints included, as the lane keeps them out of events.
-   */
-  knownSecrets?: readonly string[];
 }
 
 /** What the fetch wrapper saw of the last HTTP exchange: the AI SDK does not report a successful call's status. */
@@ -52,13 +47,11 @@ export function authMethodOf(settings: ModelSettings): 'api_key' | 'none' {
 /**
  * The secrets a model call carries: the configured key and the provider's environment variable (either may be
  * what the provider sends). A model server may echo them back; model-call.ts redacts them (see redact.ts).
- * With them the host's other secrets (`knownSecrets`), which tool results and checkpoints must not keep.
+ * A turn adds the host's other secrets (TurnDeps.knownSecrets) to these: TurnContext.secrets.
  */
 export function secretsOf(settings: ModelSettings): string[] {
   const env = process.env[ENV_KEYS[settings.api]];
-  return [settings.apiKey, env, ...(settings.knownSecrets ?? [])].filter(
-    (k): k is string => typeof k === 'string' && k !== '',
-  );
+  return [settings.apiKey, env].filter((k): k is string => typeof k === 'string' && k !== '');
 }
 
 /**

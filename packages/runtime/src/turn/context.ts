@@ -4,7 +4,7 @@ import type { LanguageModel } from 'ai';
 import type { AnsweredApproval } from '../approvals.js';
 import { remainingBudget } from '../budget.js';
 import { frame, type RuntimeFrame } from '../frames.js';
-import { createModel, type HttpObservation, type ModelSettings } from '../model.js';
+import { createModel, type HttpObservation, type ModelSettings, secretsOf } from '../model.js';
 import { DEFAULT_OUTPUT_BOUNDS, type OutputBounds, TurnTextBound } from '../output-bound.js';
 import type { PluginTurnContext } from '../plugin.js';
 import type { ModelPrice } from '../prices.js';
@@ -40,6 +40,8 @@ export interface TurnContext {
   readonly emit: (f: RuntimeFrame) => void;
   /** The driver's model settings with the run's model, when the run names one. */
   readonly settings: ModelSettings;
+  /** What the turn redacts wherever it keeps or shows text: the model's keys and the host's known secrets. */
+  readonly secrets: readonly string[];
   readonly model: LanguageModel;
   /** The HTTP response the model's fetch saw last (reset before every model call). */
   readonly observed: { last: HttpObservation | null };
@@ -101,6 +103,7 @@ export async function createTurnContext(
     io,
     emit,
     settings,
+    secrets: [...secretsOf(settings), ...(deps.knownSecrets ?? [])],
     model,
     observed,
     mem,

@@ -16,6 +16,11 @@ export interface TurnDeps {
   threadId: string;
   workspace: string;
   settings: ModelSettings;
+  /**
+   * Other values the host knows to be secret (its bearer tokens, other engines' keys, a database password):
+   * kept out of what the engine keeps of a turn, checkpoints included, as the lane keeps them out of events.
+   */
+  knownSecrets?: readonly string[];
   tools: DefinedTool[];
   plugins: HarnessPlugin[];
   saver: CheckpointSaver | undefined;

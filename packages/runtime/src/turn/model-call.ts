@@ -11,7 +11,7 @@ import { toModelMessages } from '../conversation.js';
 import { DeltaCoalescer } from '../delta-coalescer.js';
 import type { DeltaRedaction } from '../delta-redaction.js';
 import { nextSlice, sliceSpent } from '../loop-slice.js';
-import { authMethodOf, type HttpObservation, secretsOf } from '../model.js';
+import { authMethodOf, type HttpObservation } from '../model.js';
 import { CallToolInputBound } from '../output-bound.js';
 import { costOf } from '../prices.js';
 import { Redactor } from '../redact.js';
@@ -139,7 +139,7 @@ async function stream(
     ctx.output.bounds.turnTextOverflowBytes,
   );
   const toolInput = new CallToolInputBound(ctx.output.bounds.toolInputBytes);
-  const redact = new Redactor(secretsOf(ctx.settings));
+  const redact = new Redactor([...ctx.secrets]);
   const r: Reading = {
     ctx,
     stage,
@@ -316,7 +316,7 @@ function finish(
       message: `the model server reported token counts that are no count (negative, fractional or too large) in ${obs.usageDropped.events} event(s): they were dropped (${obs.usageDropped.paths.join(', ')})`,
       detail: { events: obs.usageDropped.events, fields: obs.usageDropped.paths },
     });
-  const error = s.error ? callError(new Redactor(secretsOf(ctx.settings)), s.error) : undefined;
+  const error = s.error ? callError(new Redactor([...ctx.secrets]), s.error) : undefined;
   const latency = performance.now() - started;
   const cancelled = ctx.io.signal.aborted;
   const status: AuditStatus = cancelled ? 'cancelled' : s.error ? 'error' : 'ok';

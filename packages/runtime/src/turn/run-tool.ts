@@ -1,7 +1,6 @@
 import type { AuditStatus, JsonValue } from '@agentlane/contract';
 import { DENIED_REASON, deniedOutput } from '../approvals.js';
 import { jsonSafe } from '../conversation.js';
-import { secretsOf } from '../model.js';
 import { boundResult } from '../output-bound.js';
 import { toolResultRedactor } from '../redact.js';
 import { BLANK_TOOL_NAME } from '../sse-repair.js';
@@ -60,7 +59,7 @@ export async function runTool(
     tctx = called;
     const output = jsonSafe(await withRoot(root, () => def.execute(call.input as never, called)));
     // Redacted before it is bounded: a result past the bound is spilled to a file that is stored as it is.
-    run.output = toolResultRedactor(secretsOf(ctx.settings)).json(output);
+    run.output = toolResultRedactor([...ctx.secrets]).json(output);
     if (ctx.io.signal.aborted) throw new CancelledError();
     await boundOutput(ctx, call, called, run);
   } catch (err) {
@@ -155,7 +154,7 @@ async function boundOutput(ctx: TurnContext, call: ToolCall, tctx: ToolContext, 
  */
 function endTool(ctx: TurnContext, call: ToolCall, latency: number, run: ToolRun): ToolRunResult {
   const { status, approval } = run;
-  const redactor = toolResultRedactor(secretsOf(ctx.settings));
+  const redactor = toolResultRedactor([...ctx.secrets]);
   const output = redactor.json(run.output);
   const error = run.error === undefined ? undefined : redactor.text(run.error);
   ctx.emit({

@@ -1,6 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { realpathSync } from 'node:fs';
-import { secretsOf } from '../model.js';
 import { terminalRedactor } from '../redact.js';
 import { TerminalRedaction } from '../terminal-redaction.js';
 import type { ToolContext } from '../tools/define-tool.js';
@@ -47,7 +46,7 @@ export function toolContext(ctx: TurnContext, call: ToolCall, root = pinnedRoot(
     ...(root !== undefined ? { workspaceRoot: root } : {}),
     // The model's keys (the configured one and the provider's variable): no variable holding one reaches a
     // command, whatever its name.
-    secrets: secretsOf(ctx.settings),
+    secrets: [...ctx.secrets],
     toolCallId: call.toolCallId,
     progress: (message) => emit({ rt: 'tool.progress', toolCallId: call.toolCallId, message }),
     terminal: (c) => terminal(ctx, call, c, terminalsFor(ctx, tctx)),
@@ -95,7 +94,7 @@ export function toolContext(ctx: TurnContext, call: ToolCall, root = pinnedRoot(
 function terminalsFor(ctx: TurnContext, tctx: ToolContext): TerminalRedaction {
   let terminals = terminalsOf.get(tctx);
   if (!terminals) {
-    terminals = new TerminalRedaction(terminalRedactor(secretsOf(ctx.settings)));
+    terminals = new TerminalRedaction(terminalRedactor([...ctx.secrets]));
     terminalsOf.set(tctx, terminals);
   }
   return terminals;

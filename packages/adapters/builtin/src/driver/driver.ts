@@ -44,7 +44,6 @@ function sharedDeps(config: BuiltinDriverConfig, knownSecrets: readonly string[]
     ...(config.apiKey ? { apiKey: config.apiKey } : {}),
     ...(config.modelTimeouts ? { timeouts: config.modelTimeouts } : {}),
     ...(config.rateLimitRetries ? { retries: config.rateLimitRetries } : {}),
-    ...(knownSecrets.length > 0 ? { knownSecrets } : {}),
   };
   const plugins = config.plugins ?? [];
   const budget: TurnBudget = {
@@ -64,6 +63,7 @@ function sharedDeps(config: BuiltinDriverConfig, knownSecrets: readonly string[]
   ];
   return {
     settings,
+    ...(knownSecrets.length > 0 ? { knownSecrets } : {}),
     tools,
     plugins,
     plan: config.plan ?? true,
