@@ -84,7 +84,8 @@ export function checkExternalAudit(
   }
   const { session_id: session, turn_id: turn } = row.value;
   // A child is named after the colon: `<thread>:` alone made a child session with an empty name.
-  const childOf = (id: string, parent: string) => id.startsWith(`${parent}:`) && id.length > parent.length + 1;
+  const childOf = (id: string, parent: string) =>
+    id.startsWith(`${parent}:`) && id.length > parent.length + 1;
   if (session !== run.threadId && !childOf(session, run.threadId))
     return {
       path: '$.session_id',
