@@ -70,11 +70,26 @@ export function toModelMessages(conversation: readonly ConversationMessage[]): M
 export function jsonSafe(value: unknown): JsonValue {
   if (value === undefined) return null;
   try {
-    return JSON.parse(JSON.stringify(value)) as JsonValue;
+    const text = JSON.stringify(value);
+    if (text === undefined) return null;
+    return JSON.parse(
+      text.includes('\\ud') ? text.replace(LONE_SURROGATE_ESCAPE, '$1\\ufffd') : text,
+    ) as JsonValue;
   } catch {
     return String(value);
   }
 }
+
+/**
+ * A lone surrogate as JSON.stringify writes it (`\ud800`, not after an escaping backslash): no UTF-8 text
+ * holds one, so no canonical JSON, and the checkpoint of a turn whose model sent one was refused at the end
+ * of the turn, failing it. Replaced by U+FFFD, as a UTF-8 decoder does; a pair is left as it is.
+ */
+const LONE_SURROGATE_ESCAPE =
+  /(?<!\\)((?:\\\\)*)(?:\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f][0-9a-f]{2})|(?<!\\ud[89ab][0-9a-f]{2})\\ud[c-f][0-9a-f]{2})/g;
+
+/** `text` with every lone surrogate replaced by U+FFFD. */
+export const wellFormed = (text: string): string => text.replace(/\p{Cs}/gu, '\ufffd');
 
 /**
  * `value` itself when it is already JSON data (what a JSON round trip returns equal: plain objects and

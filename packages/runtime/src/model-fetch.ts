@@ -155,6 +155,15 @@ export function retryDelayMs(headers: Headers, now = Date.now()): number | null 
   return Number.isNaN(date) ? null : Math.max(0, date - now);
 }
 
+const isRedirect = (response: Response) => response.status >= 300 && response.status < 400;
+
+async function refuseRedirect(response: Response): Promise<never> {
+  await response.body?.cancel().catch(() => {});
+  throw new Error(
+    `the model server answered ${response.status} (a redirect); agentlane does not follow a model server's redirects (they would carry the key and the conversation elsewhere): set baseURL to the address it names`,
+  );
+}
+
 async function timedFetch(
   base: typeof fetch,
   input: Parameters<typeof fetch>[0],
@@ -166,10 +175,16 @@ async function timedFetch(
   const timers = callTimers(own, limits);
   let response: Response;
   try {
-    response = await base(input, { ...init, signal });
+    // Never followed: fetch re-sends the body (the whole conversation) to the new address, and a provider's
+    // own key header (Anthropic's x-api-key, Google's x-goog-api-key) with it, to any other host.
+    response = await base(input, { ...init, signal, redirect: 'manual' });
   } catch (err) {
     timers.stop();
     throw own.signal.aborted ? own.signal.reason : err;
+  }
+  if (isRedirect(response)) {
+    timers.stop();
+    await refuseRedirect(response);
   }
   // Until the reader asks for the body, the time is the reader's (the first read waits on the server again).
   timers.arrived();

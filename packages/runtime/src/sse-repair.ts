@@ -26,6 +26,8 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Obj = { [key: string]: Json };
 const isObj = (v: Json | undefined): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isCount = (v: number) => Number.isSafeInteger(v) && v >= 0;
+/** Keys of usage objects that hold a count: `total_tokens`, `tokenCount`, `cached_tokens`, `input_tokens`. */
+const COUNT_NAME = /tokens?|count/i;
 
 export interface Repaired {
   /** Paths of the token counts dropped from one event (`usage.prompt_tokens`). */
@@ -163,11 +165,17 @@ function usageIn(event: Json, paths: string[], depth = 0, path = ''): void {
   }
 }
 
-/** Drops `holder[key]` when it is a number that is no count, or such numbers anywhere inside it. */
+/** Drops `holder[key]` when it is no count (a string, a boolean, a number that is none), or such values inside it. */
 function counts(holder: Obj, key: string, path: string, paths: string[]): void {
   const v = holder[key];
-  if (typeof v === 'number') {
-    if (isCount(v)) return;
+  // A string or boolean under a count's name failed the SDK's validation of the whole event, and the turn;
+  // other strings (a modality, a service tier) are the provider's own and stay.
+  const notCount =
+    typeof v === 'number'
+      ? !isCount(v)
+      : (typeof v === 'string' || typeof v === 'boolean') && COUNT_NAME.test(key);
+  if (typeof v === 'number' || notCount) {
+    if (!notCount) return;
     delete holder[key];
     paths.push(path);
   } else if (Array.isArray(v)) {

@@ -1,11 +1,18 @@
+import { createHash } from 'node:crypto';
 import type { ConversationMessage } from '@agentlane/contract';
+
+/** An id as providers mint them (Anthropic allows `[a-zA-Z0-9_-]`); anything else is renamed. */
+const PROVIDER_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * Tool-call ids unique per conversation whatever the provider sends. Some servers number calls per message,
  * so `call_0` comes back in the next step: the runtime keys events, approvals (`apr-<id>`), ledger rows and
  * tool results by the id, so a reused one would overwrite the earlier call. A reused id gets a suffix
  * (`call_0-2`); ids stay in the provider's character set (Anthropic allows `[a-zA-Z0-9_-]`), and the renamed
- * id is what the history sends back, so the provider sees a consistent conversation.
+ * id is what the history sends back, so the provider sees a consistent conversation. An id outside that set
+ * or over 64 characters (control characters, a NUL, bidi marks, 70,000 characters: approvals named after it
+ * could not be answered, two long ids shared one preview), or one holding a secret the model server echoed
+ * (it went into checkpoints), becomes `call_` + 24 hex digits of its sha256.
  */
 export class ToolCallIds {
   private readonly used = new Set<string>();
@@ -14,7 +21,11 @@ export class ToolCallIds {
   /** Unique ids whose `tool-call` part has arrived in the current model call. */
   private called = new Set<string>();
 
-  constructor(history: readonly ConversationMessage[]) {
+  constructor(
+    history: readonly ConversationMessage[],
+    /** Whether a text holds one of the turn's secrets. */
+    private readonly holdsSecret: (text: string) => boolean = () => false,
+  ) {
     for (const m of history)
       for (const p of m.parts)
         if (p.type === 'tool-call' || p.type === 'tool-result') this.used.add(p.toolCallId);
@@ -39,12 +50,19 @@ export class ToolCallIds {
       return fresh;
     }
     if (type === 'tool-call' && known !== undefined) this.called.add(known);
-    return known ?? providerId;
+    return known ?? this.clean(providerId);
+  }
+
+  private clean(providerId: string): string {
+    return PROVIDER_ID.test(providerId) && !this.holdsSecret(providerId)
+      ? providerId
+      : `call_${createHash('sha256').update(providerId).digest('hex').slice(0, 24)}`;
   }
 
   private fresh(providerId: string): string {
-    let id = providerId;
-    for (let n = 2; this.used.has(id); n++) id = `${providerId}-${n}`;
+    const clean = this.clean(providerId);
+    let id = clean;
+    for (let n = 2; this.used.has(id); n++) id = `${clean}-${n}`;
     this.used.add(id);
     return id;
   }

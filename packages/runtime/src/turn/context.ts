@@ -8,6 +8,7 @@ import { createModel, type HttpObservation, type ModelSettings, secretsOf } from
 import { DEFAULT_OUTPUT_BOUNDS, type OutputBounds, TurnTextBound } from '../output-bound.js';
 import type { PluginTurnContext } from '../plugin.js';
 import type { ModelPrice } from '../prices.js';
+import { Redactor } from '../redact.js';
 import { addSpend, emptySpend, type Spend } from '../spend.js';
 import { taskTool } from '../subagent.js';
 import { ToolCallIds } from '../tool-call-ids.js';
@@ -90,7 +91,9 @@ export async function createTurnContext(
   if (!mem.loaded || (await latestMoved(deps))) await loadLatest(deps);
   const spend = deps.spend ?? emptySpend();
   const conversation = [...mem.conversation];
-  const callIds = new ToolCallIds(conversation);
+  const secrets = [...secretsOf(settings), ...(deps.knownSecrets ?? [])];
+  const redactor = new Redactor(secrets);
+  const callIds = new ToolCallIds(conversation, (text) => redactor.text(text) !== text);
   conversation.push({
     id: `${turn.turnId}:user`,
     role: 'user',
@@ -103,7 +106,7 @@ export async function createTurnContext(
     io,
     emit,
     settings,
-    secrets: [...secretsOf(settings), ...(deps.knownSecrets ?? [])],
+    secrets,
     model,
     observed,
     mem,

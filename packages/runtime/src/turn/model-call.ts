@@ -233,7 +233,9 @@ function take(r: Reading, part: TextStreamPart<ToolSet>): void {
   else if (part.type === 'tool-call')
     out.toolCalls.push({
       toolCallId: part.toolCallId,
-      toolName: part.toolName,
+      // As the events show it: a name the model made up may carry a secret it echoed (the conversation is
+      // checkpointed). The id is clean already (ToolCallIds).
+      toolName: typeof safe.toolName === 'string' ? safe.toolName : part.toolName,
       input: safe.input ?? null,
     });
   else if (part.type === 'tool-approval-request')

@@ -1,5 +1,5 @@
 import type { ConversationMessage, JsonObject, JsonValue } from '@agentlane/contract';
-import { jsonSafe } from '../conversation.js';
+import { jsonSafe, wellFormed } from '../conversation.js';
 import { ModelStreamTimeout, ModelStreamTruncated } from '../model-fetch.js';
 
 /** A tool call or a stage that was cancelled (the signal fired while it ran). */
@@ -25,7 +25,7 @@ const DROP = new Set(['request', 'response', 'providerMetadata', 'warnings', 'ra
 /** An AI SDK stream part as JSON: no request/response bodies or headers, errors as messages. */
 export function safePart(part: Record<string, unknown>): JsonObject {
   if (part.type === 'text-delta' || part.type === 'reasoning-delta')
-    return { type: part.type, id: String(part.id), text: String(part.text) };
+    return { type: part.type, id: String(part.id), text: wellFormed(String(part.text)) };
   if (part.type === 'error') return { type: 'error', message: errorText(part.error) };
   const out: JsonObject = {};
   for (const [k, v] of Object.entries(part)) {
