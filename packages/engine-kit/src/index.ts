@@ -119,6 +119,7 @@ export {
   asObject,
   asString,
   compact,
+  isBase64,
   isObject,
   jsonKey,
   listOf,

@@ -1,8 +1,7 @@
 import type { JsonValue } from '@agentlane/contract';
 import { describe, expect, it } from 'vitest';
-import { acpTranslator } from '../src';
 import { approvalIdFor } from '../src/internal';
-import { records, translateAll } from './trace';
+import { drafts, ofKind, warnings } from './drafts';
 
 // What a hostile (or merely sloppy) agent sends, translated from stored frames: nothing it sends may
 // settle the wrong approval, record a wrong decision, or land in this thread's content without a warning.
@@ -34,13 +33,6 @@ const begin: JsonValue[] = [
   { harness: 'turn.started', prompt: 'go' },
   client({ id: 1, method: 'session/prompt', params: { sessionId: 's', prompt: [] } }),
 ];
-
-function drafts(frames: JsonValue[]) {
-  return translateAll(acpTranslator, records(frames)).events.map((e) => e.event.draft);
-}
-const ofKind = (ds: ReturnType<typeof drafts>, kind: string) =>
-  ds.filter((d) => d.kind === kind).map((d) => d.payload as Record<string, JsonValue>);
-const warnings = (ds: ReturnType<typeof drafts>) => ofKind(ds, 'harness.warning').map((p) => p.code);
 
 describe('ACP translator: approval ids', () => {
   it('are injective over JSON-RPC ids (number and string apart, no lossy mapping) and URL-safe', () => {

@@ -43,6 +43,18 @@ export function listOf(value: unknown): JsonValue[] {
   return Array.isArray(value) ? (value as JsonValue[]) : [];
 }
 
+/**
+ * Whether `value` is base64 (the standard or the URL-safe alphabet, padded or not, whitespace ignored), i.e.
+ * `Buffer.from(value, 'base64')` decodes all of it. Buffer skips what is not base64 and stops at a misplaced
+ * `=`, so without this check garbage decodes silently to other bytes.
+ */
+export function isBase64(value: string): boolean {
+  const s = /\s/.test(value) ? value.replace(/\s+/g, '') : value;
+  if (s.length % 4 === 1) return false;
+  if (!/^(?:[A-Za-z0-9+/]*|[A-Za-z0-9_-]*)={0,2}$/.test(s)) return false;
+  return !s.endsWith('=') || s.length % 4 === 0;
+}
+
 /** JSON-RPC ids are numbers or strings; both are kept as their string form in state. */
 export function rpcId(value: unknown): string | undefined {
   if (typeof value === 'number' || typeof value === 'string') return String(value);

@@ -103,6 +103,23 @@ export function onToolUpdate(
   return id;
 }
 
+/** A status ACP does not define, or content that is not a list, is read as absent: a warning says so. */
+function warnBadToolFields(step: Step, id: string, update: JsonObject): void {
+  const given = (value: unknown) => value !== undefined && value !== null;
+  if (given(update.status) && nativeStatus(update.status) === undefined) {
+    step.warn('acp.tool_status_unknown', `tool ${id} has an unknown status; the update is read without it`, {
+      toolCallId: id,
+      status: update.status ?? null,
+    });
+  }
+  if (given(update.content) && !Array.isArray(update.content)) {
+    step.warn('acp.tool_content_invalid', `tool ${id} has content that is not a list; it is ignored`, {
+      toolCallId: id,
+      content: update.content ?? null,
+    });
+  }
+}
+
 function onToolPatch(
   step: Step,
   id: string,
@@ -112,6 +129,7 @@ function onToolPatch(
   closeText(step);
   const state = step.state;
   const status = nativeStatus(update.status);
+  warnBadToolFields(step, id, update);
   const rawInput = update.rawInput;
   const title = asString(update.title);
   const content = Array.isArray(update.content) ? listOf(update.content) : null;

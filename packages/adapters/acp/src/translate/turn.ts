@@ -85,6 +85,16 @@ export function onPromptResult(step: Step, result: JsonObject): void {
     });
   }
   const known = STOP_REASONS.includes(raw as StopReason);
+  // The turn still ends (as `other`, the raw value kept); the warning says the agent sent no stop reason we know.
+  if (!known) {
+    step.warn(
+      'acp.stop_reason_unknown',
+      raw === undefined
+        ? 'a prompt response without a string stopReason; the turn ends as "other"'
+        : `a prompt response with an unknown stopReason "${raw.slice(0, 100)}"; the turn ends as "other"`,
+      { stopReason: result.stopReason ?? null },
+    );
+  }
   completeTurn(step, known ? (raw as StopReason) : 'other', known ? undefined : (raw ?? 'missing'));
 }
 

@@ -5,7 +5,7 @@ import type {
   PlanEntryStatus,
   SlashCommand,
 } from '@agentlane/contract';
-import { asNumber, asObject, asString, compact, isObject, listOf } from '@agentlane/engine-kit';
+import { asNumber, asObject, asString, compact, isBase64, isObject, listOf } from '@agentlane/engine-kit';
 import { makeArtifact } from './artifacts.js';
 import { emitMetadata, emitMode } from './session.js';
 import type { Step } from './step.js';
@@ -28,12 +28,9 @@ export function onSessionUpdate(step: Step, params: JsonObject): void {
     case 'user_message_chunk':
       onChunk(step, kind === 'user_message_chunk' ? 'user' : 'assistant', update);
       return;
-    case 'agent_thought_chunk': {
-      const content = asObject(update.content);
-      if (content?.type === 'text')
-        appendReasoning(step, asString(update.messageId) ?? null, asString(content.text) ?? '');
+    case 'agent_thought_chunk':
+      onThought(step, update);
       return;
-    }
     case 'tool_call':
       onToolUpdate(step, update, 'tool_call');
       return;
@@ -135,7 +132,7 @@ function onChunk(step: Step, role: 'user' | 'assistant', update: JsonObject): vo
     return;
   }
   if (content.type === 'text') {
-    appendMessage(step, role, nativeId, asString(content.text) ?? '');
+    appendMessage(step, role, nativeId, textOf(step, content, update));
     return;
   }
   // Images, audio and embedded resources become artifacts next to the message.
@@ -146,6 +143,13 @@ function onChunk(step: Step, role: 'user' | 'assistant', update: JsonObject): vo
   if (body === undefined) {
     step.warn('acp.unhandled_content', `a ${String(content.type)} chunk`, update);
     return;
+  }
+  // Buffer skips what is not base64: the artifact holds what it decoded, and the warning says it is garbage.
+  if (data !== undefined && !isBase64(data)) {
+    step.warn('acp.image_data_invalid', `a ${String(content.type)} block whose data is not base64`, {
+      type: content.type ?? null,
+      dataLength: data.length,
+    });
   }
   const type =
     asString(content.mimeType) ??
@@ -164,19 +168,61 @@ function onChunk(step: Step, role: 'user' | 'assistant', update: JsonObject): vo
   });
 }
 
+/** A text content block's text; one that is not a string reads as '' and is a warning. */
+function textOf(step: Step, content: JsonObject, update: JsonObject): string {
+  const text = asString(content.text);
+  if (text === undefined) step.warn('acp.bad_update', 'a text chunk whose text is not a string', update);
+  return text ?? '';
+}
+
+/** A thought: only text is shown; a chunk without content, or with other content, is a warning. */
+function onThought(step: Step, update: JsonObject): void {
+  const content = asObject(update.content);
+  if (!content) step.warn('acp.bad_update', 'a thought chunk without content', update);
+  else if (content.type !== 'text')
+    step.warn('acp.unhandled_content', `a ${String(content.type)} thought chunk`, update);
+  else appendReasoning(step, asString(update.messageId) ?? null, textOf(step, content, update));
+}
+
+/**
+ * The whole plan (it replaces the previous one). `entries` that is not an array reads as an empty plan,
+ * an entry that is not an object is left out, and an entry without string content or a known status reads
+ * as '' / `pending` (an unknown priority is left out): each with a warning, one per kind per frame.
+ */
 function onPlan(step: Step, update: JsonObject): void {
   closeText(step);
-  const entries: PlanEntry[] = listOf(update.entries)
-    .filter(isObject)
-    .map((e) => {
-      const status = asString(e.status) as PlanEntryStatus;
-      const priority = asString(e.priority) as PlanEntryPriority;
-      return compact({
-        content: asString(e.content) ?? '',
+  if (!Array.isArray(update.entries)) {
+    step.warn('acp.plan_entries_invalid', 'a plan whose entries is not an array; read as an empty plan', {
+      entries: update.entries ?? null,
+    });
+  }
+  const invalid: number[] = [];
+  const entries: PlanEntry[] = [];
+  listOf(update.entries).forEach((e, index) => {
+    if (!isObject(e)) {
+      invalid.push(index);
+      return;
+    }
+    const content = asString(e.content);
+    const status = asString(e.status) as PlanEntryStatus;
+    const priority = asString(e.priority) as PlanEntryPriority;
+    const priorityOk = e.priority === undefined || PLAN_PRIORITY.includes(priority);
+    if (content === undefined || !PLAN_STATUS.includes(status) || !priorityOk) invalid.push(index);
+    entries.push(
+      compact({
+        content: content ?? '',
         status: PLAN_STATUS.includes(status) ? status : 'pending',
         priority: PLAN_PRIORITY.includes(priority) ? priority : undefined,
-      });
-    });
+      }),
+    );
+  });
+  if (invalid.length > 0) {
+    step.warn(
+      'acp.plan_entry_invalid',
+      'plan entries that are not objects or lack string content or a known status or priority',
+      { indexes: invalid.slice(0, 20), count: invalid.length },
+    );
+  }
   step.emitHere({ kind: 'plan.updated', payload: { entries } });
 }
 

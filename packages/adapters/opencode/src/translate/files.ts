@@ -1,5 +1,5 @@
 import type { FileChangeKind, JsonObject } from '@agentlane/contract';
-import { asArray, asNumber, asObject, asString } from '@agentlane/engine-kit';
+import { asArray, asNumber, asObject, asString, isBase64 } from '@agentlane/engine-kit';
 import { makeArtifact } from './artifacts.js';
 import { entriesOf, entryOf, putEntry } from './state.js';
 import type { Step } from './step.js';
@@ -158,6 +158,13 @@ export function fileArtifact(
       ? new Uint8Array(Buffer.from(match[3] ?? '', 'base64'))
       : decodeURIComponent(match[3] ?? '')
     : url;
+  // Buffer skips what is not base64: the artifact holds what it decoded, and the warning says it is garbage.
+  if (match?.[2] && !isBase64(match[3] ?? '')) {
+    out.warn('opencode.file_data_invalid', 'a file whose data: URL is not base64', {
+      ...link,
+      dataLength: (match[3] ?? '').length,
+    });
+  }
   const artifact = makeArtifact(content, match ? mime : 'text/uri-list');
   out.addArtifact(artifact.stored);
   const payload: { artifact: typeof artifact.stored.ref; name?: string; preview?: string } & typeof link = {

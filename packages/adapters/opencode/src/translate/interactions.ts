@@ -231,17 +231,36 @@ const PLAN_PRIORITY: Record<string, PlanEntryPriority> = { high: 'high', medium:
 
 /** todo.updated is the whole list each time: a full plan.updated. */
 export function onTodoUpdated(out: Step, props: JsonObject): void {
-  const entries: PlanEntry[] = (asArray(props.todos) ?? []).flatMap((t) => {
+  const todos = asArray(props.todos);
+  if (!todos) {
+    out.warn('opencode.todos_invalid', 'todo.updated whose todos is not an array; read as an empty plan', {
+      todos: props.todos ?? null,
+    });
+  }
+  const invalid: number[] = [];
+  const entries: PlanEntry[] = (todos ?? []).flatMap((t, index) => {
     const todo = asObject(t);
     const content = asString(todo?.content);
-    if (!todo || content === undefined) return [];
-    const entry: PlanEntry = { content, status: PLAN_STATUS[asString(todo.status) ?? ''] ?? 'pending' };
+    if (!todo || content === undefined) {
+      invalid.push(index);
+      return [];
+    }
+    const status = PLAN_STATUS[asString(todo.status) ?? ''];
+    const priority = PLAN_PRIORITY[asString(todo.priority) ?? ''];
+    if (!status || (todo.priority !== undefined && !priority)) invalid.push(index);
+    const entry: PlanEntry = { content, status: status ?? 'pending' };
     const id = asString(todo.id);
     if (id) entry.id = id;
-    const priority = PLAN_PRIORITY[asString(todo.priority) ?? ''];
     if (priority) entry.priority = priority;
     return [entry];
   });
+  if (invalid.length > 0) {
+    out.warn(
+      'opencode.todo_invalid',
+      'todos without string content (left out) or with an unknown status (read as pending) or priority',
+      { indexes: invalid.slice(0, 20), count: invalid.length },
+    );
+  }
   out.emit(
     `plan.updated:${nextCount(out.state, 'plan')}`,
     { kind: 'plan.updated', payload: { entries } },

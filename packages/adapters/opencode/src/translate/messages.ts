@@ -5,7 +5,7 @@ import { namespaceOf } from './session-tree.js';
 import { costOf, joinModel, reportError, updateMode } from './sessions.js';
 import { entryOf, putEntry } from './state.js';
 import type { Step } from './step.js';
-import { completeMessage, ensureMessage, onTextLikePart } from './text-parts.js';
+import { checkAnnounced, completeMessage, ensureMessage, onTextLikePart } from './text-parts.js';
 import { onToolPart } from './tool-parts.js';
 
 /** message.updated: user messages are announced by their text; assistant messages open at first sight. */
@@ -70,6 +70,7 @@ export function onPartUpdated(out: Step, props: JsonObject): void {
   const partId = asString(part.id) ?? out.frameKey;
   const messageId = asString(part.messageID);
   const namespace = namespaceOf(out.state, asString(part.sessionID));
+  if (messageId) checkAnnounced(out, messageId, 'opencode.part_unknown_message', `a ${type} part`);
   switch (type) {
     case 'text':
     case 'reasoning':

@@ -1,7 +1,15 @@
 import type { JsonObject } from '@agentlane/contract';
 import { asBoolean, asNumber, asObject, asString, openTurnOnce } from '@agentlane/engine-kit';
 import { namespaceOf } from './session-tree.js';
-import { entriesOf, entryOf, type MessageState, ownEntry, type PartState, putEntry } from './state.js';
+import {
+  entriesOf,
+  entryOf,
+  type MessageState,
+  nextCount,
+  ownEntry,
+  type PartState,
+  putEntry,
+} from './state.js';
 import type { Step } from './step.js';
 
 /**
@@ -32,6 +40,20 @@ export function ensureMessage(
     );
   }
   return message;
+}
+
+/**
+ * A part or delta of a message no message.updated announced is read as an assistant message's, as it always
+ * was; one warning per message says the engine sent it (a counter in the state, so it depends on the frames).
+ */
+export function checkAnnounced(out: Step, messageId: string, code: string, what: string): void {
+  if (entryOf(out.state, 'messages', messageId)) return;
+  if (nextCount(out.state, `unannounced:${messageId}`) > 1) return;
+  out.warn(
+    code,
+    `${what} of message ${messageId}, which no message.updated announced; read as an assistant message`,
+    { messageId },
+  );
 }
 
 export function onTextLikePart(out: Step, part: JsonObject, type: 'text' | 'reasoning'): void {
@@ -100,7 +122,15 @@ export function onPartDelta(out: Step, props: JsonObject): void {
     out.warn('opencode.malformed_delta', 'message.part.delta without partID, messageID or delta');
     return;
   }
-  if (field !== 'text') return;
+  if (field !== 'text') {
+    out.warn('opencode.delta_field_unknown', `a message.part.delta of field "${field}"; it is not shown`, {
+      partId,
+      messageId,
+      field: props.field ?? null,
+    });
+    return;
+  }
+  checkAnnounced(out, messageId, 'opencode.delta_unknown_message', 'a message.part.delta');
   let entry = ownEntry(state, 'parts', partId);
   if (!entry) {
     // A delta before its announcing snapshot: assume a text part, the common case.

@@ -21,7 +21,7 @@ export function completeTool(u: ToolUpdate, status: 'completed' | 'error'): void
 /** The output inline or, when long, as an artifact; a file tool's change and the part's attachments too. */
 function onCompleted(u: ToolUpdate): void {
   const { out, callId, tool, toolState, metadata } = u;
-  const output = asString(toolState.output) ?? '';
+  const output = textField(u, 'output', '');
   if (tool.name === 'bash') streamOutput(u, asString(metadata?.output), asNumber(metadata?.exit) ?? null);
   const payload: {
     toolCallId: string;
@@ -51,7 +51,7 @@ function onCompleted(u: ToolUpdate): void {
 /** An aborted call (or any failure after a cancel or abort) is cancelled; else it failed. */
 function onError(u: ToolUpdate): void {
   const { out, callId, tool } = u;
-  const error = asString(u.toolState.error) ?? 'tool failed';
+  const error = textField(u, 'error', 'tool failed');
   const cancelled = error === ABORTED || out.state.cancelRequested || out.state.aborted;
   const payload: { toolCallId: string; status: 'failed' | 'cancelled'; error: string; durationMs?: number } =
     {
@@ -63,6 +63,24 @@ function onError(u: ToolUpdate): void {
   if (durationMs !== undefined) payload.durationMs = durationMs;
   out.emit(`tool.completed:${callId}`, { kind: 'tool.completed', payload }, u.ctx);
   if (tool.childSessionId) completeChild(out, tool.childSessionId, payload.status, error);
+}
+
+/**
+ * The state's `output` or `error` text. A value that is not a string (a number, an object) reads as `fallback`,
+ * as it always did, with a warning that the engine sent it.
+ */
+function textField(u: ToolUpdate, field: 'output' | 'error', fallback: string): string {
+  const value = u.toolState[field];
+  const text = asString(value);
+  if (text !== undefined) return text;
+  if (value !== undefined && value !== null) {
+    u.out.warn(
+      `opencode.tool_${field}_not_text`,
+      `tool ${u.callId} has a ${field} that is not text (${Array.isArray(value) ? 'array' : typeof value}); read as ${JSON.stringify(fallback)}`,
+      { toolCallId: u.callId, [field]: value },
+    );
+  }
+  return fallback;
 }
 
 function durationOf(time: JsonObject | undefined): number | undefined {
