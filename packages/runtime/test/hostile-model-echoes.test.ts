@@ -10,6 +10,7 @@ import {
   STOP,
   sse,
   textFrames,
+  warnings,
   workspace,
 } from './hostile-model';
 
@@ -101,6 +102,14 @@ describe('what the model server echoes does not reach the checkpoint', () => {
     );
     const r = await runTurn(model.url, work.dir);
     expect(r.outcome).toEqual({ outcome: 'completed' });
+  });
+
+  it('a planning call that fails says why in the timeline, as every other call does', async () => {
+    model.script(sse(['data: {not json\n\n']));
+    const r = await runTurn(model.url, work.dir, { plan: true });
+    expect(r.outcome.outcome).toBe('failed');
+    // Before: only turn.completed {stopReason: error}; the reason was in the run's error alone.
+    expect(warnings(r.events).map((w) => w.code)).toContain('builtin.model_stream_error');
   });
 
   it('a redirect is not followed: the turn fails saying so, and the other address is never asked', async () => {

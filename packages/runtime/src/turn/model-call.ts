@@ -205,7 +205,7 @@ async function stream(
   }
   // A call that failed without an error part (a stall mid-stream ends the SDK's stream without one) still
   // says so as the stream's error, like one that failed before its first byte.
-  if (out.error && !out.errorShown && !ctx.io.signal.aborted && stage !== 'anchor-plan')
+  if (out.error && !out.errorShown && !ctx.io.signal.aborted)
     ctx.emit({ rt: 'part', stage, step, part: { type: 'error', message: callError(r.redact, out.error) } });
   for (const { kind, spilled } of await callText.close())
     ctx.emit({
@@ -224,11 +224,12 @@ function take(r: Reading, part: TextStreamPart<ToolSet>): void {
   if (part.type === 'error') {
     safe.message = callError(r.redact, part.error);
     out.error = part.error;
-    if (stage !== 'anchor-plan') out.errorShown = true;
+    out.errorShown = true;
   }
   // A step's cost rides on its finish-step frame (the translator makes it the step's usage.updated).
   const cost = part.type === 'finish-step' ? costOf(ctx.price, numbers(safe.usage as JsonObject)) : undefined;
-  if (stage !== 'anchor-plan') r.deltas.part(stage, step, safe, cost);
+  // The planning call's text is not shown (its entries are), but its failure is, as any call's.
+  if (stage !== 'anchor-plan' || part.type === 'error') r.deltas.part(stage, step, safe, cost);
   if (part.type === 'text-delta') out.text += safe.text as string;
   else if (part.type === 'tool-call')
     out.toolCalls.push({
