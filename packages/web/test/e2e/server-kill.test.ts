@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -47,6 +47,7 @@ beforeAll(async () => {
   fake = await startFakeModelServer({ scenario: (request) => scenario(request) });
   dir = mkdtempSync(join(tmpdir(), 'agentlane-web-kill-'));
   const work = join(dir, 'work');
+  mkdirSync(work);
   writeFileSync(
     join(dir, 'agentlane.json'),
     JSON.stringify(
