@@ -96,6 +96,12 @@ describe('SseBlockSplitter with skipOversized', () => {
     );
   });
 
+  it('keeps an event of exactly the cap cut just after its last line end (found by the property above)', () => {
+    const s = new SseBlockSplitter(12, tooLarge, { skipOversized: true });
+    const data = bytes('\nid: 7\r\nid: 7\n\n');
+    expect([...s.blocks(data.slice(0, 14)), ...s.blocks(data.slice(14))]).toEqual(['\nid: 7\nid: 7']);
+  });
+
   it('marks an event where skipping began, holds none of it, and feed() leaves the mark out', () => {
     const s = new SseBlockSplitter(10, tooLarge, { skipOversized: true });
     expect(s.blocks(bytes('data: 1\n\ndata: 0123456789'))).toEqual(['data: 1', { skipped: true, chars: 16 }]);

@@ -49,9 +49,9 @@ export class SseBlockSplitter {
     this.skip = options.skipOversized === true;
   }
 
-  /** Characters of an unfinished event held now (never more than the cap). */
+  /** Characters of an unfinished event held now (never more than the cap), a held line end aside. */
   get heldChars(): number {
-    return this.pendingChars;
+    return this.pendingChars - (this.lastChar === '\n' ? 1 : 0);
   }
 
   /** The text of each event the bytes completed, without its blank line (none once `overflow` is set). */
@@ -120,7 +120,9 @@ export class SseBlockSplitter {
   private hold(chars: number, last: string, out: SseBlock[]): void {
     this.pendingChars = chars;
     this.lastChar = last.at(-1) ?? '';
-    if (chars <= this.maxEventChars) return;
+    // A held last '\n' may be the first half of the event's blank line, not its text: an event of exactly
+    // the cap, cut just after that '\n', was taken for one past it.
+    if (chars - (this.lastChar === '\n' ? 1 : 0) <= this.maxEventChars) return;
     if (!this.skip) {
       this.stop();
       return;
